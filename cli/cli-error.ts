@@ -1,0 +1,21 @@
+// One place turns a failure into the single line a user reads, and the exit status.
+
+/**
+ * Errors meant for the user (bad flag, missing model, device not present) carry
+ * `userFacing = true`, wherever they are defined; anything else is a bug and keeps its stack.
+ */
+export class UsageError extends Error {
+  override name = 'UsageError';
+  readonly userFacing = true;
+}
+
+export function isUserFacing(error: unknown): error is Error {
+  return error instanceof Error && ((error as { userFacing?: unknown }).userFacing === true || error.name === 'CACError');
+}
+
+/** Prints `lmforge: <message>` and exits 1. */
+export function reportCliError(error: unknown): never {
+  if (isUserFacing(error)) console.error(`lmforge: ${error.message}`);
+  else console.error('lmforge: internal error:', error);
+  process.exit(1);
+}

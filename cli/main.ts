@@ -1,0 +1,24 @@
+// The `lmforge` command. Each subcommand lives in its own file and registers itself here.
+import { cac } from 'cac';
+import { registerServe } from './serve.js';
+import { registerPull } from './pull.js';
+import { registerCompileGrammar } from './compile-grammar.js';
+import { reportCliError } from './cli-error.js';
+
+const cli = cac('lmforge');
+registerServe(cli);
+registerPull(cli);
+registerCompileGrammar(cli);
+cli.help();
+cli.version('0.1.0');
+
+try {
+  cli.parse(process.argv, { run: false });
+  if (!cli.matchedCommand) {
+    cli.outputHelp();
+    process.exit(cli.args.length > 0 ? 1 : 0);
+  }
+  await cli.runMatchedCommand();
+} catch (error) {
+  reportCliError(error);
+}

@@ -1,0 +1,159 @@
+// All rule automata packed into one CSR automaton of typed arrays: what the matcher walks and
+// what compile-grammar serialises. States are global; each rule owns a contiguous block.
+import type { GrammarIR } from '../ir.js';
+import { buildRuleFsms } from './build.js';
+import { EDGE_BYTE, EDGE_REPEAT, EDGE_RULE } from './edges.js';
+
+export interface GrammarFsm {
+  root: number;
+  ruleNames: string[];
+  ruleStart: Int32Array; // start state per rule
+  ruleNullable: Uint8Array;
+  stateRule: Int32Array;
+  stateFinal: Uint8Array;
+  /** Bit 0: has byte edges; bit 1: has token edges (what makes an item worth keeping in a row). */
+  stateScan: Uint8Array;
+  edgeStart: Int32Array; // CSR offsets, length numStates + 1
+  edgeKind: Uint8Array;
+  edgeLo: Uint8Array;
+  edgeHi: Uint8Array;
+  edgeAux: Int32Array;
+  edgeTarget: Int32Array;
+  repRule: Int32Array;
+  repMin: Int32Array;
+  repMax: Int32Array;
+  repLoop: Int32Array; // global state
+  tokenSetStart: Int32Array; // CSR offsets into tokenIds
+  tokenIds: Int32Array;
+}
+
+export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
+  const { fsms, tables } = buildRuleFsms(grammar);
+  const numRules = fsms.length;
+  const ruleStart = new Int32Array(numRules);
+  let numStates = 0;
+  let numEdges = 0;
+  fsms.forEach((f, r) => {
+    ruleStart[r] = numStates;
+    numStates += f.numStates;
+    numEdges += f.from.length;
+  });
+  const stateRule = new Int32Array(numStates);
+  const stateFinal = new Uint8Array(numStates);
+  const stateScan = new Uint8Array(numStates);
+  const edgeStart = new Int32Array(numStates + 1);
+  const edgeKind = new Uint8Array(numEdges);
+  const edgeLo = new Uint8Array(numEdges);
+  const edgeHi = new Uint8Array(numEdges);
+  const edgeAux = new Int32Array(numEdges);
+  const edgeTarget = new Int32Array(numEdges);
+  let e = 0;
+  fsms.forEach((f, r) => {
+    const base = ruleStart[r]!;
+    const order = f.from.map((_, i) => i).sort((a, b) => f.from[a]! - f.from[b]! || a - b);
+    let k = 0;
+    for (let s = 0; s < f.numStates; s++) {
+      const g = base + s;
+      stateRule[g] = r;
+      stateFinal[g] = f.finals[s] ? 1 : 0;
+      edgeStart[g] = e;
+      while (k < order.length && f.from[order[k]!] === s) {
+        const i = order[k++]!;
+        edgeKind[e] = f.kind[i]!;
+        edgeLo[e] = f.lo[i]!;
+        edgeHi[e] = f.hi[i]!;
+        edgeAux[e] = f.aux[i]!;
+        edgeTarget[e] = base + f.to[i]!;
+        stateScan[g]! |= f.kind[i] === EDGE_BYTE ? 1 : f.kind[i]! >= 3 ? 2 : 0;
+        e++;
+      }
+    }
+  });
+  edgeStart[numStates] = e;
+  const nRep = tables.repeats.length;
+  const repRule = new Int32Array(nRep);
+  const repMin = new Int32Array(nRep);
+  const repMax = new Int32Array(nRep);
+  const repLoop = new Int32Array(nRep).fill(-1);
+  tables.repeats.forEach((rep, i) => {
+    const owner = tables.repeatOwner[i]!;
+    const local = fsms[owner]!.repeatLoops.get(i);
+    repRule[i] = rep.rule;
+    repMin[i] = rep.min;
+    repMax[i] = rep.max;
+    if (local !== undefined) repLoop[i] = ruleStart[owner]! + local;
+  });
+  const tokenSetStart = new Int32Array(tables.tokenSets.length + 1);
+  const tokenIds = new Int32Array(tables.tokenSets.reduce((n, s) => n + s.length, 0));
+  let t = 0;
+  tables.tokenSets.forEach((set, i) => {
+    tokenSetStart[i] = t;
+    for (const id of set) tokenIds[t++] = id;
+  });
+  tokenSetStart[tables.tokenSets.length] = t;
+  const fsm: GrammarFsm = {
+    root: grammar.root,
+    ruleNames: grammar.rules.map((r) => r.name),
+    ruleStart,
+    ruleNullable: new Uint8Array(numRules),
+    stateRule,
+    stateFinal,
+    stateScan,
+    edgeStart,
+    edgeKind,
+    edgeLo,
+    edgeHi,
+    edgeAux,
+    edgeTarget,
+    repRule,
+    repMin,
+    repMax,
+    repLoop,
+    tokenSetStart,
+    tokenIds,
+  };
+  analyseNullable(fsm);
+  return fsm;
+}
+
+/**
+ * Fixpoint: a rule is nullable when a path of nullable references and passable repeats leads
+ * from its start to a final state. A repeat of a nullable body then gets min 0, because
+ * iterations that match nothing cannot be counted.
+ */
+function analyseNullable(fsm: GrammarFsm): void {
+  const n = fsm.ruleStart.length;
+  const nullable = fsm.ruleNullable;
+  const passable = (e: number): boolean => {
+    const kind = fsm.edgeKind[e]!;
+    if (kind === EDGE_RULE) return nullable[fsm.edgeAux[e]!] === 1;
+    if (kind === EDGE_REPEAT) {
+      const rep = fsm.edgeAux[e]!;
+      return fsm.repMin[rep] === 0 || nullable[fsm.repRule[rep]!] === 1;
+    }
+    return false;
+  };
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let r = 0; r < n; r++) {
+      if (nullable[r]) continue;
+      const seen = new Set<number>([fsm.ruleStart[r]!]);
+      const stack = [fsm.ruleStart[r]!];
+      while (stack.length > 0 && !nullable[r]) {
+        const s = stack.pop()!;
+        if (fsm.stateFinal[s]) {
+          nullable[r] = 1;
+          changed = true;
+          break;
+        }
+        for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
+          if (passable(e) && !seen.has(fsm.edgeTarget[e]!)) {
+            seen.add(fsm.edgeTarget[e]!);
+            stack.push(fsm.edgeTarget[e]!);
+          }
+        }
+      }
+    }
+  }
+  for (let i = 0; i < fsm.repRule.length; i++) if (nullable[fsm.repRule[i]!]) fsm.repMin[i] = 0;
+}

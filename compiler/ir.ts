@@ -1,0 +1,147 @@
+// The grammar IR every front end lowers to. Rules hold expression trees; the passes in
+// passes/ bring them to normal form and the FSM builder turns each rule into one automaton.
+// Token-level kinds (token, excludeToken, tokenDispatch) are carried for the vocabulary-aware
+// compiler; the byte-level matcher never matches them from text.
+
+/** Code-point ranges as a flat, sorted, merged list [lo0, hi0, lo1, hi1, ...] (inclusive). */
+export type Ranges = readonly number[];
+
+export type Expr =
+  | { kind: 'bytes'; bytes: Uint8Array } // literal; empty means ""
+  | { kind: 'class'; ranges: Ranges } // one code point, encoded as UTF-8
+  | { kind: 'byteRange'; lo: number; hi: number } // one raw byte (UTF-8 fragments, token pieces)
+  | { kind: 'seq'; items: Expr[] }
+  | { kind: 'choice'; items: Expr[] } // no items: matches nothing
+  | { kind: 'repeat'; body: Expr; min: number; max: number } // inline; max -1 = unbounded
+  | { kind: 'ref'; rule: number }
+  | { kind: 'counted'; rule: number; min: number; max: number } // matcher counts iterations
+  | { kind: 'token'; ids: number[] }
+  | { kind: 'excludeToken'; ids: number[] }
+  | { kind: 'tagDispatch'; tags: { trigger: Uint8Array; rule: number }[]; loop: boolean; excludes: Uint8Array[] }
+  | { kind: 'tokenDispatch'; tags: { token: number; rule: number }[]; loop: boolean; excludes: number[] };
+
+export interface Rule {
+  name: string;
+  body: Expr;
+  /** What must follow every occurrence (only used to classify tokens ahead of time). */
+  lookahead: Expr | null;
+  /** True when the lookahead is the whole context, not only a necessary prefix of it. */
+  exactLookahead: boolean;
+}
+
+export interface GrammarIR {
+  rules: Rule[];
+  root: number;
+}
+
+const utf8 = new TextEncoder();
+
+export const EMPTY: Expr = { kind: 'bytes', bytes: new Uint8Array(0) };
+export const NOTHING: Expr = { kind: 'choice', items: [] };
+
+export function lit(text: string): Expr {
+  return { kind: 'bytes', bytes: utf8.encode(text) };
+}
+export function cls(ranges: Ranges): Expr {
+  return { kind: 'class', ranges };
+}
+export function seq(...items: Expr[]): Expr {
+  return items.length === 1 ? items[0]! : { kind: 'seq', items };
+}
+export function alt(...items: Expr[]): Expr {
+  return items.length === 1 ? items[0]! : { kind: 'choice', items };
+}
+export function rep(body: Expr, min: number, max: number): Expr {
+  return { kind: 'repeat', body, min, max };
+}
+export function opt(body: Expr): Expr {
+  return rep(body, 0, 1);
+}
+export function star(body: Expr): Expr {
+  return rep(body, 0, -1);
+}
+export function ref(rule: number): Expr {
+  return { kind: 'ref', rule };
+}
+
+/** Builds a grammar rule by rule; a rule can be declared first and defined later (recursion). */
+export class GrammarBuilder {
+  readonly rules: Rule[] = [];
+  private readonly byName = new Map<string, number>();
+
+  /** A fresh rule name based on `base` (base, base_1, base_2, ...). */
+  freshName(base: string): string {
+    if (!this.byName.has(base)) return base;
+    for (let i = 1; ; i++) if (!this.byName.has(`${base}_${i}`)) return `${base}_${i}`;
+  }
+
+  declare(name: string): number {
+    const id = this.rules.length;
+    const unique = this.freshName(name);
+    this.rules.push({ name: unique, body: NOTHING, lookahead: null, exactLookahead: false });
+    this.byName.set(unique, id);
+    return id;
+  }
+
+  define(id: number, body: Expr, lookahead: Expr | null = null): number {
+    const rule = this.rules[id]!;
+    rule.body = body;
+    rule.lookahead = lookahead;
+    return id;
+  }
+
+  add(name: string, body: Expr, lookahead: Expr | null = null): number {
+    return this.define(this.declare(name), body, lookahead);
+  }
+
+  idOf(name: string): number | undefined {
+    return this.byName.get(name);
+  }
+
+  build(root: number): GrammarIR {
+    return { rules: this.rules, root };
+  }
+}
+
+/** Every rule id an expression refers to, in order of appearance. */
+export function forEachRef(expr: Expr, visit: (rule: number, how: 'ref' | 'counted' | 'dispatch') => void): void {
+  switch (expr.kind) {
+    case 'ref':
+      return visit(expr.rule, 'ref');
+    case 'counted':
+      return visit(expr.rule, 'counted');
+    case 'seq':
+    case 'choice':
+      for (const item of expr.items) forEachRef(item, visit);
+      return;
+    case 'repeat':
+      return forEachRef(expr.body, visit);
+    case 'tagDispatch':
+    case 'tokenDispatch':
+      for (const tag of expr.tags) visit(tag.rule, 'dispatch');
+      return;
+    default:
+      return;
+  }
+}
+
+/** Rewrites rule references (used by renumbering passes). */
+export function mapRefs(expr: Expr, map: (rule: number) => number): Expr {
+  switch (expr.kind) {
+    case 'ref':
+      return { kind: 'ref', rule: map(expr.rule) };
+    case 'counted':
+      return { ...expr, rule: map(expr.rule) };
+    case 'seq':
+    case 'choice':
+      return { kind: expr.kind, items: expr.items.map((e) => mapRefs(e, map)) };
+    case 'repeat':
+      return { ...expr, body: mapRefs(expr.body, map) };
+    case 'tagDispatch':
+      return { ...expr, tags: expr.tags.map((t) => ({ trigger: t.trigger, rule: map(t.rule) })) };
+    case 'tokenDispatch':
+      return { ...expr, tags: expr.tags.map((t) => ({ token: t.token, rule: map(t.rule) })) };
+    default:
+      return expr;
+  }
+}

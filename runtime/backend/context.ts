@@ -1,0 +1,135 @@
+// A llama.cpp context: the KV cache of every sequence, decode, and zero-copy logits.
+import { availableParallelism } from 'node:os';
+import koffi from 'koffi';
+import type { ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
+import type { LlamaModel } from './model.js';
+import type { Batch } from './batch.js';
+
+export interface ContextOptions {
+  /** KV cells shared by all sequences (max_total_seq_length). */
+  contextSize: number;
+  /** Most tokens one decode call may carry (prefill chunk plus one token per running sequence). */
+  batchSize: number;
+  /** Sequence slots (max_num_sequence, plus room for the n choices of a request). */
+  sequences: number;
+  threads?: number;
+}
+
+export class DecodeError extends Error {
+  override name = 'DecodeError';
+  constructor(readonly code: number) {
+    super(
+      code === 1
+        ? 'llama_decode found no free KV cells for this batch'
+        : `llama_decode failed with status ${code}`,
+    );
+  }
+}
+
+export class LlamaContext {
+  private readonly memory: MemoryHandle;
+  readonly vocabSize: number;
+  private logitsPointer: bigint = 0n;
+  private logitsView = new Float32Array(0);
+  private decoding: Promise<void> | undefined;
+  private disposed = false;
+
+  private constructor(
+    private readonly api: LlamaApi,
+    readonly handle: ContextHandle,
+    readonly model: LlamaModel,
+    readonly contextSize: number,
+    readonly batchSize: number,
+    readonly sequences: number,
+  ) {
+    this.memory = api.llama_get_memory(handle);
+    this.vocabSize = model.vocabulary.size;
+  }
+
+  static create(model: LlamaModel, options: ContextOptions): LlamaContext {
+    const api = model.api;
+    const params = api.llama_context_default_params();
+    const threads = options.threads ?? availableParallelism();
+    params.n_ctx = options.contextSize;
+    params.n_batch = options.batchSize;
+    params.n_ubatch = Math.min(512, options.batchSize);
+    params.n_seq_max = options.sequences;
+    params.n_threads = threads;
+    params.n_threads_batch = threads;
+    // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
+    params.kv_unified = true;
+    // Each running sequence needs its own output row in a step.
+    params.n_outputs_max_per_seq = 1;
+    const handle = api.llama_init_from_model(model.handle, params);
+    if (!handle) {
+      throw new Error(`llama.cpp could not create a context of ${options.contextSize} tokens for ${options.sequences} sequences (not enough memory?)`);
+    }
+    return new LlamaContext(api, handle, model, api.llama_n_ctx(handle), api.llama_n_batch(handle), api.llama_n_seq_max(handle));
+  }
+
+  /** Runs llama_decode on a koffi worker thread; the JavaScript thread stays free meanwhile. */
+  decode(batch: Batch): Promise<void> {
+    if (this.decoding) throw new Error('a decode is already running on this context');
+    const struct = batch.toStruct();
+    this.decoding = new Promise<void>((resolve, reject) => {
+      this.api.llama_decode.async(this.handle, struct, (error, status) => {
+        this.decoding = undefined;
+        if (error) reject(error);
+        else if (status !== 0) reject(new DecodeError(status));
+        else resolve();
+      });
+    });
+    return this.decoding;
+  }
+
+  /**
+   * Logits of output row `row` of the last decode (rows count the tokens that asked for
+   * logits, in batch order): a view into llama.cpp's buffer, valid until the next decode.
+   */
+  logits(row: number, outputs: number): Float32Array {
+    const pointer = this.api.llama_get_logits(this.handle) as unknown as bigint | null;
+    if (!pointer) throw new Error('no logits: the last decode asked for none');
+    const needed = outputs * this.vocabSize;
+    if (pointer !== this.logitsPointer || this.logitsView.length < needed) {
+      this.logitsPointer = pointer;
+      this.logitsView = new Float32Array(koffi.view(pointer, needed * 4));
+    }
+    return this.logitsView.subarray(row * this.vocabSize, (row + 1) * this.vocabSize);
+  }
+
+  /** Forgets positions [from, to) of a sequence (to = -1: to the end); frees its KV cells. */
+  removeTokens(sequence: number, from = -1, to = -1): boolean {
+    return this.api.llama_memory_seq_rm(this.memory, sequence, from, to);
+  }
+
+  /** Shares positions [from, to) of `source`'s cache with `target` (no copy of the data on unified caches). */
+  copySequence(source: number, target: number, from = -1, to = -1): void {
+    this.api.llama_memory_seq_cp(this.memory, source, target, from, to);
+  }
+
+  /** Drops every sequence but `sequence`. */
+  keepOnly(sequence: number): void {
+    this.api.llama_memory_seq_keep(this.memory, sequence);
+  }
+
+  /** Largest position cached for a sequence, or -1 when it has none. */
+  maxPosition(sequence: number): number {
+    return this.api.llama_memory_seq_pos_max(this.memory, sequence);
+  }
+
+  clear(): void {
+    this.api.llama_memory_clear(this.memory, true);
+  }
+
+  /** Frees the context, after any decode still running on it. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.decoding?.catch(() => undefined);
+    this.api.llama_free(this.handle);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+}

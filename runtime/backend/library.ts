@@ -1,0 +1,113 @@
+// Finds and loads libllama: from the pinned @node-llama-cpp/<platform> packages, or from the
+// file a user names with --model-lib. One library per process: ggml's backends are global.
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import koffi from 'koffi';
+import { bindLlamaApi, type LlamaApi } from './llama-api.js';
+import { DeviceError, type DeviceKind } from './device-spec.js';
+
+/** Exact version of the prebuilt binaries; llama-api.ts's struct layouts are for this build. */
+export const PINNED_BINARIES_VERSION = '3.22.1';
+
+export interface LoadedLibrary {
+  api: LlamaApi;
+  /** Full path of the libllama file in use. */
+  path: string;
+  /** Which prebuilt package it came from, or "--model-lib". */
+  source: string;
+}
+
+const require = createRequire(import.meta.url);
+let loaded: LoadedLibrary | undefined;
+
+/** The prebuilt package that carries a build for `kind` on this platform, if one exists. */
+export function prebuiltPackageFor(kind: DeviceKind): string | undefined {
+  const platform = process.platform === 'darwin' ? 'mac' : process.platform === 'win32' ? 'win' : process.platform;
+  const base = `@node-llama-cpp/${platform}-${process.arch}`;
+  switch (kind) {
+    case 'cpu':
+      return process.platform === 'darwin' && process.arch === 'arm64' ? `${base}-metal` : base;
+    case 'cuda':
+      return process.platform === 'darwin' ? undefined : `${base}-cuda`;
+    case 'vulkan':
+      return process.platform === 'darwin' ? undefined : `${base}-vulkan`;
+    case 'metal':
+      return process.platform === 'darwin' && process.arch === 'arm64' ? `${base}-metal` : undefined;
+    default:
+      return undefined; // rocm and opencl have no prebuilt package: users build llama.cpp themselves
+  }
+}
+
+/** The folder holding libllama inside an installed prebuilt package, or undefined when not installed. */
+export function installedBinaryFolder(packageName: string): string | undefined {
+  let entry: string;
+  try {
+    entry = require.resolve(packageName); // <package>/dist/index.js: its exports map hides package.json
+  } catch {
+    return undefined;
+  }
+  const bins = join(dirname(dirname(entry)), 'bins');
+  if (!existsSync(bins)) return undefined;
+  for (const entry of readdirSync(bins)) {
+    const folder = join(bins, entry);
+    if (findLibllama(folder)) return folder;
+  }
+  return undefined;
+}
+
+function findLibllama(folder: string): string | undefined {
+  if (!existsSync(folder)) return undefined;
+  const names = readdirSync(folder).filter((name) => /^(lib)?llama(\.v[\d.]+)?\.(so|dylib|dll)$/.test(name));
+  return names[0] === undefined ? undefined : join(folder, names[0]);
+}
+
+/**
+ * Loads libllama for the wanted device kinds (first installed package wins) or the given file,
+ * registers every ggml backend found beside it, and quiets llama.cpp's own logging.
+ */
+export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelLib?: string; verbose?: boolean }): LoadedLibrary {
+  if (loaded) return loaded;
+  let path: string | undefined;
+  let source: string;
+  if (options.modelLib) {
+    if (!existsSync(options.modelLib)) throw new DeviceError(`--model-lib '${options.modelLib}' does not exist`);
+    path = options.modelLib;
+    source = '--model-lib';
+  } else {
+    const candidates = options.kinds.map(prebuiltPackageFor).filter((name): name is string => name !== undefined);
+    const found = candidates.map((name) => ({ name, folder: installedBinaryFolder(name) })).find((c) => c.folder);
+    if (!found?.folder) {
+      throw new DeviceError(
+        `no llama.cpp build is installed for ${options.kinds.join('/')} (looked for ${candidates.join(', ') || 'nothing: no prebuilt package exists for it'}); ` +
+          `install the package with npm, or build llama.cpp for your device and pass --model-lib PATH/TO/libllama`,
+      );
+    }
+    path = findLibllama(found.folder);
+    source = found.name;
+  }
+  if (!path) throw new DeviceError(`no libllama found for ${options.kinds.join('/')}`);
+  let lib: koffi.IKoffiLib;
+  try {
+    lib = koffi.load(path);
+  } catch (error) {
+    throw new DeviceError(`could not load ${path}: ${(error as Error).message}`);
+  }
+  const api = bindLlamaApi(lib);
+  quietLogs(api, options.verbose ?? process.env.LMFORGE_LLAMA_LOG === '1');
+  api.ggml_backend_load_all_from_path(dirname(path));
+  api.llama_backend_init();
+  loaded = { api, path, source };
+  return loaded;
+}
+
+// Keeps the callback alive for the life of the process: llama.cpp holds on to the pointer.
+let logCallback: unknown;
+
+function quietLogs(api: LlamaApi, verbose: boolean): void {
+  const ERROR = 4;
+  logCallback = koffi.register((level: number, text: string) => {
+    if (verbose || level === ERROR) process.stderr.write(`[llama.cpp] ${text}`);
+  }, koffi.pointer(api.logCallback));
+  api.llama_log_set(logCallback, null);
+}

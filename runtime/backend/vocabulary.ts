@@ -1,0 +1,107 @@
+// A model's vocabulary, read once into typed arrays: every token's raw bytes, its attributes,
+// the end-of-generation set, and tokenization. Detokenizing a token is then a slice, not an FFI call.
+import { TOKEN_ATTR, type LlamaApi, type VocabHandle } from './llama-api.js';
+
+export class Vocabulary {
+  readonly size: number;
+  readonly bos: number;
+  readonly eos: number;
+  readonly addBos: boolean;
+  /** Bytes a token contributes to generated text (control tokens contribute none). */
+  private readonly pieceBytes: Uint8Array;
+  private readonly pieceStart: Uint32Array;
+  /** Bytes of each token as written in a prompt (control tokens as their text, e.g. "<|im_end|>"). */
+  private readonly specialText: (string | undefined)[];
+  readonly attributes: Int32Array;
+  /** End-of-generation tokens (EOS, EOT, <|im_end|>, ...), sorted. */
+  readonly endOfGeneration: Int32Array;
+  private readonly isEog: Uint8Array;
+
+  private constructor(private readonly api: LlamaApi, private readonly handle: VocabHandle) {
+    this.size = api.llama_vocab_n_tokens(handle);
+    this.bos = api.llama_vocab_bos(handle);
+    this.eos = api.llama_vocab_eos(handle);
+    this.addBos = api.llama_vocab_get_add_bos(handle);
+    this.attributes = new Int32Array(this.size);
+    this.isEog = new Uint8Array(this.size);
+    this.pieceStart = new Uint32Array(this.size + 1);
+    this.specialText = new Array(this.size);
+    const chunks: Uint8Array[] = [];
+    const buffer = Buffer.alloc(256);
+    let total = 0;
+    const eog: number[] = [];
+    for (let token = 0; token < this.size; token++) {
+      this.attributes[token] = api.llama_vocab_get_attr(handle, token);
+      if (api.llama_vocab_is_eog(handle, token)) {
+        this.isEog[token] = 1;
+        eog.push(token);
+      }
+      const piece = this.readPiece(token, buffer, false);
+      chunks.push(piece);
+      this.pieceStart[token] = total;
+      total += piece.length;
+      if ((this.attributes[token]! & TOKEN_ATTR.control) !== 0) {
+        this.specialText[token] = Buffer.from(this.readPiece(token, buffer, true)).toString('utf8');
+      }
+    }
+    this.pieceStart[this.size] = total;
+    this.pieceBytes = new Uint8Array(total);
+    for (let token = 0; token < this.size; token++) this.pieceBytes.set(chunks[token]!, this.pieceStart[token]!);
+    this.endOfGeneration = Int32Array.from(eog);
+  }
+
+  static read(api: LlamaApi, handle: VocabHandle): Vocabulary {
+    return new Vocabulary(api, handle);
+  }
+
+  private readPiece(token: number, buffer: Buffer, special: boolean): Uint8Array {
+    let n = this.api.llama_token_to_piece(this.handle, token, buffer, buffer.length, 0, special);
+    if (n < 0) {
+      const larger = Buffer.alloc(-n);
+      n = this.api.llama_token_to_piece(this.handle, token, larger, larger.length, 0, special);
+      return Uint8Array.prototype.slice.call(larger, 0, n);
+    }
+    return Uint8Array.prototype.slice.call(buffer, 0, n);
+  }
+
+  /** The bytes `token` adds to generated text: a view, valid as long as this vocabulary. */
+  piece(token: number): Uint8Array {
+    return this.pieceBytes.subarray(this.pieceStart[token]!, this.pieceStart[token + 1]!);
+  }
+
+  /** The token's text as it appears in a prompt (control tokens included), for templates and grammars. */
+  text(token: number): string {
+    return this.specialText[token] ?? Buffer.from(this.piece(token)).toString('utf8');
+  }
+
+  isEndOfGeneration(token: number): boolean {
+    return this.isEog[token] === 1;
+  }
+
+  isControl(token: number): boolean {
+    return (this.attributes[token]! & TOKEN_ATTR.control) !== 0;
+  }
+
+  /**
+   * Tokenizes text. `addSpecial` adds BOS/EOS as the model wants; `parseSpecial` turns
+   * control-token text such as "<|im_start|>" into those tokens (right for rendered templates).
+   */
+  tokenize(text: string, options: { addSpecial?: boolean; parseSpecial?: boolean } = {}): Int32Array {
+    const bytes = Buffer.from(text, 'utf8');
+    let out = new Int32Array(bytes.length + 8);
+    let n = this.api.llama_tokenize(this.handle, bytes, bytes.length, out, out.length, options.addSpecial ?? false, options.parseSpecial ?? true);
+    if (n < 0) {
+      out = new Int32Array(-n);
+      n = this.api.llama_tokenize(this.handle, bytes, bytes.length, out, out.length, options.addSpecial ?? false, options.parseSpecial ?? true);
+    }
+    if (n < 0) throw new Error(`tokenization failed for a text of ${bytes.length} bytes`);
+    return out.slice(0, n);
+  }
+
+  /** Whole-sequence detokenization, for tests and logs (streaming uses pieces and a UTF-8 stream decoder). */
+  detokenize(tokens: ArrayLike<number>): string {
+    const parts: Uint8Array[] = [];
+    for (let i = 0; i < tokens.length; i++) parts.push(this.piece(tokens[i]!));
+    return Buffer.concat(parts).toString('utf8');
+  }
+}

@@ -1,0 +1,170 @@
+// Engine limits: a mode preset (spec, Limits) plus `--overrides`, checked key by key.
+// Pure: the model and device facts it needs come in as plain numbers.
+
+export const ENGINE_MODES = ['local', 'interactive', 'server'] as const;
+export type EngineMode = (typeof ENGINE_MODES)[number];
+
+export interface EngineConfig {
+  mode: EngineMode;
+  /** Most sequences decoded together (each choice of a request is one sequence). */
+  maxNumSequence: number;
+  /** KV cells shared by all sequences: prompt plus generated tokens of everything running. */
+  maxTotalSeqLength: number;
+  /** Most prompt tokens computed in one step. */
+  prefillChunkSize: number;
+  /** Longest sequence (prompt plus output) one request may have. */
+  contextWindowSize: number;
+  /** Sliding-window size of the model's attention, 0 when it has none. */
+  slidingWindowSize: number;
+  tensorParallelShards: number;
+  gpuMemoryUtilization: number;
+  /** Requests waiting beyond this many are refused as overload. */
+  maxQueuedRequests: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  readonly userFacing = true;
+}
+
+/** What the config is computed from: the model and the memory of the chosen devices. */
+export interface ModelFacts {
+  contextLength: number;
+  slidingWindow: number;
+  kvBytesPerToken: number;
+  modelBytes: number;
+  freeDeviceBytes: number;
+  /** llama.cpp's hard limit on sequences per context. */
+  maxParallelSequences: number;
+}
+
+type OverrideKey =
+  | 'tensor_parallel_shards'
+  | 'max_num_sequence'
+  | 'max_total_seq_length'
+  | 'prefill_chunk_size'
+  | 'max_history_size'
+  | 'gpu_memory_utilization'
+  | 'spec_draft_length'
+  | 'prefix_cache_max_num_recycling_seqs'
+  | 'context_window_size'
+  | 'sliding_window_size'
+  | 'attention_sink_size';
+
+interface KeyRule {
+  kind: 'int' | 'fraction';
+  min: number;
+  /** Why a value other than the no-op one cannot be honoured yet; absent when it is honoured. */
+  notYet?: { noop: number; why: string };
+}
+
+const RULES: Record<OverrideKey, KeyRule> = {
+  tensor_parallel_shards: { kind: 'int', min: 1 },
+  max_num_sequence: { kind: 'int', min: 1 },
+  max_total_seq_length: { kind: 'int', min: 16 },
+  prefill_chunk_size: { kind: 'int', min: 1 },
+  context_window_size: { kind: 'int', min: 16 },
+  gpu_memory_utilization: { kind: 'fraction', min: 0 },
+  sliding_window_size: { kind: 'int', min: -1, notYet: { noop: -1, why: 'the sliding window is fixed by the model file in the llama.cpp backend' } },
+  attention_sink_size: { kind: 'int', min: 0, notYet: { noop: 0, why: 'attention sinks are not available in the llama.cpp backend' } },
+  max_history_size: { kind: 'int', min: 0, notYet: { noop: 0, why: 'history rollback for recurrent models is not implemented yet' } },
+  spec_draft_length: { kind: 'int', min: 0, notYet: { noop: 0, why: 'speculative decoding is not available yet' } },
+  prefix_cache_max_num_recycling_seqs: { kind: 'int', min: 0, notYet: { noop: 0, why: 'the prefix cache is not available yet' } },
+};
+
+export type Overrides = Partial<Record<OverrideKey, number>>;
+
+/** Parses `key=value;key=value`. Every key must be one the spec lists, every value in range. */
+export function parseOverrides(text: string | undefined): Overrides {
+  const overrides: Overrides = {};
+  if (!text) return overrides;
+  for (const part of text.split(';')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    const key = (eq < 0 ? part : part.slice(0, eq)).trim();
+    const raw = eq < 0 ? '' : part.slice(eq + 1).trim();
+    if (!(key in RULES)) {
+      throw new ConfigError(`--overrides: unknown key '${key}'; allowed keys: ${Object.keys(RULES).join(', ')}`);
+    }
+    const rule = RULES[key as OverrideKey];
+    if (eq < 0 || raw === '') throw new ConfigError(`--overrides: ${key} needs a value (${key}=VALUE)`);
+    if (key in overrides) throw new ConfigError(`--overrides: ${key} is given twice`);
+    const value = Number(raw);
+    if (rule.kind === 'int') {
+      if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < rule.min) {
+        throw new ConfigError(`--overrides: ${key}=${raw} is not valid: it must be an integer ≥ ${rule.min}`);
+      }
+    } else if (!Number.isFinite(value) || value <= 0 || value > 1) {
+      throw new ConfigError(`--overrides: ${key}=${raw} is not valid: it must be a number in (0, 1]`);
+    }
+    if (rule.notYet && value !== rule.notYet.noop) {
+      throw new ConfigError(`--overrides: ${key}=${raw} cannot be honoured: ${rule.notYet.why}`);
+    }
+    overrides[key as OverrideKey] = value;
+  }
+  return overrides;
+}
+
+export function parseMode(text: string): EngineMode {
+  if (!(ENGINE_MODES as readonly string[]).includes(text)) {
+    throw new ConfigError(`--mode '${text}' is not valid: use one of ${ENGINE_MODES.join(', ')}`);
+  }
+  return text as EngineMode;
+}
+
+const DEFAULT_UTILIZATION = 0.85;
+/** Memory kept back for compute buffers and the runtime in `server` mode. */
+const SERVER_RESERVE_BYTES = 512 * 1024 * 1024;
+
+/** The preset for the mode, then every explicit override on top; impossible combinations are errors. */
+export function computeEngineConfig(mode: EngineMode, overrides: Overrides, facts: ModelFacts): EngineConfig {
+  const contextWindowSize = overrides.context_window_size ?? facts.contextLength;
+  if (contextWindowSize > facts.contextLength) {
+    throw new ConfigError(`--overrides: context_window_size=${contextWindowSize} is larger than the model's context of ${facts.contextLength} tokens`);
+  }
+  const gpuMemoryUtilization = overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION;
+  let maxNumSequence: number;
+  let maxTotalSeqLength: number;
+  let prefillChunkSize: number;
+  if (mode === 'server') {
+    const budget = facts.freeDeviceBytes * gpuMemoryUtilization - facts.modelBytes - SERVER_RESERVE_BYTES;
+    const fit = Math.floor(budget / Math.max(1, facts.kvBytesPerToken));
+    if (fit < 16) {
+      throw new ConfigError(`--mode server: the model leaves no memory for a KV cache (${Math.round(budget / 2 ** 20)} MiB after weights at gpu_memory_utilization=${gpuMemoryUtilization})`);
+    }
+    maxNumSequence = overrides.max_num_sequence ?? Math.min(facts.maxParallelSequences, 128);
+    maxTotalSeqLength = overrides.max_total_seq_length ?? Math.min(fit, maxNumSequence * contextWindowSize);
+    prefillChunkSize = overrides.prefill_chunk_size ?? Math.min(maxTotalSeqLength, 2048);
+  } else {
+    maxNumSequence = overrides.max_num_sequence ?? (mode === 'local' ? 4 : 1);
+    maxTotalSeqLength = overrides.max_total_seq_length ?? contextWindowSize;
+    prefillChunkSize = overrides.prefill_chunk_size ?? contextWindowSize;
+  }
+  if (mode === 'interactive' && maxNumSequence !== 1) {
+    throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} contradicts --mode interactive, which serves one request at a time`);
+  }
+  if (maxNumSequence > facts.maxParallelSequences) {
+    throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} exceeds llama.cpp's limit of ${facts.maxParallelSequences} sequences`);
+  }
+  if (prefillChunkSize > maxTotalSeqLength) prefillChunkSize = maxTotalSeqLength;
+  return {
+    mode,
+    maxNumSequence,
+    maxTotalSeqLength,
+    prefillChunkSize,
+    contextWindowSize: Math.min(contextWindowSize, maxTotalSeqLength),
+    slidingWindowSize: facts.slidingWindow,
+    tensorParallelShards: overrides.tensor_parallel_shards ?? 1,
+    gpuMemoryUtilization,
+    maxQueuedRequests: 1024,
+  };
+}
+
+export function describeEngineConfig(config: EngineConfig): string {
+  return (
+    `mode=${config.mode} max_num_sequence=${config.maxNumSequence} max_total_seq_length=${config.maxTotalSeqLength} ` +
+    `prefill_chunk_size=${config.prefillChunkSize} context_window_size=${config.contextWindowSize}` +
+    (config.slidingWindowSize > 0 ? ` sliding_window_size=${config.slidingWindowSize}` : '') +
+    (config.tensorParallelShards > 1 ? ` tensor_parallel_shards=${config.tensorParallelShards}` : '')
+  );
+}

@@ -1,0 +1,90 @@
+// The engine's worker thread: owns the library, the model, the context and the loop, so the
+// HTTP thread never waits on native work. Talks to engine.ts through protocol.ts messages.
+import { parentPort } from 'node:worker_threads';
+import { LlamaContext } from '../backend/context.js';
+import { parseDeviceSpec } from '../backend/device-spec.js';
+import { describeDevice, libraryKindsFor, listDevices, selectDevices } from '../backend/devices.js';
+import { loadLlamaLibrary } from '../backend/library.js';
+import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
+import { computeEngineConfig } from './engine-config.js';
+import { EngineCore } from './core.js';
+import type { EngineInfo, EngineInitOptions, FromWorker, ToWorker } from './protocol.js';
+
+const port = parentPort;
+if (!port) throw new Error('engine-worker.ts runs only as a worker thread');
+const post = (message: FromWorker) => port.postMessage(message);
+
+let core: EngineCore | undefined;
+let model: LlamaModel | undefined;
+let context: LlamaContext | undefined;
+
+async function init(options: EngineInitOptions): Promise<EngineInfo> {
+  const spec = parseDeviceSpec(options.device);
+  const library = loadLlamaLibrary({ kinds: libraryKindsFor(spec), modelLib: options.modelLib });
+  const devices = selectDevices(listDevices(library.api), spec, options.overrides.tensor_parallel_shards ?? 1);
+  model = await LlamaModel.create(library.api, { path: options.modelPath, devices });
+  const info = model.info;
+  const config = computeEngineConfig(options.mode, options.overrides, {
+    contextLength: info.contextLength,
+    slidingWindow: info.slidingWindow,
+    kvBytesPerToken: kvBytesPerToken(info),
+    modelBytes: info.sizeBytes,
+    freeDeviceBytes: devices.reduce((sum, device) => sum + device.freeBytes, 0),
+    maxParallelSequences: library.api.llama_max_parallel_sequences(),
+  });
+  context = LlamaContext.create(model, {
+    contextSize: config.maxTotalSeqLength,
+    batchSize: config.prefillChunkSize + config.maxNumSequence,
+    sequences: config.maxNumSequence,
+    threads: options.threads,
+  });
+  const vocabulary = model.vocabulary;
+  core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }));
+  core.start();
+  return {
+    config,
+    vocabSize: vocabulary.size,
+    endOfGeneration: Array.from(vocabulary.endOfGeneration),
+    bosToken: vocabulary.bos,
+    addBos: vocabulary.addBos,
+    bosText: vocabulary.bos >= 0 ? vocabulary.text(vocabulary.bos) : '',
+    eosText: vocabulary.eos >= 0 ? vocabulary.text(vocabulary.eos) : '',
+    architecture: info.architecture,
+    description: info.description,
+    contextLength: info.contextLength,
+    chatTemplate: info.chatTemplate,
+    devices: devices.map(describeDevice),
+    library: `${library.source} (${library.path})`,
+  };
+}
+
+async function shutdown(): Promise<void> {
+  await core?.stop();
+  await context?.dispose();
+  model?.dispose();
+  post({ type: 'closed' });
+  port!.close();
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.type) {
+    case 'init':
+      init(message.options).then(
+        (info) => post({ type: 'ready', info }),
+        (error: Error) => post({ type: 'init-failed', message: error.message, userFacing: (error as { userFacing?: boolean }).userFacing === true }),
+      );
+      break;
+    case 'submit':
+      core?.submit(message.id, message.request);
+      break;
+    case 'cancel':
+      core?.cancel(message.id);
+      break;
+    case 'stats':
+      if (core) post({ type: 'stats', stats: core.stats() });
+      break;
+    case 'shutdown':
+      void shutdown();
+      break;
+  }
+});

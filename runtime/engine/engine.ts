@@ -1,0 +1,158 @@
+// The engine as the server sees it: start a worker, submit requests, read their events.
+//
+//   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
+//   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
+//   await engine.dispose();
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest } from './protocol.js';
+
+export class EngineStartError extends Error {
+  override name = 'EngineStartError';
+  constructor(message: string, readonly userFacing: boolean) {
+    super(message);
+  }
+}
+
+/** An error the engine reported for one request (the others keep running). */
+export class EngineRequestError extends Error {
+  override name = 'EngineRequestError';
+  constructor(readonly info: EngineErrorInfo) {
+    super(info.message);
+  }
+}
+
+interface Pending {
+  push(event: EngineEvent): void;
+  /** Lets a waiting generator look at its abort signal again. */
+  wake(): void;
+}
+
+/** The worker to start: the bundled .js, or from source a boot file that loads the .ts through tsx. */
+function workerEntry(): { url: URL; workerData?: { tsEntry: string } } {
+  const source = new URL('./engine-worker.ts', import.meta.url);
+  if (!existsSync(fileURLToPath(source))) return { url: new URL('./engine-worker.js', import.meta.url) };
+  return { url: new URL('./ts-worker-boot.mjs', import.meta.url), workerData: { tsEntry: source.href } };
+}
+
+export class Engine {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private statsWaiters: ((stats: EngineStats) => void)[] = [];
+  private closed: Promise<void>;
+  private disposed = false;
+
+  private constructor(private readonly worker: Worker, readonly info: EngineInfo) {
+    this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
+    worker.on('message', (message: FromWorker) => this.onMessage(message));
+    worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));
+    worker.on('exit', () => this.failAll({ code: 'internal_error', message: 'the engine stopped' }));
+  }
+
+  static async create(options: EngineInitOptions): Promise<Engine> {
+    const entry = workerEntry();
+    const worker = new Worker(entry.url, { workerData: entry.workerData });
+    worker.postMessage({ type: 'init', options });
+    const info = await new Promise<EngineInfo>((resolve, reject) => {
+      const onMessage = (message: FromWorker) => {
+        if (message.type === 'ready') resolve(message.info);
+        else if (message.type === 'init-failed') reject(new EngineStartError(message.message, message.userFacing));
+        else return;
+        worker.off('message', onMessage);
+      };
+      worker.on('message', onMessage);
+      worker.once('error', reject);
+    }).catch(async (error) => {
+      await worker.terminate();
+      throw error;
+    });
+    return new Engine(worker, info);
+  }
+
+  /**
+   * Submits a request and yields its events until every choice has finished. Aborting the
+   * signal (or leaving the loop early) cancels it and frees its KV cells. An engine error for
+   * this request is thrown as EngineRequestError.
+   */
+  async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent> {
+    if (this.disposed) throw new EngineRequestError({ code: 'internal_error', message: 'the engine is shut down' });
+    const id = this.nextId++;
+    const queue: EngineEvent[] = [];
+    let notify: (() => void) | undefined;
+    this.pending.set(id, {
+      push(event) {
+        queue.push(event);
+        notify?.();
+      },
+      wake: () => notify?.(),
+    });
+    const onAbort = () => this.cancel(id);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let finishedChoices = 0;
+    const choices = request.n ?? 1;
+    let complete = false;
+    try {
+      this.worker.postMessage({ type: 'submit', id, request });
+      while (finishedChoices < choices) {
+        if (signal?.aborted) return;
+        const event = queue.shift();
+        if (!event) {
+          await new Promise<void>((resolve) => (notify = resolve));
+          notify = undefined;
+          continue;
+        }
+        if (event.type === 'error') {
+          complete = true;
+          throw new EngineRequestError(event.error);
+        }
+        if (event.type === 'finished') finishedChoices++;
+        yield event;
+      }
+      complete = true;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+      this.pending.delete(id);
+      if (!complete) this.cancel(id);
+    }
+  }
+
+  cancel(id: number): void {
+    if (!this.disposed) this.worker.postMessage({ type: 'cancel', id });
+    this.pending.get(id)?.wake();
+  }
+
+  stats(): Promise<EngineStats> {
+    return new Promise((resolve) => {
+      this.statsWaiters.push(resolve);
+      this.worker.postMessage({ type: 'stats' });
+    });
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.worker.postMessage({ type: 'shutdown' });
+    const timeout = setTimeout(() => void this.worker.terminate(), 10_000);
+    await this.closed;
+    clearTimeout(timeout);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  private onMessage(message: FromWorker): void {
+    if (message.type === 'events') {
+      for (const event of message.events) this.pending.get(event.id)?.push(event);
+    } else if (message.type === 'stats') {
+      for (const resolve of this.statsWaiters.splice(0)) resolve(message.stats);
+    } else if (message.type === 'closed') {
+      void this.worker.terminate();
+    }
+  }
+
+  private failAll(error: EngineErrorInfo): void {
+    for (const [id, pending] of this.pending) pending.push({ type: 'error', id, error });
+  }
+}

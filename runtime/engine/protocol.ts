@@ -1,0 +1,95 @@
+// The few plain messages the engine worker and the main thread exchange.
+import type { SamplingParams } from '../sampling/index.js';
+import type { EngineConfig, EngineMode, Overrides } from './engine-config.js';
+
+/** What to generate for one request. */
+export interface GenerateRequest {
+  /** Rendered prompt text (special-token text such as "<|im_start|>" is parsed), or token ids. */
+  prompt: string | readonly number[];
+  /** Add the model's BOS token in front of a text prompt when the model wants one. */
+  addSpecial?: boolean;
+  /** Number of choices; they share the prompt's KV cells. */
+  n?: number;
+  /** Most generated tokens per choice; unset means up to the context window. */
+  maxTokens?: number;
+  stop?: readonly string[];
+  ignoreEos?: boolean;
+  sampling?: Partial<SamplingParams>;
+  /** Same seed and inputs give the same output, whatever else the batch holds. */
+  seed?: number;
+}
+
+export interface TokenLogprob {
+  token: number;
+  logprob: number;
+  /** The token's bytes in the output (what the text gained). */
+  bytes: number[];
+  top: { token: number; logprob: number; bytes: number[] }[];
+}
+
+export type FinishReason = 'stop' | 'length';
+
+/** Everything that happened to a request in one engine step. */
+export type EngineEvent =
+  | { type: 'started'; id: number; promptTokens: number }
+  | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[] }
+  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; text: string }
+  | { type: 'error'; id: number; error: EngineErrorInfo };
+
+export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error';
+
+export interface EngineErrorInfo {
+  code: EngineErrorCode;
+  message: string;
+  /** The request field the error is about, when there is one. */
+  param?: string;
+}
+
+export interface EngineInitOptions {
+  modelPath: string;
+  device: string;
+  modelLib?: string;
+  mode: EngineMode;
+  overrides: Overrides;
+  threads?: number;
+}
+
+export interface EngineInfo {
+  config: EngineConfig;
+  vocabSize: number;
+  /** Token ids that end generation (EOS, EOT, ...). */
+  endOfGeneration: number[];
+  bosToken: number;
+  addBos: boolean;
+  /** Texts of control tokens by id, for templates. */
+  bosText: string;
+  eosText: string;
+  architecture: string;
+  description: string;
+  contextLength: number;
+  chatTemplate: string | undefined;
+  devices: string[];
+  library: string;
+}
+
+export type ToWorker =
+  | { type: 'init'; options: EngineInitOptions }
+  | { type: 'submit'; id: number; request: GenerateRequest }
+  | { type: 'cancel'; id: number }
+  | { type: 'stats' }
+  | { type: 'shutdown' };
+
+export type FromWorker =
+  | { type: 'ready'; info: EngineInfo }
+  | { type: 'init-failed'; message: string; userFacing: boolean }
+  | { type: 'events'; events: EngineEvent[] }
+  | { type: 'stats'; stats: EngineStats }
+  | { type: 'closed' };
+
+export interface EngineStats {
+  running: number;
+  waiting: number;
+  kvCellsUsed: number;
+  freeSlots: number;
+  steps: number;
+}

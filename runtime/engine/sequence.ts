@@ -1,0 +1,73 @@
+// One choice of one request: its tokens, how many of them the KV cache holds, and its
+// output state. Phase-free (vLLM v1): "computed" catches up with "known"; prefill, chunked
+// prefill, resumption after preemption and decode are all the same rule.
+import { StopStringMatcher, TokenSampler, Utf8StreamDecoder } from '../sampling/index.js';
+import type { FinishReason, GenerateRequest, TokenLogprob } from './protocol.js';
+
+export class Sequence {
+  /** llama.cpp sequence id while it holds KV cells, else -1. */
+  slot = -1;
+  /** Prompt tokens followed by generated ones. */
+  readonly tokens: number[];
+  /** How many of `tokens` are in the KV cache. */
+  computed = 0;
+  /** Leading cells shared with the request's first choice (copied prompt), not owned. */
+  sharedCells = 0;
+  generated = 0;
+  finish: FinishReason | undefined;
+  /** Output gathered since the last event. */
+  pendingText = '';
+  pendingTokens: number[] = [];
+  pendingLogprobs: TokenLogprob[] | undefined;
+
+  constructor(
+    readonly request: RequestState,
+    readonly choice: number,
+    prompt: Int32Array,
+    readonly sampler: TokenSampler,
+    readonly decoder: Utf8StreamDecoder,
+    readonly stopMatcher: StopStringMatcher,
+  ) {
+    this.tokens = Array.from(prompt);
+    this.pendingLogprobs = request.wantLogprobs ? [] : undefined;
+  }
+
+  get promptLength(): number {
+    return this.request.promptLength;
+  }
+
+  /** Tokens not yet in the cache. */
+  get pending(): number {
+    return this.tokens.length - this.computed;
+  }
+
+  /** KV cells this sequence alone holds. */
+  get ownCells(): number {
+    return this.computed - this.sharedCells;
+  }
+
+  /** Later choices wait for the first choice's prompt and then share its cells. */
+  get waitsForLeader(): boolean {
+    return this.choice > 0 && this.computed === 0 && this.request.sequences[0]!.computed < this.promptLength && this.generated === 0;
+  }
+}
+
+export class RequestState {
+  readonly sequences: Sequence[] = [];
+  cancelled = false;
+  /** Admission order, for FIFO fairness and for choosing whom to preempt. */
+  admittedAt = -1;
+
+  constructor(
+    readonly id: number,
+    readonly request: GenerateRequest,
+    readonly promptLength: number,
+    /** Most tokens (prompt plus output) a choice may reach. */
+    readonly lengthLimit: number,
+    readonly wantLogprobs: boolean,
+  ) {}
+
+  get done(): boolean {
+    return this.sequences.every((sequence) => sequence.finish !== undefined);
+  }
+}

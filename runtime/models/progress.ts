@@ -1,0 +1,66 @@
+// Download progress on stderr: a redrawn bar on a terminal, a few plain lines otherwise
+// (CI logs should not fill with carriage returns).
+
+export interface Progress {
+  /** Called with the running byte count. */
+  update(bytes: number): void;
+  done(): void;
+}
+
+export interface ProgressOptions {
+  label: string;
+  /** Expected bytes, when known. */
+  total?: number;
+  /** Where to draw; null draws nothing. Default process.stderr. */
+  stream?: NodeJS.WritableStream | null;
+}
+
+const MB = 1024 * 1024;
+const BAR_WIDTH = 28;
+const REDRAW_MS = 100;
+
+export function createProgress({ label, total, stream = process.stderr }: ProgressOptions): Progress {
+  if (stream === null) return { update() {}, done() {} };
+  const tty = (stream as { isTTY?: boolean }).isTTY === true;
+  const start = Date.now();
+  let last = 0;
+  let bytes = 0;
+  let nextMark = 0; // plain mode: next quarter (or every 32 MB without a total) to report
+  let printed = -1; // plain mode: byte count of the last line written
+
+  const line = (): string => {
+    const seconds = Math.max((Date.now() - start) / 1000, 0.001);
+    const rate = `${(bytes / MB / seconds).toFixed(1)} MB/s`;
+    if (!total) return `${label} ${(bytes / MB).toFixed(1)} MB ${rate}`;
+    const frac = Math.min(bytes / total, 1);
+    const filled = Math.round(frac * BAR_WIDTH);
+    const bar = tty ? ` [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}]` : '';
+    return `${label}${bar} ${Math.floor(frac * 100)}% ${(bytes / MB).toFixed(1)}/${(total / MB).toFixed(1)} MB ${rate}`;
+  };
+
+  const plainDue = (): boolean => {
+    const step = total ? total / 4 : 32 * MB;
+    if (bytes < nextMark) return false;
+    while (nextMark <= bytes) nextMark += step;
+    return true;
+  };
+
+  return {
+    update(n) {
+      bytes = n;
+      if (tty) {
+        const now = Date.now();
+        if (now - last < REDRAW_MS) return;
+        last = now;
+        stream.write(`\r${line()}\x1b[K`);
+      } else if (plainDue()) {
+        printed = bytes;
+        stream.write(`${line()}\n`);
+      }
+    },
+    done() {
+      if (tty) stream.write(`\r${line()}\x1b[K\n`);
+      else if (printed !== bytes) stream.write(`${line()}\n`);
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Working memory for sampling, sized to the vocabulary once and shared by every TokenSampler on
+// a thread. Sampling is synchronous and sequential, so one set of buffers serves all sequences
+// and the hot path never allocates vocabulary-sized arrays.
+// Usage: `const scratch = new SamplingScratch(vocab.size);` once per engine worker.
+import { MAX_TOP_LOGPROBS } from './sampling-params.js';
+
+export class SamplingScratch {
+  /** The largest vocabulary these buffers can serve. */
+  readonly capacity: number;
+  /** Processed logits (bias, penalties, mask applied); float64 so penalties do not round. */
+  readonly logits: Float64Array;
+  /** Unnormalised probability of each candidate, parallel to `ids`. */
+  readonly mass: Float64Array;
+  /** Candidate token ids, reordered in place by nucleus selection. */
+  readonly ids: Int32Array;
+  /** The best tokens by processed logit, for `top_logprobs`. */
+  readonly topIds = new Int32Array(MAX_TOP_LOGPROBS);
+  readonly topLogits = new Float64Array(MAX_TOP_LOGPROBS);
+
+  constructor(vocabSize: number) {
+    if (!Number.isSafeInteger(vocabSize) || vocabSize <= 0) {
+      throw new RangeError(`vocabulary size must be a positive integer, got ${vocabSize}`);
+    }
+    this.capacity = vocabSize;
+    this.logits = new Float64Array(vocabSize);
+    this.mass = new Float64Array(vocabSize);
+    this.ids = new Int32Array(vocabSize);
+  }
+}

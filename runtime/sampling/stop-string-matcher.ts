@@ -1,0 +1,85 @@
+// Finds stop strings in text that arrives a token at a time, so that a stop never reaches the
+// client even when it is spread over many tokens.
+// Usage: per piece of detokenized text, `const { emit, stopped } = matcher.push(piece)`; send
+// `emit`, finish with reason "stop" when `stopped`; if generation ends for another reason, send
+// `matcher.flush()` too.
+//
+// Invariant: emitted text never ends with the beginning of a stop string (that suffix is held
+// back), so a stop can only begin inside the held-back text or the new piece, and only those
+// need searching.
+//
+// Several stops: the one that completes first in the text wins (the earliest end; at equal ends
+// the one starting earliest, i.e. the longest), and the output is cut where it starts. That is
+// what a character-by-character stream would do, so the result never depends on how the text
+// was split into tokens. E.g. stops ["abcd", "bc"] on "xabcd" give "xa": generation ends as
+// soon as "bc" appears rather than waiting to see whether "abcd" will complete.
+
+export interface StopPush {
+  /** Text that is safe to send now. */
+  emit: string;
+  /** A stop string completed: `emit` is the text before it, and nothing more will come. */
+  stopped: boolean;
+}
+
+export class StopStringMatcher {
+  readonly #stops: string[];
+  #held = '';
+  #stopped = false;
+
+  constructor(stops: readonly string[]) {
+    // An empty stop would match everywhere; OpenAI rejects it, here it is simply ignored.
+    this.#stops = stops.filter((s) => s.length > 0);
+  }
+
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  push(text: string): StopPush {
+    if (this.#stopped) return { emit: '', stopped: true };
+    if (this.#stops.length === 0) return { emit: text, stopped: false };
+    const buffer = this.#held + text;
+
+    let cut = -1;
+    let cutEnd = Infinity;
+    for (const stop of this.#stops) {
+      const at = buffer.indexOf(stop);
+      if (at < 0) continue;
+      const end = at + stop.length;
+      if (end < cutEnd || (end === cutEnd && at < cut)) {
+        cut = at;
+        cutEnd = end;
+      }
+    }
+    if (cut >= 0) {
+      this.#stopped = true;
+      this.#held = '';
+      return { emit: buffer.slice(0, cut), stopped: true };
+    }
+
+    const keep = this.#partialStopLength(buffer);
+    this.#held = buffer.slice(buffer.length - keep);
+    return { emit: buffer.slice(0, buffer.length - keep), stopped: false };
+  }
+
+  /** The held-back text, at the end of a generation that did not stop on a stop string. */
+  flush(): string {
+    const rest = this.#held;
+    this.#held = '';
+    return rest;
+  }
+
+  /** Length of the longest suffix of `buffer` that is a proper prefix of some stop string. */
+  #partialStopLength(buffer: string): number {
+    let longest = 0;
+    for (const stop of this.#stops) {
+      for (let len = Math.min(stop.length - 1, buffer.length); len > longest; len--) {
+        if (buffer.endsWith(stop.slice(0, len))) {
+          longest = len;
+          break;
+        }
+      }
+    }
+    return longest;
+  }
+}

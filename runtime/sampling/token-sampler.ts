@@ -1,0 +1,264 @@
+// Turns one sequence's logits into its next token, in OpenAI's documented order:
+//   logit_bias → frequency/presence penalties → grammar mask → (logprobs) → temperature → top_p
+//   → a draw from the sequence's own SeededRng.
+// Usage (one sampler per sequence, one scratch per thread):
+//   const sampler = new TokenSampler(params, vocabSize, new SeededRng(seed, choice), scratch);
+//   const { token, logprob } = sampler.sample(logitsView, grammarBitmask);
+//   sampler.accept(token);
+//
+// Reported log-probabilities are the log-softmax of the processed logits (after bias, penalties
+// and mask, before temperature and top_p): they describe the model as steered by the request,
+// not the sampling distribution, and so do not change with temperature.
+//
+// The input logits are never written: they are a view of llama.cpp's buffer and may be shared by
+// the n choices of one request. All work happens in the shared SamplingScratch.
+import { MAX_TOP_LOGPROBS, type SamplingParams } from './sampling-params.js';
+import type { SamplingScratch } from './sampling-scratch.js';
+import type { SeededRng } from './seeded-rng.js';
+import { SamplingError } from './sampling-error.js';
+import { selectNucleus, sortByRank } from './nucleus.js';
+import { selectTopTokens } from './top-tokens.js';
+
+export interface TopLogprob {
+  token: number;
+  logprob: number;
+}
+
+export interface SampledToken {
+  token: number;
+  /** log-softmax of the processed logits at `token`; always ≤ 0. */
+  logprob: number;
+  /** Present when `params.logprobs`: the best tokens, descending, ties to the lower id. */
+  topLogprobs?: TopLogprob[];
+}
+
+export class TokenSampler {
+  readonly params: Readonly<SamplingParams>;
+  readonly vocabSize: number;
+  readonly #rng: SeededRng;
+  readonly #scratch: SamplingScratch;
+  readonly #greedy: boolean;
+  readonly #invTemperature: number;
+  readonly #topLogprobs: number;
+  // logit_bias flattened once, so the hot path loops over typed arrays instead of a Map.
+  readonly #biasIds: Int32Array;
+  readonly #biasValues: Float64Array;
+  // Penalty state, only when a penalty is set: a count per token plus the distinct tokens seen,
+  // so applying penalties costs O(distinct generated tokens), not O(vocabulary).
+  readonly #counts: Uint32Array | undefined;
+  #seen: Int32Array;
+  #seenCount = 0;
+  // log Σ exp(w - max) at temperature 1, left by #draw for the logprob of the chosen token.
+  #logNormaliser = 0;
+
+  constructor(params: Readonly<SamplingParams>, vocabSize: number, rng: SeededRng, scratch: SamplingScratch) {
+    if (!Number.isSafeInteger(vocabSize) || vocabSize <= 0) {
+      throw new RangeError(`vocabulary size must be a positive integer, got ${vocabSize}`);
+    }
+    if (scratch.capacity < vocabSize) {
+      throw new RangeError(`sampling scratch holds ${scratch.capacity} tokens, the vocabulary has ${vocabSize}`);
+    }
+    this.params = params;
+    this.vocabSize = vocabSize;
+    this.#rng = rng;
+    this.#scratch = scratch;
+    // A temperature so small that 1/T overflows behaves as its limit: greedy.
+    this.#invTemperature = 1 / params.temperature;
+    this.#greedy = params.temperature === 0 || !Number.isFinite(this.#invTemperature);
+    this.#topLogprobs = params.logprobs ? Math.max(0, Math.min(MAX_TOP_LOGPROBS, Math.floor(params.topLogprobs))) : 0;
+
+    const bias = params.logitBias;
+    this.#biasIds = new Int32Array(bias?.size ?? 0);
+    this.#biasValues = new Float64Array(bias?.size ?? 0);
+    if (bias) {
+      let i = 0;
+      for (const [token, value] of bias) {
+        if (!Number.isInteger(token) || token < 0 || token >= vocabSize) {
+          throw new RangeError(`logit_bias token ${token} is outside the vocabulary (0..${vocabSize - 1})`);
+        }
+        this.#biasIds[i] = token;
+        this.#biasValues[i] = value;
+        i++;
+      }
+    }
+
+    const penalised = params.frequencyPenalty !== 0 || params.presencePenalty !== 0;
+    this.#counts = penalised ? new Uint32Array(vocabSize) : undefined;
+    this.#seen = new Int32Array(penalised ? 64 : 0);
+  }
+
+  /** Records a generated token, for the penalties. Prompt tokens are never passed here. */
+  accept(token: number): void {
+    const counts = this.#counts;
+    if (counts === undefined) return;
+    if (!(token >= 0 && token < this.vocabSize)) throw new RangeError(`token ${token} is outside the vocabulary`);
+    if (counts[token]!++ > 0) return;
+    if (this.#seenCount === this.#seen.length) {
+      const grown = new Int32Array(this.#seen.length * 2);
+      grown.set(this.#seen);
+      this.#seen = grown;
+    }
+    this.#seen[this.#seenCount++] = token;
+  }
+
+  /**
+   * Chooses the next token. `allowed`, when given, is the grammar's bitmask: bit `i % 32` of word
+   * `i >>> 5` set means token i may be chosen. Throws SamplingError when no token is possible.
+   */
+  sample(logits: Float32Array, allowed?: Uint32Array): SampledToken {
+    const size = this.vocabSize;
+    if (logits.length !== size) {
+      throw new RangeError(`expected ${size} logits, got ${logits.length}`);
+    }
+    const w = this.#scratch.logits;
+    w.set(logits);
+    this.#applyBias(w);
+    this.#applyPenalties(w);
+
+    // Mask, max and argmax in one pass. Strict > keeps the lowest id among equal maxima.
+    let max = -Infinity;
+    let argmax = -1;
+    if (allowed !== undefined) {
+      if (allowed.length * 32 < size) {
+        throw new RangeError(`grammar bitmask has ${allowed.length} words, ${Math.ceil(size / 32)} needed`);
+      }
+      for (let base = 0, word = 0; base < size; base += 32, word++) {
+        const bits = allowed[word]!;
+        const end = Math.min(base + 32, size);
+        if (bits === 0) {
+          w.fill(-Infinity, base, end);
+          continue;
+        }
+        for (let i = base; i < end; i++) {
+          if ((bits >>> (i - base)) & 1) {
+            const x = w[i]!;
+            if (x > max) {
+              max = x;
+              argmax = i;
+            }
+          } else {
+            w[i] = -Infinity;
+          }
+        }
+      }
+    } else {
+      for (let i = 0; i < size; i++) {
+        const x = w[i]!;
+        if (x > max) {
+          max = x;
+          argmax = i;
+        }
+      }
+    }
+    if (argmax < 0) {
+      throw new SamplingError(
+        allowed !== undefined
+          ? 'no token is allowed: the grammar mask and logit bias exclude the whole vocabulary'
+          : 'no token is possible: every logit is -Infinity or NaN',
+      );
+    }
+
+    const token = this.#greedy ? argmax : this.#draw(w, size, max);
+    // Greedy never computed the softmax normaliser; the draw left it in #logNormaliser.
+    const logNormaliser = this.#greedy ? Math.log(sumExp(w, size, max)) : this.#logNormaliser;
+    if (logNormaliser !== logNormaliser) throw new SamplingError('the logits contain NaN');
+    const result: SampledToken = { token, logprob: w[token]! - max - logNormaliser };
+    if (this.params.logprobs) result.topLogprobs = this.#topEntries(w, size, max, logNormaliser);
+    return result;
+  }
+
+  #applyBias(w: Float64Array): void {
+    const ids = this.#biasIds;
+    const values = this.#biasValues;
+    for (let i = 0; i < ids.length; i++) w[ids[i]!]! += values[i]!;
+  }
+
+  // OpenAI: logit[j] -= count[j] * frequency_penalty + (count[j] > 0) * presence_penalty.
+  #applyPenalties(w: Float64Array): void {
+    const counts = this.#counts;
+    if (counts === undefined) return;
+    const seen = this.#seen;
+    const frequency = this.params.frequencyPenalty;
+    const presence = this.params.presencePenalty;
+    for (let i = 0; i < this.#seenCount; i++) {
+      const token = seen[i]!;
+      w[token]! -= counts[token]! * frequency + presence;
+    }
+  }
+
+  /**
+   * Temperature, top_p and the draw. Also leaves log Σ exp(w - max) (at temperature 1) in
+   * #logNormaliser, computed in the same pass to spare a second sweep over the vocabulary.
+   */
+  #draw(w: Float64Array, size: number, max: number): number {
+    const mass = this.#scratch.mass;
+    const ids = this.#scratch.ids;
+    const invT = this.#invTemperature;
+    let n = 0;
+    let total = 0;
+    let normaliser = 0;
+    if (invT === 1) {
+      for (let i = 0; i < size; i++) {
+        const e = Math.exp(w[i]! - max);
+        total += e; // outside the test, so a NaN logit poisons the sum and is reported
+        if (e > 0) {
+          mass[n] = e;
+          ids[n] = i;
+          n++;
+        }
+      }
+      normaliser = total;
+    } else {
+      for (let i = 0; i < size; i++) {
+        const d = w[i]! - max;
+        if (d === -Infinity) continue;
+        normaliser += Math.exp(d);
+        const e = Math.exp(d * invT);
+        if (e > 0) {
+          mass[n] = e;
+          ids[n] = i;
+          n++;
+          total += e;
+        }
+      }
+    }
+    this.#logNormaliser = Math.log(normaliser);
+
+    // Without a nucleus cut the candidates are drawn in id order; with one, the kept set is
+    // sorted by rank. Either order is fixed by the logits alone, so a seed replays exactly.
+    let kept = n;
+    let keptMass = total;
+    if (this.params.topP < 1) {
+      kept = selectNucleus(mass, ids, n, this.params.topP * total);
+      sortByRank(mass, ids, 0, kept);
+      keptMass = 0;
+      for (let j = 0; j < kept; j++) keptMass += mass[j]!;
+    }
+    const r = this.#rng.nextFloat() * keptMass;
+    let acc = 0;
+    for (let j = 0; j < kept; j++) {
+      acc += mass[j]!;
+      if (r < acc) return ids[j]!;
+    }
+    return ids[kept - 1]!; // r landed on the rounding error of the running sum
+  }
+
+  #topEntries(w: Float64Array, size: number, max: number, logNormaliser: number): TopLogprob[] {
+    const k = this.#topLogprobs;
+    const { topIds, topLogits } = this.#scratch;
+    const count = selectTopTokens(w, size, k, topIds, topLogits);
+    const entries: TopLogprob[] = new Array(count);
+    for (let j = 0; j < count; j++) {
+      // Same expression as the chosen token's logprob, so the two agree to the bit.
+      entries[j] = { token: topIds[j]!, logprob: topLogits[j]! - max - logNormaliser };
+    }
+    return entries;
+  }
+}
+
+/** Σ exp(w[i] - max) over the first `size` entries; -Infinity entries contribute 0. */
+function sumExp(w: Float64Array, size: number, max: number): number {
+  let s = 0;
+  for (let i = 0; i < size; i++) s += Math.exp(w[i]! - max);
+  return s;
+}

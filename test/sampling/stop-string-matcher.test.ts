@@ -1,0 +1,114 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { StopStringMatcher } from '../../runtime/sampling/index.js';
+
+/** Feeds pieces; returns everything emitted (plus the flush if no stop) and whether it stopped. */
+function run(stops: string[], pieces: string[]): { out: string; stopped: boolean; emits: string[] } {
+  const m = new StopStringMatcher(stops);
+  const emits: string[] = [];
+  for (const piece of pieces) {
+    const r = m.push(piece);
+    emits.push(r.emit);
+    if (r.stopped) return { out: emits.join(''), stopped: true, emits };
+  }
+  emits.push(m.flush());
+  return { out: emits.join(''), stopped: false, emits };
+}
+
+const chars = (s: string) => Array.from(s);
+
+/** Reference: scan the whole text for the first position where any stop ends. */
+function oracle(stops: string[], text: string): { out: string; stopped: boolean } {
+  for (let end = 1; end <= text.length; end++) {
+    let start = -1;
+    for (const stop of stops) {
+      if (stop.length > 0 && end >= stop.length && text.slice(end - stop.length, end) === stop) {
+        if (start < 0 || end - stop.length < start) start = end - stop.length;
+      }
+    }
+    if (start >= 0) return { out: text.slice(0, start), stopped: true };
+  }
+  return { out: text, stopped: false };
+}
+
+test('a stop split over one-character pieces is withheld and never emitted', () => {
+  const r = run(['</answer>'], chars('The result is 42</answer> and more'));
+  assert.is(r.out, 'The result is 42');
+  assert.ok(r.stopped);
+  // Nothing that could start the stop was released early.
+  assert.ok(!r.emits.join('').includes('<'));
+});
+
+test('a stop at the very start emits nothing', () => {
+  assert.equal(run(['STOP'], ['ST', 'OP', 'tail']), { out: '', stopped: true, emits: ['', ''] });
+  assert.equal(run(['\n'], ['\nabc']), { out: '', stopped: true, emits: [''] });
+});
+
+test('a partial match is withheld, then released when it fails', () => {
+  const m = new StopStringMatcher(['world']);
+  assert.equal(m.push('hello wor'), { emit: 'hello ', stopped: false });
+  assert.equal(m.push('m'), { emit: 'worm', stopped: false });
+  assert.equal(m.push(' wo'), { emit: ' ', stopped: false });
+  assert.is(m.flush(), 'wo');
+  assert.is(m.flush(), '');
+});
+
+test('text after a stop in the same piece is dropped, and nothing comes after stopping', () => {
+  const m = new StopStringMatcher(['END']);
+  assert.equal(m.push('abcENDdef'), { emit: 'abc', stopped: true });
+  assert.ok(m.stopped);
+  assert.equal(m.push('more'), { emit: '', stopped: true });
+  assert.is(m.flush(), '');
+});
+
+test('overlapping stops and stops that are prefixes of each other', () => {
+  // The stop completing first wins, whatever the pieces.
+  assert.is(run(['abcd', 'bc'], ['xabcd']).out, 'xa');
+  assert.is(run(['abcd', 'bc'], chars('xabcd')).out, 'xa');
+  assert.is(run(['ab', 'abc'], ['xxabc']).out, 'xx');
+  assert.is(run(['abc', 'ab'], chars('xxabc')).out, 'xx');
+  // Equal ends: the one starting earlier (the longer) cuts more.
+  assert.is(run(['bc', 'abc'], ['xabc']).out, 'x');
+  // Self-overlapping stop: "aab" inside "aaab".
+  assert.is(run(['aab'], chars('aaab!')).out, 'a');
+  // Several partial candidates at once.
+  assert.equal(run(['aXb', 'aaY'], ['a', 'a', 'X', 'b']), { out: 'a', stopped: true, emits: ['', '', 'a', ''] });
+});
+
+test('no stops, empty stops and unicode', () => {
+  assert.equal(run([], ['a', 'b']), { out: 'ab', stopped: false, emits: ['a', 'b', ''] });
+  assert.equal(run([''], ['a']), { out: 'a', stopped: false, emits: ['a', ''] });
+  assert.is(run(['🙂!'], ['héllo ', '🙂', '!', 'x']).out, 'héllo ');
+  assert.is(run(['停'], chars('你好停下')).out, '你好');
+});
+
+test('property: equals the whole-text oracle for every split of the text', () => {
+  const alphabet = fc.constantFrom('a', 'b', 'c', '<', '/');
+  const str = (min: number, max: number) =>
+    fc.array(alphabet, { minLength: min, maxLength: max }).map((a) => a.join(''));
+  fc.assert(
+    fc.property(
+      fc.array(str(1, 4), { minLength: 1, maxLength: 3 }),
+      str(0, 30),
+      fc.array(fc.nat(30), { maxLength: 10 }),
+      (stops, text, cuts) => {
+        const points = [...new Set(cuts.map((c) => Math.min(c, text.length)))].sort((a, b) => a - b);
+        const pieces: string[] = [];
+        let last = 0;
+        for (const p of points) {
+          pieces.push(text.slice(last, p));
+          last = p;
+        }
+        pieces.push(text.slice(last));
+        const got = run(stops, pieces);
+        const want = oracle(stops, text);
+        assert.is(got.out, want.out);
+        assert.is(got.stopped, want.stopped);
+      },
+    ),
+    { numRuns: 2000, seed: 20240601 },
+  );
+});
+
+test.run();
