@@ -4,13 +4,14 @@ import { registerServe } from './serve.js';
 import { registerPull } from './pull.js';
 import { registerCompileGrammar } from './compile-grammar.js';
 import { reportCliError } from './cli-error.js';
+import { LMFORGE_VERSION } from './version.js';
 
 const cli = cac('lmforge');
 registerServe(cli);
 registerPull(cli);
 registerCompileGrammar(cli);
 cli.help();
-cli.version('0.1.0');
+cli.version(LMFORGE_VERSION);
 
 try {
   cli.parse(process.argv, { run: false });

@@ -58,6 +58,7 @@ export class LlamaContext {
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
     params.kv_unified = true;
+    if (process.env.LMF_FA) params.flash_attn_type = Number(process.env.LMF_FA);
     // Each running sequence needs its own output row in a step.
     params.n_outputs_max_per_seq = 1;
     const handle = api.llama_init_from_model(model.handle, params);

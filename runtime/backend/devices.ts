@@ -55,13 +55,13 @@ export function selectDevices(available: Device[], spec: DeviceSpec, shards = 1)
   if (ofKind.length === 0) {
     throw new DeviceError(`--device ${spec.text}: no ${kind} device is present (present: ${present}); ${remedy(kind)}`);
   }
+  if (kind === 'cpu' && shards > 1) {
+    throw new DeviceError(`tensor_parallel_shards=${shards} needs ${shards} GPUs; the CPU is one device`);
+  }
   const chosen = ofKind.slice(spec.id, spec.id + shards);
   if (chosen.length < shards || chosen.length === 0) {
     const want = shards > 1 ? `${shards} ${kind} devices from id ${spec.id} (tensor_parallel_shards=${shards})` : `${kind}:${spec.id}`;
     throw new DeviceError(`--device ${spec.text}: asked for ${want}, but only ${ofKind.map(describeDevice).join(', ')} present`);
-  }
-  if (kind === 'cpu' && shards > 1) {
-    throw new DeviceError(`tensor_parallel_shards=${shards} needs ${shards} GPUs; the CPU is one device`);
   }
   return chosen;
 }

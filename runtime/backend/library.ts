@@ -3,7 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import koffi from 'koffi';
+import koffi, { type LibraryHandle } from 'koffi';
 import { bindLlamaApi, type LlamaApi } from './llama-api.js';
 import { DeviceError, type DeviceKind } from './device-spec.js';
 
@@ -87,7 +87,7 @@ export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelL
     source = found.name;
   }
   if (!path) throw new DeviceError(`no libllama found for ${options.kinds.join('/')}`);
-  let lib: koffi.IKoffiLib;
+  let lib: LibraryHandle;
   try {
     lib = koffi.load(path);
   } catch (error) {

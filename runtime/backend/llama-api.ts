@@ -2,7 +2,7 @@
 // copied field by field from the pinned llama.cpp (v0.5.0 as shipped in
 // @node-llama-cpp/*@3.22.1, include/llama.h). test/backend/struct-layout.test.ts reads the
 // default parameters back and fails if these layouts drift from the loaded library.
-import koffi from 'koffi';
+import koffi, { type LibraryHandle } from 'koffi';
 
 // Opaque handles, branded so a model can never be passed where a context is expected.
 export type ModelHandle = { readonly __brand: 'llama_model' };
@@ -168,7 +168,7 @@ type AsyncFn<A extends unknown[], R> = ((...args: A) => R) & {
 };
 
 /** Binds every function lmforge uses from an already loaded libllama (ggml symbols resolve through its dependencies). */
-export function bindLlamaApi(lib: koffi.IKoffiLib) {
+export function bindLlamaApi(lib: LibraryHandle) {
   const logCallback = koffi.proto('void ggml_log_callback(int level, const char *text, void *user_data)');
   const f = <T>(signature: string) => lib.func(signature) as unknown as T;
   return {

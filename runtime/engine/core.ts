@@ -15,8 +15,9 @@ import {
   type SamplingParams,
 } from '../sampling/index.js';
 import type { EngineConfig } from './engine-config.js';
-import type { EngineErrorInfo, EngineEvent, EngineStats, FinishReason, GenerateRequest, TokenLogprob } from './protocol.js';
-import { planStep } from './scheduler.js';
+import { nowMicros } from './clock.js';
+import type { EngineErrorInfo, EngineEvent, EngineStats, FinishReason, GenerateRequest, TokenLogprob, TraceEntry } from './protocol.js';
+import { planStep, type StepEntry } from './scheduler.js';
 import { RequestState, Sequence } from './sequence.js';
 
 export class EngineCore {
@@ -27,6 +28,7 @@ export class EngineCore {
   private readonly batch: Batch;
   private readonly scratch: SamplingScratch;
   private events: EngineEvent[] = [];
+  private traces: TraceEntry[] = [];
   private admissions = 0;
   private steps = 0;
   private wake: (() => void) | undefined;
@@ -38,6 +40,8 @@ export class EngineCore {
     private readonly vocabulary: Vocabulary,
     readonly config: EngineConfig,
     private readonly emit: (events: EngineEvent[]) => void,
+    /** Record trace entries (queueing, prefill chunks, decode steps, first token). */
+    private readonly tracing = false,
   ) {
     this.freeSlots = Array.from({ length: config.maxNumSequence }, (_, i) => config.maxNumSequence - 1 - i);
     this.batch = new Batch(context.batchSize);
@@ -138,6 +142,7 @@ export class EngineCore {
         ),
       );
     }
+    state.submittedAt = nowMicros();
     this.byId.set(id, state);
     this.waiting.push(state);
     this.events.push({ type: 'started', id, promptTokens: prompt.length });
@@ -168,6 +173,7 @@ export class EngineCore {
           if (last) rows.push(row);
         }
       }
+      const stepStart = nowMicros();
       try {
         await this.context.decode(this.batch);
       } catch (error) {
@@ -175,6 +181,7 @@ export class EngineCore {
         continue;
       }
       this.steps++;
+      if (this.tracing) this.traceStep(plan.entries, stepStart, nowMicros() - stepStart);
       const outputs = this.batch.outputs;
       plan.entries.forEach((entry, k) => {
         const { sequence } = entry;
@@ -211,6 +218,7 @@ export class EngineCore {
       for (const sequence of live) sequence.slot = this.freeSlots.pop()!;
       next.admittedAt = this.admissions++;
       this.running.push(next);
+      this.trace(next, 'queued', next.submittedAt, nowMicros() - next.submittedAt, { waiting: this.waiting.length });
     }
   }
 
@@ -363,6 +371,7 @@ export class EngineCore {
         if (sequence.finish !== undefined && sequence.slot >= 0) {
           this.releaseSlot(sequence);
           this.events.push({ type: 'finished', id: state.id, choice: sequence.choice, reason: sequence.finish, completionTokens: sequence.generated });
+          this.trace(state, 'finished', nowMicros(), undefined, { choice: sequence.choice, reason: sequence.finish, tokens: sequence.generated });
         }
       }
       if (state.done) {
@@ -377,6 +386,7 @@ export class EngineCore {
       const state = this.running[i]!;
       if (!state.cancelled) continue;
       for (const sequence of state.sequences) if (sequence.slot >= 0) this.releaseSlot(sequence);
+      this.trace(state, 'cancelled', nowMicros());
       this.running.splice(i, 1);
       this.byId.delete(state.id);
     }
@@ -388,7 +398,34 @@ export class EngineCore {
     sequence.slot = -1;
   }
 
+  private trace(state: RequestState, name: string, ts: number, dur?: number, args?: Record<string, number | string>): void {
+    const traceId = state.request.traceId;
+    if (!this.tracing || traceId === undefined) return;
+    this.traces.push({ traceId, name, ts, ...(dur !== undefined ? { dur } : {}), ...(args ? { args } : {}) });
+  }
+
+  /** One span per request and step: a prefill chunk or a decode step, with the batch it shared. */
+  private traceStep(entries: readonly StepEntry[], ts: number, dur: number): void {
+    const batchTokens = this.batch.length;
+    for (const entry of entries) {
+      const { sequence } = entry;
+      const prefill = entry.start < sequence.promptLength || entry.count > 1;
+      this.trace(sequence.request, prefill ? 'prefill chunk' : 'decode step', ts, dur, {
+        choice: sequence.choice,
+        tokens: entry.count,
+        from: entry.start,
+        batch_tokens: batchTokens,
+        step: this.steps,
+      });
+      if (entry.logits && sequence.generated === 1 && sequence.choice === 0) this.trace(sequence.request, 'first token', ts + dur);
+    }
+  }
+
   private flushEvents(): void {
+    if (this.traces.length > 0) {
+      this.events.push({ type: 'trace', id: 0, entries: this.traces });
+      this.traces = [];
+    }
     if (this.events.length === 0) return;
     const events = this.events;
     this.events = [];

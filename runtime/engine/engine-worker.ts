@@ -32,6 +32,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     freeDeviceBytes: devices.reduce((sum, device) => sum + device.freeBytes, 0),
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
   });
+  if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
   context = LlamaContext.create(model, {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
@@ -39,7 +40,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     threads: options.threads,
   });
   const vocabulary = model.vocabulary;
-  core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }));
+  core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), options.tracing ?? false);
   core.start();
   return {
     config,

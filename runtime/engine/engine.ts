@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest } from './protocol.js';
+import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from './protocol.js';
 
 export class EngineStartError extends Error {
   override name = 'EngineStartError';
@@ -42,6 +42,8 @@ export class Engine {
   private statsWaiters: ((stats: EngineStats) => void)[] = [];
   private closed: Promise<void>;
   private disposed = false;
+  /** Receives the engine's trace entries when it was started with `tracing: true`. */
+  onTrace: ((entries: TraceEntry[]) => void) | undefined;
 
   private constructor(private readonly worker: Worker, readonly info: EngineInfo) {
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
@@ -144,7 +146,10 @@ export class Engine {
 
   private onMessage(message: FromWorker): void {
     if (message.type === 'events') {
-      for (const event of message.events) this.pending.get(event.id)?.push(event);
+      for (const event of message.events) {
+        if (event.type === 'trace') this.onTrace?.(event.entries);
+        else this.pending.get(event.id)?.push(event);
+      }
     } else if (message.type === 'stats') {
       for (const resolve of this.statsWaiters.splice(0)) resolve(message.stats);
     } else if (message.type === 'closed') {

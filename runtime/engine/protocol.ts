@@ -17,6 +17,18 @@ export interface GenerateRequest {
   sampling?: Partial<SamplingParams>;
   /** Same seed and inputs give the same output, whatever else the batch holds. */
   seed?: number;
+  /** Names the request in trace entries (when tracing is on). */
+  traceId?: string;
+}
+
+/** One timed engine event of a request, in microseconds since the epoch (Chrome trace format). */
+export interface TraceEntry {
+  traceId: string;
+  name: string;
+  ts: number;
+  /** Present for spans, absent for instants. */
+  dur?: number;
+  args?: Record<string, number | string>;
 }
 
 export interface TokenLogprob {
@@ -33,8 +45,9 @@ export type FinishReason = 'stop' | 'length';
 export type EngineEvent =
   | { type: 'started'; id: number; promptTokens: number }
   | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[] }
-  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; text: string }
-  | { type: 'error'; id: number; error: EngineErrorInfo };
+  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number }
+  | { type: 'error'; id: number; error: EngineErrorInfo }
+  | { type: 'trace'; id: number; entries: TraceEntry[] };
 
 export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error';
 
@@ -52,6 +65,10 @@ export interface EngineInitOptions {
   mode: EngineMode;
   overrides: Overrides;
   threads?: number;
+  /** Requests allowed to wait for a slot; more are refused as overload (default 1024). */
+  maxQueuedRequests?: number;
+  /** Record timed trace entries for every request. */
+  tracing?: boolean;
 }
 
 export interface EngineInfo {

@@ -57,6 +57,8 @@ export class RequestState {
   cancelled = false;
   /** Admission order, for FIFO fairness and for choosing whom to preempt. */
   admittedAt = -1;
+  /** When the request arrived (microseconds since the epoch), for its trace. */
+  submittedAt = 0;
 
   constructor(
     readonly id: number,

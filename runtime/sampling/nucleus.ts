@@ -1,11 +1,32 @@
-// Exact top_p selection without sorting the vocabulary. Candidates live in two parallel arrays
-// (`mass`, `ids`) ranked by a strict total order: more mass first, lower id on ties. Because the
-// order is total, the nucleus is one well-defined set whatever pivots are chosen, and equal
-// probabilities (a flat distribution) cannot degrade the partition.
+// Exact top_p selection without sorting the vocabulary, in two stages.
 //
-// selectNucleus is quickselect on probability mass: partition around a pivot, keep the side that
-// still has to supply mass, and stop once the prefix holds the target. Expected O(n); afterwards
-// only the selected prefix is sorted.
+// 1. Buckets. A histogram of candidate mass keyed by the mass's own bit pattern (exponent plus
+//    4 mantissa bits: 16 buckets per octave). The bit pattern of a positive double is monotone in
+//    its value, so walking the histogram from the top finds the one bucket where the cumulative
+//    mass crosses top_p: every candidate in a higher bucket is in the nucleus, every one in a
+//    lower bucket is out. The bits are read through a Uint32Array view of the mass array itself;
+//    reinterpreting each value through a one-element scratch view stalls store forwarding and
+//    was 3-4× slower.
+// 2. Quickselect inside that boundary bucket (usually a handful of tokens) on the order "more
+//    mass first, lower id on ties". That order is total, so the nucleus is one well-defined set
+//    whatever pivots are chosen, and a flat distribution cannot degrade the partition.
+//
+// Expected O(n) overall, and nothing is sorted: the kept set is handed back in id order.
+import type { SamplingScratch } from './sampling-scratch.js';
+
+/** Buckets cover masses down to 2^-64 of the top one; anything smaller shares the last. */
+export const NUCLEUS_BUCKETS = 64 * 16 + 1;
+const LAST_BUCKET = NUCLEUS_BUCKETS - 1;
+const ONE_KEY = 0x3ff0; // (high word of 1.0) >>> 16
+
+/** Index of a double's high 32-bit word within its pair in a Uint32Array view. */
+export const HIGH_WORD = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f ? 1 : 0;
+
+/** Histogram bucket of a mass in (0, 1] from its high word: 0 for 1, growing as mass shrinks. */
+export function bucketOfHighWord(highWord: number): number {
+  const bucket = ONE_KEY - (highWord >>> 16);
+  return bucket < LAST_BUCKET ? bucket : LAST_BUCKET;
+}
 
 /** True when candidate a ranks strictly before candidate b. */
 function ranksBefore(massA: number, idA: number, massB: number, idB: number): boolean {
@@ -22,7 +43,7 @@ function swap(mass: Float64Array, ids: Int32Array, i: number, j: number): void {
 }
 
 /**
- * Moves the nucleus of the first `n` candidates to the front and returns its size: the smallest
+ * Quickselect on mass. Moves the nucleus of the first `n` candidates to the front and returns its size: the smallest
  * k such that the k best candidates hold at least `target` mass (all n if they never do, at least
  * 1 when n > 0). The front k are left unsorted.
  */
@@ -64,47 +85,63 @@ export function selectNucleus(mass: Float64Array, ids: Int32Array, n: number, ta
   return Math.max(hi, Math.min(n, 1));
 }
 
-function insertionSort(mass: Float64Array, ids: Int32Array, lo: number, hi: number): void {
-  for (let i = lo + 1; i < hi; i++) {
-    const m = mass[i]!;
-    const id = ids[i]!;
-    let j = i - 1;
-    while (j >= lo && ranksBefore(m, id, mass[j]!, ids[j]!)) {
-      mass[j + 1] = mass[j]!;
-      ids[j + 1] = ids[j]!;
-      j--;
+/**
+ * Reduces the candidates `mass`/`ids` [0, n) of `scratch` (masses in (0, 1]) to the nucleus
+ * holding `target` mass, rewritten in id order at the front; returns its size.
+ */
+export function keepNucleus(scratch: SamplingScratch, n: number, target: number, vocabSize: number): number {
+  const { mass, massWords, ids, massById, keptBits, bucketMass } = scratch;
+  for (let j = 0; j < n; j++) bucketMass[bucketOfHighWord(massWords[2 * j + HIGH_WORD]!)]! += mass[j]!;
+  // Find the boundary bucket and how much mass is still needed from it.
+  let boundary = NUCLEUS_BUCKETS; // rounding never reached the target: keep every candidate
+  let rest = target;
+  for (let b = 0; b < NUCLEUS_BUCKETS; b++) {
+    const m = bucketMass[b]!;
+    if (m >= rest && m > 0) {
+      boundary = b;
+      break;
     }
-    mass[j + 1] = m;
-    ids[j + 1] = id;
+    rest -= m;
   }
-}
+  bucketMass.fill(0);
 
-/** Sorts candidates [lo, hi) into rank order in place (quicksort, insertion sort for short runs). */
-export function sortByRank(mass: Float64Array, ids: Int32Array, lo: number, hi: number): void {
-  while (hi - lo > 16) {
-    // Median of three as pivot, parked at hi - 1.
-    const mid = (lo + hi) >>> 1;
-    if (ranksBefore(mass[mid]!, ids[mid]!, mass[lo]!, ids[lo]!)) swap(mass, ids, mid, lo);
-    if (ranksBefore(mass[hi - 1]!, ids[hi - 1]!, mass[lo]!, ids[lo]!)) swap(mass, ids, hi - 1, lo);
-    if (ranksBefore(mass[mid]!, ids[mid]!, mass[hi - 1]!, ids[hi - 1]!)) swap(mass, ids, mid, hi - 1);
-    const pivotMass = mass[hi - 1]!;
-    const pivotId = ids[hi - 1]!;
-    let m = lo;
-    for (let j = lo; j < hi - 1; j++) {
-      if (ranksBefore(mass[j]!, ids[j]!, pivotMass, pivotId)) {
-        swap(mass, ids, j, m);
-        m++;
-      }
-    }
-    swap(mass, ids, m, hi - 1);
-    // Recurse into the smaller side, loop on the larger: stack depth stays O(log n).
-    if (m - lo < hi - m - 1) {
-      sortByRank(mass, ids, lo, m);
-      lo = m + 1;
+  // Above the boundary: kept. In it: moved to the front for exact selection. Below: dropped.
+  const words = (vocabSize + 31) >>> 5;
+  keptBits.fill(0, 0, words);
+  let tied = 0;
+  for (let j = 0; j < n; j++) {
+    const b = bucketOfHighWord(massWords[2 * j + HIGH_WORD]!);
+    if (b > boundary) continue;
+    const m = mass[j]!;
+    const id = ids[j]!;
+    if (b < boundary) {
+      massById[id] = m;
+      keptBits[id >>> 5]! |= 1 << (id & 31);
     } else {
-      sortByRank(mass, ids, m + 1, hi);
-      hi = m;
+      mass[tied] = m;
+      ids[tied] = id;
+      tied++;
     }
   }
-  insertionSort(mass, ids, lo, hi);
+  const chosen = selectNucleus(mass, ids, tied, rest);
+  for (let j = 0; j < chosen; j++) {
+    const id = ids[j]!;
+    massById[id] = mass[j]!;
+    keptBits[id >>> 5]! |= 1 << (id & 31);
+  }
+
+  // Compact the kept set back into mass/ids, walking the bitset in id order.
+  let kept = 0;
+  for (let word = 0; word < words; word++) {
+    let bits = keptBits[word]!;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      const id = (word << 5) + 31 - Math.clz32(low);
+      bits ^= low;
+      mass[kept] = massById[id]!;
+      ids[kept] = id;
+      kept++;
+    }
+  }
+  return kept;
 }

@@ -3,6 +3,7 @@
 // and the hot path never allocates vocabulary-sized arrays.
 // Usage: `const scratch = new SamplingScratch(vocab.size);` once per engine worker.
 import { MAX_TOP_LOGPROBS } from './sampling-params.js';
+import { NUCLEUS_BUCKETS } from './nucleus.js';
 
 export class SamplingScratch {
   /** The largest vocabulary these buffers can serve. */
@@ -11,8 +12,16 @@ export class SamplingScratch {
   readonly logits: Float64Array;
   /** Unnormalised probability of each candidate, parallel to `ids`. */
   readonly mass: Float64Array;
+  /** The same memory as 32-bit words, for reading each mass's exponent bits. */
+  readonly massWords: Uint32Array;
   /** Candidate token ids, reordered in place by nucleus selection. */
   readonly ids: Int32Array;
+  /** Probability mass by token id, valid only for the tokens flagged in `keptBits`. */
+  readonly massById: Float64Array;
+  /** One bit per token: in the nucleus. */
+  readonly keptBits: Uint32Array;
+  /** Histogram of candidate mass for top_p; all zero between samples. */
+  readonly bucketMass = new Float64Array(NUCLEUS_BUCKETS);
   /** The best tokens by processed logit, for `top_logprobs`. */
   readonly topIds = new Int32Array(MAX_TOP_LOGPROBS);
   readonly topLogits = new Float64Array(MAX_TOP_LOGPROBS);
@@ -24,6 +33,9 @@ export class SamplingScratch {
     this.capacity = vocabSize;
     this.logits = new Float64Array(vocabSize);
     this.mass = new Float64Array(vocabSize);
+    this.massWords = new Uint32Array(this.mass.buffer);
     this.ids = new Int32Array(vocabSize);
+    this.massById = new Float64Array(vocabSize);
+    this.keptBits = new Uint32Array((vocabSize + 31) >>> 5);
   }
 }

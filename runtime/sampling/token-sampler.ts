@@ -16,7 +16,8 @@ import { MAX_TOP_LOGPROBS, type SamplingParams } from './sampling-params.js';
 import type { SamplingScratch } from './sampling-scratch.js';
 import type { SeededRng } from './seeded-rng.js';
 import { SamplingError } from './sampling-error.js';
-import { selectNucleus, sortByRank } from './nucleus.js';
+import { expNonPositive } from './fast-exp.js';
+import { keepNucleus } from './nucleus.js';
 import { selectTopTokens } from './top-tokens.js';
 
 export interface TopLogprob {
@@ -191,46 +192,31 @@ export class TokenSampler {
    * #logNormaliser, computed in the same pass to spare a second sweep over the vocabulary.
    */
   #draw(w: Float64Array, size: number, max: number): number {
-    const mass = this.#scratch.mass;
-    const ids = this.#scratch.ids;
+    const { mass, ids } = this.#scratch;
     const invT = this.#invTemperature;
+    const nucleus = this.params.topP < 1;
     let n = 0;
     let total = 0;
     let normaliser = 0;
-    if (invT === 1) {
-      for (let i = 0; i < size; i++) {
-        const e = Math.exp(w[i]! - max);
-        total += e; // outside the test, so a NaN logit poisons the sum and is reported
-        if (e > 0) {
-          mass[n] = e;
-          ids[n] = i;
-          n++;
-        }
-      }
-      normaliser = total;
-    } else {
-      for (let i = 0; i < size; i++) {
-        const d = w[i]! - max;
-        if (d === -Infinity) continue;
-        normaliser += Math.exp(d);
-        const e = Math.exp(d * invT);
-        if (e > 0) {
-          mass[n] = e;
-          ids[n] = i;
-          n++;
-          total += e;
-        }
+    for (let i = 0; i < size; i++) {
+      const d = w[i]! - max;
+      const e1 = expNonPositive(d);
+      normaliser += e1; // outside any test, so a NaN logit poisons the sum and is reported
+      const e = invT === 1 ? e1 : expNonPositive(d * invT);
+      if (e > 0) {
+        mass[n] = e;
+        ids[n] = i;
+        n++;
+        total += e;
       }
     }
     this.#logNormaliser = Math.log(normaliser);
-
-    // Without a nucleus cut the candidates are drawn in id order; with one, the kept set is
-    // sorted by rank. Either order is fixed by the logits alone, so a seed replays exactly.
+    // Candidates are drawn in id order, with or without a nucleus cut: an order fixed by the
+    // logits alone (not by how the nucleus was found), so a seed replays exactly.
     let kept = n;
     let keptMass = total;
-    if (this.params.topP < 1) {
-      kept = selectNucleus(mass, ids, n, this.params.topP * total);
-      sortByRank(mass, ids, 0, kept);
+    if (nucleus) {
+      kept = keepNucleus(this.#scratch, n, this.params.topP * total, size);
       keptMass = 0;
       for (let j = 0; j < kept; j++) keptMass += mass[j]!;
     }
@@ -259,6 +245,6 @@ export class TokenSampler {
 /** Σ exp(w[i] - max) over the first `size` entries; -Infinity entries contribute 0. */
 function sumExp(w: Float64Array, size: number, max: number): number {
   let s = 0;
-  for (let i = 0; i < size; i++) s += Math.exp(w[i]! - max);
+  for (let i = 0; i < size; i++) s += expNonPositive(w[i]! - max);
   return s;
 }

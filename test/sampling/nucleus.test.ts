@@ -1,14 +1,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { selectNucleus, sortByRank } from '../../runtime/sampling/nucleus.js';
-import { nucleusOracle, randomLogits, testRandom } from './oracle.js';
+import { HIGH_WORD, bucketOfHighWord, keepNucleus, selectNucleus } from '../../runtime/sampling/nucleus.js';
+import { SamplingScratch } from '../../runtime/sampling/sampling-scratch.js';
+import { nucleusOracle, randomLogits } from './oracle.js';
 
-/** Candidate arrays built the way TokenSampler builds them. */
-function candidates(logits: Float32Array, temperature: number) {
+/** Candidate arrays built the way TokenSampler builds them, in a scratch or in fresh arrays. */
+function candidates(logits: Float32Array, temperature: number, scratch?: SamplingScratch) {
   let max = -Infinity;
   for (const x of logits) max = Math.max(max, x);
-  const mass = new Float64Array(logits.length);
-  const ids = new Int32Array(logits.length);
+  const mass = scratch?.mass ?? new Float64Array(logits.length);
+  const ids = scratch?.ids ?? new Int32Array(logits.length);
   let n = 0;
   let total = 0;
   for (let i = 0; i < logits.length; i++) {
@@ -23,7 +24,7 @@ function candidates(logits: Float32Array, temperature: number) {
   return { mass, ids, n, total };
 }
 
-test('selectNucleus equals the full-sort oracle across vocab sizes and top_p', () => {
+function forEachCase(fn: (logits: Float32Array, topP: number, temperature: number) => void): void {
   let checked = 0;
   let skipped = 0;
   for (const size of [7, 100, 1000, 50_000, 151_936]) {
@@ -33,22 +34,67 @@ test('selectNucleus equals the full-sort oracle across vocab sizes and top_p', (
     for (const topP of topPs) {
       for (const temperature of temperatures) {
         const logits = randomLogits(size, size * 31 + Math.round(topP * 1000) + temperature * 7);
-        const oracle = nucleusOracle(logits, temperature, topP);
-        if (oracle.ambiguous) {
+        if (nucleusOracle(logits, temperature, topP).ambiguous) {
           skipped++;
           continue;
         }
-        const { mass, ids, n, total } = candidates(logits, temperature);
-        const k = selectNucleus(mass, ids, n, topP * total);
-        const got = new Set(Array.from(ids.subarray(0, k)));
-        assert.is(k, oracle.ids.size, `size ${size} top_p ${topP} T ${temperature}`);
-        for (const id of oracle.ids) assert.ok(got.has(id), `token ${id} missing (size ${size}, top_p ${topP})`);
+        fn(logits, topP, temperature);
         checked++;
       }
     }
   }
   assert.ok(skipped <= 2, `too many ambiguous cases: ${skipped}`);
   assert.ok(checked >= 80, `only ${checked} cases checked`);
+}
+
+test('selectNucleus equals the full-sort oracle across vocab sizes and top_p', () => {
+  forEachCase((logits, topP, temperature) => {
+    const oracle = nucleusOracle(logits, temperature, topP).ids;
+    const { mass, ids, n, total } = candidates(logits, temperature);
+    const k = selectNucleus(mass, ids, n, topP * total);
+    const got = new Set(Array.from(ids.subarray(0, k)));
+    assert.is(k, oracle.size, `size ${logits.length} top_p ${topP} T ${temperature}`);
+    for (const id of oracle) assert.ok(got.has(id), `token ${id} missing (size ${logits.length}, top_p ${topP})`);
+  });
+});
+
+test('keepNucleus (buckets + quickselect) equals the oracle, in id order, and clears its histogram', () => {
+  const scratches = new Map<number, SamplingScratch>();
+  forEachCase((logits, topP, temperature) => {
+    const size = logits.length;
+    if (!scratches.has(size)) scratches.set(size, new SamplingScratch(size));
+    const scratch = scratches.get(size)!;
+    const { n, total } = candidates(logits, temperature, scratch);
+    const k = keepNucleus(scratch, n, topP * total, size);
+    const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
+    assert.equal(Array.from(scratch.ids.subarray(0, k)), oracle, `size ${size} top_p ${topP} T ${temperature}`);
+    // Each kept token still carries its own mass.
+    let max = -Infinity;
+    for (const x of logits) max = Math.max(max, x);
+    for (let j = 0; j < k; j++) {
+      const id = scratch.ids[j]!;
+      assert.is(scratch.mass[j], Math.exp((logits[id]! - max) / temperature));
+    }
+    assert.ok(scratch.bucketMass.every((m) => m === 0));
+  });
+});
+
+test('mass buckets are monotone: more mass never lands in a later bucket', () => {
+  const bits = new Float64Array(1);
+  const words = new Uint32Array(bits.buffer);
+  const bucket = (x: number) => {
+    bits[0] = x;
+    return bucketOfHighWord(words[HIGH_WORD]!);
+  };
+  let prev = 0;
+  for (let x = 1; x > 1e-30; x *= 0.987) {
+    const b = bucket(x);
+    assert.ok(b >= prev && b >= 0, `bucket of ${x}`);
+    prev = b;
+  }
+  assert.is(bucket(1), 0);
+  assert.is.not(bucket(0.5), bucket(0.3));
+  assert.is(bucket(1e-300), bucket(1e-200)); // both in the catch-all bucket
 });
 
 test('selectNucleus: flat distribution keeps exactly the lowest ids', () => {
@@ -72,30 +118,6 @@ test('selectNucleus edge cases: empty, single, target beyond total, zero target'
   const k = selectNucleus(mass2, ids2, 4, 0);
   assert.is(k, 1);
   assert.is(ids2[0], 2);
-});
-
-test('sortByRank matches Array.prototype.sort by (mass desc, id asc)', () => {
-  const rand = testRandom(7);
-  for (const n of [0, 1, 2, 15, 17, 100, 5000]) {
-    const mass = new Float64Array(n);
-    const ids = new Int32Array(n);
-    for (let i = 0; i < n; i++) {
-      mass[i] = Math.floor(rand() * 20) / 20; // many ties
-      ids[i] = i;
-    }
-    const expected = Array.from(ids).sort((a, b) => mass[b]! - mass[a]! || a - b);
-    // Shuffle before sorting so the input order carries no information.
-    for (let i = n - 1; i > 0; i--) {
-      const j = Math.floor(rand() * (i + 1));
-      [mass[i], mass[j]] = [mass[j]!, mass[i]!];
-      [ids[i], ids[j]] = [ids[j]!, ids[i]!];
-    }
-    const byId = new Map<number, number>();
-    for (let i = 0; i < n; i++) byId.set(ids[i]!, mass[i]!);
-    sortByRank(mass, ids, 0, n);
-    assert.equal(Array.from(ids), expected);
-    for (let i = 0; i < n; i++) assert.is(mass[i], byId.get(ids[i]!));
-  }
 });
 
 test.run();

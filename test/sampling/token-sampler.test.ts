@@ -233,6 +233,22 @@ test('logprobs: ≤ 0, sorted, count honoured, consistent with the chosen token 
   assert.is(sampler({}, size).sample(logits).topLogprobs, undefined);
 });
 
+test('top_logprobs breaks ties by the lower id', () => {
+  const logits = Float32Array.of(1, 5, 3, 5, 5, 3, 0, 5);
+  const top = sampler({ temperature: 0, logprobs: true, topLogprobs: 6 }, 8).sample(logits).topLogprobs!;
+  assert.equal(
+    top.map((e) => e.token),
+    [1, 3, 4, 7, 2, 5],
+  );
+  const first = sampler({ temperature: 0, logprobs: true, topLogprobs: 2 }, 8).sample(logits);
+  assert.equal(
+    first.topLogprobs!.map((e) => e.token),
+    [1, 3],
+  );
+  assert.is(first.token, 1);
+  assert.is(first.logprob, first.topLogprobs![0]!.logprob);
+});
+
 test('logprobs of every token sum to one, masked tokens are left out', () => {
   const size = 20;
   const logits = randomLogits(size, 5, 3);

@@ -1,0 +1,194 @@
+// The load generator: sends `numPrompts` streamed chat completions to an OpenAI-compatible
+// server, either closed-loop (`concurrency` clients, each sending its next request as soon as
+// the last one ends) or open-loop (Poisson arrivals at `requestRate` per second, optionally
+// capped at `concurrency` in flight), and summarises TTFT, TPOT, ITL and throughput.
+import { performance } from 'node:perf_hooks';
+import { poissonGaps } from './arrivals.js';
+import { distribution, mean, type Distribution } from './percentile.js';
+import { makePrompts } from './prompts.js';
+import { describeFetchError, streamChatCompletion, type RequestResult } from './stream-request.js';
+
+export interface BenchOptions {
+  /** Server base URL, without /v1. */
+  url: string;
+  /** Model id to send; default: the first id GET /v1/models lists. */
+  model?: string;
+  /** Requests in flight (closed loop), or the cap on them with requestRate. Default 1. */
+  concurrency?: number;
+  /** Poisson arrivals per second (open loop); unset means closed loop. */
+  requestRate?: number;
+  /** Default 32. */
+  numPrompts?: number;
+  /** Approximate prompt length in tokens (see prompts.ts). Default 128. */
+  inputLen?: number;
+  /** max_tokens, sent with ignore_eos so every output has this length. Default 128. */
+  outputLen?: number;
+  /** Default 0 (greedy). */
+  temperature?: number;
+  /** Seeds the prompts and the arrival times. Default 0. */
+  seed?: number;
+  /** Requests sent (one at a time) before measuring, to warm the server. Default 0. */
+  warmup?: number;
+  /** Per-request timeout in milliseconds. Default 600000. */
+  timeoutMs?: number;
+}
+
+export interface BenchReport {
+  url: string;
+  model: string;
+  mode: 'closed-loop' | 'poisson';
+  concurrency: number | null;
+  request_rate: number | null;
+  num_prompts: number;
+  input_len: number;
+  output_len: number;
+  completed: number;
+  failed: number;
+  /** Up to five distinct failure messages with their counts. */
+  errors: { message: string; count: number }[];
+  duration_s: number;
+  request_throughput: number;
+  output_throughput: number;
+  total_token_throughput: number;
+  mean_prompt_tokens: number | null;
+  mean_output_tokens: number;
+  ttft_ms: Distribution;
+  tpot_ms: Distribution;
+  itl_ms: Distribution;
+  e2e_latency_ms: Distribution;
+}
+
+export class BenchOptionError extends Error {
+  override name = 'BenchOptionError';
+  readonly userFacing = true;
+}
+
+export async function runBenchmark(options: BenchOptions): Promise<BenchReport> {
+  checkOptions(options);
+  const url = options.url.replace(/\/+$/, '').replace(/\/v1$/, '');
+  const numPrompts = options.numPrompts ?? 32;
+  const inputLen = options.inputLen ?? 128;
+  const outputLen = options.outputLen ?? 128;
+  const seed = options.seed ?? 0;
+  const rate = options.requestRate;
+  const concurrency = options.concurrency ?? (rate === undefined ? 1 : undefined);
+  const model = options.model ?? (await firstModelId(url));
+  const prompts = makePrompts(numPrompts, inputLen, seed);
+  const send = (prompt: string) =>
+    streamChatCompletion({ url, model, prompt, maxTokens: outputLen, temperature: options.temperature ?? 0, timeoutMs: options.timeoutMs ?? 600_000 });
+
+  for (const prompt of makePrompts(options.warmup ?? 0, inputLen, seed + 1)) await send(prompt);
+
+  const started = performance.now();
+  const results = rate === undefined ? await closedLoop(prompts, concurrency ?? 1, send) : await openLoop(prompts, rate, concurrency, seed, send);
+  const ended = results.reduce((latest, r) => Math.max(latest, r.endedAt), started);
+  return summarize(results, (ended - started) / 1000, {
+    url,
+    model,
+    mode: rate === undefined ? 'closed-loop' : 'poisson',
+    concurrency: concurrency ?? null,
+    request_rate: rate ?? null,
+    num_prompts: numPrompts,
+    input_len: inputLen,
+    output_len: outputLen,
+  });
+}
+
+function checkOptions(options: BenchOptions): void {
+  const positiveInt = { concurrency: options.concurrency, numPrompts: options.numPrompts, inputLen: options.inputLen, outputLen: options.outputLen };
+  for (const [name, value] of Object.entries(positiveInt)) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= 1)) throw new BenchOptionError(`${flag(name)} must be a whole number ≥ 1, got ${value}`);
+  }
+  if (options.warmup !== undefined && !(Number.isInteger(options.warmup) && options.warmup >= 0)) throw new BenchOptionError(`--warmup must be a whole number ≥ 0, got ${options.warmup}`);
+  if (options.seed !== undefined && !Number.isInteger(options.seed)) throw new BenchOptionError(`--seed must be an integer, got ${options.seed}`);
+  if (options.requestRate !== undefined && !(options.requestRate > 0 && Number.isFinite(options.requestRate))) {
+    throw new BenchOptionError(`--request-rate must be a positive number of requests per second, got ${options.requestRate}`);
+  }
+  if (options.temperature !== undefined && !(options.temperature >= 0 && options.temperature <= 2)) throw new BenchOptionError(`--temperature must be within [0, 2], got ${options.temperature}`);
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new BenchOptionError(`--timeout must be positive, got ${options.timeoutMs}`);
+  if (!/^https?:\/\/[^/]/.test(options.url)) throw new BenchOptionError(`--url must be an http(s) URL such as http://127.0.0.1:8000, got '${options.url}'`);
+}
+
+/** numPrompts -> --num-prompts, for messages. */
+function flag(name: string): string {
+  return `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+type Send = (prompt: string) => Promise<RequestResult>;
+
+async function closedLoop(prompts: string[], concurrency: number, send: Send): Promise<RequestResult[]> {
+  const results: RequestResult[] = [];
+  let next = 0;
+  const client = async () => {
+    while (next < prompts.length) results.push(await send(prompts[next++]!));
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, prompts.length) }, client));
+  return results;
+}
+
+async function openLoop(prompts: string[], rate: number, cap: number | undefined, seed: number, send: Send): Promise<RequestResult[]> {
+  const gaps = poissonGaps(rate, prompts.length, seed);
+  const inFlight: Promise<RequestResult>[] = [];
+  const waiters: (() => void)[] = [];
+  let running = 0;
+  // Arrival times are absolute, so time spent waiting for a free slot under the cap is not
+  // added to every later gap.
+  let due = performance.now();
+  for (let i = 0; i < prompts.length; i++) {
+    due += gaps[i]! * 1000;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    while (cap !== undefined && running >= cap) await new Promise<void>((resolve) => waiters.push(resolve));
+    running++;
+    inFlight.push(
+      send(prompts[i]!).finally(() => {
+        running--;
+        waiters.shift()?.();
+      }),
+    );
+  }
+  return Promise.all(inFlight);
+}
+
+async function firstModelId(url: string): Promise<string> {
+  let body: { data?: { id?: unknown }[] };
+  try {
+    const response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(10_000) });
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    body = (await response.json()) as typeof body;
+  } catch (error) {
+    throw new BenchOptionError(`could not list the models at ${url}/v1/models (${describeFetchError(error)}); is the server up? or pass --model`);
+  }
+  const id = body.data?.[0]?.id;
+  if (typeof id !== 'string') throw new BenchOptionError(`${url}/v1/models lists no model; pass --model`);
+  return id;
+}
+
+type Settings = Pick<BenchReport, 'url' | 'model' | 'mode' | 'concurrency' | 'request_rate' | 'num_prompts' | 'input_len' | 'output_len'>;
+
+export function summarize(results: readonly RequestResult[], durationS: number, settings: Settings): BenchReport {
+  const ok = results.filter((r) => r.ok);
+  const errorCounts = new Map<string, number>();
+  for (const r of results) if (!r.ok) errorCounts.set(r.error ?? 'unknown', (errorCounts.get(r.error ?? 'unknown') ?? 0) + 1);
+  const outputTokens = ok.reduce((sum, r) => sum + r.outputTokens, 0);
+  const withUsage = ok.filter((r) => r.promptTokens >= 0);
+  const promptTokens = withUsage.reduce((sum, r) => sum + r.promptTokens, 0);
+  const perSecond = (count: number) => (durationS > 0 ? count / durationS : 0);
+  return {
+    ...settings,
+    completed: ok.length,
+    failed: results.length - ok.length,
+    errors: [...errorCounts].slice(0, 5).map(([message, count]) => ({ message, count })),
+    duration_s: durationS,
+    request_throughput: perSecond(ok.length),
+    output_throughput: perSecond(outputTokens),
+    total_token_throughput: perSecond(outputTokens + promptTokens),
+    mean_prompt_tokens: withUsage.length > 0 ? promptTokens / withUsage.length : null,
+    mean_output_tokens: mean(ok.map((r) => r.outputTokens)),
+    ttft_ms: distribution(ok.map((r) => r.ttftMs)),
+    // A one-token output has no time per output token.
+    tpot_ms: distribution(ok.filter((r) => r.outputTokens > 1).map((r) => (r.latencyMs - r.ttftMs) / (r.outputTokens - 1))),
+    itl_ms: distribution(ok.flatMap((r) => r.itlMs)),
+    e2e_latency_ms: distribution(ok.map((r) => r.latencyMs)),
+  };
+}

@@ -1,0 +1,125 @@
+// One streamed chat completion, timed chunk by chunk. Every failure (refused connection,
+// HTTP error, an error event inside the stream, a stream that never says [DONE]) becomes a
+// failed result, never an exception: one bad request must not end the benchmark.
+import { performance } from 'node:perf_hooks';
+import { readSseData } from './sse.js';
+
+export interface RequestSpec {
+  url: string;
+  model: string;
+  prompt: string;
+  maxTokens: number;
+  temperature: number;
+  timeoutMs: number;
+}
+
+export interface RequestResult {
+  ok: boolean;
+  error?: string;
+  /** Milliseconds from sending the request to its first content token. */
+  ttftMs: number;
+  /** Milliseconds from sending the request to the end of its stream. */
+  latencyMs: number;
+  /** Gaps between consecutive content chunks, in milliseconds. */
+  itlMs: number[];
+  /** From the usage chunk when the server sent one, else the number of content chunks. */
+  outputTokens: number;
+  /** From the usage chunk; -1 when the server sent none. */
+  promptTokens: number;
+  contentChunks: number;
+  /** performance.now() at the start and end, for the run's duration. */
+  startedAt: number;
+  endedAt: number;
+}
+
+interface Chunk {
+  choices?: { delta?: { content?: string | null; reasoning_content?: string | null } }[];
+  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  error?: { message?: string };
+}
+
+export async function streamChatCompletion(spec: RequestSpec): Promise<RequestResult> {
+  const result: RequestResult = {
+    ok: false,
+    ttftMs: Number.NaN,
+    latencyMs: Number.NaN,
+    itlMs: [],
+    outputTokens: 0,
+    promptTokens: -1,
+    contentChunks: 0,
+    startedAt: performance.now(),
+    endedAt: Number.NaN,
+  };
+  let usageTokens = -1;
+  let done = false;
+  let lastChunkAt = 0;
+  try {
+    const response = await fetch(`${spec.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: spec.model,
+        messages: [{ role: 'user', content: spec.prompt }],
+        max_tokens: spec.maxTokens,
+        ignore_eos: true,
+        temperature: spec.temperature,
+        stream: true,
+        stream_options: { include_usage: true },
+      }),
+      signal: AbortSignal.timeout(spec.timeoutMs),
+    });
+    if (!response.ok || !response.body) {
+      const text = await response.text().catch(() => '');
+      return fail(result, `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
+    }
+    for await (const data of readSseData(response.body)) {
+      const now = performance.now();
+      if (data.trim() === '[DONE]') {
+        done = true;
+        break;
+      }
+      let chunk: Chunk;
+      try {
+        chunk = JSON.parse(data) as Chunk;
+      } catch {
+        return fail(result, `a stream event is not JSON: ${data.slice(0, 100)}`);
+      }
+      if (chunk.error) return fail(result, `error event: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
+      if (chunk.usage?.completion_tokens !== undefined) {
+        usageTokens = chunk.usage.completion_tokens;
+        result.promptTokens = chunk.usage.prompt_tokens ?? -1;
+      }
+      const delta = chunk.choices?.[0]?.delta;
+      // Reasoning text is generated output too: it counts for TTFT and ITL like content.
+      if (!delta?.content && !delta?.reasoning_content) continue;
+      if (result.contentChunks === 0) result.ttftMs = now - result.startedAt;
+      else result.itlMs.push(now - lastChunkAt);
+      lastChunkAt = now;
+      result.contentChunks++;
+    }
+  } catch (error) {
+    return fail(result, (error as Error).name === 'TimeoutError' ? `timed out after ${spec.timeoutMs} ms` : describeFetchError(error));
+  }
+  result.endedAt = performance.now();
+  result.latencyMs = result.endedAt - result.startedAt;
+  result.outputTokens = usageTokens >= 0 ? usageTokens : result.contentChunks;
+  if (!done) return fail(result, 'the stream ended without data: [DONE]');
+  if (result.contentChunks === 0) return fail(result, 'the stream carried no content');
+  result.ok = true;
+  return result;
+}
+
+function fail(result: RequestResult, error: string): RequestResult {
+  result.ok = false;
+  result.error = error;
+  result.endedAt = performance.now();
+  result.latencyMs = result.endedAt - result.startedAt;
+  return result;
+}
+
+/** fetch hides the real reason (ECONNREFUSED, a reset) in `cause`. */
+export function describeFetchError(error: unknown): string {
+  const err = error as Error & { cause?: { code?: string; message?: string } };
+  const cause = err.cause?.code ?? err.cause?.message;
+  return cause ? `${err.message} (${cause})` : err.message;
+}

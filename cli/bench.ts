@@ -1,0 +1,62 @@
+// `lmforge bench --url URL`: load-tests an OpenAI-compatible server (lmforge, llama-server,
+// vLLM, ...) with streamed chat completions and reports TTFT, TPOT, ITL and throughput.
+//   lmforge bench --url http://127.0.0.1:8000 --concurrency 4 --num-prompts 64
+//   lmforge bench --url http://127.0.0.1:8000 --request-rate 2 --json
+import type { CAC } from 'cac';
+import { formatReport } from '../bench/serve/format-report.js';
+import { runBenchmark } from '../bench/serve/run-benchmark.js';
+
+interface BenchFlags {
+  url?: string;
+  model?: string;
+  concurrency?: number;
+  requestRate?: number;
+  numPrompts: number;
+  inputLen: number;
+  outputLen: number;
+  temperature: number;
+  seed: number;
+  warmup: number;
+  timeout: number;
+  json?: boolean;
+}
+
+export function registerBench(cli: CAC): void {
+  cli
+    .command('bench', 'Measure an OpenAI-compatible server: TTFT, TPOT, ITL and throughput of streamed chat completions')
+    .option('--url <url>', 'Server base URL, e.g. http://127.0.0.1:8000 (required)')
+    .option('--model <id>', 'Model id to send (default: the first id of GET /v1/models)')
+    .option('--concurrency <n>', 'Requests in flight, closed loop (default: 1); with --request-rate, the cap on them')
+    .option('--request-rate <r>', 'Poisson arrivals per second, open loop (default: off)')
+    .option('--num-prompts <n>', 'Requests to send', { default: 32 })
+    .option('--input-len <n>', 'Prompt length in tokens, approximately (words from a fixed list)', { default: 128 })
+    .option('--output-len <n>', 'max_tokens, with ignore_eos so every output has this length', { default: 128 })
+    .option('--temperature <t>', 'Sampling temperature (0 = greedy)', { default: 0 })
+    .option('--seed <n>', 'Seed of the prompts and the arrival times', { default: 0 })
+    .option('--warmup <n>', 'Requests sent one at a time before measuring', { default: 1 })
+    .option('--timeout <s>', 'Per-request timeout in seconds', { default: 600 })
+    .option('--json', 'Print one JSON object instead of the table')
+    .action(async (flags: BenchFlags) => {
+      if (typeof flags.url !== 'string') throw new BenchUsageError('--url is required, e.g. --url http://127.0.0.1:8000');
+      const report = await runBenchmark({
+        url: flags.url,
+        model: flags.model === undefined ? undefined : String(flags.model),
+        concurrency: flags.concurrency,
+        requestRate: flags.requestRate,
+        numPrompts: flags.numPrompts,
+        inputLen: flags.inputLen,
+        outputLen: flags.outputLen,
+        temperature: flags.temperature,
+        seed: flags.seed,
+        warmup: flags.warmup,
+        timeoutMs: flags.timeout * 1000,
+      });
+      console.log(flags.json ? JSON.stringify(report) : formatReport(report));
+      if (report.completed === 0) process.exitCode = 1;
+    });
+}
+
+class BenchUsageError extends Error {
+  override name = 'BenchUsageError';
+  readonly userFacing = true;
+}

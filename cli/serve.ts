@@ -1,0 +1,183 @@
+// `lmforge serve MODEL [options]`: load a model and answer OpenAI chat completions over HTTP.
+import type { CAC } from 'cac';
+import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
+import { describeEngineConfig, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
+import { Engine } from '../runtime/engine/engine.js';
+import { resolveModel } from '../runtime/models/resolve-model.js';
+import { ApiServer } from '../runtime/server/api-server.js';
+import { UsageError } from './cli-error.js';
+import { LMFORGE_VERSION } from './version.js';
+
+export interface ServeFlags {
+  modelLib?: string;
+  device: string;
+  mode: string;
+  additionalModels?: string;
+  speculativeMode: string;
+  overrides?: string;
+  enableTracing?: boolean;
+  host: string;
+  port: number | string;
+  allowCredentials?: boolean;
+  allowedOrigins: string;
+  allowedMethods: string;
+  allowedHeaders: string;
+  maxBatchSize?: number | string;
+  maxTotalSeqLength?: number | string;
+  prefillChunkSize?: number | string;
+  maxQueuedRequests: number | string;
+  maxRequestBytes: number | string;
+  threads?: number | string;
+  drainSeconds: number | string;
+}
+
+const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa'];
+
+export function registerServe(cli: CAC): void {
+  cli
+    .command('serve <model>', 'Serve a model over an OpenAI-compatible HTTP API')
+    .usage('serve MODEL [options]   (MODEL: a GGUF file, a model folder, a name on the model search path, or smollm2)')
+    .option('--model-lib <path>', 'Full path of a libllama shared library to use instead of the bundled build (ROCm, OpenCL, custom builds)')
+    .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
+    .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
+    .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
+    .option('--speculative-mode <mode>', 'disable, small_draft, eagle or medusa', { default: 'disable' })
+    .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
+    .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
+    .option('--host <host>', 'Address to bind', { default: '127.0.0.1' })
+    .option('--port <port>', 'Port to listen on', { default: 8000 })
+    .option('--allow-credentials', 'Send Access-Control-Allow-Credentials: true (CORS)')
+    .option('--allowed-origins <json>', 'CORS allowed origins, a JSON list of strings', { default: '["*"]' })
+    .option('--allowed-methods <json>', 'CORS allowed methods, a JSON list of strings', { default: '["*"]' })
+    .option('--allowed-headers <json>', 'CORS allowed headers, a JSON list of strings', { default: '["*"]' })
+    .option('--max-batch-size <n>', 'Older launch variant: same as --overrides max_num_sequence=N')
+    .option('--max-total-seq-length <n>', 'Older launch variant: same as --overrides max_total_seq_length=N')
+    .option('--prefill-chunk-size <n>', 'Older launch variant: same as --overrides prefill_chunk_size=N')
+    .option('--max-queued-requests <n>', 'Requests that may wait for a free sequence; beyond it requests get 503', { default: 1024 })
+    .option('--max-request-bytes <n>', 'Largest request body accepted; larger ones get 413', { default: 16 * 1024 * 1024 })
+    .option('--threads <n>', 'CPU threads for llama.cpp (default: every core)')
+    .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
+    .action(async (model: string, flags: ServeFlags) => {
+      await serve(model, flags);
+    });
+}
+
+function positiveInteger(value: number | string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${value} is not valid: it must be a whole number ≥ 1`);
+  return n;
+}
+
+function jsonList(value: string, flag: string): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(String(value));
+  } catch {
+    parsed = undefined;
+  }
+  if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) {
+    throw new UsageError(`${flag} ${value} is not valid: it must be a JSON list of strings, for example '["http://localhost:3000"]'`);
+  }
+  return parsed;
+}
+
+/** Folds the older variant's three flags into overrides; giving both forms of one field is an error. */
+export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Overrides {
+  const legacy = [
+    ['--max-batch-size', 'max_num_sequence', flags.maxBatchSize],
+    ['--max-total-seq-length', 'max_total_seq_length', flags.maxTotalSeqLength],
+    ['--prefill-chunk-size', 'prefill_chunk_size', flags.prefillChunkSize],
+  ] as const;
+  const merged = { ...overrides };
+  for (const [flag, key, value] of legacy) {
+    const n = positiveInteger(value, flag);
+    if (n === undefined) continue;
+    if (merged[key] !== undefined) throw new UsageError(`${flag} and --overrides ${key} both set the same limit; give one`);
+    merged[key] = n;
+  }
+  return merged;
+}
+
+/** Every flag checked before anything is loaded, so a typo costs no model load. */
+export function checkServeFlags(flags: ServeFlags) {
+  const mode = parseMode(flags.mode);
+  const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
+  parseDeviceSpec(flags.device);
+  const port = Number(flags.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${flags.port} is not valid: use 0 to 65535`);
+  if (!SPECULATIVE_MODES.includes(flags.speculativeMode)) {
+    throw new UsageError(`--speculative-mode '${flags.speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES.join(', ')}`);
+  }
+  if (flags.additionalModels !== undefined) {
+    const models = String(flags.additionalModels).split(';').filter(Boolean);
+    if (models.length !== 1 || String(models[0]).split(',').length > 2) {
+      throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
+    }
+  }
+  if (flags.speculativeMode !== 'disable' || flags.additionalModels !== undefined) {
+    throw new UsageError(
+      `speculative decoding (--speculative-mode ${flags.speculativeMode}${flags.additionalModels ? `, --additional-models ${flags.additionalModels}` : ''}) is not available yet; leave it at disable`,
+    );
+  }
+  return {
+    mode,
+    overrides,
+    port,
+    cors: {
+      allowCredentials: flags.allowCredentials === true,
+      allowedOrigins: jsonList(flags.allowedOrigins, '--allowed-origins'),
+      allowedMethods: jsonList(flags.allowedMethods, '--allowed-methods'),
+      allowedHeaders: jsonList(flags.allowedHeaders, '--allowed-headers'),
+    },
+    maxQueuedRequests: positiveInteger(flags.maxQueuedRequests, '--max-queued-requests')!,
+    maxRequestBytes: positiveInteger(flags.maxRequestBytes, '--max-request-bytes')!,
+    threads: positiveInteger(flags.threads, '--threads'),
+    drainMs: positiveInteger(flags.drainSeconds, '--drain-seconds')! * 1000,
+  };
+}
+
+async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
+  const checked = checkServeFlags(flags);
+  const model = await resolveModel(modelSpec);
+  const server = new ApiServer({
+    modelId: modelSpec,
+    cors: checked.cors,
+    tracing: flags.enableTracing === true,
+    maxBodyBytes: checked.maxRequestBytes,
+    version: LMFORGE_VERSION,
+  });
+  const address = await server.listen(flags.host, checked.port);
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  console.log(`lmforge ${LMFORGE_VERSION}: loading ${model.ggufPath} (health at ${url}/health answers 503 until ready)`);
+  const engine = await Engine.create({
+    modelPath: model.ggufPath,
+    device: flags.device,
+    ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
+    mode: checked.mode,
+    overrides: checked.overrides,
+    maxQueuedRequests: checked.maxQueuedRequests,
+    tracing: flags.enableTracing === true,
+    ...(checked.threads ? { threads: checked.threads } : {}),
+  });
+  server.ready(engine);
+  const info = engine.info;
+  console.log(`model:   ${modelSpec} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
+  console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
+  console.log(`engine:  ${describeEngineConfig(info.config)}`);
+  if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
+  if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
+  console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`lmforge: ${signal}: finishing running requests (up to ${checked.drainMs / 1000} s), then stopping`);
+    await server.drain(checked.drainMs);
+    await engine.dispose();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}

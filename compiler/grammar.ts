@@ -1,0 +1,53 @@
+// A grammar from any front end, before compilation. Immutable; `toString()` is its canonical
+// text (the compiler's cache key).
+//
+//   const g = Grammar.fromJSONSchema({ type: 'object', properties: { a: { type: 'integer' } } });
+//   const m = new GrammarMatcher(new GrammarCompiler().compile(g));
+import { JSON_GRAMMAR, JSON_OBJECT_GRAMMAR } from './builtin-json.js';
+import { type EbnfOptions, parseEbnf } from './ebnf/lower.js';
+import type { GrammarIR } from './ir.js';
+import { type JsonSchemaOptions, jsonSchemaToGrammar } from './json-schema/convert.js';
+import { grammarText } from './print.js';
+import { regexToExpr } from './regex/regex.js';
+
+export class Grammar {
+  readonly ir: GrammarIR;
+  private text: string | null = null;
+
+  private constructor(ir: GrammarIR) {
+    this.ir = ir;
+  }
+
+  /** A grammar from IR built elsewhere (structural tags, tests). */
+  static fromIR(ir: GrammarIR): Grammar {
+    return new Grammar(ir);
+  }
+
+  static fromEBNF(text: string, options: EbnfOptions = {}): Grammar {
+    return new Grammar(parseEbnf(text, options));
+  }
+
+  /** The whole string must match the ECMAScript regular expression. */
+  static fromRegex(pattern: string): Grammar {
+    return new Grammar({ rules: [{ name: 'root', body: regexToExpr(pattern), lookahead: null, exactLookahead: false }], root: 0 });
+  }
+
+  static fromJSONSchema(schema: unknown, options: JsonSchemaOptions = {}): Grammar {
+    return new Grammar(jsonSchemaToGrammar(schema, options));
+  }
+
+  /** Any JSON value. */
+  static builtinJSON(): Grammar {
+    return Grammar.fromEBNF(JSON_GRAMMAR);
+  }
+
+  /** Any JSON object (JSON mode). */
+  static builtinJSONObject(): Grammar {
+    return Grammar.fromEBNF(JSON_OBJECT_GRAMMAR);
+  }
+
+  toString(): string {
+    this.text ??= grammarText(this.ir);
+    return this.text;
+  }
+}

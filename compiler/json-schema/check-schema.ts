@@ -1,0 +1,65 @@
+// Up-front checks of a JSON schema: valid JSON Schema (ajv's meta-schema), and every keyword
+// either enforced by the converter or a pure annotation. An assertion the grammar cannot
+// enforce is an error naming it by JSON pointer, never a silent relaxation.
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { GrammarError, pointerJoin } from '../errors.js';
+import { FORMATS } from './formats.js';
+
+const ENFORCED = new Set([
+  'type', 'enum', 'const', 'anyOf', 'oneOf', '$ref', '$defs', 'definitions',
+  'properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties',
+  'items', 'prefixItems', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'format',
+  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+]);
+const ANNOTATIONS = new Set([
+  'title', 'description', 'examples', 'default', '$comment', '$schema', 'deprecated', 'readOnly',
+  'writeOnly', 'contentMediaType', 'contentEncoding', '$vocabulary',
+]);
+
+let metaValidator: Ajv2020 | null = null;
+
+export function checkSchema(schema: unknown): void {
+  if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
+    throw GrammarError.at('', 'a JSON schema must be an object or a boolean');
+  }
+  metaValidator ??= new Ajv2020({ strict: false, validateFormats: false });
+  if (!metaValidator.validateSchema(schema as object)) {
+    const error = metaValidator.errors?.[0];
+    const pointer = error?.instancePath ?? '';
+    throw GrammarError.at(pointer, `not a valid JSON schema: ${error?.message ?? 'invalid'}`);
+  }
+  walk(schema, '', true);
+}
+
+function walk(schema: unknown, pointer: string, isRoot: boolean): void {
+  if (typeof schema === 'boolean') return;
+  const s = schema as Record<string, unknown>;
+  for (const key of Object.keys(s)) {
+    const at = pointerJoin(pointer, key);
+    if (key === '$id' && isRoot) continue;
+    if (ANNOTATIONS.has(key)) continue;
+    if (!ENFORCED.has(key)) {
+      throw GrammarError.at(at, `the keyword '${key}' cannot be enforced by a grammar`);
+    }
+  }
+  if (s.uniqueItems === true) throw GrammarError.at(pointerJoin(pointer, 'uniqueItems'), "the keyword 'uniqueItems' cannot be enforced by a grammar");
+  if (typeof s.format === 'string' && !(s.format in FORMATS)) {
+    throw GrammarError.at(pointerJoin(pointer, 'format'), `the format '${s.format}' is not supported (supported: ${Object.keys(FORMATS).join(', ')})`);
+  }
+  if (typeof s.$ref === 'string' && !s.$ref.startsWith('#')) {
+    throw GrammarError.at(pointerJoin(pointer, '$ref'), `only local references ('#...') are supported, not '${s.$ref}'`);
+  }
+  for (const key of ['properties', 'patternProperties', '$defs', 'definitions']) {
+    const map = s[key];
+    if (map && typeof map === 'object') {
+      for (const [name, sub] of Object.entries(map)) walk(sub, pointerJoin(pointer, key, name), false);
+    }
+  }
+  for (const key of ['anyOf', 'oneOf', 'prefixItems']) {
+    const list = s[key];
+    if (Array.isArray(list)) list.forEach((sub, i) => walk(sub, pointerJoin(pointer, key, i), false));
+  }
+  for (const key of ['additionalProperties', 'items']) {
+    if (key in s) walk(s[key], pointerJoin(pointer, key), false);
+  }
+}

@@ -1,0 +1,25 @@
+// What the type-specific lowerings (objects, arrays, XML styles) need from the converter.
+import type { Expr, GrammarBuilder } from '../ir.js';
+import type { Formatting, JsonSchemaOptions } from './options.js';
+
+export type Schema = boolean | Record<string, unknown>;
+
+export interface Lowering {
+  readonly builder: GrammarBuilder;
+  readonly fmt: Formatting;
+  readonly options: Required<Pick<JsonSchemaOptions, 'strictMode' | 'anyOrder'>>;
+  /** A value of `schema` (found at `pointer`) nested `depth` containers deep. */
+  value(schema: Schema, pointer: string, depth: number): Expr;
+  /** Follows `$ref`s: the schema a pointer ends at, and its own pointer. */
+  resolve(schema: Schema, pointer: string): { schema: Schema; pointer: string };
+  /** Any JSON value. */
+  anyValue(depth: number): Expr;
+  /** A JSON string whose decoded value matches the regex (JSON Schema `pattern` semantics). */
+  patternString(pattern: string, pointer: string): Expr;
+  /** Wraps an expression in a rule (shared by every use) and returns a reference to it. */
+  rule(name: string, body: Expr): Expr;
+}
+
+export function isObject(s: unknown): s is Record<string, unknown> {
+  return typeof s === 'object' && s !== null && !Array.isArray(s);
+}

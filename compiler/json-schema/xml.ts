@@ -1,0 +1,127 @@
+// XML tool-call styles: the top-level arguments object is written as parameters, without
+// braces, separated by whitespace; values nested deeper are plain JSON.
+//   qwen_xml      <parameter=KEY>V</parameter>
+//   minimax_xml   <parameter name="KEY">V</parameter>
+//   deepseek_xml  <｜DSML｜parameter name="KEY" string="true|false">V</｜DSML｜parameter>
+//   glm_xml       <arg_key>KEY</arg_key> ws <arg_value>V</arg_value>
+// A string value is raw text: unconstrained, it is anything up to the closing tag (which it
+// cannot contain); with pattern, format or length it follows them over raw characters; an
+// enum or const string is written bare. Anything else is whitespace, JSON, whitespace; a value
+// that may be anything is raw text, a JSON array or a JSON object.
+import { GrammarError, pointerJoin } from '../errors.js';
+import { alt, cls, type Expr, lit, NOTHING, rep, seq, star } from '../ir.js';
+import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
+import { regexToExpr } from '../regex/regex.js';
+import { FORMATS } from './formats.js';
+import { isObject, type Lowering, type Schema } from './lowering.js';
+import { entrySequence, objectShape } from './objects.js';
+
+interface Style {
+  open(key: Expr): Expr;
+  close: string;
+}
+
+const utf8 = new TextEncoder();
+
+const STYLES: Record<string, Style> = {
+  qwen_xml: { open: (k) => seq(lit('<parameter='), k, lit('>')), close: '</parameter>' },
+  minimax_xml: { open: (k) => seq(lit('<parameter name="'), k, lit('">')), close: '</parameter>' },
+  deepseek_xml: {
+    open: (k) => seq(lit('<｜DSML｜parameter name="'), k, lit('" string="'), alt(lit('true'), lit('false')), lit('">')),
+    close: '</｜DSML｜parameter>',
+  },
+  glm_xml: {
+    open: (k) => seq(lit('<arg_key>'), k, lit('</arg_key>'), rep(cls([0x09, 0x0a, 0x0d, 0x0d, 0x20, 0x20]), 0, -1), lit('<arg_value>')),
+    close: '</arg_value>',
+  },
+};
+
+const ID_START = normalizeRanges([0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a]);
+const ID_REST = normalizeRanges([0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a]);
+
+/** Identifiers `[A-Za-z_][A-Za-z0-9_]*` other than `names`. */
+function identifierExcluding(names: string[]): Expr {
+  const build = (group: string[], first: boolean): Expr => {
+    const allowed = first ? ID_START : ID_REST;
+    const parts: Expr[] = [];
+    if (!first && !group.includes('')) parts.push(lit(''));
+    const byFirst = new Map<number, string[]>();
+    for (const n of group) if (n.length > 0) byFirst.set(n.charCodeAt(0), [...(byFirst.get(n.charCodeAt(0)) ?? []), n.slice(1)]);
+    for (const [c, rest] of byFirst) parts.push(seq(lit(String.fromCharCode(c)), build(rest, false)));
+    const others = subtractRanges(allowed, normalizeRanges([...byFirst.keys()].flatMap((c) => [c, c])));
+    if (others.length > 0) parts.push(seq(cls(others), star(cls(ID_REST))));
+    return alt(...parts);
+  };
+  return build(names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)), true);
+}
+
+export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Expr {
+  const style = STYLES[styleName];
+  if (!style) throw GrammarError.at('', `unknown style '${styleName}'`);
+  const { schema, pointer } = ctx.resolve(root, '');
+  if (!isObject(schema) || (schema.type !== undefined && schema.type !== 'object')) {
+    throw GrammarError.at(pointer, `the '${styleName}' style needs an object schema at the top level`);
+  }
+  if (schema.patternProperties !== undefined) {
+    throw GrammarError.at(pointerJoin(pointer, 'patternProperties'), `'patternProperties' is not supported with the '${styleName}' style`);
+  }
+  const rawText = ctx.rule('xml_raw_text', {
+    kind: 'tagDispatch',
+    tags: [],
+    loop: false,
+    excludes: [utf8.encode(style.close)],
+  });
+  const ws = ctx.fmt.ws();
+  const param = (key: Expr, value: Expr): Expr => seq(style.open(key), value, lit(style.close));
+  const shape = objectShape(ctx, { ...schema, type: 'object' }, pointer, 0, {
+    declared: (name, value) => param(lit(name), value),
+    additional: (names, value) => param(identifierExcluding(names), value),
+    pattern: () => NOTHING,
+  });
+  // objectShape lowered the values as JSON; XML values are lowered here instead.
+  if (!shape) return NOTHING;
+  const props = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const names = [...Object.keys(props), ...[...required].filter((n) => !(n in props))];
+  const additional: Schema = 'additionalProperties' in schema ? (schema.additionalProperties as Schema) : !ctx.options.strictMode;
+  shape.declared = names.map((name) => {
+    const at = pointerJoin(pointer, 'properties', name);
+    const s = name in props ? props[name]! : additional;
+    return { expr: param(lit(name), xmlValue(ctx, s, at, rawText)), required: required.has(name) };
+  });
+  if (shape.extra) shape.extra = ctx.rule('xml_extra', param(identifierExcluding(names), xmlValue(ctx, additional, pointerJoin(pointer, 'additionalProperties'), rawText)));
+  const { nonEmpty, emptyAllowed } = entrySequence(ctx, shape, ws, 'xml');
+  const body = seq(ws, nonEmpty, ws);
+  return emptyAllowed ? alt(ws, body) : body;
+}
+
+function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr): Expr {
+  const resolved = ctx.resolve(s, pointer);
+  const schema = resolved.schema;
+  const at = resolved.pointer;
+  const ws = ctx.fmt.ws();
+  const json = seq(ws, ctx.value(schema, at, 1), ws);
+  if (schema === true || (isObject(schema) && Object.keys(schema).filter((k) => !['title', 'description', '$comment', 'default', 'examples'].includes(k)).length === 0)) {
+    return ctx.rule('xml_any_value', alt(rawText, seq(ws, ctx.value({ type: 'array', items: true }, at, 1), ws), seq(ws, ctx.value({ type: 'object', additionalProperties: true }, at, 1), ws)));
+  }
+  if (!isObject(schema) || schema.type !== 'string') return json;
+  if ('const' in schema || Array.isArray(schema.enum)) {
+    const values = ('const' in schema ? [schema.const] : (schema.enum as unknown[])).filter((v): v is string => typeof v === 'string');
+    return alt(...values.map((v) => lit(v)));
+  }
+  const anyChar = cls([0, MAX_CODE_POINT]);
+  if (typeof schema.pattern === 'string') {
+    try {
+      return regexToExpr(schema.pattern, { search: true });
+    } catch (error) {
+      if (error instanceof GrammarError) throw GrammarError.at(pointerJoin(at, 'pattern'), error.message);
+      throw error;
+    }
+  }
+  if (typeof schema.format === 'string') return regexToExpr(FORMATS[schema.format]!);
+  if (typeof schema.minLength === 'number' || typeof schema.maxLength === 'number') {
+    return rep(anyChar, (schema.minLength as number | undefined) ?? 0, (schema.maxLength as number | undefined) ?? -1);
+  }
+  return rawText;
+}
+

@@ -1,0 +1,109 @@
+// ECMAScript regular expressions (parsed with regexpp) lowered to the grammar IR.
+// Semantics: a whole-string match; `^`/`$` only at the ends of top-level alternatives; `.`
+// excludes line terminators, as in JavaScript without the s flag; lazy quantifiers match the
+// same language as greedy ones. What a grammar cannot express (back-references, lookaround,
+// `\b`, `\p{..}`, anchors in the middle) is an error naming the feature and its offset.
+import { type AST, RegExpParser } from '@eslint-community/regexpp';
+import { normalizeRanges, complementRanges, MAX_CODE_POINT } from '../charset.js';
+import { GrammarError } from '../errors.js';
+import type { Expr, Ranges } from '../ir.js';
+import { DOT, escapeSet } from './char-sets.js';
+
+export interface RegexOptions {
+  /** How one code point of the class is written (default: as UTF-8). JSON strings escape. */
+  chars?: (ranges: Ranges) => Expr;
+  /** JSON Schema `pattern` semantics: an alternative without `^`/`$` may be surrounded by anything. */
+  search?: boolean;
+}
+
+const ANY: Ranges = [0, MAX_CODE_POINT];
+
+function unsupported(node: { start: number; raw: string }, feature: string): GrammarError {
+  return new GrammarError(`regex: ${feature} '${node.raw}' at offset ${node.start} cannot be expressed by a grammar`, {
+    kind: 'regex',
+    offset: node.start,
+  });
+}
+
+function parse(pattern: string): AST.Pattern {
+  const parser = new RegExpParser({ ecmaVersion: 2025 });
+  try {
+    return parser.parsePattern(pattern, 0, pattern.length, { unicode: true });
+  } catch (unicodeError) {
+    try {
+      return parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
+    } catch {
+      const e = unicodeError as Error & { index?: number };
+      const offset = e.index ?? 0;
+      const reason = e.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
+      throw new GrammarError(`regex: ${reason} at offset ${offset}`, { kind: 'regex', offset });
+    }
+  }
+}
+
+export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
+  const chars = options.chars ?? ((ranges: Ranges): Expr => ({ kind: 'class', ranges }));
+  const ast = parse(pattern);
+
+  const classRanges = (node: AST.CharacterClass): number[] => {
+    const pairs: number[] = [];
+    for (const el of node.elements) {
+      if (el.type === 'Character') pairs.push(el.value, el.value);
+      else if (el.type === 'CharacterClassRange') pairs.push(el.min.value, el.max.value);
+      else if (el.type === 'CharacterSet' && el.kind !== 'property') pairs.push(...escapeSet(el.kind, el.negate));
+      else throw unsupported(el, 'the class element');
+    }
+    const ranges = normalizeRanges(pairs);
+    return node.negate ? complementRanges(ranges) : ranges;
+  };
+
+  const element = (node: AST.Element): Expr => {
+    switch (node.type) {
+      case 'Character':
+        return chars([node.value, node.value]);
+      case 'CharacterSet':
+        if (node.kind === 'any') return chars(DOT);
+        if (node.kind === 'property') throw unsupported(node, 'the Unicode property escape');
+        return chars(escapeSet(node.kind, node.negate));
+      case 'CharacterClass':
+        return chars(classRanges(node));
+      case 'ExpressionCharacterClass':
+        throw unsupported(node, 'the set operation');
+      case 'Group':
+      case 'CapturingGroup':
+        return { kind: 'choice', items: node.alternatives.map(alternative) };
+      case 'Quantifier':
+        return { kind: 'repeat', body: element(node.element), min: node.min, max: node.max === Infinity ? -1 : node.max };
+      case 'Backreference':
+        throw unsupported(node, 'the back-reference');
+      case 'Assertion':
+        if (node.kind === 'lookahead' || node.kind === 'lookbehind') throw unsupported(node, `the ${node.kind}`);
+        if (node.kind === 'word') throw unsupported(node, 'the word boundary');
+        throw unsupported(node, `the anchor (only allowed at the start or end of the pattern)`);
+    }
+  };
+
+  const alternative = (node: AST.Alternative): Expr => ({ kind: 'seq', items: node.elements.map(element) });
+
+  const top = ast.alternatives.map((alt) => {
+    const elements = alt.elements.slice();
+    let anchoredStart = false;
+    let anchoredEnd = false;
+    while (elements[0]?.type === 'Assertion' && elements[0].kind === 'start') {
+      elements.shift();
+      anchoredStart = true;
+    }
+    while (elements.at(-1)?.type === 'Assertion' && (elements.at(-1) as AST.Assertion).kind === 'end') {
+      elements.pop();
+      anchoredEnd = true;
+    }
+    const items = elements.map(element);
+    if (options.search) {
+      const anything: Expr = { kind: 'repeat', body: chars(ANY), min: 0, max: -1 };
+      if (!anchoredStart) items.unshift(anything);
+      if (!anchoredEnd) items.push(anything);
+    }
+    return { kind: 'seq', items } as Expr;
+  });
+  return { kind: 'choice', items: top };
+}

@@ -1,0 +1,38 @@
+// OpenAI-shaped messages into the shape chat templates expect: text parts joined, tool-call
+// arguments as objects (templates apply `tojson` to them), null content as empty text.
+import type { TemplateMessage } from './chat-template.js';
+
+export interface IncomingMessage {
+  role: string;
+  content?: string | { type: 'text'; text: string }[] | null;
+  name?: string;
+  tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[];
+  tool_call_id?: string;
+}
+
+export function toTemplateMessages(messages: readonly IncomingMessage[]): TemplateMessage[] {
+  return messages.map((message, index) => {
+    const content = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => part.text).join('');
+    const out: TemplateMessage = { role: message.role, content };
+    if (message.name !== undefined) out.name = message.name;
+    if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
+    if (message.tool_calls) {
+      out.tool_calls = message.tool_calls.map((call, k) => ({
+        id: call.id ?? `call_${index}_${k}`,
+        type: 'function',
+        function: { name: call.function.name, arguments: parseArguments(call.function.arguments) },
+      }));
+    }
+    return out;
+  });
+}
+
+function parseArguments(value: string | Record<string, unknown>): Record<string, unknown> | string {
+  if (typeof value !== 'string') return value;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : value;
+  } catch {
+    return value; // a template that wants text gets the text the client sent
+  }
+}

@@ -1,0 +1,41 @@
+// Renders a conversation into prompt text with the model's own Jinja chat template.
+import { Template } from '@huggingface/jinja';
+import { chatmlTemplate } from './chatml-template.js';
+
+export interface TemplateMessage {
+  role: string;
+  content: string;
+  name?: string;
+  tool_calls?: { id?: string; type: 'function'; function: { name: string; arguments: Record<string, unknown> | string } }[];
+  tool_call_id?: string;
+}
+
+export class ChatTemplateError extends Error {
+  override name = 'ChatTemplateError';
+}
+
+export class ChatTemplate {
+  private readonly template: Template;
+  /** True when the model carried no template and ChatML stands in. */
+  readonly isFallback: boolean;
+
+  constructor(source: string | undefined, private readonly specialTokens: { bos: string; eos: string }) {
+    this.isFallback = !source;
+    this.template = new Template(source || chatmlTemplate);
+  }
+
+  render(messages: TemplateMessage[], options: { addGenerationPrompt?: boolean; tools?: unknown[] } = {}): string {
+    try {
+      return this.template.render({
+        messages,
+        add_generation_prompt: options.addGenerationPrompt ?? true,
+        bos_token: this.specialTokens.bos,
+        eos_token: this.specialTokens.eos,
+        ...(options.tools ? { tools: options.tools } : {}),
+      });
+    } catch (error) {
+      // Templates raise on conversations they do not accept (e.g. roles out of order).
+      throw new ChatTemplateError(`the model's chat template refused these messages: ${(error as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+// The JSON schemas of the HTTP API: the request validator, /openapi.json and /docs are all
+// generated from these objects, so they cannot drift apart.
+
+const textPart = {
+  type: 'object',
+  properties: { type: { const: 'text' }, text: { type: 'string' } },
+  required: ['type', 'text'],
+  additionalProperties: false,
+} as const;
+
+const toolCall = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', minLength: 1 },
+        arguments: { description: 'An object keyed by parameter name, or that object as a JSON string.', type: ['object', 'string'] },
+      },
+      required: ['name', 'arguments'],
+      additionalProperties: false,
+    },
+  },
+  required: ['function'],
+  additionalProperties: false,
+} as const;
+
+export const chatMessageSchema = {
+  type: 'object',
+  description: 'ChatCompletionMessage',
+  properties: {
+    role: { enum: ['system', 'user', 'assistant', 'tool'] },
+    content: {
+      description: 'Text, or a list of text parts (concatenated).',
+      anyOf: [{ type: 'string' }, { type: 'array', items: textPart }, { type: 'null' }],
+    },
+    name: { type: 'string' },
+    tool_calls: { type: 'array', items: toolCall },
+    tool_call_id: { type: 'string' },
+  },
+  required: ['role'],
+  additionalProperties: false,
+} as const;
+
+export const chatCompletionRequestSchema = {
+  type: 'object',
+  description: 'Chat Completion Request',
+  properties: {
+    messages: { type: 'array', minItems: 1, items: chatMessageSchema, description: 'Conversation so far.' },
+    model: { type: 'string', description: 'Model to use: the id GET /v1/models lists.' },
+    frequency_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
+    presence_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
+    logprobs: { type: 'boolean', default: false },
+    top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20, description: 'Requires logprobs: true.' },
+    logit_bias: {
+      type: ['object', 'null'],
+      propertyNames: { pattern: '^(0|[1-9][0-9]*)$' },
+      additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
+      description: 'Token id (as a string key) to a bias in [-100, 100].',
+    },
+    max_tokens: { type: ['integer', 'null'], minimum: 1, description: 'Most tokens generated per choice.' },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, description: "OpenAI's newer name for max_tokens." },
+    n: { type: 'integer', minimum: 1, default: 1 },
+    seed: { type: ['integer', 'null'], description: 'Same seed and inputs give the same output.' },
+    stop: {
+      anyOf: [
+        { type: 'string', minLength: 1 },
+        { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 16 },
+        { type: 'null' },
+      ],
+    },
+    stream: { type: 'boolean', default: false },
+    stream_options: {
+      type: ['object', 'null'],
+      properties: { include_usage: { type: 'boolean' } },
+      additionalProperties: false,
+      description: 'Only with stream: true. include_usage adds a last chunk with usage and no choices.',
+    },
+    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
+    top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
+    tools: { type: ['array', 'null'], description: 'Not available yet: refused.' },
+    tool_choice: { description: 'Not available yet: refused.' },
+    user: { type: ['string', 'null'] },
+    ignore_eos: { type: 'boolean', default: false },
+    response_format: {
+      type: ['object', 'null'],
+      properties: { type: { enum: ['text', 'json_object', 'json_schema', 'structural_tag'] } },
+      required: ['type'],
+      description: 'Only {"type": "text"} is available yet; other types are refused.',
+    },
+  },
+  required: ['messages', 'model'],
+  additionalProperties: false,
+} as const;
+
+const logprobsSchema = {
+  type: ['object', 'null'],
+  properties: {
+    content: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          token: { type: 'string' },
+          logprob: { type: 'number' },
+          bytes: { type: 'array', items: { type: 'integer' } },
+          top_logprobs: { type: 'array', items: { type: 'object' } },
+        },
+      },
+    },
+  },
+} as const;
+
+const usageSchema = {
+  type: 'object',
+  properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
+} as const;
+
+export const chatCompletionResponseSchema = {
+  type: 'object',
+  description: 'ChatCompletionResponse (stream: false)',
+  properties: {
+    id: { type: 'string' },
+    object: { const: 'chat.completion' },
+    created: { type: 'integer' },
+    model: { type: 'string' },
+    system_fingerprint: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer' },
+          message: chatMessageSchema,
+          logprobs: logprobsSchema,
+          finish_reason: { enum: ['stop', 'length', 'tool_calls', 'error', null] },
+        },
+      },
+    },
+    usage: usageSchema,
+  },
+} as const;
+
+export const chatCompletionChunkSchema = {
+  type: 'object',
+  description: 'ChatCompletionStreamResponse: one `data:` event of a stream (stream: true), which ends with `data: [DONE]`',
+  properties: {
+    id: { type: 'string' },
+    object: { const: 'chat.completion.chunk' },
+    created: { type: 'integer' },
+    model: { type: 'string' },
+    system_fingerprint: { type: 'string' },
+    choices: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer' },
+          delta: chatMessageSchema,
+          logprobs: logprobsSchema,
+          finish_reason: { enum: ['stop', 'length', 'tool_calls', null] },
+        },
+      },
+    },
+    usage: { anyOf: [usageSchema, { type: 'null' }] },
+  },
+} as const;
+
+export const modelListSchema = {
+  type: 'object',
+  properties: {
+    object: { const: 'list' },
+    data: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
+      },
+    },
+  },
+} as const;
+
+export const errorSchema = {
+  type: 'object',
+  properties: {
+    error: {
+      type: 'object',
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        param: { type: ['string', 'null'] },
+        code: { type: ['string', 'null'] },
+      },
+    },
+  },
+} as const;
+
+export const healthSchema = {
+  type: 'object',
+  properties: { status: { enum: ['ok', 'loading', 'draining'] } },
+} as const;

@@ -1,0 +1,184 @@
+// The HTTP server: routes, CORS, body limits, errors (answered in one place), readiness and
+// graceful draining. It talks to the engine only through the Engine interface.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import polka, { type Request } from 'polka';
+import type { Engine } from '../engine/engine.js';
+import { ChatTemplate } from '../chat/chat-template.js';
+import { ApiError, sendError, toApiError } from './api-error.js';
+import { completeChat, newCompletionId, type CompletionContext } from './chat-completions.js';
+import { parseChatRequest } from './chat-request.js';
+import { CorsPolicy, type CorsOptions } from './cors.js';
+import { docsPage, ENDPOINTS, openApiDocument } from './endpoints.js';
+import { readJsonBody } from './read-body.js';
+import { TraceBuffer } from './trace-buffer.js';
+
+export interface ApiServerOptions {
+  /** The id clients send as `model` and GET /v1/models lists: the name or path given to `serve`. */
+  modelId: string;
+  cors: CorsOptions;
+  tracing: boolean;
+  maxBodyBytes: number;
+  version: string;
+}
+
+type Phase = 'loading' | 'ready' | 'draining';
+
+export class ApiServer {
+  private phase: Phase = 'loading';
+  private context: CompletionContext | undefined;
+  private readonly server: Server;
+  private readonly cors: CorsPolicy;
+  private readonly tracer: TraceBuffer | undefined;
+  private readonly created = Math.floor(Date.now() / 1000);
+  private inFlight = 0;
+  private idle: (() => void) | undefined;
+  private readonly sockets = new Set<import('node:net').Socket>();
+
+  constructor(private readonly options: ApiServerOptions) {
+    this.cors = new CorsPolicy(options.cors);
+    this.tracer = options.tracing ? new TraceBuffer() : undefined;
+    this.server = createServer();
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
+    const app = polka({
+      server: this.server,
+      onNoMatch: (req, res) => this.noMatch(req, res),
+      onError: (error, _req, res) => sendError(res, toApiError(error)),
+    });
+    app.use((req, res, next) => this.applyCors(req, res, next));
+    app.get('/v1/models', (_req, res) => this.json(res, 200, this.modelList()));
+    app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
+    app.get('/health', (_req, res) => this.json(res, this.phase === 'ready' ? 200 : 503, { status: this.phase === 'ready' ? 'ok' : this.phase }));
+    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version)));
+    app.get('/docs', (_req, res) => {
+      const page = docsPage(options.version);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
+      res.end(page);
+    });
+    if (this.tracer) {
+      const tracer = this.tracer;
+      app.get('/debug/trace', (req, res) => {
+        const id = req.query.request_id;
+        this.json(res, 200, tracer.toJSON(typeof id === 'string' ? id : undefined));
+      });
+    }
+    this.server.on('request', app.handler);
+  }
+
+  /** Starts listening; rejects with a one-line error when the address is taken. */
+  listen(host: string, port: number): Promise<AddressInfo> {
+    return new Promise((resolve, reject) => {
+      const onError = (error: NodeJS.ErrnoException) => {
+        const message =
+          error.code === 'EADDRINUSE'
+            ? `port ${port} on ${host} is already in use; stop the other server or pass --port`
+            : error.code === 'EACCES'
+              ? `not allowed to listen on ${host}:${port}; use a port above 1023`
+              : `cannot listen on ${host}:${port}: ${error.message}`;
+        reject(Object.assign(new Error(message), { userFacing: true }));
+      };
+      this.server.once('error', onError);
+      this.server.listen(port, host, () => {
+        this.server.off('error', onError);
+        resolve(this.server.address() as AddressInfo);
+      });
+    });
+  }
+
+  /** The model is loaded: start answering completions. */
+  ready(engine: Engine): void {
+    const info = engine.info;
+    if (this.tracer) {
+      const tracer = this.tracer;
+      engine.onTrace = (entries) => tracer.addEngineEntries(entries);
+    }
+    this.context = {
+      engine,
+      modelId: this.options.modelId,
+      template: new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText }),
+      fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
+      tracer: this.tracer,
+    };
+    this.phase = 'ready';
+  }
+
+  get templateIsFallback(): boolean {
+    return this.context?.template.isFallback ?? false;
+  }
+
+  /** Stops taking requests, lets running ones finish (up to `graceMs`), then closes every connection. */
+  async drain(graceMs: number): Promise<void> {
+    this.phase = 'draining';
+    this.server.close();
+    if (this.inFlight > 0) {
+      await Promise.race([new Promise<void>((resolve) => (this.idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    }
+    for (const socket of this.sockets) socket.destroy();
+  }
+
+  private modelList(): object {
+    return { object: 'list', data: [{ id: this.options.modelId, object: 'model', created: this.created, owned_by: 'lmforge' }] };
+  }
+
+  private async chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight++;
+    const id = newCompletionId();
+    try {
+      this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
+      const body = await readJsonBody(req, this.options.maxBodyBytes);
+      const request = parseChatRequest(body);
+      if (request.model !== this.options.modelId) {
+        throw new ApiError(404, `The model '${request.model}' does not exist; this server serves '${this.options.modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
+      }
+      if (this.phase !== 'ready' || !this.context) {
+        throw new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
+      }
+      await completeChat(request, res, this.context, id);
+    } catch (error) {
+      const apiError = toApiError(error);
+      if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error);
+      sendError(res, apiError, apiError.status === 413 ? { connection: 'close' } : {});
+    } finally {
+      this.inFlight--;
+      if (this.inFlight === 0) this.idle?.();
+    }
+  }
+
+  private applyCors(req: Request, res: ServerResponse, next: () => void): void {
+    if (this.cors.isPreflight(req)) {
+      const answer = this.cors.preflight(req);
+      res.writeHead(answer.status, { ...answer.headers, 'content-type': 'text/plain; charset=utf-8' });
+      res.end(answer.problem ?? 'OK');
+      return;
+    }
+    for (const [name, value] of Object.entries(this.cors.responseHeaders(req))) res.setHeader(name, value);
+    next();
+  }
+
+  private noMatch(req: Request, res: ServerResponse): void {
+    const allowed = ENDPOINTS.filter((e) => e.path === req.path && (e.onlyWith === undefined || this.tracer)).map((e) => e.method);
+    if (allowed.length > 0) {
+      sendError(res, new ApiError(405, `Method ${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, 'invalid_request_error', null, 'method_not_allowed'), {
+        allow: allowed.join(', '),
+      });
+    } else {
+      sendError(res, new ApiError(404, `There is no endpoint ${req.method} ${req.path}; see /docs.`, 'not_found_error', null, 'not_found'));
+    }
+  }
+
+  private json(res: ServerResponse, status: number, value: unknown): void {
+    const body = JSON.stringify(value);
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  }
+}
+
+/** Identifies the build, backend library and devices, as OpenAI's system_fingerprint does. */
+export function systemFingerprint(version: string, library: string, devices: string[]): string {
+  const lib = /@node-llama-cpp\/([\w-]+)/.exec(library)?.[1] ?? 'custom-libllama';
+  const device = devices.map((d) => d.split(' ')[0]).join('+');
+  return `lmforge-${version}_${lib}_${device}`;
+}

@@ -1,0 +1,192 @@
+// POST /v1/chat/completions: render the conversation, run it on the engine, answer as one
+// ChatCompletionResponse or as a stream of chunks. Errors before the first byte are HTTP
+// errors; after a stream has started they are a `data: {"error": ...}` event.
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import { toTemplateMessages } from '../chat/chat-messages.js';
+import { ChatTemplateError, type ChatTemplate } from '../chat/chat-template.js';
+import { EngineRequestError, type Engine } from '../engine/engine.js';
+import type { EngineErrorInfo, FinishReason, GenerateRequest, TokenLogprob } from '../engine/protocol.js';
+import { ApiError, badRequest } from './api-error.js';
+import type { ChatRequest } from './chat-request.js';
+import { endEventStream, openEventStream, sendEvent } from './sse.js';
+import type { TraceBuffer } from './trace-buffer.js';
+
+export interface CompletionContext {
+  engine: Engine;
+  modelId: string;
+  template: ChatTemplate;
+  fingerprint: string;
+  tracer: TraceBuffer | undefined;
+}
+
+interface OpenAiLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: { token: string; logprob: number; bytes: number[] }[];
+}
+
+interface ChoiceState {
+  text: string;
+  logprobs: OpenAiLogprob[];
+  finish: FinishReason | 'error' | undefined;
+  completionTokens: number;
+}
+
+const tokenText = (bytes: number[]) => Buffer.from(bytes).toString('utf8');
+
+function toOpenAiLogprob(entry: TokenLogprob): OpenAiLogprob {
+  return {
+    token: tokenText(entry.bytes),
+    logprob: entry.logprob,
+    bytes: entry.bytes,
+    top_logprobs: entry.top.map((top) => ({ token: tokenText(top.bytes), logprob: top.logprob, bytes: top.bytes })),
+  };
+}
+
+/** Maps an engine refusal onto the HTTP status and OpenAI error it means. */
+export function engineErrorToApi(info: EngineErrorInfo): ApiError {
+  switch (info.code) {
+    case 'context_length_exceeded':
+      return new ApiError(400, info.message, 'invalid_request_error', info.param ?? 'messages', 'context_length_exceeded');
+    case 'server_is_overloaded':
+      return new ApiError(503, info.message, 'server_error', null, 'server_is_overloaded');
+    case 'invalid_request':
+      return new ApiError(400, info.message, 'invalid_request_error', info.param ?? null, null);
+    default:
+      return new ApiError(500, info.message, 'server_error', null, 'internal_error');
+  }
+}
+
+export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string): GenerateRequest {
+  let prompt: string;
+  try {
+    prompt = context.template.render(toTemplateMessages(request.messages), { addGenerationPrompt: true });
+  } catch (error) {
+    if (error instanceof ChatTemplateError) throw badRequest(error.message, 'messages');
+    throw error;
+  }
+  const info = context.engine.info;
+  const maxTokens = request.max_tokens ?? request.max_completion_tokens ?? undefined;
+  return {
+    prompt,
+    // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
+    addSpecial: info.addBos && !(info.bosText !== '' && prompt.startsWith(info.bosText)),
+    n: request.n ?? 1,
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+    ignoreEos: request.ignore_eos ?? false,
+    ...(request.seed != null ? { seed: request.seed } : {}),
+    sampling: {
+      temperature: request.temperature ?? 1,
+      topP: request.top_p ?? 1,
+      frequencyPenalty: request.frequency_penalty ?? 0,
+      presencePenalty: request.presence_penalty ?? 0,
+      logprobs: request.logprobs ?? false,
+      topLogprobs: request.top_logprobs ?? 0,
+      ...(request.logit_bias ? { logitBias: new Map(Object.entries(request.logit_bias).map(([k, v]) => [Number(k), v])) } : {}),
+    },
+    traceId,
+  };
+}
+
+export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string): Promise<void> {
+  const generate = toGenerateRequest(request, context, completionId);
+  const controller = new AbortController();
+  // A client that goes away cancels its generation and frees its KV cells.
+  res.on('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const base = {
+    id: completionId,
+    created: Math.floor(Date.now() / 1000),
+    model: context.modelId,
+    system_fingerprint: context.fingerprint,
+  };
+  const n = generate.n ?? 1;
+  const choices: ChoiceState[] = Array.from({ length: n }, () => ({ text: '', logprobs: [], finish: undefined, completionTokens: 0 }));
+  const wantLogprobs = request.logprobs === true;
+  const stream = request.stream === true;
+  let promptTokens = 0;
+  let streaming = false;
+
+  const startStream = () => {
+    if (streaming) return;
+    streaming = true;
+    openEventStream(res);
+    for (let index = 0; index < n; index++) {
+      sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null }] });
+    }
+  };
+
+  try {
+    for await (const event of context.engine.generate(generate, controller.signal)) {
+      if (event.type === 'started') {
+        promptTokens = event.promptTokens;
+        context.tracer?.instant(completionId, 'tokenized', { prompt_tokens: promptTokens });
+        if (stream) startStream();
+      } else if (event.type === 'delta') {
+        const choice = choices[event.choice]!;
+        const logprobs = event.logprobs?.map(toOpenAiLogprob);
+        if (stream) {
+          sendEvent(res, {
+            ...base,
+            object: 'chat.completion.chunk',
+            choices: [{ index: event.choice, delta: { content: event.text }, logprobs: logprobs ? { content: logprobs } : null, finish_reason: null }],
+          });
+        } else {
+          choice.text += event.text;
+          if (logprobs) choice.logprobs.push(...logprobs);
+        }
+      } else if (event.type === 'finished') {
+        const choice = choices[event.choice]!;
+        choice.finish = event.reason;
+        choice.completionTokens = event.completionTokens;
+        if (stream) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: {}, logprobs: null, finish_reason: event.reason }] });
+      }
+    }
+  } catch (error) {
+    if (!(error instanceof EngineRequestError)) throw error;
+    const apiError = engineErrorToApi(error.info);
+    if (stream && streaming) {
+      sendEvent(res, apiError.toJSON());
+      endEventStream(res);
+      context.tracer?.instant(completionId, 'failed', { message: apiError.message });
+      return;
+    }
+    const started = choices.some((choice) => choice.text !== '' || choice.completionTokens > 0);
+    if (stream || !started || error.info.code !== 'internal_error') throw apiError;
+    // Non-streamed output that failed part way: what was generated, marked as an error.
+    for (const choice of choices) choice.finish ??= 'error';
+  }
+  if (controller.signal.aborted) {
+    context.tracer?.instant(completionId, 'cancelled', {});
+    return;
+  }
+  context.tracer?.instant(completionId, 'finished', {});
+  const completionTokens = choices.reduce((sum, choice) => sum + choice.completionTokens, 0);
+  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  if (stream) {
+    if (request.stream_options?.include_usage) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [], usage });
+    endEventStream(res);
+    return;
+  }
+  const body = JSON.stringify({
+    ...base,
+    object: 'chat.completion',
+    choices: choices.map((choice, index) => ({
+      index,
+      message: { role: 'assistant', content: choice.text },
+      logprobs: wantLogprobs ? { content: choice.logprobs } : null,
+      finish_reason: choice.finish ?? 'error',
+    })),
+    usage,
+  });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+export function newCompletionId(): string {
+  return `chatcmpl-${randomBytes(12).toString('hex')}`;
+}

@@ -1,0 +1,113 @@
+// Turns a request body into a checked ChatRequest, or an ApiError naming the offending field.
+import { Ajv, type ErrorObject } from 'ajv';
+import { badRequest } from './api-error.js';
+import { chatCompletionRequestSchema } from './api-schemas.js';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content?: string | { type: 'text'; text: string }[] | null;
+  name?: string;
+  tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[];
+  tool_call_id?: string;
+}
+
+export interface ChatRequest {
+  messages: ChatMessage[];
+  model: string;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  logprobs?: boolean;
+  top_logprobs?: number | null;
+  logit_bias?: Record<string, number> | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  n?: number;
+  seed?: number | null;
+  stop?: string | string[] | null;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  tools?: unknown[] | null;
+  tool_choice?: unknown;
+  user?: string | null;
+  ignore_eos?: boolean;
+  response_format?: { type: string } | null;
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validate = ajv.compile<ChatRequest>(chatCompletionRequestSchema);
+
+/** `/messages/0/role` -> `messages[0].role`, the way OpenAI names parameters. */
+export function pointerToParam(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((param, part) => (/^\d+$/.test(part) ? `${param}[${part}]` : param ? `${param}.${part}` : part), '');
+}
+
+function describe(error: ErrorObject): { param: string; message: string } {
+  const at = pointerToParam(error.instancePath);
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = String(error.params.additionalProperty);
+      const param = at ? `${at}.${extra}` : extra;
+      return { param, message: `Unrecognized request argument supplied: ${param}` };
+    }
+    case 'required': {
+      const missing = String(error.params.missingProperty);
+      const param = at ? `${at}.${missing}` : missing;
+      return { param, message: `Missing required parameter: '${param}'.` };
+    }
+    case 'enum':
+      return { param: at, message: `Invalid value for '${at}': must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
+    case 'propertyNames':
+      return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not a token id.` };
+    default:
+      return { param: at, message: `Invalid value for '${at}': ${error.message ?? 'not valid'}.` };
+  }
+}
+
+/** Schema checks, then the rules that tie fields together. */
+export function parseChatRequest(body: unknown): ChatRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw badRequest('The request body must be a JSON object.');
+  }
+  if (!validate(body)) {
+    const error = validate.errors?.[0];
+    const { param, message } = error ? describe(error) : { param: '', message: 'Invalid request.' };
+    throw badRequest(message, param || null);
+  }
+  const request = body;
+  if (request.top_logprobs != null && request.logprobs !== true) {
+    throw badRequest("'top_logprobs' requires 'logprobs' to be true.", 'top_logprobs');
+  }
+  if (request.stream_options != null && request.stream !== true) {
+    throw badRequest("'stream_options' is only allowed when 'stream' is true.", 'stream_options');
+  }
+  if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
+    throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
+  }
+  if (request.seed != null && !Number.isSafeInteger(request.seed)) {
+    throw badRequest("'seed' must be an integer between -(2^53 - 1) and 2^53 - 1.", 'seed');
+  }
+  // Refused rather than ignored until they are honoured (tool calling and constrained output).
+  if (request.tools != null) throw badRequest("'tools' is not supported by this server yet.", 'tools');
+  if (request.tool_choice != null) throw badRequest("'tool_choice' is not supported by this server yet.", 'tool_choice');
+  if (request.response_format != null && request.response_format.type !== 'text') {
+    throw badRequest(`response_format type '${request.response_format.type}' is not supported by this server yet; only 'text' is.`, 'response_format.type');
+  }
+  request.messages.forEach((message, i) => {
+    if (message.role === 'tool' && message.tool_call_id === undefined) {
+      throw badRequest(`messages[${i}] has role 'tool' but no 'tool_call_id'.`, `messages[${i}].tool_call_id`);
+    }
+    if (message.tool_calls !== undefined && message.role !== 'assistant') {
+      throw badRequest(`messages[${i}].tool_calls is only allowed on assistant messages.`, `messages[${i}].tool_calls`);
+    }
+    if ((message.content === undefined || message.content === null) && message.tool_calls === undefined) {
+      throw badRequest(`messages[${i}] has no content.`, `messages[${i}].content`);
+    }
+  });
+  return request;
+}

@@ -1,0 +1,77 @@
+// The endpoint table: routing (and 405 answers), /openapi.json and /docs all read it.
+import {
+  chatCompletionChunkSchema,
+  chatCompletionRequestSchema,
+  chatCompletionResponseSchema,
+  errorSchema,
+  healthSchema,
+  modelListSchema,
+} from './api-schemas.js';
+
+export interface Endpoint {
+  method: 'GET' | 'POST';
+  path: string;
+  summary: string;
+  request?: object;
+  response?: object;
+  /** Schema of each `data:` event when the endpoint streams. */
+  stream?: object;
+  /** Only present when the server runs with this launch flag. */
+  onlyWith?: string;
+}
+
+export const ENDPOINTS: readonly Endpoint[] = [
+  { method: 'GET', path: '/v1/models', summary: 'Lists the models this server serves.', response: modelListSchema },
+  {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    summary: 'Generates a response to a conversation: one JSON object, or with stream: true a text/event-stream of chunks ending with data: [DONE].',
+    request: chatCompletionRequestSchema,
+    response: chatCompletionResponseSchema,
+    stream: chatCompletionChunkSchema,
+  },
+  { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads or drains.', response: healthSchema },
+  { method: 'GET', path: '/docs', summary: 'This listing of the endpoints, as a web page.' },
+  { method: 'GET', path: '/openapi.json', summary: 'The OpenAPI 3.1 description of this API.' },
+  {
+    method: 'GET',
+    path: '/debug/trace',
+    summary: 'Recorded request events in Chrome trace format (load in chrome://tracing or Perfetto); ?request_id=ID keeps one request.',
+    onlyWith: '--enable-tracing',
+  },
+];
+
+export function openApiDocument(version: string): object {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const endpoint of ENDPOINTS) {
+    const content: Record<string, object> = {};
+    if (endpoint.response) content['application/json'] = { schema: endpoint.response };
+    if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
+    (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
+      summary: endpoint.summary,
+      ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
+      ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.request } } } } : {}),
+      responses: {
+        '200': { description: 'Success', ...(Object.keys(content).length > 0 ? { content } : {}) },
+        default: { description: 'An OpenAI error envelope', content: { 'application/json': { schema: errorSchema } } },
+      },
+    };
+  }
+  return { openapi: '3.1.0', info: { title: 'lmforge', version, description: 'OpenAI-compatible chat completions' }, paths };
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export function docsPage(version: string): string {
+  const sections = ENDPOINTS.map((endpoint) => {
+    const block = (title: string, schema: object | undefined) =>
+      schema ? `<h4>${title}</h4><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>` : '';
+    return `<section><h2><code>${endpoint.method} ${endpoint.path}</code></h2><p>${escapeHtml(endpoint.summary)}</p>${
+      endpoint.onlyWith ? `<p>Available only with <code>${endpoint.onlyWith}</code>.</p>` : ''
+    }${block('Request body', endpoint.request)}${block('Response', endpoint.response)}${block('Stream event (data:)', endpoint.stream)}</section>`;
+  }).join('\n');
+  return `<!doctype html><html><head><meta charset="utf-8"><title>lmforge ${version} API</title>
+<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto;max-height:30rem}</style></head>
+<body><h1>lmforge ${version}: endpoints</h1><p>Errors use OpenAI's envelope: <code>{"error": {"message", "type", "param", "code"}}</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
+${sections}</body></html>`;
+}

@@ -1,0 +1,20 @@
+// Server-sent events as OpenAI streams them: `data: <json>` and a blank line, then `data: [DONE]`.
+import type { ServerResponse } from 'node:http';
+
+export function openEventStream(res: ServerResponse): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  res.flushHeaders();
+}
+
+export function sendEvent(res: ServerResponse, data: unknown): void {
+  if (!res.writableEnded) res.write(`data: ${JSON.stringify(data)}\n\n`);
+}
+
+export function endEventStream(res: ServerResponse): void {
+  if (!res.writableEnded) res.end('data: [DONE]\n\n');
+}

@@ -1,0 +1,137 @@
+// The engine through the real llama.cpp backend, on a tiny random-weight model with the real
+// GPT-2 vocabulary: whatever the model prefers, batching must not change it.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Engine, EngineRequestError } from '../../runtime/engine/engine.js';
+import { tinyModelPath } from '../../fixtures/paths.js';
+import { runToEnd } from '../helpers/engine-run.js';
+
+const test = suite<{ engine: Engine }>('engine');
+
+test.before(async (context) => {
+  context.engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 512 } });
+});
+test.after(async (context) => {
+  await context.engine.dispose();
+});
+
+const prompts = ['The quick brown fox', 'Once upon a time', 'In a galaxy far away', 'Hello, world! This is'];
+const greedy = { temperature: 0 };
+
+test('greedy outputs of 4 concurrent requests equal the same requests run one by one', async ({ engine }) => {
+  const alone: string[][] = [];
+  for (const prompt of prompts) {
+    const { choices } = await runToEnd(engine, { prompt, maxTokens: 24, ignoreEos: true, sampling: greedy });
+    alone.push(choices[0]!.tokens.map(String));
+    assert.is(choices[0]!.tokens.length, 24);
+    assert.is(choices[0]!.reason, 'length');
+  }
+  const together = await Promise.all(prompts.map((prompt) => runToEnd(engine, { prompt, maxTokens: 24, ignoreEos: true, sampling: greedy })));
+  assert.equal(together.map((r) => r.choices[0]!.tokens.map(String)), alone);
+});
+
+test('a seeded request gives identical tokens alone and beside 3 busy neighbours', async ({ engine }) => {
+  const request = { prompt: 'Seeds make sampling repeatable', maxTokens: 32, ignoreEos: true, seed: 1234, sampling: { temperature: 1.2, topP: 0.95 } };
+  const alone = await runToEnd(engine, request);
+  const neighbours = [1, 2, 3].map((i) => runToEnd(engine, { prompt: prompts[i]!, maxTokens: 40, ignoreEos: true, sampling: { temperature: 1 } }));
+  const beside = await runToEnd(engine, request);
+  await Promise.all(neighbours);
+  assert.equal(beside.choices[0]!.tokens, alone.choices[0]!.tokens);
+  const otherSeed = await runToEnd(engine, { ...request, seed: 4321 });
+  assert.not.equal(otherSeed.choices[0]!.tokens, alone.choices[0]!.tokens, 'a different seed should give a different sample');
+});
+
+test('a stop string split across tokens is honoured and withheld', async ({ engine }) => {
+  const base = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 24, ignoreEos: true, sampling: greedy });
+  const { text, pieces } = base.choices[0]!;
+  // The stop string: the last two characters of one token and the first two of the next.
+  let stop: string | undefined;
+  let boundary = 0;
+  for (let k = 0; k + 1 < pieces.length && !stop; k++) {
+    boundary += pieces[k]!.length;
+    const candidate = pieces[k]!.slice(-2) + pieces[k + 1]!.slice(0, 2);
+    if (pieces[k]!.length >= 2 && pieces[k + 1]!.length >= 2 && text.indexOf(candidate) === boundary - 2) stop = candidate;
+  }
+  assert.ok(stop, `no stop string crossing a token boundary in ${JSON.stringify(pieces)}`);
+  const stopped = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 24, ignoreEos: true, stop: ['never appears', stop!], sampling: greedy });
+  const choice = stopped.choices[0]!;
+  assert.is(choice.reason, 'stop');
+  assert.is(choice.text, text.slice(0, boundary - 2));
+});
+
+test('logprobs are sorted, at most 0 and consistent with the sampled token', async ({ engine }) => {
+  const { choices } = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 12, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 5 } });
+  const choice = choices[0]!;
+  assert.is(choice.logprobs.length, 12);
+  choice.logprobs.forEach((entry, i) => {
+    assert.is(entry.token, choice.tokens[i]);
+    assert.is(entry.top.length, 5);
+    assert.ok(entry.logprob <= 0);
+    for (let k = 1; k < entry.top.length; k++) assert.ok(entry.top[k - 1]!.logprob >= entry.top[k]!.logprob, 'top_logprobs sorted');
+    // Greedy: the chosen token is the most likely one, with the same log-probability.
+    assert.is(entry.top[0]!.token, entry.token);
+    assert.ok(Math.abs(entry.top[0]!.logprob - entry.logprob) < 1e-6);
+  });
+});
+
+test('n = 3 returns 3 choices that share the prompt correctly', async ({ engine }) => {
+  const single = await runToEnd(engine, { prompt: prompts[2]!, maxTokens: 16, ignoreEos: true, sampling: greedy });
+  const three = await runToEnd(engine, { prompt: prompts[2]!, n: 3, maxTokens: 16, ignoreEos: true, sampling: greedy });
+  assert.is(three.choices.length, 3);
+  // Greedy choices on a copied prompt cache must all equal the single greedy answer.
+  for (const choice of three.choices) assert.equal(choice.tokens, single.choices[0]!.tokens);
+  const sampled = await runToEnd(engine, { prompt: prompts[2]!, n: 3, maxTokens: 16, ignoreEos: true, seed: 7, sampling: { temperature: 1.5 } });
+  assert.is(sampled.choices.length, 3);
+  assert.is(new Set(sampled.choices.map((c) => c.tokens.join(','))).size, 3, 'seeded choices use separate random streams');
+});
+
+test('a cancelled long request gives its KV cells back and the next request is served', async ({ engine }) => {
+  const controller = new AbortController();
+  let seen = 0;
+  for await (const event of engine.generate({ prompt: prompts[3]!, maxTokens: 400, ignoreEos: true }, controller.signal)) {
+    if (event.type === 'delta' && ++seen === 5) controller.abort();
+  }
+  assert.is(seen, 5);
+  let stats = await engine.stats();
+  for (let i = 0; i < 50 && stats.running > 0; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    stats = await engine.stats();
+  }
+  assert.is(stats.running, 0);
+  assert.is(stats.kvCellsUsed, 0);
+  assert.is(stats.freeSlots, 4);
+  const next = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 4, ignoreEos: true });
+  assert.is(next.choices[0]!.tokens.length, 4);
+});
+
+test('a prompt longer than the context is refused with both numbers', async ({ engine }) => {
+  const long = 'word '.repeat(600);
+  try {
+    await runToEnd(engine, { prompt: long, maxTokens: 4 });
+    assert.unreachable('should have been refused');
+  } catch (error) {
+    assert.instance(error, EngineRequestError);
+    const info = (error as EngineRequestError).info;
+    assert.is(info.code, 'context_length_exceeded');
+    assert.match(info.message, /512 tokens/);
+    assert.match(info.message, /\b6\d\d in the prompt/);
+  }
+  // The engine keeps serving.
+  const after = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 3, ignoreEos: true });
+  assert.is(after.choices[0]!.tokens.length, 3);
+});
+
+test('n beyond max_num_sequence and out-of-vocabulary logit_bias are refused by field', async ({ engine }) => {
+  const refused = async (request: Parameters<Engine['generate']>[0]) => {
+    try {
+      await runToEnd(engine, request);
+    } catch (error) {
+      return (error as EngineRequestError).info;
+    }
+    throw new Error('not refused');
+  };
+  assert.is((await refused({ prompt: 'x', n: 5 })).param, 'n');
+  assert.is((await refused({ prompt: 'x', sampling: { logitBias: new Map([[60000, 1]]) } })).param, 'logit_bias');
+});
+
+test.run();

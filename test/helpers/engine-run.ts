@@ -1,0 +1,33 @@
+// Runs a request to the end and gathers what each choice produced.
+import type { Engine } from '../../runtime/engine/engine.js';
+import type { GenerateRequest, TokenLogprob } from '../../runtime/engine/protocol.js';
+
+export interface ChoiceResult {
+  text: string;
+  /** Text of each delta (one per generated token when nothing is withheld). */
+  pieces: string[];
+  tokens: number[];
+  logprobs: TokenLogprob[];
+  reason: string | undefined;
+  completionTokens: number;
+}
+
+export async function runToEnd(engine: Engine, request: GenerateRequest, signal?: AbortSignal): Promise<{ promptTokens: number; choices: ChoiceResult[] }> {
+  const choices: ChoiceResult[] = [];
+  let promptTokens = -1;
+  for await (const event of engine.generate(request, signal)) {
+    if (event.type === 'started') promptTokens = event.promptTokens;
+    if (event.type !== 'delta' && event.type !== 'finished') continue;
+    const choice = (choices[event.choice] ??= { text: '', pieces: [], tokens: [], logprobs: [], reason: undefined, completionTokens: 0 });
+    if (event.type === 'delta') {
+      choice.text += event.text;
+      choice.pieces.push(event.text);
+      choice.tokens.push(...event.tokens);
+      choice.logprobs.push(...(event.logprobs ?? []));
+    } else {
+      choice.reason = event.reason;
+      choice.completionTokens = event.completionTokens;
+    }
+  }
+  return { promptTokens, choices };
+}
