@@ -7,7 +7,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const pattern = process.argv[2] ?? '\\.test\\.ts$';
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', `${root}node_modules/uvu/bin.js`, 'test', pattern],
+  ['--expose-gc', '--import', 'tsx', `${root}node_modules/uvu/bin.js`, 'test', pattern],
   { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
 );
 let out = '';

@@ -78,7 +78,7 @@ class SchemaConverter implements Lowering {
 
   value(schema: Schema, pointer: string, depth: number): Expr {
     if (this.fmt.depthMatters && depth > MAX_INDENT_DEPTH) return NOTHING;
-    if (schema === true) return this.anyValue(depth);
+    if (schema === true || isUnconstrained(schema)) return this.anyValue(depth);
     if (schema === false) return NOTHING;
     if (typeof schema.$ref === 'string') return this.reference(schema, pointer, depth);
     if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
@@ -213,6 +213,13 @@ function bounds(schema: Record<string, unknown>): { lo: { value: number; strict:
   tighten(schema.maximum, false, false);
   tighten(schema.exclusiveMaximum, true, false);
   return { lo, hi };
+}
+
+const NON_ASSERTIONS = new Set(['title', 'description', 'examples', 'default', '$comment', '$schema', '$id', '$defs', 'definitions', 'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding']);
+
+/** `{}` and schemas with only annotations accept any value, strict mode or not. */
+function isUnconstrained(schema: Schema): boolean {
+  return isObject(schema) && Object.keys(schema).every((k) => NON_ASSERTIONS.has(k));
 }
 
 function targetPointer(refText: string): string {

@@ -24,17 +24,18 @@ const IPV6 = [
 const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]";
 const LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
 const PCT = '%[0-9a-fA-F]{2}';
-const UNRESERVED_SUB = "a-zA-Z0-9._~!$&'()*+,;=-";
+const UNRESERVED_SUB = "\\-a-zA-Z0-9._~!$&'()*+,;=";
+const PCHAR = `(?:[${UNRESERVED_SUB}:@]|${PCT})`;
 
 export const FORMATS: Record<string, string> = {
   date: DATE,
   time: TIME,
   'date-time': `${DATE}[tT]${TIME}`,
   email: `${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+${LABEL}`,
-  uuid: '(?:urn:uuid:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}',
+  uuid: '(?:[uU][rR][nN]:[uU][uU][iI][dD]:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}',
   ipv4: IPV4,
   ipv6: `(?:${IPV6})`,
   uri:
-    `[a-zA-Z][a-zA-Z0-9+.-]*:(?://(?:(?:[${UNRESERVED_SUB}:]|${PCT})*@)?(?:[${UNRESERVED_SUB}]|${PCT})*(?::\\d*)?)?` +
-    `(?:/(?:[${UNRESERVED_SUB}:@]|${PCT})*)*(?:\\?(?:[${UNRESERVED_SUB}:@/?]|${PCT})*)?(?:#(?:[${UNRESERVED_SUB}:@/?]|${PCT})*)?`,
+    `[a-zA-Z][a-zA-Z0-9+.-]*:(?://(?:(?:[${UNRESERVED_SUB}:]|${PCT})*@)?(?:[${UNRESERVED_SUB}]|${PCT})*(?::\\d*)?|${PCHAR}+)?` +
+    `(?:/${PCHAR}*)*(?:\\?(?:[${UNRESERVED_SUB}:@/?]|${PCT})*)?(?:#(?:[${UNRESERVED_SUB}:@/?]|${PCT})*)?`,
 };

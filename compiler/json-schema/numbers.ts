@@ -52,13 +52,26 @@ export function natRange(lo: bigint, hi: bigint | null): Expr {
   return alt(...parts);
 }
 
-/** JSON integers in [lo, hi]; null bounds are unbounded. */
+const BIG = 10n ** 20n;
+
+/**
+ * Integers of at least 1e20 in exponent form, as JSON.stringify writes integers from 1e21 on:
+ * at most 20 fraction digits and an exponent of at least 20, so the value is always integral.
+ */
+function bigIntegerExponent(): Expr {
+  return seq(digitClass(1, 9), opt(seq(lit('.'), rep(D, 1, 20))), { kind: 'class', ranges: [0x45, 0x45, 0x65, 0x65] }, opt(lit('+')), star(lit('0')), natRange(20n, null));
+}
+
+/** JSON integers in [lo, hi]; null bounds are unbounded. Exponent forms are accepted on an
+ * unbounded side (from 1e20 on). */
 export function intRange(lo: bigint | null, hi: bigint | null): Expr {
   const parts: Expr[] = [];
   if (hi === null || hi >= 0n) parts.push(natRange(lo === null || lo < 0n ? 0n : lo, hi));
+  if (hi === null && (lo === null || lo <= BIG)) parts.push(bigIntegerExponent());
   if (lo === null || lo < 0n) {
     const magLo = hi === null || hi >= 0n ? 1n : -hi;
     parts.push(seq(lit('-'), natRange(magLo, lo === null ? null : -lo)));
+    if (lo === null && (hi === null || hi >= -BIG)) parts.push(seq(lit('-'), bigIntegerExponent()));
   }
   return alt(...parts);
 }

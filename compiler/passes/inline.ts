@@ -25,7 +25,8 @@ function inlineCost(e: Expr): number {
 }
 
 export function inlineRules(grammar: GrammarIR): GrammarIR {
-  const inlinable = grammar.rules.map((r, i) => i !== grammar.root && inlineCost(r.body) <= MAX_INLINE_SIZE);
+  // A rule with a lookahead keeps it: the mask compiler needs it where the rule is used.
+  const inlinable = grammar.rules.map((r, i) => i !== grammar.root && r.lookahead === null && inlineCost(r.body) <= MAX_INLINE_SIZE);
   const replace = (e: Expr): Expr => {
     switch (e.kind) {
       case 'ref':

@@ -1,6 +1,6 @@
 // Exact top_p selection without sorting the vocabulary, in two stages.
 //
-// 1. Buckets. A histogram of candidate mass keyed by the mass's own bit pattern (exponent plus
+// 1. Buckets. A histogram of token mass keyed by the mass's own bit pattern (exponent plus
 //    4 mantissa bits: 16 buckets per octave). The bit pattern of a positive double is monotone in
 //    its value, so walking the histogram from the top finds the one bucket where the cumulative
 //    mass crosses top_p: every candidate in a higher bucket is in the nucleus, every one in a
@@ -11,7 +11,8 @@
 //    mass first, lower id on ties". That order is total, so the nucleus is one well-defined set
 //    whatever pivots are chosen, and a flat distribution cannot degrade the partition.
 //
-// Expected O(n) overall, and nothing is sorted: the kept set is handed back in id order.
+// Expected O(n) overall, and nothing is sorted: the kept set comes back as a bitset over token
+// ids, which the sampler walks in id order.
 import type { SamplingScratch } from './sampling-scratch.js';
 
 /** Buckets cover masses down to 2^-64 of the top one; anything smaller shares the last. */
@@ -43,9 +44,9 @@ function swap(mass: Float64Array, ids: Int32Array, i: number, j: number): void {
 }
 
 /**
- * Quickselect on mass. Moves the nucleus of the first `n` candidates to the front and returns its size: the smallest
- * k such that the k best candidates hold at least `target` mass (all n if they never do, at least
- * 1 when n > 0). The front k are left unsorted.
+ * Quickselect on mass. Moves the nucleus of the first `n` candidates to the front and returns
+ * its size: the smallest k such that the k best candidates hold at least `target` mass (all n if
+ * they never do, at least 1 when n > 0). The front k are left unsorted.
  */
 export function selectNucleus(mass: Float64Array, ids: Int32Array, n: number, target: number): number {
   let lo = 0;
@@ -86,12 +87,13 @@ export function selectNucleus(mass: Float64Array, ids: Int32Array, n: number, ta
 }
 
 /**
- * Reduces the candidates `mass`/`ids` [0, n) of `scratch` (masses in (0, 1]) to the nucleus
- * holding `target` mass, rewritten in id order at the front; returns its size.
+ * Marks in `scratch.keptBits` the nucleus of the tokens [0, size) whose masses, in (0, 1] or 0
+ * for impossible tokens, are in `scratch.mass` by id: the smallest set of most massive tokens
+ * holding at least `target`. Returns its size.
  */
-export function keepNucleus(scratch: SamplingScratch, n: number, target: number, vocabSize: number): number {
-  const { mass, massWords, ids, massById, keptBits, bucketMass } = scratch;
-  for (let j = 0; j < n; j++) bucketMass[bucketOfHighWord(massWords[2 * j + HIGH_WORD]!)]! += mass[j]!;
+export function keepNucleus(scratch: SamplingScratch, size: number, target: number): number {
+  const { mass, massWords, tiedMass, tiedIds, keptBits, bucketMass } = scratch;
+  for (let i = 0; i < size; i++) bucketMass[bucketOfHighWord(massWords[2 * i + HIGH_WORD]!)]! += mass[i]!;
   // Find the boundary bucket and how much mass is still needed from it.
   let boundary = NUCLEUS_BUCKETS; // rounding never reached the target: keep every candidate
   let rest = target;
@@ -105,43 +107,27 @@ export function keepNucleus(scratch: SamplingScratch, n: number, target: number,
   }
   bucketMass.fill(0);
 
-  // Above the boundary: kept. In it: moved to the front for exact selection. Below: dropped.
-  const words = (vocabSize + 31) >>> 5;
-  keptBits.fill(0, 0, words);
+  // Above the boundary: kept. In it: set aside for exact selection. Below: dropped.
+  keptBits.fill(0, 0, (size + 31) >>> 5);
+  let kept = 0;
   let tied = 0;
-  for (let j = 0; j < n; j++) {
-    const b = bucketOfHighWord(massWords[2 * j + HIGH_WORD]!);
-    if (b > boundary) continue;
-    const m = mass[j]!;
-    const id = ids[j]!;
+  for (let i = 0; i < size; i++) {
+    const b = bucketOfHighWord(massWords[2 * i + HIGH_WORD]!);
+    const m = mass[i]!;
+    if (b > boundary || m === 0) continue;
     if (b < boundary) {
-      massById[id] = m;
-      keptBits[id >>> 5]! |= 1 << (id & 31);
+      keptBits[i >>> 5]! |= 1 << (i & 31);
+      kept++;
     } else {
-      mass[tied] = m;
-      ids[tied] = id;
+      tiedMass[tied] = m;
+      tiedIds[tied] = i;
       tied++;
     }
   }
-  const chosen = selectNucleus(mass, ids, tied, rest);
+  const chosen = selectNucleus(tiedMass, tiedIds, tied, rest);
   for (let j = 0; j < chosen; j++) {
-    const id = ids[j]!;
-    massById[id] = mass[j]!;
+    const id = tiedIds[j]!;
     keptBits[id >>> 5]! |= 1 << (id & 31);
   }
-
-  // Compact the kept set back into mass/ids, walking the bitset in id order.
-  let kept = 0;
-  for (let word = 0; word < words; word++) {
-    let bits = keptBits[word]!;
-    while (bits !== 0) {
-      const low = bits & -bits;
-      const id = (word << 5) + 31 - Math.clz32(low);
-      bits ^= low;
-      mass[kept] = massById[id]!;
-      ids[kept] = id;
-      kept++;
-    }
-  }
-  return kept;
+  return kept + chosen;
 }

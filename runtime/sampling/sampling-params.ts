@@ -7,7 +7,10 @@ export const MAX_TOP_LOGPROBS = 20;
 export interface SamplingParams {
   /** [0, 2]. 0 means greedy: the highest processed logit, ties to the lowest token id. */
   temperature: number;
-  /** (0, 1]. Keep the smallest set of most probable tokens holding at least this much mass. */
+  /**
+   * (0, 1]. Keep the smallest set of most probable tokens holding at least this much of the
+   * probability (at the given temperature); 1 keeps every token, ≤ 0 only the most probable.
+   */
   topP: number;
   /** [-2, 2]. Subtracted once per earlier occurrence of a token in the generated text. */
   frequencyPenalty: number;

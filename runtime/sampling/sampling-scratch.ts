@@ -10,17 +10,16 @@ export class SamplingScratch {
   readonly capacity: number;
   /** Processed logits (bias, penalties, mask applied); float64 so penalties do not round. */
   readonly logits: Float64Array;
-  /** Unnormalised probability of each candidate, parallel to `ids`. */
+  /** Unnormalised probability of each token at the request's temperature, by id. */
   readonly mass: Float64Array;
   /** The same memory as 32-bit words, for reading each mass's exponent bits. */
   readonly massWords: Uint32Array;
-  /** Candidate token ids, reordered in place by nucleus selection. */
-  readonly ids: Int32Array;
-  /** Probability mass by token id, valid only for the tokens flagged in `keptBits`. */
-  readonly massById: Float64Array;
+  /** The tokens of top_p's boundary bucket, reordered in place by the selection. */
+  readonly tiedMass: Float64Array;
+  readonly tiedIds: Int32Array;
   /** One bit per token: in the nucleus. */
   readonly keptBits: Uint32Array;
-  /** Histogram of candidate mass for top_p; all zero between samples. */
+  /** Histogram of token mass for top_p; all zero between samples. */
   readonly bucketMass = new Float64Array(NUCLEUS_BUCKETS);
   /** The best tokens by processed logit, for `top_logprobs`. */
   readonly topIds = new Int32Array(MAX_TOP_LOGPROBS);
@@ -34,8 +33,8 @@ export class SamplingScratch {
     this.logits = new Float64Array(vocabSize);
     this.mass = new Float64Array(vocabSize);
     this.massWords = new Uint32Array(this.mass.buffer);
-    this.ids = new Int32Array(vocabSize);
-    this.massById = new Float64Array(vocabSize);
+    this.tiedMass = new Float64Array(vocabSize);
+    this.tiedIds = new Int32Array(vocabSize);
     this.keptBits = new Uint32Array((vocabSize + 31) >>> 5);
   }
 }

@@ -74,7 +74,7 @@ export class StopStringMatcher {
     let longest = 0;
     for (const stop of this.#stops) {
       for (let len = Math.min(stop.length - 1, buffer.length); len > longest; len--) {
-        if (buffer.endsWith(stop.slice(0, len))) {
+        if (endsWithPrefix(buffer, stop, len)) {
           longest = len;
           break;
         }
@@ -82,4 +82,13 @@ export class StopStringMatcher {
     }
     return longest;
   }
+}
+
+/** buffer.endsWith(stop.slice(0, len)) without building the slice (this runs every token). */
+function endsWithPrefix(buffer: string, stop: string, len: number): boolean {
+  const start = buffer.length - len;
+  for (let k = 0; k < len; k++) {
+    if (buffer.charCodeAt(start + k) !== stop.charCodeAt(k)) return false;
+  }
+  return true;
 }

@@ -192,41 +192,62 @@ export class TokenSampler {
    * #logNormaliser, computed in the same pass to spare a second sweep over the vocabulary.
    */
   #draw(w: Float64Array, size: number, max: number): number {
-    const { mass, ids } = this.#scratch;
+    const mass = this.#scratch.mass;
     const invT = this.#invTemperature;
-    const nucleus = this.params.topP < 1;
-    let n = 0;
     let total = 0;
     let normaliser = 0;
+    // Branch-free: masked tokens simply get mass 0, which no draw can land on.
     for (let i = 0; i < size; i++) {
       const d = w[i]! - max;
       const e1 = expNonPositive(d);
-      normaliser += e1; // outside any test, so a NaN logit poisons the sum and is reported
+      normaliser += e1; // a NaN logit poisons this sum and is reported by the caller
       const e = invT === 1 ? e1 : expNonPositive(d * invT);
-      if (e > 0) {
-        mass[n] = e;
-        ids[n] = i;
-        n++;
-        total += e;
-      }
+      mass[i] = e;
+      total += e;
     }
     this.#logNormaliser = Math.log(normaliser);
-    // Candidates are drawn in id order, with or without a nucleus cut: an order fixed by the
-    // logits alone (not by how the nucleus was found), so a seed replays exactly.
-    let kept = n;
-    let keptMass = total;
-    if (nucleus) {
-      kept = keepNucleus(this.#scratch, n, this.params.topP * total, size);
-      keptMass = 0;
-      for (let j = 0; j < kept; j++) keptMass += mass[j]!;
+
+    // Tokens are drawn in id order, with or without a nucleus cut: an order fixed by the logits
+    // alone (not by how the nucleus was found), so a seed replays exactly.
+    if (this.params.topP >= 1) {
+      const r = this.#rng.nextFloat() * total;
+      let acc = 0;
+      let last = -1;
+      for (let i = 0; i < size; i++) {
+        const m = mass[i]!;
+        if (m === 0) continue;
+        acc += m;
+        if (r < acc) return i;
+        last = i;
+      }
+      return last; // r landed on the rounding error of the running sum
+    }
+    keepNucleus(this.#scratch, size, this.params.topP * total);
+    return this.#drawFromKept(size);
+  }
+
+  /** The draw over the tokens flagged in keptBits, walking the bitset in id order. */
+  #drawFromKept(size: number): number {
+    const { mass, keptBits } = this.#scratch;
+    const words = (size + 31) >>> 5;
+    let keptMass = 0;
+    for (let word = 0; word < words; word++) {
+      for (let bits = keptBits[word]!; bits !== 0; bits &= bits - 1) {
+        keptMass += mass[(word << 5) + 31 - Math.clz32(bits & -bits)]!;
+      }
     }
     const r = this.#rng.nextFloat() * keptMass;
     let acc = 0;
-    for (let j = 0; j < kept; j++) {
-      acc += mass[j]!;
-      if (r < acc) return ids[j]!;
+    let last = -1;
+    for (let word = 0; word < words; word++) {
+      for (let bits = keptBits[word]!; bits !== 0; bits &= bits - 1) {
+        const id = (word << 5) + 31 - Math.clz32(bits & -bits);
+        acc += mass[id]!;
+        if (r < acc) return id;
+        last = id;
+      }
     }
-    return ids[kept - 1]!; // r landed on the rounding error of the running sum
+    return last;
   }
 
   #topEntries(w: Float64Array, size: number, max: number, logNormaliser: number): TopLogprob[] {

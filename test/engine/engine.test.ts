@@ -9,7 +9,7 @@ import { runToEnd } from '../helpers/engine-run.js';
 const test = suite<{ engine: Engine }>('engine');
 
 test.before(async (context) => {
-  context.engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 512 } });
+  context.engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 512 }, threads: 1 });
 });
 test.after(async (context) => {
   await context.engine.dispose();

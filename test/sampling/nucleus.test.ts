@@ -4,12 +4,12 @@ import { HIGH_WORD, bucketOfHighWord, keepNucleus, selectNucleus } from '../../r
 import { SamplingScratch } from '../../runtime/sampling/sampling-scratch.js';
 import { nucleusOracle, randomLogits } from './oracle.js';
 
-/** Candidate arrays built the way TokenSampler builds them, in a scratch or in fresh arrays. */
-function candidates(logits: Float32Array, temperature: number, scratch?: SamplingScratch) {
+/** Candidates as compact arrays (for selectNucleus): masses as TokenSampler computes them. */
+function candidates(logits: Float32Array, temperature: number) {
   let max = -Infinity;
   for (const x of logits) max = Math.max(max, x);
-  const mass = scratch?.mass ?? new Float64Array(logits.length);
-  const ids = scratch?.ids ?? new Int32Array(logits.length);
+  const mass = new Float64Array(logits.length);
+  const ids = new Int32Array(logits.length);
   let n = 0;
   let total = 0;
   for (let i = 0; i < logits.length; i++) {
@@ -22,6 +22,13 @@ function candidates(logits: Float32Array, temperature: number, scratch?: Samplin
     }
   }
   return { mass, ids, n, total };
+}
+
+/** The kept set keepNucleus flagged, in id order. */
+function keptIds(scratch: SamplingScratch, size: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < size; i++) if ((scratch.keptBits[i >>> 5]! >>> (i & 31)) & 1) out.push(i);
+  return out;
 }
 
 function forEachCase(fn: (logits: Float32Array, topP: number, temperature: number) => void): void {
@@ -58,25 +65,33 @@ test('selectNucleus equals the full-sort oracle across vocab sizes and top_p', (
   });
 });
 
-test('keepNucleus (buckets + quickselect) equals the oracle, in id order, and clears its histogram', () => {
+test('keepNucleus (buckets + quickselect) equals the oracle and clears its histogram', () => {
   const scratches = new Map<number, SamplingScratch>();
   forEachCase((logits, topP, temperature) => {
     const size = logits.length;
     if (!scratches.has(size)) scratches.set(size, new SamplingScratch(size));
     const scratch = scratches.get(size)!;
-    const { n, total } = candidates(logits, temperature, scratch);
-    const k = keepNucleus(scratch, n, topP * total, size);
-    const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
-    assert.equal(Array.from(scratch.ids.subarray(0, k)), oracle, `size ${size} top_p ${topP} T ${temperature}`);
-    // Each kept token still carries its own mass.
     let max = -Infinity;
     for (const x of logits) max = Math.max(max, x);
-    for (let j = 0; j < k; j++) {
-      const id = scratch.ids[j]!;
-      assert.is(scratch.mass[j], Math.exp((logits[id]! - max) / temperature));
-    }
+    let total = 0;
+    for (let i = 0; i < size; i++) total += scratch.mass[i] = Math.exp((logits[i]! - max) / temperature);
+    const k = keepNucleus(scratch, size, topP * total);
+    const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
+    assert.equal(keptIds(scratch, size), oracle, `size ${size} top_p ${topP} T ${temperature}`);
+    assert.is(k, oracle.length);
     assert.ok(scratch.bucketMass.every((m) => m === 0));
   });
+});
+
+test('keepNucleus never keeps impossible (zero-mass) tokens, even when rounding asks for all', () => {
+  const size = 70;
+  const scratch = new SamplingScratch(size);
+  scratch.mass.fill(0);
+  for (const i of [3, 40, 69]) scratch.mass[i] = 0.25;
+  assert.is(keepNucleus(scratch, size, 0.75 + 1e-9), 3);
+  assert.equal(keptIds(scratch, size), [3, 40, 69]);
+  assert.is(keepNucleus(scratch, size, 0.3), 2);
+  assert.equal(keptIds(scratch, size), [3, 40]); // equal mass: lower ids first
 });
 
 test('mass buckets are monotone: more mass never lands in a later bucket', () => {

@@ -1,0 +1,104 @@
+// `npm run bench:engine [-- --json] [--model PATH] [--reps 3] [--tokens 128] [--widths 1,4,16]`
+// Decode tokens per second of the engine beside a bare llama_decode loop over the same batch
+// shapes, on the default model (pulled on first use), both in this process and measured
+// alternately so that load from elsewhere on the machine hits both alike. Each figure is the
+// median over the repetitions; the ratio is the median of the per-repetition ratios, each
+// taken between two runs measured back to back. The goal is a ratio ≥ 0.9 at every width.
+import { availableParallelism } from 'node:os';
+import { basename } from 'node:path';
+import { cac } from 'cac';
+import { Engine } from '../runtime/engine/engine.js';
+import { pullModel } from '../runtime/models/pull-model.js';
+import { BareDecoder, type DecodeRun } from './engine/bare-decode.js';
+import { engineDecode } from './engine/engine-decode.js';
+import { median } from './serve/percentile.js';
+
+const cli = cac('bench:engine');
+cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
+cli.option('--reps <n>', 'Repetitions of each measurement', { default: 3 });
+cli.option('--tokens <n>', 'Tokens generated per sequence (the first comes from the prefill)', { default: 128 });
+cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,4,16' });
+cli.option('--json', 'One JSON object per width instead of the table');
+cli.help();
+const { options } = cli.parse();
+if (options.help) process.exit(0);
+
+const widths = String(options.widths).split(',').map(Number);
+const reps = Number(options.reps);
+const maxTokens = Number(options.tokens);
+if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(reps >= 1) || !(maxTokens >= 2)) {
+  console.error('bench:engine: --widths must be whole numbers ≥ 1, --reps ≥ 1, --tokens ≥ 2');
+  process.exit(1);
+}
+const maxWidth = Math.max(...widths);
+const modelPath = typeof options.model === 'string' ? options.model : await pullModel();
+const threads = availableParallelism();
+
+const engine = await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth }, threads });
+const config = engine.info.config;
+// The same context as engine-worker.ts builds, so KV size and batch limits match.
+const bare = await BareDecoder.create(modelPath, {
+  contextSize: config.maxTotalSeqLength,
+  batchSize: config.prefillChunkSize + config.maxNumSequence,
+  sequences: config.maxNumSequence,
+  threads,
+});
+// A short prompt, the same ids for both; every sequence of a batch gets the same one.
+const prompt = bare.tokenize('The history of the printing press begins in the fifteenth century, when');
+const perSecond = (run: DecodeRun) => run.tokens / run.seconds;
+
+// One untimed pass of each warms caches and the allocator.
+await engineDecode(engine, prompt, maxWidth, 8);
+await bare.decode(prompt, maxWidth, 8);
+
+const runs = new Map(widths.map((w) => [w, { engine: [] as number[], bare: [] as number[], ratio: [] as number[] }]));
+for (let rep = 0; rep < reps; rep++) {
+  for (const width of widths) {
+    const measureEngine = async () => perSecond(await engineDecode(engine, prompt, width, maxTokens));
+    // One generated token comes from the prefill, so the engine decodes maxTokens - 1 steps.
+    const measureBare = async () => perSecond(await bare.decode(prompt, width, maxTokens - 1));
+    // Alternate which goes first, so a drift in machine load does not favour one side.
+    let e: number;
+    let b: number;
+    if (rep % 2 === 0) {
+      e = await measureEngine();
+      b = await measureBare();
+    } else {
+      b = await measureBare();
+      e = await measureEngine();
+    }
+    const slot = runs.get(width)!;
+    slot.engine.push(e);
+    slot.bare.push(b);
+    slot.ratio.push(e / b);
+    if (!options.json) process.stderr.write(`rep ${rep + 1}/${reps} width ${width}: engine ${e.toFixed(1)} tok/s, bare ${b.toFixed(1)} tok/s\n`);
+  }
+}
+await engine.dispose();
+await bare.dispose();
+
+const rows = widths.map((width) => {
+  const slot = runs.get(width)!;
+  return {
+    width,
+    engine_tokens_per_s: median(slot.engine),
+    bare_tokens_per_s: median(slot.bare),
+    ratio: median(slot.ratio),
+    decode_steps: maxTokens - 1,
+    reps,
+    engine_runs: slot.engine,
+    bare_runs: slot.bare,
+    threads,
+    model: basename(modelPath),
+  };
+});
+
+if (options.json) {
+  for (const row of rows) console.log(JSON.stringify(row));
+} else {
+  console.log(`\ndecode tokens/s, ${basename(modelPath)}, cpu, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps}`);
+  console.log(`${'width'.padEnd(8)}${'engine'.padStart(10)}${'bare'.padStart(10)}${'ratio'.padStart(8)}`);
+  for (const row of rows) {
+    console.log(`${String(row.width).padEnd(8)}${row.engine_tokens_per_s.toFixed(1).padStart(10)}${row.bare_tokens_per_s.toFixed(1).padStart(10)}${row.ratio.toFixed(3).padStart(8)}`);
+  }
+}

@@ -1,0 +1,66 @@
+// The reference for the engine benchmark: llama_decode in a plain loop over the same batch
+// shapes, with no sampling, no scheduling and no worker thread. Whatever the engine adds on
+// top of this (scheduling, sampling, detokenizing, messages) is what the ratio measures.
+import { performance } from 'node:perf_hooks';
+import { Batch } from '../../runtime/backend/batch.js';
+import { LlamaContext, type ContextOptions } from '../../runtime/backend/context.js';
+import { listDevices } from '../../runtime/backend/devices.js';
+import { loadLlamaLibrary } from '../../runtime/backend/library.js';
+import { LlamaModel } from '../../runtime/backend/model.js';
+
+export interface DecodeRun {
+  tokens: number;
+  seconds: number;
+}
+
+export class BareDecoder {
+  private constructor(
+    private readonly model: LlamaModel,
+    private readonly context: LlamaContext,
+    private readonly batch: Batch,
+  ) {}
+
+  /** Loads the model on the CPU with a context shaped like the engine's (pass the engine's sizes). */
+  static async create(modelPath: string, shape: ContextOptions): Promise<BareDecoder> {
+    const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
+    const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
+    const model = await LlamaModel.create(api, { path: modelPath, devices: cpu });
+    const context = LlamaContext.create(model, shape);
+    return new BareDecoder(model, context, new Batch(context.batchSize));
+  }
+
+  tokenize(text: string): number[] {
+    return Array.from(this.model.vocabulary.tokenize(text, { addSpecial: false, parseSpecial: true }));
+  }
+
+  /**
+   * Prefills `prompt` into sequences 0..width-1 in one batch (untimed), then times `steps`
+   * decode calls of one token per sequence, each asking for its logits as the engine does.
+   */
+  async decode(prompt: readonly number[], width: number, steps: number): Promise<DecodeRun> {
+    const { batch, context } = this;
+    context.clear();
+    batch.clear();
+    for (let s = 0; s < width; s++) {
+      prompt.forEach((token, i) => batch.add(token, i, s, i === prompt.length - 1));
+    }
+    await context.decode(batch);
+    // Any fixed token will do: nothing is sampled, the cost of a step does not depend on it.
+    const token = prompt[prompt.length - 1]!;
+    const start = performance.now();
+    for (let step = 0; step < steps; step++) {
+      batch.clear();
+      for (let s = 0; s < width; s++) batch.add(token, prompt.length + step, s, true);
+      await context.decode(batch);
+    }
+    const seconds = (performance.now() - start) / 1000;
+    context.clear();
+    return { tokens: width * steps, seconds };
+  }
+
+  async dispose(): Promise<void> {
+    await this.context.dispose();
+    this.batch.dispose();
+    this.model.dispose();
+  }
+}

@@ -1,0 +1,16 @@
+// lmforge/grammar: grammars from EBNF, regular expressions and JSON Schema, compiled to
+// byte-level automata and matched with an Earley parser.
+//
+//   import { Grammar, GrammarCompiler, GrammarMatcher } from 'lmforge/grammar';
+//   const compiled = new GrammarCompiler().compile(Grammar.fromJSONSchema(schema));
+//   const matcher = new GrammarMatcher(compiled);
+//   matcher.acceptString('{"a": 1}') && matcher.isCompleted();
+export { Grammar } from './grammar.js';
+export { GrammarCompiler, type GrammarCompilerOptions } from './grammar-compiler.js';
+export { CompiledGrammar } from './compiled-grammar.js';
+export { GrammarMatcher } from './matcher.js';
+export { GrammarError, type GrammarErrorLocation } from './errors.js';
+export type { JsonSchemaOptions, JsonSchemaStyle } from './json-schema/options.js';
+export type { EbnfOptions } from './ebnf/lower.js';
+export type { Expr, GrammarIR, Rule } from './ir.js';
+export { serializeCompiledGrammar, deserializeCompiledGrammar, ARTIFACT_FORMAT_VERSION } from './artifact.js';

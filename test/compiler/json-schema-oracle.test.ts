@@ -1,0 +1,96 @@
+// Oracle test: for every schema in fixtures/schemas, random instances that ajv accepts must
+// be accepted by the grammar (serialised in the grammar's whitespace) and instances ajv
+// rejects must be rejected. strictMode is mirrored on the ajv side by closing objects and
+// arrays the schema leaves open. Prints the corpus pass rate.
+import { readdirSync, readFileSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import fc from 'fast-check';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { JsonSchemaOptions } from '../../compiler/index.js';
+import { schema as grammarFor } from './helpers.js';
+import { instanceArbitrary } from './schema-arbitrary.js';
+
+const test = suite('json-schema-oracle');
+const dir = new URL('../../fixtures/schemas/', import.meta.url);
+const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+
+const ANNOTATIONS = new Set(['title', 'description', 'examples', 'default', '$comment', '$schema', '$id', '$defs', 'definitions']);
+
+/** strictMode on the ajv side: no properties or items beyond what the schema allows. */
+function strictify(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(strictify);
+  if (typeof s !== 'object' || s === null) return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    out[k] = ['properties', 'patternProperties', '$defs', 'definitions'].includes(k)
+      ? Object.fromEntries(Object.entries(v as object).map(([n, x]) => [n, strictify(x)]))
+      : ['enum', 'const', 'required', 'type', 'examples', 'default'].includes(k) ? v : strictify(v);
+  }
+  const constrained = Object.keys(out).some((k) => !ANNOTATIONS.has(k));
+  const combinator = 'anyOf' in out || 'oneOf' in out || '$ref' in out || 'const' in out || 'enum' in out;
+  if (constrained && !combinator) {
+    if (!('additionalProperties' in out)) out.additionalProperties = false;
+    if (!('items' in out)) out.items = false;
+  }
+  return out;
+}
+
+function serializer(options: JsonSchemaOptions): (v: unknown) => string {
+  if (options.anyWhitespace !== false) return (v) => JSON.stringify(v);
+  if (options.indent !== undefined) return (v) => JSON.stringify(v, null, options.indent);
+  const write = (v: unknown): string => {
+    if (Array.isArray(v)) return `[${v.map(write).join(', ')}]`;
+    if (v !== null && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${write(x)}`).join(', ')}}`;
+    return JSON.stringify(v);
+  };
+  return write;
+}
+
+// ORACLE_SEED explores other samples locally; CI uses the fixed default.
+const SEED = Number(process.env.ORACLE_SEED ?? 42);
+
+const variants: { name: string; options: JsonSchemaOptions; runs: number }[] = [
+  { name: 'default', options: {}, runs: 70 },
+  { name: 'compact', options: { anyWhitespace: false }, runs: 15 },
+  { name: 'indent', options: { anyWhitespace: false, indent: 2 }, runs: 15 },
+];
+
+test(`corpus of ${files.length} schemas agrees with ajv`, () => {
+  assert.ok(files.length >= 50, 'the corpus needs at least 50 schemas');
+  let passed = 0;
+  let valid = 0;
+  let invalid = 0;
+  const failures: string[] = [];
+  for (const file of files) {
+    const source = JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as boolean | Record<string, unknown>;
+    const ajv = addFormats(new Ajv2020({ strict: false }));
+    const validate = ajv.compile(strictify(source) as object);
+    const instances = fc.sample(instanceArbitrary(source), { numRuns: Math.max(...variants.map((v) => v.runs)), seed: SEED });
+    let ok = true;
+    for (const variant of variants) {
+      const accepts = grammarFor(source, variant.options);
+      const write = serializer(variant.options);
+      for (const instance of instances.slice(0, variant.runs)) {
+        const expected = validate(instance);
+        if (expected) valid++;
+        else invalid++;
+        const text = write(instance);
+        if (accepts(text) !== expected) {
+          if (ok) failures.push('');
+          ok = false;
+          failures.push(`${file} [${variant.name}]: ajv says ${expected ? 'valid' : 'invalid'}, grammar disagrees: ${text.slice(0, 200)}`);
+        }
+      }
+    }
+    if (ok) passed++;
+  }
+  console.log(`\n  JSON Schema oracle: ${passed}/${files.length} schemas pass (${((100 * passed) / files.length).toFixed(1)}%), ${valid} valid and ${invalid} invalid instances checked`);
+  if (failures.length > 0) console.log(failures.filter((f, i) => f !== '' && failures[i - 1] === '').join('\n'));
+  assert.is(passed, files.length, `${failures.length} disagreements`);
+  assert.ok(valid > 500 && invalid > 500, 'both valid and invalid instances must be exercised');
+});
+
+test.run();

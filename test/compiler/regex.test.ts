@@ -1,0 +1,85 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Grammar, GrammarError } from '../../compiler/index.js';
+import { regex } from './helpers.js';
+
+const test = suite('regex');
+
+test('literals, dot, classes and escapes', () => {
+  const ok = regex(String.raw`a.c[x-z]\d\w\s\D\W\S\u00e9\u{1F600}\x41\.`);
+  assert.ok(ok('abcy1_ a!xé😀A.'));
+  assert.not.ok(ok('abcy1_ 1!xé😀A.'), '\\D rejects a digit');
+  assert.ok(regex('.')('好'));
+  assert.not.ok(regex('.')('\n'), 'dot excludes line terminators, as in JavaScript');
+  assert.ok(regex('[^abc]')('d'));
+  assert.not.ok(regex('[^abc]')('a'));
+  assert.ok(regex(String.raw`[\d\s]+`)('1 2\t3'));
+});
+
+test('groups, non-capturing and named groups, alternation', () => {
+  const ok = regex('(ab|cd)(?:e|f)(?<n>g)?');
+  assert.ok(ok('abe'));
+  assert.ok(ok('cdfg'));
+  assert.not.ok(ok('abg'));
+});
+
+test('quantifiers including lazy and large bounds', () => {
+  assert.ok(regex('a*?b+c?')('bb'));
+  const big = regex('x{2,300}');
+  assert.not.ok(big('x'));
+  assert.ok(big('xx'));
+  assert.ok(big('x'.repeat(127)));
+  assert.ok(big('x'.repeat(128)));
+  assert.ok(big('x'.repeat(129)));
+  assert.ok(big('x'.repeat(300)));
+  assert.not.ok(big('x'.repeat(301)));
+  const exact = regex('y{1000}');
+  assert.ok(exact('y'.repeat(1000)));
+  assert.not.ok(exact('y'.repeat(999)));
+  assert.not.ok(exact('y'.repeat(1001)));
+  assert.ok(regex('z{130,}')('z'.repeat(500)));
+  assert.not.ok(regex('z{130,}')('z'.repeat(129)));
+});
+
+test('anchors at the ends are accepted; the match is always whole', () => {
+  const ok = regex('^ab$|^cd');
+  assert.ok(ok('ab'));
+  assert.ok(ok('cd'));
+  assert.not.ok(ok('abx'));
+  assert.not.ok(regex('b')('ab'));
+});
+
+function errorOf(pattern: string): GrammarError {
+  try {
+    Grammar.fromRegex(pattern);
+  } catch (e) {
+    assert.instance(e, GrammarError);
+    return e as GrammarError;
+  }
+  throw new assert.Assertion({ message: `expected ${pattern} to fail` });
+}
+
+test('unsupported features are errors naming the feature and its offset', () => {
+  const cases: [string, RegExp, number][] = [
+    ['(a)\\1', /back-reference '\\1' at offset 3/, 3],
+    ['a(?=b)', /lookahead '\(\?=b\)' at offset 1/, 1],
+    ['(?<!x)a', /lookbehind/, 0],
+    ['a\\bc', /word boundary '\\b' at offset 1/, 1],
+    ['\\p{L}', /Unicode property escape/, 0],
+    ['a^b', /anchor .* at offset 1/, 1],
+    ['(a$)b', /anchor/, 2],
+  ];
+  for (const [pattern, message, offset] of cases) {
+    const e = errorOf(pattern);
+    assert.match(e.message, message, pattern);
+    assert.equal(e.location, { kind: 'regex', offset }, pattern);
+  }
+});
+
+test('syntax errors carry the offset', () => {
+  const e = errorOf('ab(c');
+  assert.match(e.message, /^regex: .*at offset \d+/);
+  assert.equal(e.location.kind, 'regex');
+});
+
+test.run();

@@ -1,0 +1,118 @@
+// CORS as the launch options say, the generated /docs and /openapi.json, and /health.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chatCompletionRequestSchema } from '../../runtime/server/api-schemas.js';
+import { ENDPOINTS } from '../../runtime/server/endpoints.js';
+import { ApiServer } from '../../runtime/server/api-server.js';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const preflight = (url: string, origin: string, method = 'POST', headers = 'content-type, authorization') =>
+  fetch(`${url}/v1/chat/completions`, {
+    method: 'OPTIONS',
+    headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+  });
+
+const open = suite<{ s: TinyServer }>('cors: defaults (any origin, no credentials)');
+open.before(async (context) => {
+  context.s = await startTinyServer();
+});
+open.after(async (context) => {
+  await context.s.close();
+});
+
+open('preflight allows any origin, method and the asked headers, without credentials', async ({ s }) => {
+  const response = await preflight(s.url, 'http://app.example');
+  assert.is(response.status, 200);
+  assert.is(response.headers.get('access-control-allow-origin'), '*');
+  assert.match(response.headers.get('access-control-allow-methods')!, /POST/);
+  assert.is(response.headers.get('access-control-allow-headers'), 'content-type, authorization');
+  assert.is(response.headers.get('access-control-allow-credentials'), null);
+});
+
+open('ordinary responses carry the allow-origin header only for cross-origin requests', async ({ s }) => {
+  const withOrigin = await fetch(`${s.url}/v1/models`, { headers: { origin: 'http://app.example' } });
+  assert.is(withOrigin.headers.get('access-control-allow-origin'), '*');
+  const errorWithOrigin = await post(`${s.url}/v1/chat/completions`, '{', { origin: 'http://app.example' });
+  assert.is(errorWithOrigin.status, 400);
+  assert.is(errorWithOrigin.headers.get('access-control-allow-origin'), '*', 'errors carry CORS headers too');
+  const sameOrigin = await fetch(`${s.url}/v1/models`);
+  assert.is(sameOrigin.headers.get('access-control-allow-origin'), null);
+});
+
+open('/health is 200 when ready; /docs and /openapi.json come from the validator\'s schemas', async ({ s }) => {
+  const health = await fetch(`${s.url}/health`);
+  assert.is(health.status, 200);
+  assert.equal(await health.json(), { status: 'ok' });
+  const docs = await fetch(`${s.url}/docs`);
+  assert.is(docs.status, 200);
+  assert.match(docs.headers.get('content-type')!, /text\/html/);
+  const page = await docs.text();
+  for (const endpoint of ENDPOINTS) assert.ok(page.includes(`${endpoint.method} ${endpoint.path}`), `${endpoint.path} is listed`);
+  for (const field of Object.keys(chatCompletionRequestSchema.properties)) assert.ok(page.includes(`&quot;${field}&quot;`) || page.includes(`"${field}"`), `${field} is documented`);
+  const openapi = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
+  assert.is(openapi.openapi, '3.1.0');
+  assert.equal(openapi.paths['/v1/chat/completions'].post.requestBody.content['application/json'].schema, JSON.parse(JSON.stringify(chatCompletionRequestSchema)));
+  assert.ok(openapi.paths['/v1/models'].get);
+});
+
+open.run();
+
+const strict = suite<{ s: TinyServer }>('cors: listed origins with credentials');
+strict.before(async (context) => {
+  context.s = await startTinyServer({
+    server: { cors: { allowCredentials: true, allowedOrigins: ['http://good.example'], allowedMethods: ['POST', 'GET'], allowedHeaders: ['content-type'] } },
+  });
+});
+strict.after(async (context) => {
+  await context.s.close();
+});
+
+strict('preflight from a listed origin echoes it, with credentials and the listed methods and headers', async ({ s }) => {
+  const response = await preflight(s.url, 'http://good.example', 'POST', 'content-type');
+  assert.is(response.status, 200);
+  assert.is(response.headers.get('access-control-allow-origin'), 'http://good.example');
+  assert.is(response.headers.get('access-control-allow-credentials'), 'true');
+  assert.is(response.headers.get('access-control-allow-methods'), 'POST, GET');
+  assert.is(response.headers.get('access-control-allow-headers'), 'content-type');
+  assert.match(response.headers.get('vary')!, /Origin/);
+});
+
+strict('an unlisted origin, method or header is refused', async ({ s }) => {
+  const badOrigin = await preflight(s.url, 'http://evil.example', 'POST', 'content-type');
+  assert.is(badOrigin.status, 400);
+  assert.is(badOrigin.headers.get('access-control-allow-origin'), null);
+  assert.is((await preflight(s.url, 'http://good.example', 'DELETE', 'content-type')).status, 400);
+  assert.is((await preflight(s.url, 'http://good.example', 'POST', 'x-secret')).status, 400);
+  const simple = await fetch(`${s.url}/v1/models`, { headers: { origin: 'http://evil.example' } });
+  assert.is(simple.headers.get('access-control-allow-origin'), null);
+  const good = await fetch(`${s.url}/v1/models`, { headers: { origin: 'http://good.example' } });
+  assert.is(good.headers.get('access-control-allow-origin'), 'http://good.example');
+  assert.is(good.headers.get('access-control-allow-credentials'), 'true');
+});
+
+strict.run();
+
+const loading = suite('health while loading');
+
+loading('a server without its engine yet answers 503 on /health and on completions', async () => {
+  const server = new ApiServer({
+    modelId: TINY_MODEL_ID,
+    cors: { allowCredentials: false, allowedOrigins: ['*'], allowedMethods: ['*'], allowedHeaders: ['*'] },
+    tracing: false,
+    maxBodyBytes: 4096,
+    version: 'test',
+  });
+  const { port } = await server.listen('127.0.0.1', 0);
+  try {
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    assert.is(health.status, 503);
+    assert.equal(await health.json(), { status: 'loading' });
+    const chat = await post(`http://127.0.0.1:${port}/v1/chat/completions`, { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }] });
+    assert.is(chat.status, 503);
+    assert.is(chat.json.error.code, 'server_not_ready');
+  } finally {
+    await server.drain(100);
+  }
+});
+
+loading.run();

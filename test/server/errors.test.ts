@@ -1,0 +1,123 @@
+// Every error case over raw HTTP: the right status, OpenAI's envelope naming the field,
+// and a server that keeps serving afterwards.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer }>('http errors');
+
+test.before(async (context) => {
+  context.s = await startTinyServer({ server: { maxBodyBytes: 4096 } });
+});
+test.after(async (context) => {
+  await context.s.close();
+});
+
+const ok = { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 };
+
+async function expectError(s: TinyServer, body: string | object, status: number, param: string | null, code: string | null = null, message?: RegExp) {
+  const response = await post(`${s.url}/v1/chat/completions`, body);
+  assert.is(response.status, status, response.text);
+  const error = response.json?.error;
+  assert.ok(error, `an error envelope: ${response.text}`);
+  assert.equal(Object.keys(error).sort(), ['code', 'message', 'param', 'type']);
+  assert.is(error.param, param);
+  assert.is(error.code, code);
+  assert.is(error.type, status >= 500 ? 'server_error' : status === 404 && param === null ? 'not_found_error' : 'invalid_request_error');
+  if (message) assert.match(error.message, message);
+  // ... and the server still serves.
+  const after = await post(`${s.url}/v1/chat/completions`, ok);
+  assert.is(after.status, 200);
+}
+
+test('wrong types and out-of-range values name the field', async ({ s }) => {
+  await expectError(s, { ...ok, temperature: 'hot' }, 400, 'temperature');
+  await expectError(s, { ...ok, temperature: 2.5 }, 400, 'temperature', null, /<= 2/);
+  await expectError(s, { ...ok, logprobs: true, top_logprobs: 21 }, 400, 'top_logprobs', null, /<= 20/);
+  await expectError(s, { ...ok, top_logprobs: 2 }, 400, 'top_logprobs', null, /requires 'logprobs'/);
+  await expectError(s, { ...ok, n: 0 }, 400, 'n');
+  await expectError(s, { ...ok, n: 9 }, 400, 'n', null, /max_num_sequence/);
+  await expectError(s, { ...ok, max_tokens: 0 }, 400, 'max_tokens');
+  await expectError(s, { ...ok, logit_bias: { abc: 1 } }, 400, 'logit_bias');
+  await expectError(s, { ...ok, logit_bias: { '5': 101 } }, 400, 'logit_bias[5]');
+  await expectError(s, { ...ok, logit_bias: { '99999999': 1 } }, 400, 'logit_bias', null, /vocabulary/);
+  await expectError(s, { ...ok, stop: ['a', 5] }, 400, 'stop');
+  await expectError(s, { ...ok, seed: 1.5 }, 400, 'seed');
+  await expectError(s, { ...ok, stream_options: { include_usage: true } }, 400, 'stream_options');
+});
+
+test('bad messages name the message', async ({ s }) => {
+  await expectError(s, { ...ok, messages: [] }, 400, 'messages');
+  await expectError(s, { ...ok, messages: [{ role: 'robot', content: 'hi' }] }, 400, 'messages[0].role');
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'user' }] }, 400, 'messages[1].content');
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: 'x' }] }] }, 400, 'messages[0].content');
+  await expectError(s, { ...ok, messages: [{ role: 'tool', content: 'x' }] }, 400, 'messages[0].tool_call_id');
+  await expectError(s, { model: TINY_MODEL_ID }, 400, 'messages', null, /Missing required parameter/);
+});
+
+test('fields not honoured yet are refused, not ignored', async ({ s }) => {
+  await expectError(s, { ...ok, tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }, 400, 'tools');
+  await expectError(s, { ...ok, tool_choice: 'auto' }, 400, 'tool_choice');
+  await expectError(s, { ...ok, response_format: { type: 'json_object' } }, 400, 'response_format.type');
+  await expectError(s, { ...ok, frobnicate: true }, 400, 'frobnicate', null, /Unrecognized request argument/);
+});
+
+test('malformed JSON, an empty body and a body that is not an object', async ({ s }) => {
+  await expectError(s, '{"model": ', 400, null, 'invalid_json');
+  await expectError(s, '', 400, null, 'invalid_json');
+  await expectError(s, '[1,2]', 400, null, null, /JSON object/);
+});
+
+test('a prompt longer than the context: 400 context_length_exceeded with both numbers', async ({ s }) => {
+  const long = 'lorem ipsum '.repeat(300);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: long }] }, 400, 'messages', 'context_length_exceeded', /512 tokens.*\d{3} in the prompt/);
+});
+
+test('an unknown model is 404', async ({ s }) => {
+  await expectError(s, { ...ok, model: 'gpt-4o' }, 404, 'model', 'model_not_found', /gpt-4o/);
+});
+
+test('an oversized body is 413', async ({ s }) => {
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'x'.repeat(5000) }] }, 413, null, 'request_too_large');
+});
+
+test('unknown paths are 404 and wrong methods 405 with Allow', async ({ s }) => {
+  const missing = await fetch(`${s.url}/v1/completions`, { method: 'POST' });
+  assert.is(missing.status, 404);
+  assert.is((await missing.json()).error.type, 'not_found_error');
+  const wrong = await fetch(`${s.url}/v1/chat/completions`);
+  assert.is(wrong.status, 405);
+  assert.is(wrong.headers.get('allow'), 'POST');
+  assert.is((await wrong.json()).error.code, 'method_not_allowed');
+  const wrongModels = await fetch(`${s.url}/v1/models`, { method: 'DELETE' });
+  assert.is(wrongModels.status, 405);
+  assert.is(wrongModels.headers.get('allow'), 'GET');
+  const noTrace = await fetch(`${s.url}/debug/trace`);
+  assert.is(noTrace.status, 404, 'tracing is off: the endpoint does not exist');
+});
+
+test.run();
+
+const overload = suite('overload');
+
+overload('a full queue answers 503 server_is_overloaded while queued requests still finish', async () => {
+  const s = await startTinyServer({ engine: { overrides: { context_window_size: 512, max_num_sequence: 1 }, maxQueuedRequests: 1 } });
+  try {
+    const long = { ...ok, max_tokens: 200, ignore_eos: true };
+    const running = post(`${s.url}/v1/chat/completions`, long);
+    // Wait until the first request runs, then fill the one queue place.
+    for (let i = 0; i < 200 && (await s.engine.stats()).running === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const queued = post(`${s.url}/v1/chat/completions`, long);
+    for (let i = 0; i < 200 && (await s.engine.stats()).waiting === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const refused = await post(`${s.url}/v1/chat/completions`, ok);
+    assert.is(refused.status, 503);
+    assert.is(refused.json.error.code, 'server_is_overloaded');
+    assert.is(refused.json.error.type, 'server_error');
+    assert.is((await running).status, 200);
+    assert.is((await queued).status, 200);
+  } finally {
+    await s.close();
+  }
+});
+
+overload.run();

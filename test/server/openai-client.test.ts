@@ -1,0 +1,123 @@
+// The server through the official `openai` npm client, as users call it.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer }>('openai client');
+
+test.before(async (context) => {
+  context.s = await startTinyServer();
+});
+test.after(async (context) => {
+  await context.s.close();
+});
+
+const messages = [{ role: 'user' as const, content: 'Tell me a story about a fox.' }];
+const extra = { ignore_eos: true } as object; // not in OpenAI's types: an lmforge (older variant) field
+
+test('lists the served model', async ({ s }) => {
+  const models = await s.client.models.list();
+  assert.equal(models.data.map((m) => [m.id, m.object, m.owned_by]), [[TINY_MODEL_ID, 'model', 'lmforge']]);
+  assert.type(models.data[0]!.created, 'number');
+});
+
+test('a whole (non-streamed) completion', async ({ s }) => {
+  const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 12, temperature: 0, ...extra });
+  assert.is(completion.object, 'chat.completion');
+  assert.match(completion.id, /^chatcmpl-/);
+  assert.match(completion.system_fingerprint!, /^lmforge-test_linux-x64_cpu:0$/);
+  assert.is(completion.model, TINY_MODEL_ID);
+  assert.is(completion.choices.length, 1);
+  const choice = completion.choices[0]!;
+  assert.is(choice.message.role, 'assistant');
+  assert.type(choice.message.content, 'string');
+  assert.is(choice.finish_reason, 'length');
+  assert.is(completion.usage!.completion_tokens, 12);
+  assert.ok(completion.usage!.prompt_tokens > 5);
+  assert.is(completion.usage!.total_tokens, completion.usage!.prompt_tokens + 12);
+});
+
+test('a streamed completion with usage matches the whole one', async ({ s }) => {
+  const whole = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 10, temperature: 0, ...extra });
+  const stream = await s.client.chat.completions.create({
+    model: TINY_MODEL_ID,
+    messages,
+    max_tokens: 10,
+    temperature: 0,
+    stream: true,
+    stream_options: { include_usage: true },
+    ...extra,
+  });
+  let text = '';
+  let role: string | undefined;
+  let finish: string | null | undefined;
+  let usage: { completion_tokens: number; prompt_tokens: number } | undefined;
+  let chunks = 0;
+  for await (const chunk of stream) {
+    chunks++;
+    assert.is(chunk.object, 'chat.completion.chunk');
+    if (chunk.usage) {
+      usage = chunk.usage;
+      assert.equal(chunk.choices, [], 'the usage chunk has no choices');
+      continue;
+    }
+    const choice = chunk.choices[0]!;
+    role ??= choice.delta.role;
+    text += choice.delta.content ?? '';
+    if (choice.finish_reason) finish = choice.finish_reason;
+  }
+  assert.is(role, 'assistant');
+  assert.is(text, whole.choices[0]!.message.content);
+  assert.is(finish, 'length');
+  assert.is(usage!.completion_tokens, 10);
+  assert.is(usage!.prompt_tokens, whole.usage!.prompt_tokens);
+  assert.ok(chunks >= 3);
+});
+
+test('n returns that many choices', async ({ s }) => {
+  const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 6, n: 3, seed: 5, ...extra });
+  assert.equal(completion.choices.map((c) => c.index), [0, 1, 2]);
+  assert.is(completion.usage!.completion_tokens, 18);
+});
+
+test('the same seed gives the same output', async ({ s }) => {
+  const ask = () => s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 16, seed: 99, temperature: 0.8, top_p: 0.5, ...extra });
+  const [a, b] = [await ask(), await ask()];
+  assert.is(a.choices[0]!.message.content, b.choices[0]!.message.content);
+});
+
+test('stop ends the output before the stop string', async ({ s }) => {
+  const free = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 20, temperature: 0, ...extra });
+  const text = free.choices[0]!.message.content!;
+  const stop = text.slice(6, 9);
+  const stopped = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 20, temperature: 0, stop: [stop], ...extra });
+  assert.is(stopped.choices[0]!.finish_reason, 'stop');
+  assert.is(stopped.choices[0]!.message.content, text.slice(0, text.indexOf(stop)));
+});
+
+test('logprobs and top_logprobs', async ({ s }) => {
+  const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 5, temperature: 0, logprobs: true, top_logprobs: 3, ...extra });
+  const content = completion.choices[0]!.logprobs!.content!;
+  assert.is(content.length, 5);
+  assert.is(content.map((entry) => entry.token).join(''), completion.choices[0]!.message.content);
+  for (const entry of content) {
+    assert.ok(entry.logprob <= 0);
+    assert.is(entry.top_logprobs.length, 3);
+    assert.is(entry.top_logprobs[0]!.token, entry.token);
+    assert.equal(Buffer.from(entry.bytes!).toString('utf8'), entry.token);
+  }
+});
+
+test('logit_bias of +100 forces a token', async ({ s }) => {
+  // GPT-2 token 995 is " world".
+  const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 4, logit_bias: { '995': 100 }, ...extra });
+  assert.is(completion.choices[0]!.message.content, ' world world world world');
+});
+
+test('max_tokens ends with finish_reason length', async ({ s }) => {
+  const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 1, ...extra });
+  assert.is(completion.choices[0]!.finish_reason, 'length');
+  assert.is(completion.usage!.completion_tokens, 1);
+});
+
+test.run();
