@@ -31,6 +31,7 @@ export class EngineCore {
   private traces: TraceEntry[] = [];
   private admissions = 0;
   private steps = 0;
+  private preemptions = 0;
   private wake: (() => void) | undefined;
   private stopped = false;
   private loop: Promise<void> | undefined;
@@ -91,6 +92,7 @@ export class EngineCore {
       kvCellsUsed: this.cellsUsed(),
       freeSlots: this.freeSlots.length,
       steps: this.steps,
+      preemptions: this.preemptions,
     };
   }
 
@@ -285,6 +287,7 @@ export class EngineCore {
       sequence.sharedCells = 0;
     }
     this.waiting.unshift(victim);
+    this.preemptions++;
     return true;
   }
 

@@ -109,4 +109,6 @@ export interface EngineStats {
   kvCellsUsed: number;
   freeSlots: number;
   steps: number;
+  /** Requests sent back to the queue to make room in the KV cache (they recompute on resumption). */
+  preemptions: number;
 }

@@ -29,7 +29,10 @@ export interface SampledToken {
   token: number;
   /** log-softmax of the processed logits at `token`; always ≤ 0. */
   logprob: number;
-  /** Present when `params.logprobs`: the best tokens, descending, ties to the lower id. */
+  /**
+   * Present when `params.logprobs`: the `params.topLogprobs` best tokens, descending, ties to
+   * the lower id; fewer when fewer tokens are possible (masked tokens are never listed).
+   */
   topLogprobs?: TopLogprob[];
 }
 

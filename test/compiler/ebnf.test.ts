@@ -74,7 +74,7 @@ function errorOf(fn: () => unknown): GrammarError {
     assert.instance(e, GrammarError);
     return e as GrammarError;
   }
-  throw new assert.Assertion({ message: 'expected a GrammarError' });
+  throw new Error('expected a GrammarError');
 }
 
 test('parse errors name line, column and what was expected', () => {

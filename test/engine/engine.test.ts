@@ -135,3 +135,37 @@ test('n beyond max_num_sequence and out-of-vocabulary logit_bias are refused by 
 });
 
 test.run();
+
+const tight = suite<{ engine: Engine }>('engine under a tight KV budget');
+
+tight.before(async (context) => {
+  // 96 cells for 4 sequences that each grow to ~45 tokens: the scheduler must preempt and recompute.
+  context.engine = await Engine.create({
+    modelPath: tinyModelPath,
+    device: 'cpu',
+    mode: 'local',
+    overrides: { context_window_size: 512, max_total_seq_length: 96, prefill_chunk_size: 16 },
+    threads: 1,
+  });
+});
+tight.after(async (context) => {
+  await context.engine.dispose();
+});
+
+tight('preempted requests resume and still give the same greedy tokens as alone', async ({ engine }) => {
+  const alone: number[][] = [];
+  for (const prompt of prompts) alone.push((await runToEnd(engine, { prompt, maxTokens: 40, ignoreEos: true, sampling: greedy })).choices[0]!.tokens);
+  const together = await Promise.all(prompts.map((prompt) => runToEnd(engine, { prompt, maxTokens: 40, ignoreEos: true, sampling: greedy })));
+  assert.equal(together.map((r) => r.choices[0]!.tokens), alone);
+  const stats = await engine.stats();
+  assert.ok(stats.preemptions > 0, 'the budget forced preemption');
+  assert.equal([stats.running, stats.kvCellsUsed, stats.freeSlots], [0, 0, 4]);
+});
+
+tight('a request that alone outgrows the whole budget ends with length, not an error', async ({ engine }) => {
+  const { choices } = await runToEnd(engine, { prompt: prompts[0]!, ignoreEos: true, sampling: greedy });
+  assert.is(choices[0]!.reason, 'length');
+  assert.ok(choices[0]!.tokens.length > 80 && choices[0]!.tokens.length < 96);
+});
+
+tight.run();

@@ -1,0 +1,124 @@
+// `lmforge serve` as users run it: a child process of bin/lmforge.mjs.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tinyModelPath } from '../../fixtures/paths.js';
+
+const bin = fileURLToPath(new URL('../../bin/lmforge.mjs', import.meta.url));
+const test = suite('lmforge serve (CLI)');
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+function start(args: string[]): Run {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (chunk) => (out += chunk));
+  child.stderr!.on('data', (chunk) => (err += chunk));
+  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, stdout: () => out, stderr: () => err, exit };
+}
+
+async function failsWith(args: string[], pattern: RegExp): Promise<void> {
+  const run = start(args);
+  const code = await run.exit;
+  assert.is(code, 1, `exit status for ${args.join(' ')}`);
+  const lines = run.stderr().trim().split('\n');
+  assert.is(lines.length, 1, `one line, not a stack trace: ${run.stderr()}`);
+  assert.match(lines[0]!, /^lmforge: /);
+  assert.match(lines[0]!, pattern);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForLine(run: Run, pattern: RegExp): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (pattern.test(run.stdout())) return;
+    if (run.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no line matching ${pattern}; stdout: ${run.stdout()} stderr: ${run.stderr()}`);
+}
+
+test('serve --help documents every option of the spec with its default', async () => {
+  const run = start(['serve', '--help']);
+  assert.is(await run.exit, 0);
+  const help = run.stdout();
+  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size']) {
+    assert.ok(help.includes(option), `${option} is documented`);
+  }
+  for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
+    assert.ok(help.includes(fallback), `${fallback} is shown`);
+  }
+});
+
+test('bad flags fail before loading anything, each with one line naming it', async () => {
+  await failsWith(['serve', tinyModelPath, '--overrides', 'max_num_sequence=0'], /max_num_sequence=0 is not valid/);
+  await failsWith(['serve', tinyModelPath, '--overrides', 'bogus=1'], /unknown key 'bogus'/);
+  await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
+  await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
+  await failsWith(['serve', tinyModelPath, '--allowed-origins', 'http://x'], /--allowed-origins .* JSON list of strings/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /speculative decoding .* not available yet/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'fastest'], /--speculative-mode 'fastest' is not valid/);
+  await failsWith(['serve', tinyModelPath, '--max-batch-size', '2', '--overrides', 'max_num_sequence=3'], /both set the same limit/);
+  await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
+});
+
+test('a device that is not there stops start-up with one line', async () => {
+  await failsWith(['serve', tinyModelPath, '--device', 'cuda', '--port', String(await freePort())], /no llama\.cpp build is installed for cuda.*--model-lib/);
+});
+
+test('a port already in use is one clear line', async () => {
+  const blocker = createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+  const { port } = blocker.address() as AddressInfo;
+  try {
+    await failsWith(['serve', tinyModelPath, '--port', String(port)], new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`));
+  } finally {
+    blocker.close();
+  }
+});
+
+test('start-up prints address, model, device and limits; SIGTERM drains a running request and exits 0', async () => {
+  const port = await freePort();
+  const run = start(['serve', tinyModelPath, '--port', String(port), '--max-batch-size', '2', '--overrides', 'context_window_size=256', '--threads', '1']);
+  try {
+    await waitForLine(run, /serving: /);
+    const out = run.stdout();
+    assert.match(out, new RegExp(`serving: http://127\\.0\\.0\\.1:${port}/v1`));
+    assert.match(out, /model: .*tiny-gpt2\.gguf/);
+    assert.match(out, /device: +cpu:0/);
+    assert.match(out, /engine: +mode=local max_num_sequence=2 max_total_seq_length=256 prefill_chunk_size=256 context_window_size=256/);
+    const pending = fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: tinyModelPath, messages: [{ role: 'user', content: 'hi' }], max_tokens: 150, ignore_eos: true }),
+    });
+    // Let the request start, then ask the server to stop.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    run.child.kill('SIGTERM');
+    const response = await pending;
+    assert.is(response.status, 200, 'the in-flight request finishes');
+    const body = (await response.json()) as { usage: { completion_tokens: number } };
+    assert.is(body.usage.completion_tokens, 150);
+    assert.is(await run.exit, 0);
+    assert.match(run.stdout(), /SIGTERM: finishing running requests/);
+  } finally {
+    run.child.kill('SIGKILL');
+  }
+});
+
+test.run();

@@ -1,0 +1,30 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ARTIFACT_FORMAT_VERSION, deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarError, GrammarMatcher, serializeCompiledGrammar } from '../../compiler/index.js';
+
+const test = suite('artifact');
+
+test('round trip: the loaded grammar matches like the original', () => {
+  const compiled = new GrammarCompiler().compile(Grammar.fromJSONSchema({ type: 'array', items: { type: 'integer', minimum: 3 }, maxItems: 200 }));
+  const bytes = serializeCompiledGrammar(compiled);
+  const loaded = deserializeCompiledGrammar(bytes);
+  assert.is(loaded.hash, compiled.hash);
+  assert.is(loaded.toString(), compiled.toString());
+  for (const text of ['[3,4]', '[2]', `[${'5,'.repeat(199)}5]`, `[${'5,'.repeat(200)}5]`]) {
+    const a = new GrammarMatcher(compiled);
+    const b = new GrammarMatcher(loaded);
+    assert.is(a.acceptString(text) && a.isCompleted(), b.acceptString(text) && b.isCompleted(), text.slice(0, 20));
+  }
+});
+
+test('a wrong magic or format version is refused', () => {
+  const bytes = serializeCompiledGrammar(new GrammarCompiler().compile(Grammar.fromRegex('a')));
+  const badMagic = bytes.slice();
+  badMagic[0] = 0;
+  assert.throws(() => deserializeCompiledGrammar(badMagic), (e: unknown) => e instanceof GrammarError && /wrong magic/.test(e.message));
+  const badVersion = bytes.slice();
+  new DataView(badVersion.buffer).setUint32(8, ARTIFACT_FORMAT_VERSION + 1, true);
+  assert.throws(() => deserializeCompiledGrammar(badVersion), (e: unknown) => e instanceof GrammarError && /format version/.test(e.message));
+});
+
+test.run();

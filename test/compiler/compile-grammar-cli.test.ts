@@ -1,0 +1,96 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { cac } from 'cac';
+import { defaultGrammarCache, registerCompileGrammar, runCompileGrammar } from '../../cli/compile-grammar.js';
+import { deserializeCompiledGrammar, GrammarMatcher } from '../../compiler/index.js';
+
+const test = suite('compile-grammar');
+let dir = '';
+
+test.before.each(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lmforge-cg-'));
+  writeFileSync(join(dir, 'a.ebnf'), 'root ::= "a"+');
+  writeFileSync(join(dir, 'tool.json'), JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
+  writeFileSync(join(dir, 'bad-schema.json'), JSON.stringify({ type: 'integer', multipleOf: 3 }));
+  writeFileSync(join(dir, 'bad.ebnf'), 'root ::= "a" |* "b"');
+  writeFileSync(join(dir, 'broken.json'), '{ not json');
+});
+test.after.each(() => rmSync(dir, { recursive: true, force: true }));
+
+function run(files: string[], flags: Record<string, unknown>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const status = runCompileGrammar(files, flags, { log: (l) => out.push(l), error: (l) => err.push(l), env: { LMFORGE_HOME: join(dir, 'home') } });
+  return { status, out, err };
+}
+
+test('compiles every kind of input into content-addressed, loadable artifacts', () => {
+  const out = join(dir, 'out');
+  const r = run([join(dir, 'a.ebnf'), join(dir, 'tool.json')], { out, regex: '[0-9]{3}', jsonSchema: join(dir, 'tool.json'), style: 'qwen_xml' });
+  assert.is(r.status, 0, r.err.join('\n'));
+  assert.is(r.out.length, 4);
+  const files = readdirSync(out);
+  assert.is(files.length, 3, 'schema flags apply to every schema input: the same schema twice is one artifact');
+  assert.ok(files.every((f) => /^v1-[0-9a-f]{64}\.lmgrammar$/.test(f)));
+  const regexArtifact = r.out.find((l) => l.startsWith('regex'))!.split(' -> ')[1]!;
+  const m = new GrammarMatcher(deserializeCompiledGrammar(readFileSync(regexArtifact)));
+  assert.ok(m.acceptString('123') && m.isCompleted());
+  const again = run([join(dir, 'a.ebnf')], { out });
+  assert.is(again.status, 0);
+  assert.is(readdirSync(out).length, 3, 'the same grammar maps to the same file');
+});
+
+test('one error line per failing input, exit status 1, the rest still compiles', () => {
+  const r = run([join(dir, 'bad-schema.json'), join(dir, 'a.ebnf'), join(dir, 'bad.ebnf'), join(dir, 'broken.json'), join(dir, 'missing.json')], { check: true });
+  assert.is(r.status, 1);
+  assert.is(r.err.length, 4);
+  assert.match(r.err[0]!, /bad-schema\.json: \/multipleOf: the keyword 'multipleOf' cannot be enforced/);
+  assert.match(r.err[1]!, /bad\.ebnf: line 1, column 15: expected/);
+  assert.match(r.err[2]!, /broken\.json: .*JSON/);
+  assert.match(r.err[3]!, /missing\.json: ENOENT/);
+  assert.is(r.out.length, 1);
+  assert.match(r.out[0]!, /^ok .*a\.ebnf/);
+});
+
+test('--check writes nothing; the default cache is $LMFORGE_HOME/grammars', () => {
+  const r = run([join(dir, 'a.ebnf')], { check: true });
+  assert.is(r.status, 0);
+  assert.throws(() => readdirSync(join(dir, 'home')));
+  const w = run([join(dir, 'a.ebnf')], {});
+  assert.is(w.status, 0);
+  assert.is(readdirSync(join(dir, 'home', 'grammars')).length, 1);
+  assert.is(defaultGrammarCache({ LMFORGE_HOME: '/x' }), join('/x', 'grammars'));
+  assert.match(defaultGrammarCache({}), /\.cache[/\\]lmforge[/\\]grammars$/);
+});
+
+test('usage errors are user-facing', () => {
+  assert.throws(() => run([], {}), (e: unknown) => (e as { userFacing?: boolean }).userFacing === true && /needs --ebnf/.test((e as Error).message));
+  assert.throws(() => run([join(dir, 'tool.json')], { style: 'yaml' }), (e: unknown) => (e as { userFacing?: boolean }).userFacing === true);
+});
+
+test('registered on a cac instance: flags parse and failures set the exit status', async () => {
+  const cli = cac('lmforge');
+  registerCompileGrammar(cli);
+  const logs: string[] = [];
+  const errors: string[] = [];
+  const { log, error } = console;
+  console.log = (l: string) => logs.push(l);
+  console.error = (l: string) => errors.push(l);
+  const before = process.exitCode;
+  try {
+    cli.parse(['node', 'lmforge', 'compile-grammar', '--check', '--no-any-whitespace', '--indent', '2', '--max-whitespace-count', '3', join(dir, 'tool.json'), join(dir, 'bad.ebnf')], { run: false });
+    await cli.runMatchedCommand();
+    assert.is(process.exitCode, 1);
+  } finally {
+    console.log = log;
+    console.error = error;
+    process.exitCode = before;
+  }
+  assert.is(logs.length, 1);
+  assert.is(errors.length, 1);
+});
+
+test.run();

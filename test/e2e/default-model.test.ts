@@ -1,0 +1,43 @@
+// The default model (SmolLM2-135M-Instruct, pulled by `npm run fixtures` exactly as `lmforge pull`
+// does) end to end: real template, real server, official client, a stable greedy answer.
+import { existsSync } from 'node:fs';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { defaultModelPath } from '../../fixtures/paths.js';
+import { startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer }>('default model');
+
+test.before(async (context) => {
+  const modelPath = await defaultModelPath();
+  assert.ok(existsSync(modelPath), `the default model is pulled (npm run fixtures): ${modelPath}`);
+  context.s = await startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath, overrides: {}, threads: undefined } });
+});
+test.after(async (context) => {
+  await context.s.close();
+});
+
+const messages = [
+  { role: 'system' as const, content: 'You are a helpful assistant.' },
+  { role: 'user' as const, content: 'What is the capital of France?' },
+];
+
+test('a greedy answer to a fixed prompt is stable text, whole and streamed', async ({ s }) => {
+  const whole = await s.client.chat.completions.create({ model: 'smollm2', messages, temperature: 0, max_tokens: 32 });
+  assert.is(whole.choices[0]!.message.content, 'The capital of France is Paris.');
+  assert.is(whole.choices[0]!.finish_reason, 'stop');
+  const stream = await s.client.chat.completions.create({ model: 'smollm2', messages, temperature: 0, max_tokens: 32, stream: true });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  assert.is(text, 'The capital of France is Paris.');
+});
+
+test('the model\'s own chat template and end-of-turn token are used', async ({ s }) => {
+  const info = s.engine.info;
+  assert.match(info.chatTemplate!, /<\|im_start\|>/);
+  assert.ok(info.endOfGeneration.length > 0);
+  assert.is(info.architecture, 'llama');
+  assert.is(info.contextLength, 8192);
+});
+
+test.run();
