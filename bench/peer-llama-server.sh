@@ -50,9 +50,11 @@ if [[ ! -x "$binary" ]]; then
     git clone -q "$bundle" "$peer_dir"
   fi
   echo "peer-llama-server: building llama-server in $peer_dir/build (takes a while)" >&2
+  # GGML_OPENMP=OFF: ggml's own thread pool, as in the prebuilt binaries lmforge loads (and
+  # with OpenMP the AMX kernels crashed with a general protection fault on a Sapphire Rapids VM).
   cmake -S "$peer_dir" -B "$peer_dir/build" -DCMAKE_BUILD_TYPE=Release \
-    -DLLAMA_CURL=OFF -DGGML_NATIVE=ON -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-    -DLLAMA_BUILD_SERVER=ON >/dev/null
+    -DLLAMA_CURL=OFF -DGGML_NATIVE=ON -DGGML_OPENMP=OFF -DLLAMA_BUILD_TESTS=OFF \
+    -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON >/dev/null
   cmake --build "$peer_dir/build" --target llama-server -j2
 fi
 

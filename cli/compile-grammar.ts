@@ -3,18 +3,10 @@
 //
 //   lmforge compile-grammar --check grammars/*.json grammars/*.ebnf
 //   lmforge compile-grammar --json-schema tool.json --style qwen_xml --out build/grammars
-import { mkdirSync, readFileSync, renameSync, existsSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { extname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { extname } from 'node:path';
 import type { CAC } from 'cac';
-import {
-  ARTIFACT_FORMAT_VERSION,
-  Grammar,
-  GrammarCompiler,
-  type JsonSchemaOptions,
-  type JsonSchemaStyle,
-  serializeCompiledGrammar,
-} from '../compiler/index.js';
+import { defaultGrammarCacheDir, Grammar, GrammarCache, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle } from '../compiler/index.js';
 
 export interface CompileGrammarFlags {
   ebnf?: string;
@@ -43,10 +35,6 @@ const STYLES = ['json', 'qwen_xml', 'minimax_xml', 'deepseek_xml', 'glm_xml'];
 interface Input {
   label: string;
   load(): Grammar;
-}
-
-export function defaultGrammarCache(env: NodeJS.ProcessEnv = process.env): string {
-  return join(env.LMFORGE_HOME ?? join(homedir(), '.cache', 'lmforge'), 'grammars');
 }
 
 function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
@@ -116,7 +104,7 @@ export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, i
   const options = schemaOptions(flags);
   const inputs = inputsOf(files, flags, options);
   if (inputs.length === 0) throw new CompileGrammarUsageError('compile-grammar needs --ebnf, --regex, --json-schema or input files');
-  const outDir = flags.out !== undefined ? String(flags.out) : defaultGrammarCache(io.env);
+  const cache = new GrammarCache(flags.out !== undefined ? String(flags.out) : defaultGrammarCacheDir(io.env));
   const compiler = new GrammarCompiler();
   let failed = 0;
   for (const input of inputs) {
@@ -126,14 +114,7 @@ export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, i
         io.log(`ok ${input.label} (${compiled.numRules} rules, ${compiled.numStates} states)`);
         continue;
       }
-      mkdirSync(outDir, { recursive: true });
-      const path = join(outDir, `v${ARTIFACT_FORMAT_VERSION}-${compiled.hash}.lmgrammar`);
-      if (!existsSync(path)) {
-        const tmp = `${path}.${process.pid}.tmp`;
-        writeFileSync(tmp, serializeCompiledGrammar(compiled));
-        renameSync(tmp, path); // atomic: readers never see half a file
-      }
-      io.log(`${input.label} -> ${path}`);
+      io.log(`${input.label} -> ${cache.write(compiled)}`);
     } catch (error) {
       failed++;
       const message = error instanceof Error ? error.message : String(error);

@@ -62,8 +62,9 @@ export function deserializeCompiledGrammar(bytes: Uint8Array): CompiledGrammar {
   const headerLength = view.getUint32(12, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + headerLength))) as Header;
   const start = align8(16 + headerLength);
-  // Copy into an aligned buffer once; views into it are then zero-copy.
-  const body = bytes.slice(start);
+  // Copy into a fresh, aligned buffer once (a Buffer's slice would share a pooled one); the
+  // section views into it are then zero-copy.
+  const body = new Uint8Array(bytes.subarray(start));
   const fsm = { root: header.root, ruleNames: header.ruleNames } as GrammarFsm;
   for (const s of header.sections) {
     const arr = s.type === 'i32' ? new Int32Array(body.buffer, s.offset, s.length) : new Uint8Array(body.buffer, s.offset, s.length);

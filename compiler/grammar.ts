@@ -5,7 +5,8 @@
 //   const m = new GrammarMatcher(new GrammarCompiler().compile(g));
 import { JSON_GRAMMAR, JSON_OBJECT_GRAMMAR } from './builtin-json.js';
 import { type EbnfOptions, parseEbnf } from './ebnf/lower.js';
-import type { GrammarIR } from './ir.js';
+import { GrammarError } from './errors.js';
+import { forEachRef, type GrammarIR } from './ir.js';
 import { type JsonSchemaOptions, jsonSchemaToGrammar } from './json-schema/convert.js';
 import { grammarText } from './print.js';
 import { regexToExpr } from './regex/regex.js';
@@ -18,8 +19,17 @@ export class Grammar {
     this.ir = ir;
   }
 
-  /** A grammar from IR built elsewhere (structural tags, tests). */
+  /** A grammar from IR built elsewhere (structural tags, tests); references are checked. */
   static fromIR(ir: GrammarIR): Grammar {
+    const n = ir.rules.length;
+    const check = (r: number): void => {
+      if (!Number.isInteger(r) || r < 0 || r >= n) throw new GrammarError(`the grammar refers to rule ${r}, but has ${n} rules`);
+    };
+    check(ir.root);
+    for (const rule of ir.rules) {
+      forEachRef(rule.body, check);
+      if (rule.lookahead) forEachRef(rule.lookahead, check);
+    }
     return new Grammar(ir);
   }
 

@@ -14,3 +14,4 @@ export type { JsonSchemaOptions, JsonSchemaStyle } from './json-schema/options.j
 export type { EbnfOptions } from './ebnf/lower.js';
 export type { Expr, GrammarIR, Rule } from './ir.js';
 export { serializeCompiledGrammar, deserializeCompiledGrammar, ARTIFACT_FORMAT_VERSION } from './artifact.js';
+export { GrammarCache, defaultGrammarCacheDir } from './grammar-cache.js';

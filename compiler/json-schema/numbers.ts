@@ -216,6 +216,10 @@ function tighter(a: Bound, b: Bound, lower: boolean): Bound {
 
 /** Exponent forms (normalised mantissa, or zero) of non-negative values in [lo, hi]. */
 export function exponentForms(lo: Bound, hi: Bound | null): Expr {
+  if (hi) {
+    const c = compareDecimal(lo, hi);
+    if (c > 0 || (c === 0 && (lo.strict || hi.strict))) return NOTHING;
+  }
   const parts: Expr[] = [];
   const zeroIn = lo.int === 0n && lo.frac === '' && !lo.strict && (hi === null || hi.int > 0n || hi.frac !== '' || !hi.strict);
   if (zeroIn) parts.push(seq(lit('0'), opt(seq(lit('.'), rep(lit('0'), 1, -1))), E, exponentRange(null, null)));

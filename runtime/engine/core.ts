@@ -343,7 +343,7 @@ export class EngineCore {
   private describeLogprobs(sampled: ReturnType<TokenSampler['sample']>, piece: Uint8Array): TokenLogprob {
     return {
       token: sampled.token,
-      logprob: sampled.logprob,
+      logprob: sampled.logprob ?? 0,
       bytes: Array.from(piece),
       top: (sampled.topLogprobs ?? []).map((entry) => ({
         token: entry.token,

@@ -19,6 +19,7 @@ import { SamplingError } from './sampling-error.js';
 import { expNonPositive } from './fast-exp.js';
 import { keepNucleus } from './nucleus.js';
 import { selectTopTokens } from './top-tokens.js';
+import { exponentialRace } from './exponential-race.js';
 
 export interface TopLogprob {
   token: number;
@@ -27,8 +28,8 @@ export interface TopLogprob {
 
 export interface SampledToken {
   token: number;
-  /** log-softmax of the processed logits at `token`; always ≤ 0. */
-  logprob: number;
+  /** log-softmax of the processed logits at `token` (≤ 0); present when `params.logprobs`. */
+  logprob?: number;
   /**
    * Present when `params.logprobs`: the `params.topLogprobs` best tokens, descending, ties to
    * the lower id; fewer when fewer tokens are possible (masked tokens are never listed).
@@ -61,6 +62,9 @@ export class TokenSampler {
     }
     if (scratch.capacity < vocabSize) {
       throw new RangeError(`sampling scratch holds ${scratch.capacity} tokens, the vocabulary has ${vocabSize}`);
+    }
+    if (!(params.temperature >= 0)) {
+      throw new RangeError(`temperature must be ≥ 0, got ${params.temperature}`);
     }
     this.params = params;
     this.vocabSize = vocabSize;
@@ -114,6 +118,10 @@ export class TokenSampler {
     if (logits.length !== size) {
       throw new RangeError(`expected ${size} logits, got ${logits.length}`);
     }
+    // Plain greedy (no bias, penalty, mask or logprobs) is one pass over the logits, no copy.
+    if (this.#greedy && allowed === undefined && !this.params.logprobs && this.#biasIds.length === 0 && this.#counts === undefined) {
+      return { token: plainArgmax(logits) };
+    }
     const w = this.#scratch.logits;
     w.set(logits);
     this.#applyBias(w);
@@ -154,6 +162,8 @@ export class TokenSampler {
         }
       }
     }
+    // A NaN logit never wins a comparison, so look for one explicitly (cheap next to the copy).
+    if (hasNaN(w, size)) throw new SamplingError('the logits contain NaN');
     if (argmax < 0) {
       throw new SamplingError(
         allowed !== undefined
@@ -163,12 +173,12 @@ export class TokenSampler {
     }
 
     const token = this.#greedy ? argmax : this.#draw(w, size, max);
+    // Log-probabilities cost a pass of exp over the vocabulary: only when the request asks.
+    if (!this.params.logprobs) return { token };
     // Greedy never computed the softmax normaliser; the draw left it in #logNormaliser.
-    const logNormaliser = this.#greedy ? Math.log(sumExp(w, size, max)) : this.#logNormaliser;
+    const logNormaliser = this.#greedy || this.#invTemperature !== 1 ? Math.log(sumExp(w, size, max)) : this.#logNormaliser;
     if (logNormaliser !== logNormaliser) throw new SamplingError('the logits contain NaN');
-    const result: SampledToken = { token, logprob: w[token]! - max - logNormaliser };
-    if (this.params.logprobs) result.topLogprobs = this.#topEntries(w, size, max, logNormaliser);
-    return result;
+    return { token, logprob: w[token]! - max - logNormaliser, topLogprobs: this.#topEntries(w, size, max, logNormaliser) };
   }
 
   #applyBias(w: Float64Array): void {
@@ -191,66 +201,29 @@ export class TokenSampler {
   }
 
   /**
-   * Temperature, top_p and the draw. Also leaves log Σ exp(w - max) (at temperature 1) in
-   * #logNormaliser, computed in the same pass to spare a second sweep over the vocabulary.
+   * Temperature, top_p and the draw. At temperature 1 it also leaves log Σ exp(w - max) in
+   * #logNormaliser, sparing the logprobs a second sweep over the vocabulary.
    */
   #draw(w: Float64Array, size: number, max: number): number {
     const mass = this.#scratch.mass;
     const invT = this.#invTemperature;
     let total = 0;
-    let normaliser = 0;
     // Branch-free: masked tokens simply get mass 0, which no draw can land on.
     for (let i = 0; i < size; i++) {
-      const d = w[i]! - max;
-      const e1 = expNonPositive(d);
-      normaliser += e1; // a NaN logit poisons this sum and is reported by the caller
-      const e = invT === 1 ? e1 : expNonPositive(d * invT);
+      const e = expNonPositive((w[i]! - max) * invT);
       mass[i] = e;
       total += e;
     }
-    this.#logNormaliser = Math.log(normaliser);
+    if (total !== total) throw new SamplingError('the logits contain NaN');
+    // At temperature 1 the masses are the softmax numerators: keep their sum for the logprobs.
+    this.#logNormaliser = Math.log(total);
 
-    // Tokens are drawn in id order, with or without a nucleus cut: an order fixed by the logits
-    // alone (not by how the nucleus was found), so a seed replays exactly.
-    if (this.params.topP >= 1) {
-      const r = this.#rng.nextFloat() * total;
-      let acc = 0;
-      let last = -1;
-      for (let i = 0; i < size; i++) {
-        const m = mass[i]!;
-        if (m === 0) continue;
-        acc += m;
-        if (r < acc) return i;
-        last = i;
-      }
-      return last; // r landed on the rounding error of the running sum
-    }
+    // Both keys are drawn every step, whatever the logits, so the seeded stream stays in step.
+    const key1 = this.#rng.nextUint32();
+    const key2 = this.#rng.nextUint32();
+    if (this.params.topP >= 1) return exponentialRace(mass, size, key1, key2);
     keepNucleus(this.#scratch, size, this.params.topP * total);
-    return this.#drawFromKept(size);
-  }
-
-  /** The draw over the tokens flagged in keptBits, walking the bitset in id order. */
-  #drawFromKept(size: number): number {
-    const { mass, keptBits } = this.#scratch;
-    const words = (size + 31) >>> 5;
-    let keptMass = 0;
-    for (let word = 0; word < words; word++) {
-      for (let bits = keptBits[word]!; bits !== 0; bits &= bits - 1) {
-        keptMass += mass[(word << 5) + 31 - Math.clz32(bits & -bits)]!;
-      }
-    }
-    const r = this.#rng.nextFloat() * keptMass;
-    let acc = 0;
-    let last = -1;
-    for (let word = 0; word < words; word++) {
-      for (let bits = keptBits[word]!; bits !== 0; bits &= bits - 1) {
-        const id = (word << 5) + 31 - Math.clz32(bits & -bits);
-        acc += mass[id]!;
-        if (r < acc) return id;
-        last = id;
-      }
-    }
-    return last;
+    return exponentialRace(mass, size, key1, key2, this.#scratch.keptBits);
   }
 
   #topEntries(w: Float64Array, size: number, max: number, logNormaliser: number): TopLogprob[] {
@@ -264,6 +237,28 @@ export class TokenSampler {
     }
     return entries;
   }
+}
+
+/** Lowest index of the largest logit; SamplingError on a NaN (which no comparison would notice). */
+function plainArgmax(logits: Float32Array): number {
+  let max = -Infinity;
+  let argmax = -1;
+  for (let i = 0; i < logits.length; i++) {
+    const x = logits[i]!;
+    if (x > max) {
+      max = x;
+      argmax = i;
+    } else if (x !== x) {
+      throw new SamplingError('the logits contain NaN');
+    }
+  }
+  if (argmax < 0) throw new SamplingError('no token is possible: every logit is -Infinity');
+  return argmax;
+}
+
+function hasNaN(w: Float64Array, size: number): boolean {
+  for (let i = 0; i < size; i++) if (w[i] !== w[i]) return true;
+  return false;
 }
 
 /** Σ exp(w[i] - max) over the first `size` entries; -Infinity entries contribute 0. */

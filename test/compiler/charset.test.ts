@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
+import './helpers.js';
 import { complementRanges, intersectRanges, normalizeRanges, utf8Sequences } from '../../compiler/charset.js';
 
 const test = suite('charset');

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cac } from 'cac';
-import { defaultGrammarCache, registerCompileGrammar, runCompileGrammar } from '../../cli/compile-grammar.js';
-import { deserializeCompiledGrammar, GrammarMatcher } from '../../compiler/index.js';
+import { registerCompileGrammar, runCompileGrammar } from '../../cli/compile-grammar.js';
+import { defaultGrammarCacheDir, deserializeCompiledGrammar, Grammar, GrammarCache, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 
 const test = suite('compile-grammar');
 let dir = '';
@@ -62,8 +62,26 @@ test('--check writes nothing; the default cache is $LMFORGE_HOME/grammars', () =
   const w = run([join(dir, 'a.ebnf')], {});
   assert.is(w.status, 0);
   assert.is(readdirSync(join(dir, 'home', 'grammars')).length, 1);
-  assert.is(defaultGrammarCache({ LMFORGE_HOME: '/x' }), join('/x', 'grammars'));
-  assert.match(defaultGrammarCache({}), /\.cache[/\\]lmforge[/\\]grammars$/);
+  assert.is(defaultGrammarCacheDir({ LMFORGE_HOME: '/x' }), join('/x', 'grammars'));
+  assert.match(defaultGrammarCacheDir({}), /\.cache[/\\]lmforge[/\\]grammars$/);
+});
+
+test('the grammar cache reads back what it wrote', () => {
+  const cache = new GrammarCache(join(dir, 'cache'));
+  const compiled = new GrammarCompiler().compile(Grammar.fromRegex('x+'));
+  assert.is(cache.read(compiled.hash), null);
+  const path = cache.write(compiled);
+  assert.is(cache.write(compiled), path);
+  assert.is(cache.read(compiled.hash)?.toString(), compiled.toString());
+});
+
+test('everything in grammars/ compiles (what CI checks)', () => {
+  const root = new URL('../../grammars/', import.meta.url);
+  const files = readdirSync(root).map((f) => join(root.pathname, f));
+  assert.ok(files.length >= 2);
+  const r = run(files, { check: true });
+  assert.is(r.status, 0, r.err.join('\n'));
+  assert.is(r.out.length, files.length);
 });
 
 test('usage errors are user-facing', () => {

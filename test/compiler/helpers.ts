@@ -1,5 +1,9 @@
 // Shared by the compiler suites: compile once, then ask whether whole strings match.
+import fc from 'fast-check';
 import { Grammar, GrammarCompiler, GrammarMatcher, type JsonSchemaOptions } from '../../compiler/index.js';
+
+// Property tests are reproducible in CI; FC_SEED=<n> explores other samples locally.
+fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261121) });
 
 const compiler = new GrammarCompiler();
 

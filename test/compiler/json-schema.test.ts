@@ -1,7 +1,8 @@
 // GRAMMAR.md §7 JSON cases 15-22 and the converter's options.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { schema } from './helpers.js';
+import { Grammar } from '../../compiler/index.js';
+import { matcherFor, schema } from './helpers.js';
 
 const test = suite('json-schema');
 
@@ -133,6 +134,15 @@ test('case 22: XML styles', () => {
   expect(schema(e, { style: 'qwen_xml' }), [['<parameter=unit>c</parameter>', true], ['<parameter=unit>"c"</parameter>', false], ['<parameter=unit>c</parameter><parameter=code>FR</parameter>', true], ['<parameter=unit>c</parameter><parameter=code>fr</parameter>', false], ['<parameter=unit>f</parameter><parameter=extra_1>7</parameter>', true], ['<parameter=unit>f</parameter><parameter=unit>7</parameter>', false]]);
   const anyValue = { type: 'object', properties: { v: {} }, required: ['v'] };
   expect(schema(anyValue, { style: 'qwen_xml' }), [['<parameter=v>12</parameter>', true], ['<parameter=v>[1, "a"]</parameter>', true], ['<parameter=v>{"k": 1}</parameter>', true]]);
+});
+
+test('case 5: the DeepSeek fullwidth bar matches byte by byte across accepts', () => {
+  const m = matcherFor(Grammar.fromJSONSchema({ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { style: 'deepseek_xml' }));
+  const bytes = new TextEncoder().encode('<｜DSML｜parameter name="a" string="true">v</｜DSML｜parameter>');
+  for (const b of bytes) assert.ok(m.acceptBytes(new Uint8Array([b])));
+  assert.ok(m.isCompleted());
+  m.rollback(bytes.length - 1);
+  assert.not.ok(m.acceptBytes(new TextEncoder().encode('|')), 'an ASCII bar is not the fullwidth one');
 });
 
 test('annotations are ignored; booleans and empty schemas mean anything', () => {

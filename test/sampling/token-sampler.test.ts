@@ -55,7 +55,7 @@ test('temperature → 0 converges to greedy (and a denormal temperature does not
   const best = argmax(logits);
   const s = sampler({ temperature: 1e-3 }, 1000, 9);
   for (let i = 0; i < 200; i++) assert.is(s.sample(logits).token, best);
-  const tiny = sampler({ temperature: 5e-324 }, 1000, 9).sample(logits);
+  const tiny = sampler({ temperature: 5e-324, logprobs: true }, 1000, 9).sample(logits);
   assert.is(tiny.token, best);
   assert.ok(Number.isFinite(tiny.logprob));
 });
@@ -203,8 +203,8 @@ test('logprobs: ≤ 0, sorted, count honoured, consistent with the chosen token 
     const s = sampler({ temperature: 1.2, topP: 0.9, logprobs: true, topLogprobs }, size, topLogprobs);
     for (let i = 0; i < 20; i++) {
       const r = s.sample(logits);
-      assert.ok(r.logprob <= 0);
-      assert.ok(Math.abs(r.logprob - (logits[r.token]! - lse)) < 1e-9, 'chosen logprob is not log-softmax');
+      assert.ok(r.logprob! <= 0);
+      assert.ok(Math.abs(r.logprob! - (logits[r.token]! - lse)) < 1e-9, 'chosen logprob is not log-softmax');
       const top = r.topLogprobs!;
       assert.is(top.length, topLogprobs);
       for (let j = 0; j < top.length; j++) {
@@ -307,6 +307,19 @@ test('mismatched sizes are clear errors', () => {
   );
   const s = sampler({ presencePenalty: 1 }, 10);
   assert.throws(() => s.accept(10), RangeError);
+  assert.throws(() => sampler({ temperature: -0.5 }, 10), /temperature/);
+  assert.throws(() => sampler({ temperature: NaN }, 10), /temperature/);
+});
+
+test('infinite temperature is uniform over the allowed tokens', () => {
+  const size = 4;
+  const logits = Float32Array.of(10, -10, 0, 3);
+  const s = sampler({ temperature: Infinity }, size, 2);
+  const counts = [0, 0, 0, 0];
+  const draws = 8000;
+  for (let i = 0; i < draws; i++) counts[s.sample(logits).token]!++;
+  // 99.9% quantile of chi-square with 3 degrees of freedom is 16.3.
+  assert.ok(chiSquare(counts, [0.25, 0.25, 0.25, 0.25], draws) < 16.3, counts.join(','));
 });
 
 test('NaN logits raise SamplingError instead of returning garbage', () => {

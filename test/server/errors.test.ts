@@ -84,11 +84,11 @@ test('an oversized body is 413', async ({ s }) => {
 test('unknown paths are 404 and wrong methods 405 with Allow', async ({ s }) => {
   const missing = await fetch(`${s.url}/v1/completions`, { method: 'POST' });
   assert.is(missing.status, 404);
-  assert.is((await missing.json()).error.type, 'not_found_error');
+  assert.is(((await missing.json()) as any).error.type, 'not_found_error');
   const wrong = await fetch(`${s.url}/v1/chat/completions`);
   assert.is(wrong.status, 405);
   assert.is(wrong.headers.get('allow'), 'POST');
-  assert.is((await wrong.json()).error.code, 'method_not_allowed');
+  assert.is(((await wrong.json()) as any).error.code, 'method_not_allowed');
   const wrongModels = await fetch(`${s.url}/v1/models`, { method: 'DELETE' });
   assert.is(wrongModels.status, 405);
   assert.is(wrongModels.headers.get('allow'), 'GET');
