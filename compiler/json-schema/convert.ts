@@ -1,7 +1,7 @@
 // JSON Schema -> grammar IR. Types, enum/const, anyOf/oneOf, $ref (recursive too) and strings
 // are here; objects, arrays and the XML styles have their own files.
 import { GrammarError, pointerJoin } from '../errors.js';
-import { alt, EMPTY, type Expr, GrammarBuilder, type GrammarIR, lit, NOTHING, ref, rep, seq } from '../ir.js';
+import { alt, type Expr, GrammarBuilder, type GrammarIR, lit, NOTHING, ref, rep, seq } from '../ir.js';
 import { regexToExpr } from '../regex/regex.js';
 import { lowerArray } from './arrays.js';
 import { checkSchema } from './check-schema.js';

@@ -30,7 +30,10 @@ export interface KeyWriter {
   pattern(pattern: string, pointer: string, value: Expr): Expr;
 }
 
-export function objectShape(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number, keys: KeyWriter): ObjectShape | null {
+/** How a property value is lowered (JSON by default; the XML styles write raw text). */
+export type ValueWriter = (schema: Schema, pointer: string) => Expr;
+
+export function objectShape(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter): ObjectShape | null {
   const props = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties as Record<string, Schema>) : [];
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
@@ -58,7 +61,7 @@ export function objectShape(ctx: Lowering, schema: Record<string, unknown>, poin
     props[name] = applies;
     names.push(name);
   }
-  const value = (s: Schema, at: string): Expr => ctx.rule(`${ruleBase(at)}_value`, ctx.value(s, at, depth + 1));
+  const value = (s: Schema, at: string): Expr => ctx.rule(`${ruleBase(at)}_value`, valueOf ? valueOf(s, at) : ctx.value(s, at, depth + 1));
   const declared = names.map((name) => {
     const at = pointerJoin(pointer, 'properties', name);
     return { expr: keys.declared(name, value(props[name]!, at)), required: required.has(name) };

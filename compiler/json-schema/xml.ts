@@ -73,23 +73,19 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
   });
   const ws = ctx.fmt.ws();
   const param = (key: Expr, value: Expr): Expr => seq(style.open(key), value, lit(style.close));
-  const shape = objectShape(ctx, { ...schema, type: 'object' }, pointer, 0, {
-    declared: (name, value) => param(lit(name), value),
-    additional: (names, value) => param(identifierExcluding(names), value),
-    pattern: () => NOTHING,
-  });
-  // objectShape lowered the values as JSON; XML values are lowered here instead.
+  const shape = objectShape(
+    ctx,
+    { ...schema, type: 'object' },
+    pointer,
+    0,
+    {
+      declared: (name, value) => param(lit(name), value),
+      additional: (names, value) => param(identifierExcluding(names), value),
+      pattern: () => NOTHING,
+    },
+    (s, at) => xmlValue(ctx, s, at, rawText),
+  );
   if (!shape) return NOTHING;
-  const props = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  const names = [...Object.keys(props), ...[...required].filter((n) => !(n in props))];
-  const additional: Schema = 'additionalProperties' in schema ? (schema.additionalProperties as Schema) : !ctx.options.strictMode;
-  shape.declared = names.map((name) => {
-    const at = pointerJoin(pointer, 'properties', name);
-    const s = name in props ? props[name]! : additional;
-    return { expr: param(lit(name), xmlValue(ctx, s, at, rawText)), required: required.has(name) };
-  });
-  if (shape.extra) shape.extra = ctx.rule('xml_extra', param(identifierExcluding(names), xmlValue(ctx, additional, pointerJoin(pointer, 'additionalProperties'), rawText)));
   const { nonEmpty, emptyAllowed } = entrySequence(ctx, shape, ws, 'xml');
   const body = seq(ws, nonEmpty, ws);
   return emptyAllowed ? alt(ws, body) : body;
@@ -100,11 +96,10 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr): Exp
   const schema = resolved.schema;
   const at = resolved.pointer;
   const ws = ctx.fmt.ws();
-  const json = seq(ws, ctx.value(schema, at, 1), ws);
   if (schema === true || (isObject(schema) && Object.keys(schema).filter((k) => !['title', 'description', '$comment', 'default', 'examples'].includes(k)).length === 0)) {
     return ctx.rule('xml_any_value', alt(rawText, seq(ws, ctx.value({ type: 'array', items: true }, at, 1), ws), seq(ws, ctx.value({ type: 'object', additionalProperties: true }, at, 1), ws)));
   }
-  if (!isObject(schema) || schema.type !== 'string') return json;
+  if (!isObject(schema) || schema.type !== 'string') return seq(ws, ctx.value(schema, at, 1), ws);
   if ('const' in schema || Array.isArray(schema.enum)) {
     const values = ('const' in schema ? [schema.const] : (schema.enum as unknown[])).filter((v): v is string => typeof v === 'string');
     return alt(...values.map((v) => lit(v)));

@@ -28,7 +28,7 @@ test('the winner follows the masses', () => {
   for (let i = 0; i < 100; i++) assert.ok([0, 2].includes(exponentialRace(mass, 4, i, i * 7, kept)), 'only kept ids win');
 });
 
-test('a seeded draw from a flat 50k distribution survives logit noise of 1e-6', () => {
+test('a seeded draw from a flat 50k distribution survives relative logit noise of 1e-3 (an inverse-CDF walk flips about 65 of these 300)', () => {
   const size = 50_000;
   const scratch = new SamplingScratch(size);
   const noise = new SeededRng(11);
@@ -37,13 +37,13 @@ test('a seeded draw from a flat 50k distribution survives logit noise of 1e-6', 
   for (let trial = 0; trial < trials; trial++) {
     const logits = new Float32Array(size);
     for (let i = 0; i < size; i++) logits[i] = noise.nextFloat() * 0.5 - 6;
-    const jittered = logits.map((x) => x * (1 + (noise.nextFloat() - 0.5) * 2e-6));
+    const jittered = logits.map((x) => x * (1 + (noise.nextFloat() - 0.5) * 2e-3));
     const params = { ...defaultSamplingParams, temperature: 1.2, topP: 1 };
     const a = new TokenSampler(params, size, new SeededRng(trial), scratch).sample(logits).token;
     const b = new TokenSampler(params, size, new SeededRng(trial), scratch).sample(jittered).token;
     if (a !== b) flips++;
   }
-  assert.ok(flips <= 1, `${flips} of ${trials} seeded draws changed under 1e-6 noise`);
+  assert.ok(flips <= 3, `${flips} of ${trials} seeded draws changed under 1e-3 noise`);
 });
 
 test.run();
