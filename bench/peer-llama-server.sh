@@ -42,6 +42,36 @@ while (($#)); do
   shift
 done
 
+# GGML_NATIVE, except on x86-64 Linux: there -march=native also turns on AMX wherever the CPU
+# reports it, and virtual machines often report AMX without enabling it (llama-server then dies
+# of SIGILL on `tilezero`). So take the CPU's features from /proc/cpuinfo, as ggml's own
+# per-CPU variants (the ones lmforge loads) are built, and leave AMX out unless PEER_AMX=1.
+cpu_features() {
+  if [[ $(uname -m) != x86_64 || ! -r /proc/cpuinfo ]]; then echo -DGGML_NATIVE=ON; return; fi
+  local flags; flags=" $(grep -m1 '^flags' /proc/cpuinfo | cut -d: -f2) "
+  local out=-DGGML_NATIVE=OFF
+  has() { [[ $flags == *" $1 "* ]]; }
+  has sse4_2 && out+=" -DGGML_SSE42=ON"
+  has avx && out+=" -DGGML_AVX=ON"
+  has avx2 && out+=" -DGGML_AVX2=ON"
+  has fma && out+=" -DGGML_FMA=ON"
+  has f16c && out+=" -DGGML_F16C=ON"
+  has bmi2 && out+=" -DGGML_BMI2=ON"
+  has avx_vnni && out+=" -DGGML_AVX_VNNI=ON"
+  has avx512f && has avx512cd && has avx512vl && has avx512dq && has avx512bw && out+=" -DGGML_AVX512=ON"
+  has avx512vbmi && out+=" -DGGML_AVX512_VBMI=ON"
+  has avx512_vnni && out+=" -DGGML_AVX512_VNNI=ON"
+  has avx512_bf16 && out+=" -DGGML_AVX512_BF16=ON"
+  if [[ ${PEER_AMX:-0} == 1 ]]; then
+    has amx_tile && out+=" -DGGML_AMX_TILE=ON"
+    has amx_int8 && out+=" -DGGML_AMX_INT8=ON"
+    has amx_bf16 && out+=" -DGGML_AMX_BF16=ON"
+  else
+    out+=" -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+  fi
+  echo "$out"
+}
+
 if [[ ! -x "$binary" ]]; then
   [[ -f "$bundle" ]] || { echo "peer-llama-server: $bundle is missing: run npm install first" >&2; exit 1; }
   if [[ ! -f "$peer_dir/CMakeLists.txt" ]]; then
@@ -50,10 +80,9 @@ if [[ ! -x "$binary" ]]; then
     git clone -q "$bundle" "$peer_dir"
   fi
   echo "peer-llama-server: building llama-server in $peer_dir/build (takes a while)" >&2
-  # GGML_OPENMP=OFF: ggml's own thread pool, as in the prebuilt binaries lmforge loads (and
-  # with OpenMP the AMX kernels crashed with a general protection fault on a Sapphire Rapids VM).
+  # GGML_OPENMP=OFF: ggml's own thread pool, as in the prebuilt binaries lmforge loads.
   cmake -S "$peer_dir" -B "$peer_dir/build" -DCMAKE_BUILD_TYPE=Release \
-    -DLLAMA_CURL=OFF -DGGML_NATIVE=ON -DGGML_OPENMP=OFF -DLLAMA_BUILD_TESTS=OFF \
+    -DLLAMA_CURL=OFF $(cpu_features) -DGGML_OPENMP=OFF -DLLAMA_BUILD_TESTS=OFF \
     -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=ON >/dev/null
   cmake --build "$peer_dir/build" --target llama-server -j2
 fi

@@ -12,6 +12,6 @@ export { GrammarMatcher } from './matcher.js';
 export { GrammarError, type GrammarErrorLocation } from './errors.js';
 export type { JsonSchemaOptions, JsonSchemaStyle } from './json-schema/options.js';
 export type { EbnfOptions } from './ebnf/lower.js';
-export type { Expr, GrammarIR, Rule } from './ir.js';
+export { GrammarBuilder, type Expr, type GrammarIR, type Rule } from './ir.js';
 export { serializeCompiledGrammar, deserializeCompiledGrammar, ARTIFACT_FORMAT_VERSION } from './artifact.js';
 export { GrammarCache, defaultGrammarCacheDir } from './grammar-cache.js';

@@ -101,6 +101,20 @@ export class GrammarBuilder {
   build(root: number): GrammarIR {
     return { rules: this.rules, root };
   }
+
+  /** Copies a whole grammar in (renaming and renumbering its rules); returns its root's id.
+   * Structural tags assemble their JSON-schema, regex and EBNF parts this way. */
+  embed(grammar: GrammarIR, prefix: string): number {
+    const ids = grammar.rules.map((r) => this.declare(`${prefix}_${r.name}`));
+    const map = (r: number): number => ids[r]!;
+    grammar.rules.forEach((r, i) => {
+      const rule = this.rules[ids[i]!]!;
+      rule.body = mapRefs(r.body, map);
+      rule.lookahead = r.lookahead && mapRefs(r.lookahead, map);
+      rule.exactLookahead = r.exactLookahead;
+    });
+    return ids[grammar.root]!;
+  }
 }
 
 /** Every rule id an expression refers to, in order of appearance. */

@@ -18,8 +18,8 @@ function fail(tok: IToken, offset: number, message: string): never {
 function readChar(text: string, i: number, tok: IToken, inClass: boolean): [number, number] {
   const c = text.codePointAt(i)!;
   if (c !== 0x5c) return [c, i + (c > 0xffff ? 2 : 1)];
-  const kind = text[i + 1];
-  if (kind === undefined) fail(tok, i, 'a lone backslash ends the literal');
+  // The lexer only produces tokens whose backslashes are followed by a character.
+  const kind = text[i + 1]!;
   const hex = (from: number, min: number, max: number): [number, number] => {
     let j = from;
     while (j < text.length && j - from < max && /[0-9a-fA-F]/.test(text[j]!)) j++;

@@ -35,6 +35,17 @@ export class RuleFsm {
     if (from !== to) this.edge(from, EDGE_EPSILON, to);
   }
 
+  /** CSR offsets and edge indices of the edges whose kind passes `keep`, by source state. */
+  private edgesBySource(keep: (kind: number) => boolean): [Int32Array, Int32Array] {
+    const start = new Int32Array(this.numStates + 1);
+    for (let e = 0; e < this.from.length; e++) if (keep(this.kind[e]!)) start[this.from[e]! + 1]!++;
+    for (let s = 0; s < this.numStates; s++) start[s + 1]! += start[s]!;
+    const fill = start.slice(0, this.numStates);
+    const list = new Int32Array(start[this.numStates]!);
+    for (let e = 0; e < this.from.length; e++) if (keep(this.kind[e]!)) list[fill[this.from[e]!]!++] = e;
+    return [start, list];
+  }
+
   /**
    * Removes epsilon edges (each state takes over the edges and finality of its epsilon
    * closure), drops states that are unreachable or cannot reach a final state, and renumbers
@@ -42,55 +53,63 @@ export class RuleFsm {
    */
   simplify(): RuleFsm {
     const n = this.numStates;
-    const out: number[][] = Array.from({ length: n }, () => []);
-    const epsOut: number[][] = Array.from({ length: n }, () => []);
-    for (let e = 0; e < this.from.length; e++) {
-      (this.kind[e] === EDGE_EPSILON ? epsOut : out)[this.from[e]!]!.push(e);
-    }
-    const closures: number[][] = [];
-    for (let s = 0; s < n; s++) {
-      const seen = new Set([s]);
-      const stack = [s];
+    // Out-edges by source (CSR), epsilon and other edges apart.
+    const [epsStart, epsList] = this.edgesBySource((k) => k === EDGE_EPSILON);
+    const [outStart, outList] = this.edgesBySource((k) => k !== EDGE_EPSILON);
+    // Each state takes over the edges and finality of its epsilon closure (an original edge is
+    // reached only through its own source, so none is taken twice). Only states reachable from
+    // the start, or loop states of repeats, are worth the work.
+    const edges: number[][] = new Array<number[]>(n);
+    const finals: boolean[] = new Array<boolean>(n).fill(false);
+    const seen = new Int32Array(n).fill(-1);
+    const stack: number[] = [];
+    const close = (s: number): void => {
+      const list: number[] = [];
+      let fin = false;
+      seen[s] = s;
+      stack.push(s);
       while (stack.length > 0) {
-        for (const e of epsOut[stack.pop()!]!) {
-          const t = this.to[e]!;
-          if (!seen.has(t)) {
-            seen.add(t);
+        const c = stack.pop()!;
+        if (this.finals[c]) fin = true;
+        for (let k = outStart[c]!; k < outStart[c + 1]!; k++) list.push(outList[k]!);
+        for (let k = epsStart[c]!; k < epsStart[c + 1]!; k++) {
+          const t = this.to[epsList[k]!]!;
+          if (seen[t] !== s) {
+            seen[t] = s;
             stack.push(t);
           }
         }
       }
-      closures.push([...seen]);
-    }
-    // Epsilon-free edges and finality per state.
-    const edges: number[][] = [];
-    const finals: boolean[] = [];
-    for (let s = 0; s < n; s++) {
-      const list: number[] = [];
-      const keys = new Set<string>();
-      let fin = false;
-      for (const c of closures[s]!) {
-        if (this.finals[c]) fin = true;
-        for (const e of out[c]!) {
-          const key = `${this.kind[e]},${this.lo[e]},${this.hi[e]},${this.aux[e]},${this.to[e]}`;
-          if (!keys.has(key)) {
-            keys.add(key);
-            list.push(e);
-          }
-        }
+      edges[s] = list;
+      finals[s] = fin;
+    };
+    const reached: number[] = [0];
+    const isReached = new Uint8Array(n);
+    isReached[0] = 1;
+    const reach = (t: number): void => {
+      if (!isReached[t]) {
+        isReached[t] = 1;
+        reached.push(t);
       }
-      edges.push(list);
-      finals.push(fin);
+    };
+    for (let i = 0; i < reached.length; i++) {
+      const s = reached[i]!;
+      close(s);
+      for (const e of edges[s]!) {
+        reach(this.to[e]!);
+        if (this.kind[e] === EDGE_REPEAT) reach(this.repeatLoops.get(this.aux[e]!)!);
+      }
     }
-    // Co-reachability: which states can reach a final state.
+    // Co-reachability: backwards from the final states.
+    const preds: number[][] = Array.from({ length: n }, () => []);
+    for (const s of reached) for (const e of edges[s]!) preds[this.to[e]!]!.push(s);
     const live = finals.slice();
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (let s = 0; s < n; s++) {
-        if (live[s]) continue;
-        if (edges[s]!.some((e) => live[this.to[e]!])) {
-          live[s] = true;
-          changed = true;
+    const work = reached.filter((s) => live[s]);
+    while (work.length > 0) {
+      for (const p of preds[work.pop()!]!) {
+        if (!live[p]) {
+          live[p] = true;
+          work.push(p);
         }
       }
     }

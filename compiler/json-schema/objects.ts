@@ -91,8 +91,13 @@ export function ruleBase(pointer: string): string {
  * `emptyAllowed` says whether the object may also have no entries at all.
  */
 export function entrySequence(ctx: Lowering, shape: ObjectShape, sep: Expr, name: string): { nonEmpty: Expr; emptyAllowed: boolean } {
-  const { declared, extra, minProperties: minP, maxProperties: maxP } = shape;
+  const { declared, extra } = shape;
   const requiredCount = declared.filter((d) => d.required).length;
+  // Bounds that can never bind need no counting (fewer tail rules). With anyOrder keys may
+  // repeat, so there the maximum always binds.
+  const minP = shape.minProperties <= requiredCount ? 0 : shape.minProperties;
+  const unbindable = !ctx.options.anyOrder && extra === null && shape.maxProperties !== null && shape.maxProperties >= declared.length;
+  const maxP = unbindable ? null : shape.maxProperties;
   const emptyAllowed = requiredCount === 0 && minP === 0;
   if (ctx.options.anyOrder) {
     const items = [...declared.map((d) => d.expr), ...(extra ? [extra] : [])];

@@ -31,6 +31,8 @@ export class LlamaContext {
   readonly vocabSize: number;
   private logitsPointer: bigint = 0n;
   private logitsView = new Float32Array(0);
+  /** Whether logitsView was checked against llama.cpp's buffer since the last decode. */
+  private logitsFresh = false;
   private decoding: Promise<void> | undefined;
   private disposed = false;
 
@@ -58,7 +60,6 @@ export class LlamaContext {
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
     params.kv_unified = true;
-    if (process.env.LMF_FA) params.flash_attn_type = Number(process.env.LMF_FA);
     // Each running sequence needs its own output row in a step.
     params.n_outputs_max_per_seq = 1;
     const handle = api.llama_init_from_model(model.handle, params);
@@ -72,6 +73,7 @@ export class LlamaContext {
   decode(batch: Batch): Promise<void> {
     if (this.decoding) throw new Error('a decode is already running on this context');
     const struct = batch.toStruct();
+    this.logitsFresh = false;
     this.decoding = new Promise<void>((resolve, reject) => {
       this.api.llama_decode.async(this.handle, struct, (error, status) => {
         this.decoding = undefined;
@@ -88,12 +90,16 @@ export class LlamaContext {
    * logits, in batch order): a view into llama.cpp's buffer, valid until the next decode.
    */
   logits(row: number, outputs: number): Float32Array {
-    const pointer = this.api.llama_get_logits(this.handle) as unknown as bigint | null;
-    if (!pointer) throw new Error('no logits: the last decode asked for none');
     const needed = outputs * this.vocabSize;
-    if (pointer !== this.logitsPointer || this.logitsView.length < needed) {
-      this.logitsPointer = pointer;
-      this.logitsView = new Float32Array(koffi.view(pointer, needed * 4));
+    if (!this.logitsFresh || this.logitsView.length < needed) {
+      // One FFI call per step, not per sequence: the buffer only moves when a decode resizes it.
+      const pointer = this.api.llama_get_logits(this.handle) as unknown as bigint | null;
+      if (!pointer) throw new Error('no logits: the last decode asked for none');
+      if (pointer !== this.logitsPointer || this.logitsView.length < needed) {
+        this.logitsPointer = pointer;
+        this.logitsView = new Float32Array(koffi.view(pointer, needed * 4));
+      }
+      this.logitsFresh = true;
     }
     return this.logitsView.subarray(row * this.vocabSize, (row + 1) * this.vocabSize);
   }

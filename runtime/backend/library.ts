@@ -39,6 +39,25 @@ export function prebuiltPackageFor(kind: DeviceKind): string | undefined {
   }
 }
 
+/** Driver libraries whose presence says a GPU kind can work here; checked by loading them. */
+const DRIVER_LIBRARIES: Partial<Record<DeviceKind, string[]>> = {
+  cuda: ['libcuda.so.1', 'nvcuda.dll'],
+  vulkan: ['libvulkan.so.1', 'vulkan-1.dll', 'libvulkan.dylib'],
+};
+
+export function gpuDriverPresent(kind: DeviceKind): boolean {
+  const candidates = DRIVER_LIBRARIES[kind];
+  if (!candidates) return true; // cpu and metal need nothing extra; rocm/opencl come with --model-lib
+  return candidates.some((name) => {
+    try {
+      koffi.load(name);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
 /** The folder holding libllama inside an installed prebuilt package, or undefined when not installed. */
 export function installedBinaryFolder(packageName: string): string | undefined {
   let entry: string;
@@ -75,7 +94,9 @@ export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelL
     path = options.modelLib;
     source = '--model-lib';
   } else {
-    const candidates = options.kinds.map(prebuiltPackageFor).filter((name): name is string => name !== undefined);
+    // With several kinds (auto), a GPU build is only worth loading when its driver is there.
+    const kinds = options.kinds.length > 1 ? options.kinds.filter(gpuDriverPresent) : options.kinds;
+    const candidates = kinds.map(prebuiltPackageFor).filter((name): name is string => name !== undefined);
     const found = candidates.map((name) => ({ name, folder: installedBinaryFolder(name) })).find((c) => c.folder);
     if (!found?.folder) {
       throw new DeviceError(

@@ -91,7 +91,8 @@ test('case 13: dispatch inside a tag, closed by an excluded end', () => {
 
 test('a trigger containing an exclude is an error', () => {
   assert.throws(() => dispatch([['<end>', 'x']], true, ['end']), (e: unknown) => e instanceof GrammarError && /can never fire/.test(e.message));
-  assert.throws(() => dispatch([['', 'x']], true), (e: unknown) => e instanceof GrammarError && /must not be empty/.test(e.message));
+  assert.throws(() => dispatch([['', 'x']], true), (e: unknown) => e instanceof GrammarError && /trigger must not be empty/.test(e.message));
+  assert.throws(() => dispatch([['a', 'x']], true, ['']), (e: unknown) => e instanceof GrammarError && /exclude must not be empty/.test(e.message));
 });
 
 test.run();

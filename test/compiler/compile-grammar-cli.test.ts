@@ -17,6 +17,7 @@ test.before.each(() => {
   writeFileSync(join(dir, 'bad-schema.json'), JSON.stringify({ type: 'integer', multipleOf: 3 }));
   writeFileSync(join(dir, 'bad.ebnf'), 'root ::= "a" |* "b"');
   writeFileSync(join(dir, 'broken.json'), '{ not json');
+  writeFileSync(join(dir, 'stag.json'), JSON.stringify({ type: 'structural_tag', format: { type: 'const_string', value: 'x' } }));
 });
 test.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -44,9 +45,10 @@ test('compiles every kind of input into content-addressed, loadable artifacts', 
 });
 
 test('one error line per failing input, exit status 1, the rest still compiles', () => {
-  const r = run([join(dir, 'bad-schema.json'), join(dir, 'a.ebnf'), join(dir, 'bad.ebnf'), join(dir, 'broken.json'), join(dir, 'missing.json')], { check: true });
+  const r = run([join(dir, 'bad-schema.json'), join(dir, 'a.ebnf'), join(dir, 'bad.ebnf'), join(dir, 'broken.json'), join(dir, 'missing.json'), join(dir, 'stag.json')], { check: true });
   assert.is(r.status, 1);
-  assert.is(r.err.length, 4);
+  assert.is(r.err.length, 5);
+  assert.match(r.err[4]!, /stag\.json: structural tags are not supported yet/);
   assert.match(r.err[0]!, /bad-schema\.json: \/multipleOf: the keyword 'multipleOf' cannot be enforced/);
   assert.match(r.err[1]!, /bad\.ebnf: line 1, column 15: expected/);
   assert.match(r.err[2]!, /broken\.json: .*JSON/);

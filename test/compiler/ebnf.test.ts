@@ -110,6 +110,8 @@ test('bad quantifiers and escapes', () => {
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"{99999999999}')).message, /too large/);
   const esc = errorOf(() => Grammar.fromEBNF('root ::= "ab\\q"'));
   assert.match(esc.message, /line 1, column 13: unknown escape '\\q'/);
+  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "\\["')).message, /unknown escape '\\\['/);
+  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "\\x"')).message, /needs at least 1 hex digits/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= [\\d]')).message, /\\d, \\w and \\s are not supported/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= "\\u12"')).message, /needs 4 hex digits/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= [z-a]')).message, /range ends before it starts/);

@@ -2,6 +2,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, type GrammarIR } from '../../compiler/index.js';
+import { GrammarBuilder } from '../../compiler/ir.js';
+import { accepts } from './helpers.js';
 import { grammarText } from '../../compiler/print.js';
 
 const test = suite('passes');
@@ -46,6 +48,18 @@ test('nullable analysis relaxes counted repeats of nullable bodies', () => {
   assert.ok(compiled.fsm.repMin.every((m) => m === 0));
   assert.ok(compiled.fsm.repRule.length > 0);
   for (const r of compiled.fsm.repRule) assert.is(compiled.fsm.ruleNullable[r], 1);
+});
+
+test('grammars embed into a builder with renumbered rules', () => {
+  const builder = new GrammarBuilder();
+  const root = builder.declare('root');
+  const json = builder.embed(Grammar.fromJSONSchema({ type: 'array', items: { type: 'integer' } }).ir, 'args');
+  const word = builder.embed(Grammar.fromEBNF('root ::= w+\nw ::= [a-z]').ir, 'name');
+  builder.define(root, { kind: 'seq', items: [{ kind: 'ref', rule: word }, { kind: 'bytes', bytes: new TextEncoder().encode('=') }, { kind: 'ref', rule: json }] });
+  const ok = accepts(Grammar.fromIR(builder.build(root)));
+  assert.ok(ok('abc=[1, 2]'));
+  assert.not.ok(ok('abc=["x"]'));
+  assert.ok(builder.rules.some((r) => r.name === 'name_w'));
 });
 
 test('the compiler caches by source text', () => {

@@ -67,6 +67,7 @@ test('unsupported features are errors naming the feature and its offset', () => 
     ['a\\bc', /word boundary '\\b' at offset 1/, 1],
     ['\\p{L}', /Unicode property escape/, 0],
     ['a^b', /anchor .* at offset 1/, 1],
+    ['[a\\p{L}]', /class element '\\p\{L\}' at offset 2/, 2],
     ['(a$)b', /anchor/, 2],
   ];
   for (const [pattern, message, offset] of cases) {
