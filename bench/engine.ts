@@ -1,4 +1,4 @@
-// `npm run bench:engine [-- --json] [--model PATH] [--reps 3] [--tokens 128] [--widths 1,4,16]`
+// `npm run bench:engine [-- --json] [--model PATH] [--reps 5] [--tokens 128] [--widths 1,4,16]`
 // Decode tokens per second of the engine beside a bare llama_decode loop over the same batch
 // shapes, on the default model (pulled on first use), both in this process and measured
 // alternately so that load from elsewhere on the machine hits both alike. Each figure is the
@@ -15,7 +15,7 @@ import { median } from './serve/percentile.js';
 
 const cli = cac('bench:engine');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
-cli.option('--reps <n>', 'Repetitions of each measurement', { default: 3 });
+cli.option('--reps <n>', 'Repetitions of each measurement', { default: 5 });
 cli.option('--tokens <n>', 'Tokens generated per sequence (the first comes from the prefill)', { default: 128 });
 cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,4,16' });
 cli.option('--json', 'One JSON object per width instead of the table');
@@ -74,9 +74,6 @@ for (let rep = 0; rep < reps; rep++) {
     if (!options.json) process.stderr.write(`rep ${rep + 1}/${reps} width ${width}: engine ${e.toFixed(1)} tok/s, bare ${b.toFixed(1)} tok/s\n`);
   }
 }
-await engine.dispose();
-await bare.dispose();
-
 const rows = widths.map((width) => {
   const slot = runs.get(width)!;
   return {
@@ -84,6 +81,8 @@ const rows = widths.map((width) => {
     engine_tokens_per_s: median(slot.engine),
     bare_tokens_per_s: median(slot.bare),
     ratio: median(slot.ratio),
+    // Each decode step reads every weight once, whatever the width.
+    engine_weight_gb_per_s: (median(slot.engine) / width) * bare.modelBytes / 1e9,
     decode_steps: maxTokens - 1,
     reps,
     engine_runs: slot.engine,
@@ -93,12 +92,17 @@ const rows = widths.map((width) => {
   };
 });
 
+await engine.dispose();
+await bare.dispose();
+
 if (options.json) {
   for (const row of rows) console.log(JSON.stringify(row));
 } else {
   console.log(`\ndecode tokens/s, ${basename(modelPath)}, cpu, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps}`);
-  console.log(`${'width'.padEnd(8)}${'engine'.padStart(10)}${'bare'.padStart(10)}${'ratio'.padStart(8)}`);
+  console.log(`${'width'.padEnd(8)}${'engine'.padStart(10)}${'bare'.padStart(10)}${'ratio'.padStart(8)}${'weights GB/s'.padStart(14)}`);
   for (const row of rows) {
-    console.log(`${String(row.width).padEnd(8)}${row.engine_tokens_per_s.toFixed(1).padStart(10)}${row.bare_tokens_per_s.toFixed(1).padStart(10)}${row.ratio.toFixed(3).padStart(8)}`);
+    const cells = [row.engine_tokens_per_s.toFixed(1).padStart(10), row.bare_tokens_per_s.toFixed(1).padStart(10), row.ratio.toFixed(3).padStart(8), row.engine_weight_gb_per_s.toFixed(2).padStart(14)];
+    console.log(`${String(row.width).padEnd(8)}${cells.join('')}`);
   }
+  console.log('ratio: median over repetitions of engine/bare measured back to back; weights GB/s: engine steps per second × model size');
 }

@@ -5,11 +5,13 @@
 #
 # Usage:
 #   bench/peer-llama-server.sh --build-only
-#   bench/peer-llama-server.sh MODEL.gguf [--port 8081] [--parallel 4] [--ctx 8192] [-- EXTRA...]
+#   bench/peer-llama-server.sh MODEL.gguf [--port 8081] [--parallel 4] [--ctx 8192] [--threads N] [-- EXTRA...]
 #
 # The tree and build live outside the repo, in $PEER_DIR
 # (default ${LMFORGE_HOME:-$HOME/.cache/lmforge}/peer/llama.cpp); the build is skipped when
 # the binary is already there. Nothing is downloaded: the bundle ships in node_modules.
+# llama-server keeps finished prompts in a cache (--cache-ram) and lmforge has no prefix cache
+# yet: give each `lmforge bench` run its own --seed so neither sees prompts it has seen before.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -35,7 +37,7 @@ while (($#)); do
     --ctx) ctx=$2; shift ;;
     --threads) threads=$2; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "peer-llama-server: unknown option $1" >&2; exit 2 ;;
     *) model=$1 ;;
   esac
@@ -92,7 +94,7 @@ fi
 [[ -f "$model" ]] || { echo "peer-llama-server: no such model file: $model" >&2; exit 1; }
 
 # Same thread count as lmforge (os.availableParallelism()); the model id is the file's path,
-# as `lmforge serve` names its model.
+# as `lmforge serve PATH` names its model.
 exec "$binary" --model "$model" --alias "$model" --host 127.0.0.1 --port "$port" \
   --parallel "$parallel" --ctx-size "$ctx" --kv-unified --threads "$threads" \
-  --threads-batch "$threads" "${extra[@]}"
+  --threads-batch "$threads" ${extra[@]+"${extra[@]}"}

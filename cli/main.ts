@@ -3,6 +3,7 @@ import { cac } from 'cac';
 import { registerServe } from './serve.js';
 import { registerPull } from './pull.js';
 import { registerCompileGrammar } from './compile-grammar.js';
+import { registerBench } from './bench.js';
 import { reportCliError } from './cli-error.js';
 import { LMFORGE_VERSION } from './version.js';
 
@@ -10,11 +11,13 @@ const cli = cac('lmforge');
 registerServe(cli);
 registerPull(cli);
 registerCompileGrammar(cli);
+registerBench(cli);
 cli.help();
 cli.version(LMFORGE_VERSION);
 
 try {
   cli.parse(process.argv, { run: false });
+  if (cli.options.help || cli.options.version) process.exit(0); // cac has printed them
   if (!cli.matchedCommand) {
     cli.outputHelp();
     process.exit(cli.args.length > 0 ? 1 : 0);

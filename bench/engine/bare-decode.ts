@@ -29,6 +29,11 @@ export class BareDecoder {
     return new BareDecoder(model, context, new Batch(context.batchSize));
   }
 
+  /** Bytes of weights, read once per decode step: what bounds decode speed at small widths. */
+  get modelBytes(): number {
+    return this.model.info.sizeBytes;
+  }
+
   tokenize(text: string): number[] {
     return Array.from(this.model.vocabulary.tokenize(text, { addSpecial: false, parseSpecial: true }));
   }

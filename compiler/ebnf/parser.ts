@@ -104,8 +104,8 @@ export function parseEbnfSyntax(text: string): SyntaxRule[] {
     const line = lexError.line ?? 1;
     const column = lexError.column ?? 1;
     const found = text.slice(lexError.offset, lexError.offset + 1);
-    const hint = found === '"' ? 'an unterminated string' : found === '[' ? 'an unterminated character class' : `'${found}'`;
-    throw new GrammarError(`line ${line}, column ${column}: unexpected ${hint}`, { kind: 'text', line, column });
+    const problem = found === '"' ? 'unterminated string' : found === '[' ? 'unterminated character class' : `unexpected '${found}'`;
+    throw new GrammarError(`line ${line}, column ${column}: ${problem}`, { kind: 'text', line, column });
   }
   shared ??= new EbnfParser();
   const parser = shared;

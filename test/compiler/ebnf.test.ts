@@ -88,7 +88,7 @@ test('parse errors name line, column and what was expected', () => {
 });
 
 test('lexical errors: unterminated string or class, stray character', () => {
-  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "abc')).message, /line 1, column 10: unexpected an unterminated string/);
+  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "abc')).message, /line 1, column 10: unterminated string/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= [abc')).message, /unterminated character class/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a" @')).message, /column 14: unexpected '@'/);
 });
