@@ -77,7 +77,7 @@ export function installedBinaryFolder(packageName: string): string | undefined {
 
 function findLibllama(folder: string): string | undefined {
   if (!existsSync(folder)) return undefined;
-  const names = readdirSync(folder).filter((name) => /^(lib)?llama(\.v[\d.]+)?\.(so|dylib|dll)$/.test(name));
+  const names = readdirSync(folder).filter((name) => /^(lib)?llama(\.[a-z]+)?(\.v[\d.]+)?\.(so|dylib|dll)$/.test(name));
   return names[0] === undefined ? undefined : join(folder, names[0]);
 }
 

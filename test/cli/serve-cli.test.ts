@@ -77,8 +77,11 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
 });
 
-test('a device that is not there stops start-up with one line', async () => {
-  await failsWith(['serve', tinyModelPath, '--device', 'cuda', '--port', String(await freePort())], /no llama\.cpp build is installed for cuda.*--model-lib/);
+test('a GPU that is not there stops start-up with one line saying what exists and what to do', async () => {
+  // The CUDA and Vulkan builds are installed (optional dependencies), but this machine has no GPU.
+  await failsWith(['serve', tinyModelPath, '--device', 'cuda', '--port', String(await freePort())], /--device cuda: no cuda device is present \(present: cpu:0 .*\); check the cuda driver, or use --device cpu/);
+  await failsWith(['serve', tinyModelPath, '--device', 'vulkan:1', '--port', String(await freePort())], /--device vulkan:1: no vulkan device is present \(present: cpu:0/);
+  await failsWith(['serve', tinyModelPath, '--device', 'rocm', '--port', String(await freePort())], /no llama\.cpp build is installed for rocm.*no prebuilt package.*--model-lib/);
 });
 
 test('a port already in use is one clear line', async () => {
