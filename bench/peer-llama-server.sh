@@ -9,13 +9,13 @@
 #
 # The tree and build live outside the repo, in $PEER_DIR
 # (default ${LMFORGE_HOME:-$HOME/.cache/lmforge}/peer/llama.cpp); the build is skipped when
-# the binary is already there. Nothing is downloaded: the bundle ships in node_modules.
+# the binary is already there. The bundle comes from the npm package node-llama-cpp, fetched
+# with `npm pack` by fixtures/llama-source-bundle.ts (the registry is the only download).
 # llama-server keeps finished prompts in a cache (--cache-ram) and lmforge has no prefix cache
 # yet: give each `lmforge bench` run its own --seed so neither sees prompts it has seen before.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-bundle="$repo/node_modules/node-llama-cpp/llama/gitRelease.bundle"
 peer_dir=${PEER_DIR:-${LMFORGE_HOME:-$HOME/.cache/lmforge}/peer/llama.cpp}
 binary="$peer_dir/build/bin/llama-server"
 
@@ -75,8 +75,8 @@ cpu_features() {
 }
 
 if [[ ! -x "$binary" ]]; then
-  [[ -f "$bundle" ]] || { echo "peer-llama-server: $bundle is missing: run npm install first" >&2; exit 1; }
   if [[ ! -f "$peer_dir/CMakeLists.txt" ]]; then
+    bundle=$(cd "$repo" && npx tsx fixtures/llama-source-bundle.ts)
     rm -rf "$peer_dir"
     mkdir -p "$(dirname "$peer_dir")"
     git clone -q "$bundle" "$peer_dir"

@@ -118,55 +118,49 @@ const usageSchema = {
   properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
 } as const;
 
-export const chatCompletionResponseSchema = {
-  type: 'object',
-  description: 'ChatCompletionResponse (stream: false)',
-  properties: {
-    id: { type: 'string' },
-    object: { const: 'chat.completion' },
-    created: { type: 'integer' },
-    model: { type: 'string' },
-    system_fingerprint: { type: 'string' },
-    choices: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          index: { type: 'integer' },
-          message: chatMessageSchema,
-          logprobs: logprobsSchema,
-          finish_reason: { enum: ['stop', 'length', 'tool_calls', 'error', null] },
+/** Response and stream chunk differ only in `object`, the message field and the finish reasons. */
+function completionSchema(options: { description: string; object: string; messageField: 'message' | 'delta'; finishReasons: (string | null)[]; usage: object }) {
+  return {
+    type: 'object',
+    description: options.description,
+    properties: {
+      id: { type: 'string' },
+      object: { const: options.object },
+      created: { type: 'integer' },
+      model: { type: 'string' },
+      system_fingerprint: { type: 'string' },
+      choices: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: {
+            index: { type: 'integer' },
+            [options.messageField]: chatMessageSchema,
+            logprobs: logprobsSchema,
+            finish_reason: { enum: options.finishReasons },
+          },
         },
       },
+      usage: options.usage,
     },
-    usage: usageSchema,
-  },
-} as const;
+  } as const;
+}
 
-export const chatCompletionChunkSchema = {
-  type: 'object',
+export const chatCompletionResponseSchema = completionSchema({
+  description: 'ChatCompletionResponse (stream: false)',
+  object: 'chat.completion',
+  messageField: 'message',
+  finishReasons: ['stop', 'length', 'tool_calls', 'error', null],
+  usage: usageSchema,
+});
+
+export const chatCompletionChunkSchema = completionSchema({
   description: 'ChatCompletionStreamResponse: one `data:` event of a stream (stream: true), which ends with `data: [DONE]`',
-  properties: {
-    id: { type: 'string' },
-    object: { const: 'chat.completion.chunk' },
-    created: { type: 'integer' },
-    model: { type: 'string' },
-    system_fingerprint: { type: 'string' },
-    choices: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          index: { type: 'integer' },
-          delta: chatMessageSchema,
-          logprobs: logprobsSchema,
-          finish_reason: { enum: ['stop', 'length', 'tool_calls', null] },
-        },
-      },
-    },
-    usage: { anyOf: [usageSchema, { type: 'null' }] },
-  },
-} as const;
+  object: 'chat.completion.chunk',
+  messageField: 'delta',
+  finishReasons: ['stop', 'length', 'tool_calls', null],
+  usage: { anyOf: [usageSchema, { type: 'null' }] },
+});
 
 export const modelListSchema = {
   type: 'object',

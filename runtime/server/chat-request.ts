@@ -1,15 +1,10 @@
 // Turns a request body into a checked ChatRequest, or an ApiError naming the offending field.
 import { Ajv, type ErrorObject } from 'ajv';
+import type { IncomingMessage } from '../chat/chat-messages.js';
 import { badRequest } from './api-error.js';
 import { chatCompletionRequestSchema } from './api-schemas.js';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant' | 'tool';
-  content?: string | { type: 'text'; text: string }[] | null;
-  name?: string;
-  tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[];
-  tool_call_id?: string;
-}
+export type ChatMessage = IncomingMessage & { role: 'system' | 'user' | 'assistant' | 'tool' };
 
 export interface ChatRequest {
   messages: ChatMessage[];

@@ -1,6 +1,7 @@
 // --device: parsing, selection among the devices ggml found, and the start-up failures.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { throwsError } from '../helpers/throws.js';
 import { DeviceError, parseDeviceSpec } from '../../runtime/backend/device-spec.js';
 import { selectDevices, type Device } from '../../runtime/backend/devices.js';
 import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
@@ -18,16 +19,7 @@ const fake = (kind: Device['kind'], id: number): Device => ({
   totalBytes: 1,
 });
 
-function throwsDevice(fn: () => unknown, pattern: RegExp): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, DeviceError);
-    assert.match((error as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected a DeviceError matching ${pattern}`);
-}
+const throwsDevice = (run: () => unknown, pattern: RegExp) => throwsError(run, DeviceError, pattern);
 
 test('parses auto and NAME[:ID]', () => {
   assert.equal(parseDeviceSpec('auto'), { kind: 'auto', id: 0, text: 'auto' });

@@ -1,6 +1,7 @@
 // Mode presets and --overrides: every key the spec lists, each checked, with messages naming it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { throwsError } from '../helpers/throws.js';
 import { computeEngineConfig, ConfigError, parseMode, parseOverrides, type ModelFacts } from '../../runtime/engine/engine-config.js';
 
 const test = suite('engine config');
@@ -14,16 +15,7 @@ const facts: ModelFacts = {
   maxParallelSequences: 256,
 };
 
-function throwsConfig(fn: () => unknown, pattern: RegExp): void {
-  try {
-    fn();
-  } catch (error) {
-    assert.instance(error, ConfigError);
-    assert.match((error as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected a ConfigError matching ${pattern}`);
-}
+const throwsConfig = (run: () => unknown, pattern: RegExp) => throwsError(run, ConfigError, pattern);
 
 test('local and interactive presets follow the spec', () => {
   const local = computeEngineConfig('local', {}, facts);

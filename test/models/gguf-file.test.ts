@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ggufModelInfo, ggufValue, readGGUF, writeGGUF, type GGUFValue } from '../../runtime/backend/gguf-file.js';
+import { ggufModelInfo, ggufValue, readGGUF, writeGGUF, type GGUFValue } from '../../compiler/gguf/gguf-file.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { rejects } from './rejects.js';
 

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Template } from '@huggingface/jinja';
-import { ggufModelInfo, ggufValue, readGGUF } from '../../runtime/backend/gguf-file.js';
+import { ggufModelInfo, ggufValue, readGGUF } from '../../compiler/gguf/gguf-file.js';
 import { makeTinyModel, TINY_SHAPE } from '../../fixtures/tiny-model.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { chatmlTemplate } from '../../runtime/chat/chatml-template.js';
