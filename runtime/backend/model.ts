@@ -63,7 +63,7 @@ export class LlamaModel {
     if (!handle) {
       throw new ModelLoadError(`llama.cpp could not load ${options.path} (not a GGUF model, an unsupported architecture, or not enough memory); run with LMFORGE_LLAMA_LOG=1 for its log`);
     }
-    return new LlamaModel(api, handle, readInfo(api, handle), Vocabulary.read(api, api.llama_model_get_vocab(handle)), options.devices);
+    return new LlamaModel(api, handle, readInfo(api, handle, options.vocabOnly ?? false), Vocabulary.read(api, api.llama_model_get_vocab(handle)), options.devices);
   }
 
   dispose(): void {
@@ -77,7 +77,7 @@ export class LlamaModel {
   }
 }
 
-function readInfo(api: LlamaApi, handle: ModelHandle): ModelInfo {
+function readInfo(api: LlamaApi, handle: ModelHandle, vocabOnly: boolean): ModelInfo {
   const buffer = Buffer.alloc(1 << 16);
   const readString = (n: number) => (n < 0 ? '' : buffer.toString('utf8', 0, Math.min(n, buffer.length - 1)));
   const metadata = new Map<string, string>();
@@ -91,12 +91,13 @@ function readInfo(api: LlamaApi, handle: ModelHandle): ModelInfo {
   return {
     architecture,
     description: readString(api.llama_model_desc(handle, buffer, buffer.length)),
-    contextLength: api.llama_model_n_ctx_train(handle),
-    slidingWindow: api.llama_model_n_swa(handle),
-    layers: api.llama_model_n_layer(handle),
-    embeddingLength: api.llama_model_n_embd(handle),
-    heads: api.llama_model_n_head(handle),
-    kvHeads: api.llama_model_n_head_kv(handle),
+    // A vocabulary-only model has no layers: llama.cpp aborts when asked for per-layer values.
+    contextLength: vocabOnly ? 0 : api.llama_model_n_ctx_train(handle),
+    slidingWindow: vocabOnly ? 0 : api.llama_model_n_swa(handle),
+    layers: vocabOnly ? 0 : api.llama_model_n_layer(handle),
+    embeddingLength: vocabOnly ? 0 : api.llama_model_n_embd(handle),
+    heads: vocabOnly ? 0 : api.llama_model_n_head(handle),
+    kvHeads: vocabOnly ? 0 : api.llama_model_n_head_kv(handle),
     sizeBytes: Number(api.llama_model_size(handle)),
     parameters: Number(api.llama_model_n_params(handle)),
     chatTemplate: api.llama_model_chat_template(handle, null) ?? undefined,

@@ -188,19 +188,24 @@ export class EngineCore {
       plan.entries.forEach((entry, k) => {
         const { sequence } = entry;
         sequence.computed += entry.count;
-        if (!entry.logits || sequence.request.cancelled) return;
+        if (!entry.logits || sequence.request.cancelled || sequence.request.failed) return;
         const logits = this.context.logits(rows[k]!, outputs);
         const wasPrompt = sequence.generated === 0 && sequence.computed === sequence.promptLength;
-        this.advance(sequence, logits);
-        // The other choices of a fresh request share the prompt's cells and its last logits.
-        if (sequence.choice === 0 && wasPrompt) {
-          for (const follower of sequence.request.sequences) {
-            if (follower === sequence || follower.computed > 0 || follower.generated > 0 || follower.slot < 0) continue;
-            this.context.copySequence(sequence.slot, follower.slot, 0, sequence.promptLength);
-            follower.computed = sequence.promptLength;
-            follower.sharedCells = sequence.promptLength;
-            this.advance(follower, logits);
+        try {
+          this.advance(sequence, logits);
+          // The other choices of a fresh request share the prompt's cells and its last logits.
+          if (sequence.choice === 0 && wasPrompt) {
+            for (const follower of sequence.request.sequences) {
+              if (follower === sequence || follower.computed > 0 || follower.generated > 0 || follower.slot < 0) continue;
+              this.context.copySequence(sequence.slot, follower.slot, 0, sequence.promptLength);
+              follower.computed = sequence.promptLength;
+              follower.sharedCells = sequence.promptLength;
+              this.advance(follower, logits);
+            }
           }
+        } catch (error) {
+          // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
+          this.failRequest(sequence.request, error);
         }
       });
       this.collectOutput();
@@ -382,6 +387,15 @@ export class EngineCore {
         this.byId.delete(state.id);
       }
     }
+  }
+
+  private failRequest(state: RequestState, error: unknown): void {
+    state.failed = true;
+    for (const sequence of state.sequences) if (sequence.slot >= 0) this.releaseSlot(sequence);
+    this.running.splice(this.running.indexOf(state), 1);
+    this.byId.delete(state.id);
+    const message = error instanceof Error ? error.message : String(error);
+    this.events.push({ type: 'error', id: state.id, error: { code: 'internal_error', message: `generation failed: ${message}` } });
   }
 
   private releaseCancelled(): void {

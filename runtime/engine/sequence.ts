@@ -55,6 +55,8 @@ export class Sequence {
 export class RequestState {
   readonly sequences: Sequence[] = [];
   cancelled = false;
+  /** Set when generation failed for this request alone (its error has been reported). */
+  failed = false;
   /** Admission order, for FIFO fairness and for choosing whom to preempt. */
   admittedAt = -1;
   /** When the request arrived (microseconds since the epoch), for its trace. */

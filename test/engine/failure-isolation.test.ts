@@ -1,0 +1,72 @@
+// A request whose generation fails (here: NaN logits from a poisoned token embedding) fails
+// alone; the engine and the server keep serving everything else.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Engine, EngineRequestError } from '../../runtime/engine/engine.js';
+import { POISONED_TOKEN, tinyPoisonedModelPath } from '../../fixtures/paths.js';
+import { runToEnd } from '../helpers/engine-run.js';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const engineSuite = suite<{ engine: Engine }>('failure isolation: engine');
+engineSuite.before(async (context) => {
+  context.engine = await Engine.create({ modelPath: tinyPoisonedModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 256 }, threads: 1 });
+});
+engineSuite.after(async (context) => {
+  await context.engine.dispose();
+});
+
+engineSuite('the poisoned request fails with internal_error; one running beside it finishes', async ({ engine }) => {
+  const healthy = runToEnd(engine, { prompt: [464, 2068, 7586, 21831], maxTokens: 40, ignoreEos: true, sampling: { temperature: 0 } });
+  try {
+    await runToEnd(engine, { prompt: [464, 1573, POISONED_TOKEN, 3568], maxTokens: 10, sampling: { temperature: 0 } });
+    assert.unreachable('the poisoned request should fail');
+  } catch (error) {
+    assert.instance(error, EngineRequestError);
+    assert.is((error as EngineRequestError).info.code, 'internal_error');
+    assert.match((error as Error).message, /NaN/);
+  }
+  const { choices } = await healthy;
+  assert.is(choices[0]!.tokens.length, 40);
+  const stats = await engine.stats();
+  assert.equal([stats.running, stats.kvCellsUsed, stats.freeSlots], [0, 0, 4]);
+});
+
+engineSuite.run();
+
+const serverSuite = suite<{ s: TinyServer }>('failure isolation: server');
+serverSuite.before(async (context) => {
+  context.s = await startTinyServer({ engine: { modelPath: tinyPoisonedModelPath } });
+});
+serverSuite.after(async (context) => {
+  await context.s.close();
+});
+
+const poisoned = { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'Tell me about Junior' }], max_tokens: 5 };
+
+serverSuite('after a stream has started, the failure is a data: error event followed by [DONE]', async ({ s }) => {
+  const response = await fetch(`${s.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...poisoned, stream: true }),
+  });
+  assert.is(response.status, 200);
+  const events = (await response.text()).split('\n\n').filter(Boolean);
+  assert.is(events.at(-1), 'data: [DONE]');
+  const error = JSON.parse(events.at(-2)!.slice(6)).error;
+  assert.is(error.code, 'internal_error');
+  assert.is(error.type, 'server_error');
+  assert.match(error.message, /NaN/);
+  assert.match(events[0]!, /"role":"assistant"/, 'the stream had started');
+});
+
+serverSuite('a whole response fails with 500, and the server keeps serving', async ({ s }) => {
+  const failed = await post(`${s.url}/v1/chat/completions`, poisoned);
+  assert.is(failed.status, 500);
+  assert.is(failed.json.error.code, 'internal_error');
+  const healthy = await post(`${s.url}/v1/chat/completions`, { ...poisoned, messages: [{ role: 'user', content: 'Tell me about Mary' }], ignore_eos: true });
+  assert.is(healthy.status, 200);
+  assert.is(healthy.json.usage.completion_tokens, 5);
+  assert.is((await fetch(`${s.url}/health`)).status, 200);
+});
+
+serverSuite.run();
