@@ -42,6 +42,7 @@ export class Engine {
   private statsWaiters: ((stats: EngineStats) => void)[] = [];
   private closed: Promise<void>;
   private disposed = false;
+  private exited = false;
   /** Receives the engine's trace entries when it was started with `tracing: true`. */
   onTrace: ((entries: TraceEntry[]) => void) | undefined;
 
@@ -49,7 +50,10 @@ export class Engine {
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));
-    worker.on('exit', () => this.failAll({ code: 'internal_error', message: 'the engine stopped' }));
+    worker.on('exit', () => {
+      this.exited = true;
+      this.failAll({ code: 'internal_error', message: 'the engine stopped' });
+    });
   }
 
   static async create(options: EngineInitOptions): Promise<Engine> {
@@ -78,7 +82,7 @@ export class Engine {
    * this request is thrown as EngineRequestError.
    */
   async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent> {
-    if (this.disposed) throw new EngineRequestError({ code: 'internal_error', message: 'the engine is shut down' });
+    if (!this.alive) throw new EngineRequestError({ code: 'internal_error', message: 'the engine is shut down' });
     const id = this.nextId++;
     const queue: EngineEvent[] = [];
     let notify: (() => void) | undefined;
@@ -117,6 +121,11 @@ export class Engine {
       this.pending.delete(id);
       if (!complete) this.cancel(id);
     }
+  }
+
+  /** False once the engine was disposed or its worker ended. */
+  get alive(): boolean {
+    return !this.disposed && !this.exited;
   }
 
   cancel(id: number): void {

@@ -193,5 +193,5 @@ export const errorSchema = {
 
 export const healthSchema = {
   type: 'object',
-  properties: { status: { enum: ['ok', 'loading', 'draining'] } },
+  properties: { status: { enum: ['ok', 'loading', 'draining', 'engine_stopped'] } },
 } as const;

@@ -51,7 +51,10 @@ export class ApiServer {
     app.use((req, res, next) => this.applyCors(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, this.modelList()));
     app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
-    app.get('/health', (_req, res) => this.json(res, this.phase === 'ready' ? 200 : 503, { status: this.phase === 'ready' ? 'ok' : this.phase }));
+    app.get('/health', (_req, res) => {
+      const status = this.phase === 'ready' && !this.context?.engine.alive ? 'engine_stopped' : this.phase === 'ready' ? 'ok' : this.phase;
+      this.json(res, status === 'ok' ? 200 : 503, { status });
+    });
     app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version)));
     app.get('/docs', (_req, res) => {
       const page = docsPage(options.version);

@@ -70,3 +70,24 @@ serverSuite('a whole response fails with 500, and the server keeps serving', asy
 });
 
 serverSuite.run();
+
+const stopped = suite('engine stopped under a running server');
+
+stopped('requests fail at once instead of hanging, and /health says why', async () => {
+  const s = await startTinyServer();
+  await s.engine.dispose();
+  try {
+    const started = Date.now();
+    const response = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }], max_tokens: 3 });
+    assert.is(response.status, 500);
+    assert.match(response.json.error.message, /engine is shut down/);
+    assert.ok(Date.now() - started < 2000);
+    const health = await fetch(`${s.url}/health`);
+    assert.is(health.status, 503);
+    assert.equal(await health.json(), { status: 'engine_stopped' });
+  } finally {
+    await s.server.drain(100);
+  }
+});
+
+stopped.run();
