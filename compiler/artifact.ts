@@ -15,6 +15,7 @@ type ArrayKey = { [K in keyof GrammarFsm]: GrammarFsm[K] extends Int32Array | Ui
 const SECTIONS: ArrayKey[] = [
   'ruleStart', 'ruleNullable', 'stateRule', 'stateFinal', 'stateScan', 'edgeStart', 'edgeKind', 'edgeLo',
   'edgeHi', 'edgeAux', 'edgeTarget', 'repRule', 'repMin', 'repMax', 'repLoop', 'tokenSetStart', 'tokenIds',
+  'ruleContext', 'ruleContextClosed',
 ];
 
 interface Header {

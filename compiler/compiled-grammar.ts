@@ -1,20 +1,34 @@
-// A compiled grammar: the optimised IR plus the packed automaton. Immutable and shared by every
-// matcher of it. With a vocabulary (a later issue) it will also hold the token-mask cache.
+// A compiled grammar: the optimised IR plus the packed automaton, shared by every matcher of
+// it. Compiled for a vocabulary, it also holds the token-mask cache, filled lazily (or all at
+// once with `completeMasks()`).
 import { createHash } from 'node:crypto';
 import type { GrammarFsm } from './fsm/grammar-fsm.js';
 import type { GrammarIR } from './ir.js';
+import { type RuleMaskCache, TokenMaskCache } from './mask/mask-cache.js';
 import { grammarText } from './print.js';
+import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
 export class CompiledGrammar {
   readonly ir: GrammarIR;
   readonly fsm: GrammarFsm;
   /** sha256 of the optimised grammar's canonical text: the content address of artifacts. */
   readonly hash: string;
+  /** The vocabulary masks are for, or null for a string-level grammar. */
+  readonly tokenizer: TokenizerInfo | null;
+  readonly masks: TokenMaskCache | null;
 
-  constructor(ir: GrammarIR, fsm: GrammarFsm, hash?: string) {
+  constructor(ir: GrammarIR, fsm: GrammarFsm, hash?: string, tokenizer: TokenizerInfo | null = null, shared: RuleMaskCache | null = null) {
     this.ir = ir;
     this.fsm = fsm;
     this.hash = hash ?? createHash('sha256').update(grammarText(ir)).digest('hex');
+    this.tokenizer = tokenizer;
+    this.masks = tokenizer ? new TokenMaskCache(this, tokenizer, shared) : null;
+  }
+
+  /** Computes every state's token mask now instead of on first use. */
+  completeMasks(): this {
+    this.masks?.completeAll();
+    return this;
   }
 
   get numRules(): number {

@@ -1,33 +1,65 @@
-// Compiles grammars for one vocabulary; with none (the only mode so far) the result is a
-// string-level grammar for GrammarMatcher. Compiled grammars are cached by their source text.
+// Compiles grammars for one vocabulary, or with none for string-level matching.
+//
+//   const compiler = new GrammarCompiler(await TokenizerInfo.fromGGUF(path));
+//   const compiled = compiler.compile(grammar);            // masks computed on first use
+//   const eager = compiler.compile(grammar, { eager: true }); // every mask now
+//
+// Compiled grammars are cached by their source text, and token masks by rule structure across
+// grammars (see mask/mask-cache.ts).
 import { CompiledGrammar } from './compiled-grammar.js';
 import { buildGrammarFsm } from './fsm/grammar-fsm.js';
 import type { Grammar } from './grammar.js';
+import type { RuleMaskCache } from './mask/mask-cache.js';
+import { addContextRules } from './mask/context.js';
+import type { GrammarIR } from './ir.js';
+import type { GrammarFsm } from './fsm/grammar-fsm.js';
 import { optimize } from './passes/pipeline.js';
+import { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
 export interface GrammarCompilerOptions {
-  /** Keep compiled grammars keyed by their source text (default true). */
+  /** Keep compiled grammars keyed by their source text, and masks by rule (default true). */
   cache?: boolean;
 }
 
 export class GrammarCompiler {
+  readonly tokenizer: TokenizerInfo | null;
   private readonly cache: Map<string, CompiledGrammar> | null;
+  private readonly ruleMasks: RuleMaskCache | null;
 
-  constructor(options: GrammarCompilerOptions = {}) {
+  constructor(tokenizerOrOptions?: TokenizerInfo | GrammarCompilerOptions, options: GrammarCompilerOptions = {}) {
+    if (tokenizerOrOptions instanceof TokenizerInfo) {
+      this.tokenizer = tokenizerOrOptions;
+    } else {
+      this.tokenizer = null;
+      options = tokenizerOrOptions ?? options;
+    }
     this.cache = options.cache === false ? null : new Map();
+    this.ruleMasks = options.cache === false || !this.tokenizer ? null : new Map();
   }
 
-  compile(grammar: Grammar): CompiledGrammar {
+  compile(grammar: Grammar, options: { eager?: boolean } = {}): CompiledGrammar {
     const key = grammar.toString();
-    const hit = this.cache?.get(key);
-    if (hit) return hit;
-    const ir = optimize(grammar.ir);
-    const compiled = new CompiledGrammar(ir, buildGrammarFsm(ir));
-    this.cache?.set(key, compiled);
+    let compiled = this.cache?.get(key);
+    if (!compiled) {
+      const ir = optimize(grammar.ir);
+      compiled = new CompiledGrammar(ir, buildFsm(ir), undefined, this.tokenizer, this.ruleMasks);
+      this.cache?.set(key, compiled);
+    }
+    if (options.eager) compiled.completeMasks();
     return compiled;
   }
 
   clearCache(): void {
     this.cache?.clear();
+    this.ruleMasks?.clear();
   }
+}
+
+/** The packed automaton, with each rule's context rule (for the mask compiler) appended. */
+function buildFsm(ir: GrammarIR): GrammarFsm {
+  const ctx = addContextRules(ir);
+  const fsm = buildGrammarFsm(ctx.ir);
+  fsm.ruleContext.set(ctx.context);
+  fsm.ruleContextClosed.set(ctx.closed);
+  return fsm;
 }

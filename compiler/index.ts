@@ -9,6 +9,7 @@ export { Grammar } from './grammar.js';
 export { GrammarCompiler, type GrammarCompilerOptions } from './grammar-compiler.js';
 export { CompiledGrammar } from './compiled-grammar.js';
 export { GrammarMatcher } from './matcher.js';
+export { TokenizerInfo, type TokenBytesInput } from './tokenizer/tokenizer-info.js';
 export { GrammarError, type GrammarErrorLocation } from './errors.js';
 export type { JsonSchemaOptions, JsonSchemaStyle } from './json-schema/options.js';
 export type { EbnfOptions } from './ebnf/lower.js';

@@ -25,6 +25,10 @@ export interface GrammarFsm {
   repLoop: Int32Array; // global state
   tokenSetStart: Int32Array; // CSR offsets into tokenIds
   tokenIds: Int32Array;
+  /** Per rule: the rule holding what provably follows it (mask/context.ts), or -1. */
+  ruleContext: Int32Array;
+  /** Per rule: 1 when nothing can follow its context (or the rule itself, for the root). */
+  ruleContextClosed: Uint8Array;
 }
 
 export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
@@ -111,6 +115,8 @@ export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
     repLoop,
     tokenSetStart,
     tokenIds,
+    ruleContext: new Int32Array(numRules).fill(-1),
+    ruleContextClosed: new Uint8Array(numRules),
   };
   analyseNullable(fsm);
   return fsm;

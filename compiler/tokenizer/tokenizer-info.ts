@@ -168,9 +168,9 @@ export class TokenizerInfo {
   /** Serialised for an on-disk cache; `fromCacheBytes` skips decoding and sorting. */
   toCacheBytes(): Uint8Array {
     const header = new TextEncoder().encode(JSON.stringify({ vocabSize: this.vocabSize, vocabType: this.vocabType, n: this.numTokens }));
-    const parts = [new TextEncoder().encode(CACHE_MAGIC), new Uint8Array(Uint32Array.of(CACHE_VERSION, header.length).buffer), header];
+    const parts: Uint8Array[] = [new TextEncoder().encode(CACHE_MAGIC), new Uint8Array(Uint32Array.of(CACHE_VERSION, header.length).buffer), header];
     parts.push(new Uint8Array(this.offsets.buffer, this.offsets.byteOffset, this.offsets.byteLength), this.kind, this.bytes);
-    return Buffer.concat(parts);
+    return new Uint8Array(Buffer.concat(parts));
   }
 
   static fromCacheBytes(data: Uint8Array): TokenizerInfo {

@@ -133,6 +133,7 @@ export class ApiServer {
       this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
       const body = await readJsonBody(req, this.options.maxBodyBytes);
       const request = parseChatRequest(body);
+      this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
       if (request.model !== this.options.modelId) {
         throw new ApiError(404, `The model '${request.model}' does not exist; this server serves '${this.options.modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
       }
