@@ -1,12 +1,16 @@
 // `lmforge compile-grammar`: compiles EBNF, regex and JSON-schema inputs and writes versioned
-// artifacts into the content-addressed cache ($LMFORGE_HOME/grammars, or --out DIR).
+// artifacts into the content-addressed cache ($LMFORGE_HOME/grammars, or --out DIR). With
+// --model, the artifacts carry every token mask for that model's vocabulary.
 //
 //   lmforge compile-grammar --check grammars/*.json grammars/*.ebnf
 //   lmforge compile-grammar --json-schema tool.json --style qwen_xml --out build/grammars
+//   lmforge compile-grammar --model smollm2 grammars/json.ebnf
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { CAC } from 'cac';
-import { defaultGrammarCacheDir, Grammar, GrammarCache, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle } from '../compiler/index.js';
+import { defaultGrammarCacheDir, Grammar, GrammarCache, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
+import { ggufValue, readGGUF } from '../compiler/gguf/gguf-file.js';
+import { resolveModel } from '../runtime/models/resolve-model.js';
 
 export interface CompileGrammarFlags {
   ebnf?: string;
@@ -23,6 +27,7 @@ export interface CompileGrammarFlags {
   style?: string;
   out?: string;
   check?: boolean;
+  model?: string;
 }
 
 class CompileGrammarUsageError extends Error {
@@ -83,7 +88,7 @@ function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSche
         load: () => {
           const json = readJson(file);
           if (json && typeof json === 'object' && (json as { type?: unknown }).type === 'structural_tag') {
-            throw new Error('structural tags are not supported yet');
+            return Grammar.fromStructuralTag(json);
           }
           return Grammar.fromJSONSchema(json, options);
         },
@@ -99,17 +104,30 @@ export interface CompileGrammarIo {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Runs the command; returns the exit status (0 when every input compiled). */
-export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, io: CompileGrammarIo): number {
+/** The vocabulary of a model (MODEL as `serve` takes it), with the logits width from its metadata. */
+export async function modelVocabulary(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<TokenizerInfo> {
+  const { ggufPath } = await resolveModel(spec, { env, pull: false });
+  const file = await readGGUF(ggufPath);
+  const arch = ggufValue(file, 'general.architecture');
+  const width = typeof arch === 'string' ? ggufValue(file, `${arch}.vocab_size`) : undefined;
+  const info = await TokenizerInfo.fromGGUF(ggufPath);
+  return typeof width === 'number' && width > info.vocabSize ? TokenizerInfo.fromGGUF(ggufPath, { logitsWidth: width }) : info;
+}
+
+/**
+ * Runs the command; returns the exit status (0 when every input compiled). With a vocabulary
+ * (from --model, see `modelVocabulary`) every token mask is computed and stored.
+ */
+export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, io: CompileGrammarIo, vocabulary?: TokenizerInfo): number {
   const options = schemaOptions(flags);
   const inputs = inputsOf(files, flags, options);
   if (inputs.length === 0) throw new CompileGrammarUsageError('compile-grammar needs --ebnf, --regex, --json-schema or input files');
   const cache = new GrammarCache(flags.out !== undefined ? String(flags.out) : defaultGrammarCacheDir(io.env));
-  const compiler = new GrammarCompiler();
+  const compiler = vocabulary ? new GrammarCompiler(vocabulary) : new GrammarCompiler();
   let failed = 0;
   for (const input of inputs) {
     try {
-      const compiled = compiler.compile(input.load());
+      const compiled = compiler.compile(input.load(), { eager: vocabulary !== undefined });
       if (flags.check) {
         io.log(`ok ${input.label} (${compiled.numRules} rules, ${compiled.numStates} states)`);
         continue;
@@ -141,9 +159,12 @@ export function registerCompileGrammar(cli: CAC): void {
     .option('--style <style>', `JSON: ${STYLES.join(' | ')}`)
     .option('--out <dir>', 'Artifact folder (default: $LMFORGE_HOME/grammars)')
     .option('--check', 'Only validate; write nothing')
+    .option('--model <model>', "Also compile every token mask for this model's vocabulary (a GGUF, model folder or name)")
     .example('lmforge compile-grammar --check grammars/*.json grammars/*.ebnf')
-    .action((files: string[], flags: CompileGrammarFlags) => {
-      const status = runCompileGrammar(files, flags, { log: (l) => console.log(l), error: (l) => console.error(l) });
+    .example('lmforge compile-grammar --model smollm2 grammars/json.ebnf')
+    .action(async (files: string[], flags: CompileGrammarFlags) => {
+      const vocabulary = flags.model !== undefined ? await modelVocabulary(String(flags.model)) : undefined;
+      const status = runCompileGrammar(files, flags, { log: (l) => console.log(l), error: (l) => console.error(l) }, vocabulary);
       if (status !== 0) process.exitCode = status;
     });
 }

@@ -10,6 +10,7 @@ import { forEachRef, type GrammarIR } from './ir.js';
 import { type JsonSchemaOptions, jsonSchemaToGrammar } from './json-schema/convert.js';
 import { grammarText } from './print.js';
 import { regexToExpr } from './regex/regex.js';
+import { type StructuralTagOptions, structuralTagToGrammar } from './structural-tag/structural-tag.js';
 
 export class Grammar {
   readonly ir: GrammarIR;
@@ -44,6 +45,12 @@ export class Grammar {
 
   static fromJSONSchema(schema: unknown, options: JsonSchemaOptions = {}): Grammar {
     return new Grammar(jsonSchemaToGrammar(schema, options));
+  }
+
+  /** A structural tag: `{type: "structural_tag", format}` or a bare format node (see
+   * structural-tag/). Tokens given as text need `options.resolveToken`. */
+  static fromStructuralTag(tag: unknown, options: StructuralTagOptions = {}): Grammar {
+    return new Grammar(structuralTagToGrammar(tag, options));
   }
 
   /** Any JSON value. */

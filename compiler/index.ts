@@ -13,6 +13,8 @@ export { TokenizerInfo, type TokenBytesInput } from './tokenizer/tokenizer-info.
 export { GrammarError, type GrammarErrorLocation } from './errors.js';
 export type { JsonSchemaOptions, JsonSchemaStyle } from './json-schema/options.js';
 export type { EbnfOptions } from './ebnf/lower.js';
+export type { StructuralTagOptions } from './structural-tag/types.js';
+export { structuralTagFromLegacy, type LegacyTagItem } from './structural-tag/legacy.js';
 export { GrammarBuilder, type Expr, type GrammarIR, type Rule } from './ir.js';
-export { serializeCompiledGrammar, deserializeCompiledGrammar, ARTIFACT_FORMAT_VERSION } from './artifact.js';
+export { serializeCompiledGrammar, deserializeCompiledGrammar, artifactVocabulary, ARTIFACT_FORMAT_VERSION } from './artifact.js';
 export { GrammarCache, defaultGrammarCacheDir } from './grammar-cache.js';

@@ -35,7 +35,7 @@ test('compiles every kind of input into content-addressed, loadable artifacts', 
   assert.is(r.out.length, 4);
   const files = readdirSync(out);
   assert.is(files.length, 3, 'schema flags apply to every schema input: the same schema twice is one artifact');
-  assert.ok(files.every((f) => /^v1-[0-9a-f]{64}\.lmgrammar$/.test(f)));
+  assert.ok(files.every((f) => /^v2-[0-9a-f]{64}\.lmgrammar$/.test(f)));
   const regexArtifact = r.out.find((l) => l.startsWith('regex'))!.split(' -> ')[1]!;
   const m = new GrammarMatcher(deserializeCompiledGrammar(readFileSync(regexArtifact)));
   assert.ok(m.acceptString('123') && m.isCompleted());
@@ -47,14 +47,15 @@ test('compiles every kind of input into content-addressed, loadable artifacts', 
 test('one error line per failing input, exit status 1, the rest still compiles', () => {
   const r = run([join(dir, 'bad-schema.json'), join(dir, 'a.ebnf'), join(dir, 'bad.ebnf'), join(dir, 'broken.json'), join(dir, 'missing.json'), join(dir, 'stag.json')], { check: true });
   assert.is(r.status, 1);
-  assert.is(r.err.length, 5);
-  assert.match(r.err[4]!, /stag\.json: structural tags are not supported yet/);
+  assert.is(r.err.length, 4);
   assert.match(r.err[0]!, /bad-schema\.json: \/multipleOf: the keyword 'multipleOf' cannot be enforced/);
   assert.match(r.err[1]!, /bad\.ebnf: line 1, column 15: expected/);
   assert.match(r.err[2]!, /broken\.json: .*JSON/);
   assert.match(r.err[3]!, /missing\.json: ENOENT/);
-  assert.is(r.out.length, 1);
+  // A structural tag compiles beside them.
+  assert.is(r.out.length, 2);
   assert.match(r.out[0]!, /^ok .*a\.ebnf/);
+  assert.match(r.out[1]!, /^ok .*stag\.json/);
 });
 
 test('--check writes nothing; the default cache is $LMFORGE_HOME/grammars', () => {

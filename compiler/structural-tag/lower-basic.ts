@@ -1,0 +1,73 @@
+// Leaf nodes: free text, token-level nodes, and the nodes that embed another front end
+// (JSON schema, EBNF, regex). Errors of an embedded front end are re-issued with a pointer
+// into the structural tag.
+import { parseEbnf } from '../ebnf/lower.js';
+import { GrammarError, pointerJoin } from '../errors.js';
+import { cls, type Expr, star } from '../ir.js';
+import { jsonSchemaToGrammar } from '../json-schema/convert.js';
+import { regexToExpr } from '../regex/regex.js';
+import { MAX_CODE_POINT } from '../charset.js';
+import type { Lowerer } from './lower.js';
+import type { StNode } from './types.js';
+
+const utf8 = new TextEncoder();
+
+type Of<T extends StNode['type']> = Extract<StNode, { type: T }>;
+
+export function lowerAnyText(node: Of<'any_text'>): Expr {
+  if (node.excludes.length === 0) return star(cls([0, MAX_CODE_POINT]));
+  // A dispatch with no triggers is free text in which no exclude can complete.
+  return { kind: 'tagDispatch', tags: [], loop: false, excludes: node.excludes.map((s) => utf8.encode(s)) };
+}
+
+export function lowerTokenNode(node: Of<'token' | 'exclude_token' | 'any_tokens'>): Expr {
+  if (node.type === 'token') return { kind: 'token', ids: [node.token] };
+  const one: Expr = { kind: 'excludeToken', ids: node.excludeTokens };
+  return node.type === 'exclude_token' ? one : star(one);
+}
+
+/** The root rule id of the embedded grammar. */
+export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 'regex'>): number {
+  switch (node.type) {
+    case 'json_schema': {
+      let ir;
+      try {
+        // Structural tags always use free whitespace and strict mode, as the reference does.
+        ir = jsonSchemaToGrammar(node.schema, { style: node.style, anyOrder: node.anyOrder, anyWhitespace: true, strictMode: true });
+      } catch (error) {
+        throw reissue(error, pointerJoin(node.at, 'json_schema'), (inner) => (inner.location.kind === 'pointer' ? inner.location.pointer : ''));
+      }
+      return lw.builder.embed(ir, 'schema');
+    }
+    case 'grammar': {
+      let ir;
+      try {
+        ir = parseEbnf(node.grammar);
+      } catch (error) {
+        throw reissue(error, pointerJoin(node.at, 'grammar'), () => '', 'EBNF ');
+      }
+      return lw.builder.embed(ir, 'grammar');
+    }
+    case 'regex': {
+      let body;
+      try {
+        body = regexToExpr(node.pattern);
+      } catch (error) {
+        throw reissue(error, pointerJoin(node.at, 'pattern'), () => '');
+      }
+      return lw.rule('regex', body);
+    }
+  }
+}
+
+/** A GrammarError of an embedded front end, re-pointed at `base` + its own pointer. */
+function reissue(error: unknown, base: string, innerPointer: (e: GrammarError) => string, prefix = ''): unknown {
+  if (!(error instanceof GrammarError)) return error;
+  const inner = innerPointer(error);
+  let message = error.message;
+  if (error.location.kind === 'pointer') {
+    const shown = `${error.location.pointer || '/'}: `;
+    if (message.startsWith(shown)) message = message.slice(shown.length);
+  }
+  return GrammarError.at(base + inner, prefix + message);
+}

@@ -1,0 +1,39 @@
+// sequence, or, optional, plus, star, repeat and tag. Repeats stay inline IR repeats: the
+// repetition pass unrolls small bounds and counts large ones (max -1 is unbounded in both).
+import { alt, type Expr, lit, opt, rep, seq, star } from '../ir.js';
+import type { Lowerer } from './lower.js';
+import type { StNode, TagNode } from './types.js';
+
+type Of<T extends StNode['type']> = Extract<StNode, { type: T }>;
+
+export function lowerCombinator(lw: Lowerer, node: Of<'sequence' | 'or' | 'optional' | 'plus' | 'star' | 'repeat'>): Expr {
+  switch (node.type) {
+    case 'sequence':
+      return seq(...node.elements.map((e) => lw.lower(e)));
+    case 'or':
+      return alt(...node.elements.map((e) => lw.lower(e)));
+    case 'optional':
+      return opt(lw.lower(node.content));
+    case 'plus':
+      return rep(lw.lower(node.content), 1, -1);
+    case 'star':
+      return star(lw.lower(node.content));
+    case 'repeat':
+      return rep(lw.lower(node.content), node.min, node.max);
+  }
+}
+
+export function tagBegin(tag: TagNode, skip = 0): Expr {
+  return tag.begin.kind === 'string' ? lit(tag.begin.text.slice(skip)) : { kind: 'token', ids: [tag.begin.id] };
+}
+
+export function tagEnd(tag: TagNode): Expr {
+  return tag.end.kind === 'strings' ? alt(...tag.end.texts.map(lit)) : { kind: 'token', ids: [tag.end.id] };
+}
+
+/** begin, content, end; `skip` drops that many characters of a string begin (already matched
+ * as a trigger), `withBegin: false` drops a token begin (consumed by a token dispatch). */
+export function lowerTag(lw: Lowerer, tag: TagNode, options: { skip?: number; withBegin?: boolean } = {}): Expr {
+  const body = [lw.lower(tag.content), tagEnd(tag)];
+  return options.withBegin === false ? seq(...body) : seq(tagBegin(tag, options.skip), ...body);
+}
