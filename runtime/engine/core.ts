@@ -15,6 +15,9 @@ import {
   type SamplingParams,
 } from '../sampling/index.js';
 import type { EngineConfig } from './engine-config.js';
+import { createHash } from 'node:crypto';
+import { deserializeCompiledGrammar, TokenizerInfo, type CompiledGrammar } from '../../compiler/index.js';
+import { GrammarConstraint } from '../sampling/grammar-constraint.js';
 import { nowMicros } from './clock.js';
 import type { EngineErrorInfo, EngineEvent, EngineStats, FinishReason, GenerateRequest, TokenLogprob, TraceEntry } from './protocol.js';
 import { planStep, type StepEntry } from './scheduler.js';
@@ -33,6 +36,9 @@ export class EngineCore {
   private steps = 0;
   private preemptions = 0;
   private wake: (() => void) | undefined;
+  private tokenizer: TokenizerInfo | undefined;
+  /** Deserialized grammars by artifact hash, so their lazily built masks serve later requests too. */
+  private readonly grammars = new Map<string, CompiledGrammar>();
   private stopped = false;
   private loop: Promise<void> | undefined;
 
@@ -130,6 +136,14 @@ export class EngineCore {
       return { code: 'server_is_overloaded', message: `the server is overloaded: ${this.waiting.length} requests are already waiting; retry later` };
     }
     const sampling: SamplingParams = { ...defaultSamplingParams, ...request.sampling };
+    let grammar: CompiledGrammar | undefined;
+    if (request.grammar) {
+      try {
+        grammar = this.grammarOf(request.grammar);
+      } catch (error) {
+        return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
+      }
+    }
     const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs);
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
@@ -141,6 +155,7 @@ export class EngineCore {
           new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch),
           new Utf8StreamDecoder(),
           new StopStringMatcher(request.stop ?? []),
+          grammar ? new GrammarConstraint(grammar, this.tokenizerInfo().normalMask) : undefined,
         ),
       );
     }
@@ -149,6 +164,40 @@ export class EngineCore {
     this.waiting.push(state);
     this.events.push({ type: 'started', id, promptTokens: prompt.length });
     return undefined;
+  }
+
+  /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
+  private tokenizerInfo(): TokenizerInfo {
+    this.tokenizer ??= TokenizerInfo.fromTokenBytes({
+      tokens: Array.from({ length: this.vocabulary.size }, (_, id) => this.vocabulary.piece(id).slice()),
+      stop: this.vocabulary.endOfGeneration,
+      logitsWidth: this.context.vocabSize,
+      vocabType: 'llama.cpp',
+    });
+    return this.tokenizer;
+  }
+
+  private grammarOf(artifact: Uint8Array): CompiledGrammar {
+    const key = createHash('sha256').update(artifact).digest('hex');
+    let compiled = this.grammars.get(key);
+    if (!compiled) {
+      compiled = deserializeCompiledGrammar(artifact, this.tokenizerInfo());
+      this.grammars.set(key, compiled);
+      if (this.grammars.size > 64) this.grammars.delete(this.grammars.keys().next().value!);
+    }
+    return compiled;
+  }
+
+  /** Brings every stale grammar mask up to date; runs while a decode is in flight. */
+  private refreshMasks(): void {
+    for (const state of [...this.running]) {
+      if (state.failed || state.cancelled) continue;
+      try {
+        for (const sequence of state.sequences) if (sequence.finish === undefined) sequence.grammar?.refresh();
+      } catch (error) {
+        this.failRequest(state, error);
+      }
+    }
   }
 
   private async run(): Promise<void> {
@@ -177,7 +226,10 @@ export class EngineCore {
       }
       const stepStart = nowMicros();
       try {
-        await this.context.decode(this.batch);
+        const decoding = this.context.decode(this.batch);
+        // The JavaScript thread is free while llama.cpp decodes: the next grammar masks are computed now.
+        this.refreshMasks();
+        await decoding;
       } catch (error) {
         this.recoverFromDecodeFailure(error);
         continue;
@@ -311,13 +363,23 @@ export class EngineCore {
   /** Samples the next token of a sequence from its logits and applies every stop rule. */
   private advance(sequence: Sequence, logits: Float32Array): void {
     const { request } = sequence.request;
-    const sampled = sequence.sampler.sample(logits);
+    const grammar = sequence.grammar;
+    if (grammar) {
+      grammar.refresh(); // a no-op unless the mask could not be prepared during the decode
+      if (grammar.onlyEndAllowed()) {
+        this.finish(sequence, 'stop'); // the grammar is complete: its end finishes the choice
+        return;
+      }
+    }
+    const sampled = sequence.sampler.sample(logits, grammar?.mask);
     const token = sampled.token;
     sequence.generated++;
-    if (this.vocabulary.isEndOfGeneration(token) && !request.ignoreEos) {
+    // With a grammar, an end-of-generation token is only allowed where the grammar can end.
+    if (this.vocabulary.isEndOfGeneration(token) && (!request.ignoreEos || grammar)) {
       this.finish(sequence, 'stop');
       return;
     }
+    grammar?.accept(token);
     sequence.tokens.push(token);
     sequence.sampler.accept(token);
     const piece = this.vocabulary.piece(token);
@@ -328,6 +390,14 @@ export class EngineCore {
     if (pushed.stopped) {
       sequence.finish = 'stop';
       return;
+    }
+    if (grammar && grammar.matcher.isCompleted()) {
+      // Where the grammar may end, see now whether it must: that saves a decode step.
+      grammar.refresh();
+      if (grammar.onlyEndAllowed()) {
+        this.finish(sequence, 'stop');
+        return;
+      }
     }
     if (request.maxTokens !== undefined && sequence.generated >= request.maxTokens) this.finish(sequence, 'length');
     else if (sequence.tokens.length >= sequence.request.lengthLimit) this.finish(sequence, 'length');

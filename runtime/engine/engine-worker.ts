@@ -56,6 +56,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     chatTemplate: info.chatTemplate,
     devices: devices.map(describeDevice),
     library: `${library.source} (${library.path})`,
+    tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
   };
 }
 

@@ -3,9 +3,10 @@
 //   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
 //   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
 //   await engine.dispose();
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { workerEntry } from './worker-entry.js';
+import { GrammarService } from './grammar-service.js';
+import type { GrammarSpec } from './grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from './protocol.js';
 
 export class EngineStartError extends Error {
@@ -29,13 +30,6 @@ interface Pending {
   wake(): void;
 }
 
-/** The worker to start: the bundled .js, or from source a boot file that loads the .ts through tsx. */
-function workerEntry(): { url: URL; workerData?: { tsEntry: string } } {
-  const source = new URL('./engine-worker.ts', import.meta.url);
-  if (!existsSync(fileURLToPath(source))) return { url: new URL('./engine-worker.js', import.meta.url) };
-  return { url: new URL('./ts-worker-boot.mjs', import.meta.url), workerData: { tsEntry: source.href } };
-}
-
 export class Engine {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
@@ -46,7 +40,10 @@ export class Engine {
   /** Receives the engine's trace entries when it was started with `tracing: true`. */
   onTrace: ((entries: TraceEntry[]) => void) | undefined;
 
-  private constructor(private readonly worker: Worker, readonly info: EngineInfo) {
+  private readonly grammars: GrammarService;
+
+  private constructor(private readonly worker: Worker, readonly info: EngineInfo, grammarTimeoutMs: number) {
+    this.grammars = new GrammarService(info.tokenTexts, grammarTimeoutMs);
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));
@@ -57,7 +54,7 @@ export class Engine {
   }
 
   static async create(options: EngineInitOptions): Promise<Engine> {
-    const entry = workerEntry();
+    const entry = workerEntry('engine-worker', import.meta.url);
     const worker = new Worker(entry.url, { workerData: entry.workerData });
     worker.postMessage({ type: 'init', options });
     const info = await new Promise<EngineInfo>((resolve, reject) => {
@@ -73,7 +70,7 @@ export class Engine {
       await worker.terminate();
       throw error;
     });
-    return new Engine(worker, info);
+    return new Engine(worker, info, options.grammarTimeoutMs ?? 10_000);
   }
 
   /**
@@ -123,6 +120,14 @@ export class Engine {
     }
   }
 
+  /**
+   * Compiles an output format for this model, off this thread and the engine's, within the
+   * deadline; the result goes in GenerateRequest.grammar. Throws GrammarCompileError.
+   */
+  compileGrammar(spec: GrammarSpec): Promise<Uint8Array> {
+    return this.grammars.compile(spec);
+  }
+
   /** False once the engine was disposed or its worker ended. */
   get alive(): boolean {
     return !this.disposed && !this.exited;
@@ -143,6 +148,7 @@ export class Engine {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    await this.grammars.dispose();
     this.worker.postMessage({ type: 'shutdown' });
     const timeout = setTimeout(() => void this.worker.terminate(), 10_000);
     await this.closed;

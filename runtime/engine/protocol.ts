@@ -19,6 +19,8 @@ export interface GenerateRequest {
   seed?: number;
   /** Names the request in trace entries (when tracing is on). */
   traceId?: string;
+  /** A compiled grammar artifact (Engine.compileGrammar) the output must follow. */
+  grammar?: Uint8Array;
 }
 
 /** One timed engine event of a request, in microseconds since the epoch (Chrome trace format). */
@@ -69,6 +71,8 @@ export interface EngineInitOptions {
   maxQueuedRequests?: number;
   /** Record timed trace entries for every request. */
   tracing?: boolean;
+  /** Deadline for compiling one output format (default 10 s). */
+  grammarTimeoutMs?: number;
 }
 
 export interface EngineInfo {
@@ -87,6 +91,8 @@ export interface EngineInfo {
   chatTemplate: string | undefined;
   devices: string[];
   library: string;
+  /** Each token's text as a prompt would write it (control tokens included), by id. */
+  tokenTexts: string[];
 }
 
 export type ToWorker =

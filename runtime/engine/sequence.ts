@@ -2,6 +2,7 @@
 // output state. Phase-free (vLLM v1): "computed" catches up with "known"; prefill, chunked
 // prefill, resumption after preemption and decode are all the same rule.
 import { StopStringMatcher, TokenSampler, Utf8StreamDecoder } from '../sampling/index.js';
+import type { GrammarConstraint } from '../sampling/grammar-constraint.js';
 import type { FinishReason, GenerateRequest, TokenLogprob } from './protocol.js';
 
 export class Sequence {
@@ -27,6 +28,8 @@ export class Sequence {
     readonly sampler: TokenSampler,
     readonly decoder: Utf8StreamDecoder,
     readonly stopMatcher: StopStringMatcher,
+    /** The output format this choice must follow, when the request has one. */
+    readonly grammar: GrammarConstraint | undefined,
   ) {
     this.tokens = Array.from(prompt);
     this.pendingLogprobs = request.wantLogprobs ? [] : undefined;

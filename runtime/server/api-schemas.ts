@@ -86,9 +86,12 @@ export const chatCompletionRequestSchema = {
     ignore_eos: { type: 'boolean', default: false },
     response_format: {
       type: ['object', 'null'],
-      properties: { type: { enum: ['text', 'json_object', 'json_schema', 'structural_tag'] } },
+      properties: { type: { enum: ['text', 'json_object', 'json_schema', 'structural_tag', 'grammar', 'regex'] } },
       required: ['type'],
-      description: 'Only {"type": "text"} is available yet; other types are refused.',
+      description:
+        'Output format, enforced while decoding. {"type": "text"}; {"type": "json_object"} (any JSON object, or the JSON schema in "schema", an object or a JSON string); ' +
+        '{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}; {"type": "structural_tag", "format": {...}} (see the structural tag format); ' +
+        'and as additions {"type": "grammar", "grammar": "EBNF text"} and {"type": "regex", "pattern": "ECMAScript regex"}.',
     },
   },
   required: ['messages', 'model'],

@@ -10,6 +10,9 @@ import type { EngineErrorInfo, FinishReason, GenerateRequest, TokenLogprob } fro
 import { ApiError, badRequest } from './api-error.js';
 import type { ChatRequest } from './chat-request.js';
 import { endEventStream, openEventStream, sendEvent } from './sse.js';
+import { grammarErrorParam, grammarSpecOf } from './response-format.js';
+import { GrammarCompileError } from '../engine/grammar-service.js';
+import { nowMicros } from '../engine/clock.js';
 import type { TraceBuffer } from './trace-buffer.js';
 
 export interface CompletionContext {
@@ -91,8 +94,27 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
   };
 }
 
+/** Compiles the request's output format, if it has one; a bad or too slow format is a 400 naming it. */
+async function compileResponseFormat(request: ChatRequest, context: CompletionContext, completionId: string): Promise<Uint8Array | undefined> {
+  const spec = grammarSpecOf(request.response_format);
+  if (!spec) return undefined;
+  const started = nowMicros();
+  try {
+    return await context.engine.compileGrammar(spec);
+  } catch (error) {
+    if (!(error instanceof GrammarCompileError)) throw error;
+    const base = grammarErrorParam(spec, request.response_format!);
+    const param = error.pointer && error.pointer !== '/' ? `${base}${error.pointer}` : base;
+    throw badRequest(`Invalid response_format: ${error.message}`, param, error.timedOut ? 'grammar_timeout' : 'invalid_grammar');
+  } finally {
+    context.tracer?.span(completionId, 'grammar compiled', started, nowMicros() - started, { kind: spec.kind });
+  }
+}
+
 export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string): Promise<void> {
   const generate = toGenerateRequest(request, context, completionId);
+  const grammar = await compileResponseFormat(request, context, completionId);
+  if (grammar) generate.grammar = grammar;
   const controller = new AbortController();
   // A client that goes away cancels its generation and frees its KV cells.
   res.on('close', () => {

@@ -27,7 +27,7 @@ export interface ChatRequest {
   tool_choice?: unknown;
   user?: string | null;
   ignore_eos?: boolean;
-  response_format?: { type: string } | null;
+  response_format?: ({ type: string } & Record<string, unknown>) | null;
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false });
@@ -90,9 +90,6 @@ export function parseChatRequest(body: unknown): ChatRequest {
   // Refused rather than ignored until they are honoured (tool calling and constrained output).
   if (request.tools != null) throw badRequest("'tools' is not supported by this server yet.", 'tools');
   if (request.tool_choice != null) throw badRequest("'tool_choice' is not supported by this server yet.", 'tool_choice');
-  if (request.response_format != null && request.response_format.type !== 'text') {
-    throw badRequest(`response_format type '${request.response_format.type}' is not supported by this server yet; only 'text' is.`, 'response_format.type');
-  }
   request.messages.forEach((message, i) => {
     if (message.role === 'tool' && message.tool_call_id === undefined) {
       throw badRequest(`messages[${i}] has role 'tool' but no 'tool_call_id'.`, `messages[${i}].tool_call_id`);

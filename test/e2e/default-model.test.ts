@@ -1,6 +1,7 @@
 // The default model (SmolLM2-135M-Instruct, pulled by `npm run fixtures` exactly as `lmforge pull`
 // does) end to end: real template, real server, official client, a stable greedy answer.
 import { existsSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defaultModelPath } from '../../fixtures/paths.js';
@@ -41,3 +42,35 @@ test('the model\'s own chat template and end-of-turn token are used', async ({ s
 });
 
 test.run();
+
+const json = suite<{ s: TinyServer }>('default model with a JSON schema');
+
+json.before(async (context) => {
+  context.s = await startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath: await defaultModelPath(), overrides: {}, threads: undefined } });
+});
+json.after(async (context) => {
+  await context.s.close();
+});
+
+json('answers a JSON-schema request with valid JSON', async ({ s }) => {
+  const schema = {
+    type: 'object',
+    properties: { city: { type: 'string', maxLength: 40 }, country: { type: 'string', maxLength: 40 }, population_millions: { type: 'number', minimum: 0, maximum: 100 } },
+    required: ['city', 'country', 'population_millions'],
+    additionalProperties: false,
+  };
+  const completion = await s.client.chat.completions.create({
+    model: 'smollm2',
+    messages: [{ role: 'user', content: 'Give the capital of France as JSON with city, country and population in millions.' }],
+    temperature: 0,
+    max_tokens: 120,
+    response_format: { type: 'json_schema', json_schema: { name: 'capital', schema, strict: true } },
+  });
+  const text = completion.choices[0]!.message.content!;
+  assert.is(completion.choices[0]!.finish_reason, 'stop', text);
+  const value = JSON.parse(text);
+  assert.ok(new Ajv().compile(schema)(value), text);
+  assert.type(value.city, 'string');
+});
+
+json.run();

@@ -58,7 +58,7 @@ test('bad messages name the message', async ({ s }) => {
 test('fields not honoured yet are refused, not ignored', async ({ s }) => {
   await expectError(s, { ...ok, tools: [{ type: 'function', function: { name: 'f', parameters: {} } }] }, 400, 'tools');
   await expectError(s, { ...ok, tool_choice: 'auto' }, 400, 'tool_choice');
-  await expectError(s, { ...ok, response_format: { type: 'json_object' } }, 400, 'response_format.type');
+  await expectError(s, { ...ok, response_format: { type: 'xml' } }, 400, 'response_format.type');
   await expectError(s, { ...ok, frobnicate: true }, 400, 'frobnicate', null, /Unrecognized request argument/);
 });
 

@@ -1,0 +1,26 @@
+// What a request asks its output to follow, in a form that crosses threads as plain data:
+// the server builds it from `response_format`, the grammar worker compiles it.
+import { Grammar, type JsonSchemaOptions } from '../../compiler/index.js';
+
+export type GrammarSpec =
+  | { kind: 'json_object' }
+  | { kind: 'json_schema'; schema: unknown; options?: JsonSchemaOptions }
+  | { kind: 'structural_tag'; tag: unknown }
+  | { kind: 'ebnf'; text: string }
+  | { kind: 'regex'; pattern: string };
+
+/** The front end for a spec (throws GrammarError with a location on a bad input). */
+export function grammarFromSpec(spec: GrammarSpec, resolveToken?: (text: string) => number | undefined, vocabSize?: number): Grammar {
+  switch (spec.kind) {
+    case 'json_object':
+      return Grammar.builtinJSONObject();
+    case 'json_schema':
+      return Grammar.fromJSONSchema(spec.schema, spec.options ?? {});
+    case 'structural_tag':
+      return Grammar.fromStructuralTag(spec.tag, { ...(resolveToken ? { resolveToken } : {}), ...(vocabSize ? { vocabSize } : {}) });
+    case 'ebnf':
+      return Grammar.fromEBNF(spec.text);
+    case 'regex':
+      return Grammar.fromRegex(spec.pattern);
+  }
+}

@@ -1,0 +1,10 @@
+// Where a worker's code is: the bundled .js beside the caller, or, running from source, a boot
+// file that registers tsx in the worker and then loads the .ts (loaders do not reach workers on Node 20).
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export function workerEntry(name: string, callerUrl: string): { url: URL; workerData?: { tsEntry: string } } {
+  const source = new URL(`./${name}.ts`, callerUrl);
+  if (!existsSync(fileURLToPath(source))) return { url: new URL(`./${name}.js`, callerUrl) };
+  return { url: new URL('./ts-worker-boot.mjs', callerUrl), workerData: { tsEntry: source.href } };
+}
