@@ -7,6 +7,7 @@ import { resolveModel } from '../runtime/models/resolve-model.js';
 import { ApiServer } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { LMFORGE_VERSION } from './version.js';
+import { defaultGrammarCacheDir } from '../compiler/index.js';
 
 export interface ServeFlags {
   modelLib?: string;
@@ -29,6 +30,7 @@ export interface ServeFlags {
   maxRequestBytes: number | string;
   threads?: number | string;
   drainSeconds: number | string;
+  grammarTimeout: number | string;
 }
 
 const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa'];
@@ -57,6 +59,7 @@ export function registerServe(cli: CAC): void {
     .option('--max-request-bytes <n>', 'Largest request body accepted; larger ones get 413', { default: 16 * 1024 * 1024 })
     .option('--threads <n>', 'CPU threads for llama.cpp (default: every core)')
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
+    .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
     .action(async (model: string, flags: ServeFlags) => {
       await serve(model, flags);
     });
@@ -66,6 +69,12 @@ function positiveInteger(value: number | string | undefined, flag: string): numb
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${value} is not valid: it must be a whole number ≥ 1`);
+  return n;
+}
+
+function positiveNumber(value: number | string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} ${value} is not valid: it must be a number of seconds > 0`);
   return n;
 }
 
@@ -134,6 +143,7 @@ export function checkServeFlags(flags: ServeFlags) {
     maxRequestBytes: positiveInteger(flags.maxRequestBytes, '--max-request-bytes')!,
     threads: positiveInteger(flags.threads, '--threads'),
     drainMs: positiveInteger(flags.drainSeconds, '--drain-seconds')! * 1000,
+    grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
   };
 }
 
@@ -159,6 +169,8 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     maxQueuedRequests: checked.maxQueuedRequests,
     tracing: flags.enableTracing === true,
     ...(checked.threads ? { threads: checked.threads } : {}),
+    grammarTimeoutMs: checked.grammarTimeoutMs,
+    grammarCacheDir: defaultGrammarCacheDir(),
   });
   server.ready(engine);
   const info = engine.info;

@@ -42,8 +42,8 @@ export class Engine {
 
   private readonly grammars: GrammarService;
 
-  private constructor(private readonly worker: Worker, readonly info: EngineInfo, grammarTimeoutMs: number) {
-    this.grammars = new GrammarService(info.tokenTexts, grammarTimeoutMs);
+  private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
+    this.grammars = new GrammarService(info.tokenTexts, options.grammarTimeoutMs ?? 10_000, options.grammarCacheDir);
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));
@@ -70,7 +70,7 @@ export class Engine {
       await worker.terminate();
       throw error;
     });
-    return new Engine(worker, info, options.grammarTimeoutMs ?? 10_000);
+    return new Engine(worker, info, options);
   }
 
   /**

@@ -1,7 +1,12 @@
 // Compiles output formats in a worker with a deadline, behind a content-addressed cache in
-// memory. A timeout ends the worker (the only way to stop a runaway compile) and starts a new one.
+// memory and then on disk (keyed by the spec's hash; artifacts carry no token masks, so they
+// serve any model). A timeout ends the worker (the only way to stop a runaway compile) and
+// starts a new one.
 import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { ARTIFACT_FORMAT_VERSION } from '../../compiler/index.js';
 import type { GrammarJob, GrammarResult } from './grammar-worker.js';
 import type { GrammarSpec } from './grammar-spec.js';
 import { workerEntry } from './worker-entry.js';
@@ -20,6 +25,13 @@ export class GrammarCompileError extends Error {
 
 const MEMORY_CACHE_ENTRIES = 256;
 
+async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
+  await mkdir(join(file, '..'), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, data);
+  await rename(tmp, file);
+}
+
 export class GrammarService {
   private worker: Worker | undefined;
   private nextId = 1;
@@ -30,18 +42,24 @@ export class GrammarService {
   constructor(
     private readonly tokenTexts: string[],
     private readonly timeoutMs: number,
+    /** Folder of the on-disk cache, or undefined for memory only. */
+    private readonly cacheDir: string | undefined,
   ) {}
 
   /** The compiled artifact for a spec: from the cache, or compiled within the deadline. */
   async compile(spec: GrammarSpec): Promise<Uint8Array> {
-    const key = createHash('sha256').update(JSON.stringify(spec)).digest('hex');
+    // The artifact format is part of the key: a newer compiler never reads an older layout.
+    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, spec })).digest('hex');
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
       this.cache.set(key, hit);
       return hit;
     }
-    const artifact = await this.run(spec);
+    const file = this.cacheDir ? join(this.cacheDir, `spec-${key}.lmgrammar`) : undefined;
+    const stored = file ? await readFile(file).then((data) => new Uint8Array(data), () => undefined) : undefined;
+    const artifact = stored ?? (await this.run(spec));
+    if (file && !stored) await writeAtomically(file, artifact).catch(() => undefined); // a cache that cannot write is still a cache in memory
     this.cache.set(key, artifact);
     if (this.cache.size > MEMORY_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
     return artifact;

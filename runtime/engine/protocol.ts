@@ -73,6 +73,8 @@ export interface EngineInitOptions {
   tracing?: boolean;
   /** Deadline for compiling one output format (default 10 s). */
   grammarTimeoutMs?: number;
+  /** Folder for compiled output formats on disk (default: memory only). */
+  grammarCacheDir?: string;
 }
 
 export interface EngineInfo {

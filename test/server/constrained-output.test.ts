@@ -161,3 +161,46 @@ slow('a format that does not compile within the deadline is a 400, and the serve
 });
 
 slow.run();
+
+const cached = suite('grammar cache on disk');
+
+cached('a compiled format is stored by its hash and read back by a fresh engine', async () => {
+  const { mkdtempSync, readdirSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const dir = mkdtempSync(join(tmpdir(), 'lmforge-grammars-'));
+  const body = { model: TINY_MODEL_ID, messages, max_tokens: 20, seed: 9, response_format: { type: 'regex', pattern: '[a-z]{4}-\\d{3}' } };
+  const first = await startTinyServer({ engine: { grammarCacheDir: dir } });
+  let text: string;
+  try {
+    text = (await post(`${first.url}/v1/chat/completions`, body)).json.choices[0].message.content;
+  } finally {
+    await first.close();
+  }
+  const files = readdirSync(dir);
+  assert.is(files.length, 1);
+  assert.match(files[0]!, /^spec-[0-9a-f]{64}\.lmgrammar$/);
+  const second = await startTinyServer({ engine: { grammarCacheDir: dir } });
+  try {
+    const again = await post(`${second.url}/v1/chat/completions`, body);
+    assert.is(again.json.choices[0].message.content, text);
+    assert.match(text, /^[a-z]{4}-\d{3}$/);
+  } finally {
+    await second.close();
+  }
+});
+
+cached('logprobs under a grammar report only tokens the grammar allows', async () => {
+  const s = await startTinyServer();
+  try {
+    const response = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, max_tokens: 8, seed: 2, logprobs: true, top_logprobs: 5, response_format: { type: 'regex', pattern: '[0-9]+' } });
+    for (const entry of response.json.choices[0].logprobs.content) {
+      assert.match(entry.token, /^[0-9]+$/);
+      for (const top of entry.top_logprobs) assert.match(top.token, /^[0-9]+$/, 'a masked token is never listed');
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+cached.run();
