@@ -8,6 +8,7 @@ import { ApiServer } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { LMFORGE_VERSION } from './version.js';
 import { defaultGrammarCacheDir } from '../compiler/index.js';
+import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
 
 export interface ServeFlags {
   modelLib?: string;
@@ -31,6 +32,8 @@ export interface ServeFlags {
   threads?: number | string;
   drainSeconds: number | string;
   grammarTimeout: number | string;
+  toolFormat?: string;
+  toolCallArguments: string;
 }
 
 const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa'];
@@ -60,6 +63,8 @@ export function registerServe(cli: CAC): void {
     .option('--threads <n>', 'CPU threads for llama.cpp (default: every core)')
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
+    .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
+    .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .action(async (model: string, flags: ServeFlags) => {
       await serve(model, flags);
     });
@@ -129,9 +134,17 @@ export function checkServeFlags(flags: ServeFlags) {
       `speculative decoding (--speculative-mode ${flags.speculativeMode}${flags.additionalModels ? `, --additional-models ${flags.additionalModels}` : ''}) is not available yet; leave it at disable`,
     );
   }
+  if (flags.toolFormat !== undefined && !isToolFormatKey(String(flags.toolFormat))) {
+    throw new UsageError(`--tool-format '${flags.toolFormat}' is not valid: use one of ${TOOL_FORMAT_KEYS.join(', ')}`);
+  }
+  if (flags.toolCallArguments !== 'object' && flags.toolCallArguments !== 'string') {
+    throw new UsageError(`--tool-call-arguments '${flags.toolCallArguments}' is not valid: use object or string`);
+  }
   return {
     mode,
     overrides,
+    ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
+    toolCallArguments: flags.toolCallArguments as 'object' | 'string',
     port,
     cors: {
       allowCredentials: flags.allowCredentials === true,
@@ -156,6 +169,8 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     tracing: flags.enableTracing === true,
     maxBodyBytes: checked.maxRequestBytes,
     version: LMFORGE_VERSION,
+    ...(checked.toolFormat ? { toolFormat: checked.toolFormat } : {}),
+    toolCallArguments: checked.toolCallArguments,
   });
   const address = await server.listen(flags.host, checked.port);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
@@ -178,6 +193,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
+  console.log(`tools:   ${server.toolFormatNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 

@@ -27,6 +27,27 @@ const toolCall = {
   additionalProperties: false,
 } as const;
 
+const toolSchema = {
+  type: 'object',
+  description: 'ChatTool',
+  properties: {
+    type: { const: 'function' },
+    function: {
+      type: 'object',
+      properties: {
+        name: { type: 'string', pattern: '^[a-zA-Z0-9_-]{1,64}$' },
+        description: { type: 'string' },
+        parameters: { type: 'object', description: 'A JSON schema of the arguments object.' },
+        strict: { type: ['boolean', 'null'], description: 'Accepted; arguments always follow the schema exactly.' },
+      },
+      required: ['name'],
+      additionalProperties: false,
+    },
+  },
+  required: ['type', 'function'],
+  additionalProperties: false,
+} as const;
+
 export const chatMessageSchema = {
   type: 'object',
   description: 'ChatCompletionMessage',
@@ -80,8 +101,29 @@ export const chatCompletionRequestSchema = {
     },
     temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
     top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
-    tools: { type: ['array', 'null'], description: 'Not available yet: refused.' },
-    tool_choice: { description: 'Not available yet: refused.' },
+    tools: {
+      type: ['array', 'null'],
+      items: toolSchema,
+      description: 'Tools the model may call. Each name is unique; each parameters schema must compile (enforced on the arguments while decoding).',
+    },
+    tool_choice: {
+      anyOf: [
+        { enum: ['none', 'auto', 'required'] },
+        {
+          type: 'object',
+          properties: {
+            type: { const: 'function' },
+            function: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+          },
+          required: ['type', 'function'],
+          additionalProperties: false,
+        },
+        { type: 'null' },
+      ],
+      description:
+        '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call) or {"type": "function", "function": {"name"}} (exactly that call). Needs tools.',
+    },
+    parallel_tool_calls: { type: ['boolean', 'null'], default: true, description: 'false allows one call at most.' },
     user: { type: ['string', 'null'] },
     ignore_eos: { type: 'boolean', default: false },
     response_format: {
@@ -96,6 +138,29 @@ export const chatCompletionRequestSchema = {
   },
   required: ['messages', 'model'],
   additionalProperties: false,
+} as const;
+
+/** A streamed message piece: content text, or tool-call entries (id, type and name first, then arguments text). */
+const deltaSchema = {
+  type: 'object',
+  description: 'ChatCompletionMessage delta',
+  properties: {
+    role: { const: 'assistant' },
+    content: { type: ['string', 'null'] },
+    tool_calls: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          index: { type: 'integer' },
+          id: { type: 'string' },
+          type: { const: 'function' },
+          function: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'string', description: 'The next piece of the arguments JSON text.' } } },
+        },
+        required: ['index'],
+      },
+    },
+  },
 } as const;
 
 const logprobsSchema = {
@@ -138,7 +203,7 @@ function completionSchema(options: { description: string; object: string; messag
           type: 'object',
           properties: {
             index: { type: 'integer' },
-            [options.messageField]: chatMessageSchema,
+            [options.messageField]: options.messageField === 'delta' ? deltaSchema : chatMessageSchema,
             logprobs: logprobsSchema,
             finish_reason: { enum: options.finishReasons },
           },

@@ -12,6 +12,9 @@ import { CorsPolicy, type CorsOptions } from './cors.js';
 import { docsPage, ENDPOINTS, openApiDocument } from './endpoints.js';
 import { readJsonBody } from './read-body.js';
 import { TraceBuffer } from './trace-buffer.js';
+import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
+import { detectToolFormat } from '../chat/tool-format-detect.js';
+import type { ToolCallArguments } from './tool-calls.js';
 
 export interface ApiServerOptions {
   /** The id clients send as `model` and GET /v1/models lists: the name or path given to `serve`. */
@@ -20,6 +23,10 @@ export interface ApiServerOptions {
   tracing: boolean;
   maxBodyBytes: number;
   version: string;
+  /** Tool-call format; default: detected from the chat template. */
+  toolFormat?: ToolFormatKey;
+  /** `function.arguments` as an object (the spec, default) or as OpenAI's JSON string. */
+  toolCallArguments?: ToolCallArguments;
 }
 
 type Phase = 'loading' | 'ready' | 'draining';
@@ -98,8 +105,12 @@ export class ApiServer {
       const tracer = this.tracer;
       engine.onTrace = (entries) => tracer.addEngineEntries(entries);
     }
+    const detected = detectToolFormat(info.chatTemplate);
+    const key = this.options.toolFormat ?? detected.key;
+    this.toolFormatNote = this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`;
     this.context = {
       engine,
+      tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
       modelId: this.options.modelId,
       template: new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText }),
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
@@ -107,6 +118,9 @@ export class ApiServer {
     };
     this.phase = 'ready';
   }
+
+  /** The tool-call format in use and why, for the start-up log. */
+  toolFormatNote = '';
 
   get templateIsFallback(): boolean {
     return this.context?.template.isFallback ?? false;

@@ -14,6 +14,10 @@ import { grammarErrorParam, grammarSpecOf } from './response-format.js';
 import { GrammarCompileError } from '../engine/grammar-service.js';
 import { nowMicros } from '../engine/clock.js';
 import type { TraceBuffer } from './trace-buffer.js';
+import type { ToolFormat } from '../chat/tool-formats.js';
+import { withToolPrompt } from '../chat/tool-prompt.js';
+import type { ToolCallParser } from '../chat/tool-call-parser.js';
+import { toolParserFor, toolSetupOf, toOpenAiToolCalls, type ToolCallArguments, type ToolSetup } from './tool-calls.js';
 
 export interface CompletionContext {
   engine: Engine;
@@ -21,6 +25,8 @@ export interface CompletionContext {
   template: ChatTemplate;
   fingerprint: string;
   tracer: TraceBuffer | undefined;
+  /** The model's tool-call format, and whether its template renders `tools` itself. */
+  tools: { format: ToolFormat; templateKnowsTools: boolean; arguments: ToolCallArguments };
 }
 
 interface OpenAiLogprob {
@@ -35,6 +41,8 @@ interface ChoiceState {
   logprobs: OpenAiLogprob[];
   finish: FinishReason | 'error' | undefined;
   completionTokens: number;
+  /** Reads tool calls out of the text when calls are possible. */
+  parser: ToolCallParser | undefined;
 }
 
 const tokenText = (bytes: number[]) => Buffer.from(bytes).toString('utf8');
@@ -62,10 +70,13 @@ export function engineErrorToApi(info: EngineErrorInfo): ApiError {
   }
 }
 
-export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string): GenerateRequest {
+export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string, tools?: ToolSetup): GenerateRequest {
   let prompt: string;
   try {
-    prompt = context.template.render(toTemplateMessages(request.messages), { addGenerationPrompt: true });
+    const messages = toTemplateMessages(request.messages);
+    prompt = context.tools.templateKnowsTools
+      ? context.template.render(messages, { addGenerationPrompt: true, ...(request.tools?.length ? { tools: request.tools } : {}) })
+      : context.template.render(withToolPrompt(messages, tools?.tools ?? [], context.tools.format), { addGenerationPrompt: true });
   } catch (error) {
     if (error instanceof ChatTemplateError) throw badRequest(error.message, 'messages');
     throw error;
@@ -95,14 +106,16 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
 }
 
 /** Compiles the request's output format, if it has one; a bad or too slow format is a 400 naming it. */
-async function compileResponseFormat(request: ChatRequest, context: CompletionContext, completionId: string): Promise<Uint8Array | undefined> {
-  const spec = grammarSpecOf(request.response_format);
+async function compileResponseFormat(request: ChatRequest, context: CompletionContext, completionId: string, tools: ToolSetup | undefined): Promise<Uint8Array | undefined> {
+  const spec = tools?.spec ?? grammarSpecOf(request.response_format);
   if (!spec) return undefined;
   const started = nowMicros();
   try {
     return await context.engine.compileGrammar(spec);
   } catch (error) {
     if (!(error instanceof GrammarCompileError)) throw error;
+    // The schemas were checked one by one; what is left is the tag as a whole (e.g. too slow).
+    if (tools?.spec) throw badRequest(`The tools could not be compiled: ${error.message}`, 'tools', error.timedOut ? 'grammar_timeout' : 'invalid_grammar');
     const base = grammarErrorParam(spec, request.response_format!);
     const param = error.pointer && error.pointer !== '/' ? `${base}${error.pointer}` : base;
     throw badRequest(`Invalid response_format: ${error.message}`, param, error.timedOut ? 'grammar_timeout' : 'invalid_grammar');
@@ -112,8 +125,9 @@ async function compileResponseFormat(request: ChatRequest, context: CompletionCo
 }
 
 export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string): Promise<void> {
-  const generate = toGenerateRequest(request, context, completionId);
-  const grammar = await compileResponseFormat(request, context, completionId);
+  const tools = toolSetupOf(request, context.tools.format);
+  const generate = toGenerateRequest(request, context, completionId, tools);
+  const grammar = await compileResponseFormat(request, context, completionId, tools);
   if (grammar) generate.grammar = grammar;
   const controller = new AbortController();
   // A client that goes away cancels its generation and frees its KV cells.
@@ -127,7 +141,13 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
     system_fingerprint: context.fingerprint,
   };
   const n = generate.n ?? 1;
-  const choices: ChoiceState[] = Array.from({ length: n }, () => ({ text: '', logprobs: [], finish: undefined, completionTokens: 0 }));
+  const choices: ChoiceState[] = Array.from({ length: n }, (_, index) => ({
+    text: '',
+    logprobs: [],
+    finish: undefined,
+    completionTokens: 0,
+    parser: toolParserFor(tools, completionId, index),
+  }));
   const wantLogprobs = request.logprobs === true;
   const stream = request.stream === true;
   let promptTokens = 0;
@@ -151,7 +171,14 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
       } else if (event.type === 'delta') {
         const choice = choices[event.choice]!;
         const logprobs = event.logprobs?.map(toOpenAiLogprob);
-        if (stream) {
+        if (choice.parser) {
+          // The same parser builds the whole message, so both forms come from the same deltas.
+          const delta = choice.parser.push(event.text);
+          choice.text += event.text;
+          if (stream && (delta || logprobs)) {
+            sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: delta ?? {}, logprobs: logprobs ? { content: logprobs } : null, finish_reason: null }] });
+          } else if (!stream && logprobs) choice.logprobs.push(...logprobs);
+        } else if (stream) {
           sendEvent(res, {
             ...base,
             object: 'chat.completion.chunk',
@@ -165,7 +192,9 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
         const choice = choices[event.choice]!;
         choice.finish = event.reason;
         choice.completionTokens = event.completionTokens;
-        if (stream) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: {}, logprobs: null, finish_reason: event.reason }] });
+        const last = choice.parser?.finish();
+        if (stream && last) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: last, logprobs: null, finish_reason: null }] });
+        if (stream) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: {}, logprobs: null, finish_reason: finishReason(choice) }] });
       }
     }
   } catch (error) {
@@ -199,14 +228,26 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
     object: 'chat.completion',
     choices: choices.map((choice, index) => ({
       index,
-      message: { role: 'assistant', content: choice.text },
+      message: messageOf(choice, context.tools.arguments),
       logprobs: wantLogprobs ? { content: choice.logprobs } : null,
-      finish_reason: choice.finish ?? 'error',
+      finish_reason: finishReason(choice),
     })),
     usage,
   });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** `tool_calls` when a choice that ended normally made calls. */
+function finishReason(choice: ChoiceState): FinishReason | 'error' | 'tool_calls' {
+  if (choice.finish === 'stop' && choice.parser && choice.parser.toolCalls.length > 0) return 'tool_calls';
+  return choice.finish ?? 'error';
+}
+
+function messageOf(choice: ChoiceState, as: ToolCallArguments): object {
+  if (!choice.parser) return { role: 'assistant', content: choice.text };
+  const { content, toolCalls } = choice.parser.message;
+  return { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toOpenAiToolCalls(toolCalls, as) } : {}) };
 }
 
 export function newCompletionId(): string {

@@ -4,6 +4,11 @@ import type { IncomingMessage } from '../chat/chat-messages.js';
 import { badRequest } from './api-error.js';
 import { chatCompletionRequestSchema } from './api-schemas.js';
 
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
+}
+
 export type ChatMessage = IncomingMessage & { role: 'system' | 'user' | 'assistant' | 'tool' };
 
 export interface ChatRequest {
@@ -23,8 +28,9 @@ export interface ChatRequest {
   stream_options?: { include_usage?: boolean } | null;
   temperature?: number | null;
   top_p?: number | null;
-  tools?: unknown[] | null;
-  tool_choice?: unknown;
+  tools?: ChatTool[] | null;
+  tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } } | null;
+  parallel_tool_calls?: boolean | null;
   user?: string | null;
   ignore_eos?: boolean;
   response_format?: ({ type: string } & Record<string, unknown>) | null;
@@ -87,9 +93,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (request.seed != null && !Number.isSafeInteger(request.seed)) {
     throw badRequest("'seed' must be an integer between -(2^53 - 1) and 2^53 - 1.", 'seed');
   }
-  // Refused rather than ignored until they are honoured (tool calling and constrained output).
-  if (request.tools != null) throw badRequest("'tools' is not supported by this server yet.", 'tools');
-  if (request.tool_choice != null) throw badRequest("'tool_choice' is not supported by this server yet.", 'tool_choice');
+  checkTools(request);
   request.messages.forEach((message, i) => {
     if (message.role === 'tool' && message.tool_call_id === undefined) {
       throw badRequest(`messages[${i}] has role 'tool' but no 'tool_call_id'.`, `messages[${i}].tool_call_id`);
@@ -102,4 +106,26 @@ export function parseChatRequest(body: unknown): ChatRequest {
     }
   });
   return request;
+}
+
+/** The rules between tools, tool_choice and response_format (schemas compile later, per tool format). */
+function checkTools(request: ChatRequest): void {
+  const tools = request.tools ?? [];
+  const names = new Set<string>();
+  tools.forEach((tool, i) => {
+    if (names.has(tool.function.name)) throw badRequest(`tools[${i}].function.name '${tool.function.name}' is already the name of an earlier tool; names must be unique.`, `tools[${i}].function.name`);
+    names.add(tool.function.name);
+    const type = tool.function.parameters?.type;
+    if (type !== undefined && type !== 'object') throw badRequest(`tools[${i}].function.parameters must describe an object (type 'object').`, `tools[${i}].function.parameters/type`);
+  });
+  const choice = request.tool_choice;
+  if (choice != null && tools.length === 0) throw badRequest("'tool_choice' is only allowed when 'tools' are given.", 'tool_choice');
+  if (request.parallel_tool_calls != null && tools.length === 0) throw badRequest("'parallel_tool_calls' is only allowed when 'tools' are given.", 'parallel_tool_calls');
+  if (typeof choice === 'object' && choice !== null && !names.has(choice.function.name)) {
+    throw badRequest(`tool_choice names the function '${choice.function.name}', which is not among the tools.`, 'tool_choice.function.name');
+  }
+  const formatted = request.response_format != null && request.response_format.type !== 'text';
+  if (formatted && tools.length > 0 && choice !== 'none') {
+    throw badRequest("'response_format' cannot be combined with tools unless tool_choice is 'none': both constrain the same output.", 'response_format');
+  }
 }

@@ -98,7 +98,7 @@ test('streamed and whole constrained outputs agree for the same seed; n > 1 choi
   const whole = await post(`${s.url}/v1/chat/completions`, body);
   const stream = await s.client.chat.completions.create({ ...(body as object), stream: true } as never);
   let text = '';
-  for await (const chunk of stream as AsyncIterable<{ choices: { delta: { content?: string } }[] }>) text += chunk.choices[0]?.delta.content ?? '';
+  for await (const chunk of stream as unknown as AsyncIterable<{ choices: { delta: { content?: string } }[] }>) text += chunk.choices[0]?.delta.content ?? '';
   assert.is(text, whole.json.choices[0].message.content);
   const three = await post(`${s.url}/v1/chat/completions`, { ...body, n: 3 });
   assert.is(three.json.choices.length, 3);

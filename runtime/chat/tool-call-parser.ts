@@ -1,0 +1,277 @@
+// Reads tool calls back out of generated text, for one tool format, incrementally: each `push`
+// rescans the text so far and returns only what is new (content, a call's name, more of its
+// arguments). The whole-response path pushes the same deltas and keeps the accumulation, so a
+// streamed response concatenates to exactly the whole one whatever the chunking; this holds
+// because a scan of a prefix is always a prefix of the scan of the whole text:
+//   - text that might be the start of the trigger is withheld until it is known not to be,
+//   - trailing whitespace of the content is withheld (it is dropped when calls follow),
+//   - JSON arguments are passed through as written; XML arguments become JSON one complete
+//     parameter at a time, the closing brace only when the call is complete.
+// The grammar guarantees the syntax of a finished output; an output cut short (max_tokens, a
+// stop string) keeps its complete calls, and its unfinished call is left out of the result.
+import type { ToolFormat } from './tool-formats.js';
+
+export interface ScannedCall {
+  name: string;
+  /** JSON text of the arguments so far (the complete object once `complete`). */
+  args: string;
+  complete: boolean;
+}
+
+export interface Scan {
+  content: string;
+  calls: ScannedCall[];
+  /** Where a later scan of a longer text may resume: nothing before it can change any more. */
+  stable: ScanStart;
+}
+
+export interface ScanStart {
+  pos: number;
+  content: string;
+  calls: ScannedCall[];
+}
+
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  type?: 'function';
+  function: { name?: string; arguments?: string };
+}
+
+export interface ParsedDelta {
+  content?: string;
+  tool_calls?: ToolCallDelta[];
+}
+
+export interface ParsedCall {
+  id: string;
+  name: string;
+  /** The arguments' JSON text. */
+  arguments: string;
+}
+
+const WS = /[ \t\r\n]*/y;
+
+/** Length of the longest proper prefix of `pattern` that `text` ends with. */
+function partialSuffix(text: string, pattern: string): number {
+  for (let k = Math.min(pattern.length - 1, text.length); k > 0; k--) {
+    if (text.endsWith(pattern.slice(0, k))) return k;
+  }
+  return 0;
+}
+
+/** End (exclusive) of the JSON object or array starting at `start`, or -1 while it is unfinished. */
+function jsonEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') {
+      depth--;
+      if (depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+interface XmlStyle {
+  open: RegExp;
+  close: string;
+  /** Raw text values written around newlines by the family's template. */
+  trimNewlines?: boolean;
+}
+
+const XML_STYLES: Record<string, XmlStyle> = {
+  qwen_xml: { open: /<parameter=([^>]*)>/y, close: '</parameter>', trimNewlines: true },
+  minimax_xml: { open: /<parameter name="([^"]*)">/y, close: '</parameter>' },
+  deepseek_xml: { open: /<｜DSML｜parameter name="([^"]*)" string="(true|false)">/y, close: '</｜DSML｜parameter>' },
+  glm_xml: { open: /<arg_key>([^<]*)<\/arg_key>[ \t\r\n]*<arg_value>/y, close: '</arg_value>' },
+};
+
+/** A parameter's value as the XML styles write it: raw text for strings, JSON for anything else. */
+function xmlValue(raw: string, schema: unknown, style: XmlStyle, stringFlag: string | undefined): unknown {
+  const s = (schema ?? {}) as Record<string, unknown>;
+  const isString = stringFlag !== undefined ? stringFlag === 'true' : s.type === 'string';
+  if (isString) return style.trimNewlines ? raw.replace(/^\n/, '').replace(/\n$/, '') : raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return style.trimNewlines ? raw.replace(/^\n/, '').replace(/\n$/, '') : raw; // a value the schema leaves free, written as text
+  }
+}
+
+/**
+ * Content and calls of `text`; unless `final`, a trailing partial trigger is not content yet.
+ * `from` resumes at the `stable` point of an earlier scan of a prefix of `text`.
+ */
+export function scanToolText(
+  format: ToolFormat,
+  tools: ReadonlyMap<string, Record<string, unknown>>,
+  text: string,
+  final: boolean,
+  from: ScanStart = { pos: 0, content: '', calls: [] },
+): Scan {
+  const calls: ScannedCall[] = [...from.calls];
+  let content = from.content;
+  let pos = from.pos;
+  let stable: ScanStart = from;
+  const skipWs = () => {
+    WS.lastIndex = pos;
+    WS.exec(text);
+    pos = WS.lastIndex;
+  };
+  const take = (literal: string): boolean => {
+    if (!text.startsWith(literal, pos)) return false;
+    pos += literal.length;
+    return true;
+  };
+
+  /** One call at `pos`; false when the text stops (or breaks off) inside it. */
+  const call = (): boolean => {
+    // Where the name is not followed by a delimiter (GLM), `get` and `get_weather` both match
+    // `<tool_call>get_weather`: the longest wins, and a text that could still become a longer
+    // one waits.
+    let name: string | undefined;
+    let length = 0;
+    for (const candidate of tools.keys()) {
+      const begin = format.callBegin(candidate);
+      if (begin.length > length && text.startsWith(begin, pos)) [name, length] = [candidate, begin.length];
+    }
+    if (name === undefined) return false;
+    const rest = text.slice(pos);
+    if ([...tools.keys()].some((other) => format.callBegin(other).length > rest.length && format.callBegin(other).startsWith(rest))) return false;
+    pos += length;
+    const scanned: ScannedCall = { name, args: '', complete: false };
+    calls.push(scanned);
+    skipWs();
+    if (format.args === 'json') {
+      const end = jsonEnd(text, pos);
+      scanned.args = text.slice(pos, end < 0 ? text.length : end);
+      if (end < 0) return false;
+      pos = end;
+    } else {
+      const style = XML_STYLES[format.args]!;
+      const properties = (tools.get(name)!.properties ?? {}) as Record<string, unknown>;
+      const entries: string[] = [];
+      for (;;) {
+        style.open.lastIndex = pos;
+        const open = style.open.exec(text);
+        if (!open) break;
+        const close = text.indexOf(style.close, style.open.lastIndex);
+        if (close < 0) break;
+        const key = open[1]!;
+        entries.push(`${JSON.stringify(key)}: ${JSON.stringify(xmlValue(text.slice(style.open.lastIndex, close), properties[key], style, open[2]))}`);
+        pos = close + style.close.length;
+        skipWs();
+      }
+      scanned.args = `{${entries.join(', ')}`;
+    }
+    skipWs();
+    if (!take(format.callEnd.trimStart())) return false;
+    if (format.args !== 'json') scanned.args += '}';
+    scanned.complete = true;
+    return true;
+  };
+
+  while (pos < text.length) {
+    // Between calls (or sections) nothing scanned so far can change.
+    stable = { pos, content, calls: [...calls] };
+    const at = text.indexOf(format.trigger, pos);
+    if (at < 0) {
+      const rest = text.slice(pos);
+      content += final ? rest : rest.slice(0, rest.length - partialSuffix(rest, format.trigger));
+      // A trigger still to come cannot start before this.
+      const safe = Math.max(pos, text.length - format.trigger.length + 1);
+      stable = { pos: safe, content: stable.content + text.slice(pos, safe), calls: stable.calls };
+      break;
+    }
+    content += text.slice(pos, at);
+    pos = at;
+    if (!format.section) {
+      if (!call()) break;
+      continue;
+    }
+    if (!take(format.section.begin)) break;
+    let open = true;
+    while (open) {
+      skipWs();
+      if (take(format.section.end)) break;
+      open = call();
+    }
+    if (!open) break;
+  }
+  return { content, calls, stable };
+}
+
+/** Feeds generated text in and gets back what is new, as OpenAI stream deltas. */
+export class ToolCallParser {
+  private text = '';
+  private resume: ScanStart | undefined;
+  private contentSent = 0;
+  private content = '';
+  private readonly calls: { id: string; name: string; args: string; complete: boolean }[] = [];
+
+  constructor(
+    private readonly format: ToolFormat,
+    private readonly tools: ReadonlyMap<string, Record<string, unknown>>,
+    /** Call ids are `${idPrefix}${index}`. */
+    private readonly idPrefix: string,
+  ) {}
+
+  push(text: string): ParsedDelta | undefined {
+    this.text += text;
+    return this.update(false);
+  }
+
+  /** The output is over: release withheld text. */
+  finish(): ParsedDelta | undefined {
+    return this.update(true);
+  }
+
+  /** Complete calls so far, in order. */
+  get toolCalls(): ParsedCall[] {
+    return this.calls.filter((call) => call.complete).map((call) => ({ id: call.id, name: call.name, arguments: call.args }));
+  }
+
+  /** The content sent so far (all of it once finished); null when it is empty and there are calls. */
+  get message(): { content: string | null; toolCalls: ParsedCall[] } {
+    const toolCalls = this.toolCalls;
+    return { content: this.content === '' && toolCalls.length > 0 ? null : this.content, toolCalls };
+  }
+
+  private update(final: boolean): ParsedDelta | undefined {
+    const scan = scanToolText(this.format, this.tools, this.text, final, this.resume);
+    this.resume = scan.stable;
+    const visible = final && scan.calls.length === 0 ? scan.content : scan.content.trimEnd();
+    const delta: ParsedDelta = {};
+    if (visible.length > this.contentSent) {
+      delta.content = visible.slice(this.contentSent);
+      this.content += delta.content;
+      this.contentSent = visible.length;
+    }
+    const toolDeltas: ToolCallDelta[] = [];
+    scan.calls.forEach((call, index) => {
+      let sent = this.calls[index];
+      if (!sent) {
+        sent = { id: `${this.idPrefix}${index}`, name: call.name, args: '', complete: false };
+        this.calls.push(sent);
+        toolDeltas.push({ index, id: sent.id, type: 'function', function: { name: call.name, arguments: '' } });
+      }
+      if (call.args.length > sent.args.length) {
+        const piece = call.args.slice(sent.args.length);
+        sent.args = call.args;
+        const last = toolDeltas.at(-1);
+        if (last?.index === index) last.function.arguments = piece;
+        else toolDeltas.push({ index, function: { arguments: piece } });
+      }
+      sent.complete = call.complete;
+    });
+    if (toolDeltas.length > 0) delta.tool_calls = toolDeltas;
+    return delta.content !== undefined || delta.tool_calls ? delta : undefined;
+  }
+}

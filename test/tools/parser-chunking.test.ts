@@ -1,0 +1,121 @@
+// The incremental parser's deltas, concatenated, give exactly the whole-text result however
+// the text is split (one character at a time, random pieces, one piece), for every family,
+// including texts cut inside a call; and text that may open a call is never sent as content.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ToolCallParser, type ParsedDelta } from '../../runtime/chat/tool-call-parser.js';
+import { renderToolCall } from '../../runtime/chat/tool-prompt.js';
+import { TOOL_FORMATS, TOOL_FORMAT_KEYS, type ToolFormat } from '../../runtime/chat/tool-formats.js';
+
+const test = suite('tool-call parser chunking');
+
+const schemas = new Map<string, Record<string, unknown>>([
+  ['get_weather', { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } } }],
+  ['note', { type: 'object', properties: { text: { type: 'string' } } }],
+  // A name that is a prefix of another: GLM writes no delimiter after the name.
+  ['get', { type: 'object', properties: {} }],
+]);
+
+/** What a client builds from the deltas, as OpenAI's stream accumulation does. */
+function accumulate(deltas: ParsedDelta[]) {
+  let content = '';
+  const calls: { id: string; name: string; arguments: string }[] = [];
+  for (const delta of deltas) {
+    content += delta.content ?? '';
+    for (const call of delta.tool_calls ?? []) {
+      const entry = (calls[call.index] ??= { id: '', name: '', arguments: '' });
+      entry.id += call.id ?? '';
+      entry.name += call.function.name ?? '';
+      entry.arguments += call.function.arguments ?? '';
+    }
+  }
+  return { content, calls };
+}
+
+function run(format: ToolFormat, pieces: string[]) {
+  const parser = new ToolCallParser(format, schemas, 'call_');
+  const deltas: ParsedDelta[] = [];
+  for (const piece of pieces) {
+    const delta = parser.push(piece);
+    if (delta) deltas.push(delta);
+  }
+  const last = parser.finish();
+  if (last) deltas.push(last);
+  return { streamed: accumulate(deltas), whole: parser.message };
+}
+
+/** A deterministic pseudo-random split of `text`. */
+function split(text: string, seed: number): string[] {
+  let state = seed;
+  const next = () => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; ) {
+    const n = 1 + Math.floor(next() * 12);
+    pieces.push(text.slice(i, i + n));
+    i += n;
+  }
+  return pieces;
+}
+
+function samples(format: ToolFormat): string[] {
+  const weather = renderToolCall(format, 'get_weather', { city: 'Paris {x} "q"', days: 3 });
+  const note = renderToolCall(format, 'note', { text: `mentions ${format.trigger.slice(0, 4)} inside` });
+  const sep = format.key === 'llama' ? ' ' : '\n';
+  return [
+    'Plain text, no calls at all.  \n',
+    weather,
+    `Let me check.${sep}${weather}`,
+    `${weather}${sep}${note}`,
+    `Text ending in a partial opener ${format.trigger.slice(0, 3)}`,
+    `Cut inside a call: ${weather.slice(0, Math.floor(weather.length * 0.7))}`,
+    `${weather}${sep}${note.slice(0, note.length - 3)}`,
+    `${renderToolCall(format, 'get', {})}${sep}${weather}`,
+    `${weather}${sep}  Done, text after a call.`,
+  ];
+}
+
+for (const key of TOOL_FORMAT_KEYS) {
+  test(`${key}: every chunking concatenates to the whole result`, () => {
+    const format = TOOL_FORMATS[key];
+    for (const text of samples(format)) {
+      const reference = run(format, [text]).whole;
+      const chunkings = [[text], [...text], split(text, 1), split(text, 7), split(text, 42)];
+      for (const pieces of chunkings) {
+        const { streamed, whole } = run(format, pieces);
+        assert.equal(whole, reference, `same whole result for ${JSON.stringify(pieces)}`);
+        assert.is(streamed.content, whole.content ?? '', `content of ${JSON.stringify(pieces)}`);
+        // Complete calls match exactly; a call cut short is streamed as far as it went, and left out of the whole result.
+        assert.equal(streamed.calls.slice(0, whole.toolCalls.length), whole.toolCalls, `calls of ${JSON.stringify(pieces)}`);
+        for (const call of whole.toolCalls) assert.type(JSON.parse(call.arguments), 'object');
+      }
+    }
+  });
+}
+
+test('text that may open a call is withheld until it is known not to be one', () => {
+  const parser = new ToolCallParser(TOOL_FORMATS.hermes, schemas, 'call_');
+  assert.equal(parser.push('Hello <tool'), { content: 'Hello' });
+  assert.is(parser.push('_call>\n{"name": "no'), undefined, 'an opener in progress sends nothing');
+  const named = parser.push('te", "arguments": {"text": "a"}}\n</tool_call>');
+  assert.equal(named?.tool_calls, [{ index: 0, id: 'call_0', type: 'function', function: { name: 'note', arguments: '{"text": "a"}' } }]);
+  const other = new ToolCallParser(TOOL_FORMATS.hermes, schemas, 'call_');
+  other.push('a <tool');
+  assert.equal(other.push('kit'), { content: ' <toolkit' }, 'released once it cannot be an opener');
+  assert.equal(other.finish(), undefined);
+  assert.equal(other.message, { content: 'a <toolkit', toolCalls: [] });
+});
+
+test('content is null when there are calls and no text; trailing whitespace before calls is dropped', () => {
+  const call = renderToolCall(TOOL_FORMATS.hermes, 'note', { text: 'x' });
+  assert.equal(run(TOOL_FORMATS.hermes, [`\n${call}\n`]).whole.content, null);
+  assert.equal(run(TOOL_FORMATS.hermes, [`Sure.\n\n${call}`]).whole.content, 'Sure.');
+  assert.equal(run(TOOL_FORMATS.hermes, ['No calls.\n']).whole.content, 'No calls.\n');
+});
+
+test('XML arguments become JSON typed by the schema', () => {
+  const call = '<tool_call>\n<function=get_weather>\n<parameter=city>\n42\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>';
+  const { whole } = run(TOOL_FORMATS.qwen3_coder, [call]);
+  assert.equal(JSON.parse(whole.toolCalls[0]!.arguments), { city: '42', days: 3 });
+});
+
+test.run();

@@ -1,0 +1,68 @@
+// Bad tool requests are 400s that name the offending field, down to the spot inside a
+// parameters schema, before anything is generated.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer }>('tool request validation');
+
+test.before(async (context) => {
+  context.s = await startTinyServer();
+});
+test.after(async (context) => {
+  await context.s.close();
+});
+
+const fn = (name: string, parameters: object = { type: 'object', properties: { x: { type: 'string' } } }) => ({ type: 'function', function: { name, parameters } });
+const base = { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 };
+
+async function expect400(s: TinyServer, body: object, param: string, message?: RegExp) {
+  const response = await post(`${s.url}/v1/chat/completions`, { ...base, ...body });
+  assert.is(response.status, 400, response.text);
+  assert.is(response.json.error.param, param, response.text);
+  assert.is(response.json.error.type, 'invalid_request_error');
+  if (message) assert.match(response.json.error.message, message);
+}
+
+test('tool_choice naming an unknown tool, or without tools', async ({ s }) => {
+  await expect400(s, { tools: [fn('a')], tool_choice: { type: 'function', function: { name: 'b' } } }, 'tool_choice.function.name', /'b'/);
+  await expect400(s, { tool_choice: 'required' }, 'tool_choice');
+  await expect400(s, { tools: [fn('a')], tool_choice: 'sometimes' }, 'tool_choice');
+  await expect400(s, { parallel_tool_calls: false }, 'parallel_tool_calls');
+});
+
+test('duplicate and malformed names, wrong tool type', async ({ s }) => {
+  await expect400(s, { tools: [fn('a'), fn('b'), fn('a')] }, 'tools[2].function.name', /unique/);
+  await expect400(s, { tools: [fn('has space')] }, 'tools[0].function.name');
+  await expect400(s, { tools: [fn('x'.repeat(65))] }, 'tools[0].function.name');
+  await expect400(s, { tools: [{ type: 'retrieval', function: { name: 'a' } }] }, 'tools[0].type');
+});
+
+test('a parameters schema that does not compile is named down to the spot', async ({ s }) => {
+  const bad = { type: 'object', properties: { x: { type: 'number', multipleOf: 3 } } };
+  await expect400(s, { tools: [fn('a'), fn('b'), fn('c', bad)] }, 'tools[2].function.parameters/properties/x/multipleOf');
+  await expect400(s, { tools: [fn('a', { type: 'string' })] }, 'tools[0].function.parameters/type', /object/);
+  const response = await post(`${s.url}/v1/chat/completions`, { ...base, tools: [fn('c', bad)] });
+  assert.is(response.json.error.code, 'invalid_tool_schema');
+});
+
+test('response_format and tools together only with tool_choice none', async ({ s }) => {
+  const response_format = { type: 'json_object' };
+  await expect400(s, { tools: [fn('a')], response_format }, 'response_format', /tool_choice/);
+  await expect400(s, { tools: [fn('a')], tool_choice: 'required', response_format }, 'response_format');
+  const allowed = await post(`${s.url}/v1/chat/completions`, { ...base, max_tokens: 40, tools: [fn('a')], tool_choice: 'none', response_format });
+  assert.is(allowed.status, 200, allowed.text);
+  assert.is(allowed.json.choices[0].message.tool_calls, undefined);
+});
+
+test('valid tools without parameters or type are accepted', async ({ s }) => {
+  const response = await post(`${s.url}/v1/chat/completions`, {
+    ...base,
+    max_tokens: 30,
+    tools: [{ type: 'function', function: { name: 'now' } }, { type: 'function', function: { name: 'add', parameters: { properties: { a: { type: 'integer' } } } } }],
+    tool_choice: 'required',
+  });
+  assert.is(response.status, 200, response.text);
+});
+
+test.run();
