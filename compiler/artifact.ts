@@ -1,44 +1,60 @@
 // Versioned binary artifact of a compiled grammar:
 //   "LMFGRAMR" | u32 format version | u32 header length | header JSON | sections
-// The header names the engine version, the grammar hash, the IR and each typed-array section
-// (8-byte aligned, so a loader can take zero-copy views). Loading checks magic and version.
+// The header names the engine version, the grammar hash, the vocabulary fingerprint (when the
+// artifact carries token masks), the IR and each typed-array section (8-byte aligned, so a
+// loader takes zero-copy views). Loading checks magic, version and vocabulary.
 import { CompiledGrammar } from './compiled-grammar.js';
 import { GrammarError } from './errors.js';
 import type { GrammarFsm } from './fsm/grammar-fsm.js';
 import type { Expr, GrammarIR } from './ir.js';
+import type { RuleMaskCache } from './mask/mask-cache.js';
+import type { TokenMask } from './mask/token-mask.js';
+import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
-export const ARTIFACT_FORMAT_VERSION = 1;
+export const ARTIFACT_FORMAT_VERSION = 2;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 
 type ArrayKey = { [K in keyof GrammarFsm]: GrammarFsm[K] extends Int32Array | Uint8Array ? K : never }[keyof GrammarFsm];
-const SECTIONS: ArrayKey[] = [
+const FSM_SECTIONS: ArrayKey[] = [
   'ruleStart', 'ruleNullable', 'stateRule', 'stateFinal', 'stateScan', 'edgeStart', 'edgeKind', 'edgeLo',
   'edgeHi', 'edgeAux', 'edgeTarget', 'repRule', 'repMin', 'repMax', 'repLoop', 'tokenSetStart', 'tokenIds',
   'ruleContext', 'ruleContextClosed',
 ];
+// Token masks, one entry per state that has one: store kind, and CSR slices of ids, bitset
+// words and uncertain positions.
+const MASK_SECTIONS = ['maskState', 'maskStore', 'maskFlags', 'maskIdStart', 'maskIds', 'maskBitStart', 'maskBits', 'maskUncStart', 'maskUnc'] as const;
+type MaskKey = (typeof MASK_SECTIONS)[number];
+
+type Section = { name: string; type: 'i32' | 'u8' | 'u32'; offset: number; length: number };
 
 interface Header {
   engine: string;
   hash: string;
+  /** Fingerprint of the vocabulary the masks are for; absent without masks. */
+  vocab?: string;
   root: number;
   ruleNames: string[];
   ir: unknown;
-  sections: { name: ArrayKey; type: 'i32' | 'u8'; offset: number; length: number }[];
+  sections: Section[];
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-export function serializeCompiledGrammar(compiled: CompiledGrammar): Uint8Array {
+/** The artifact; with `withMasks` (default) every token mask computed so far goes in too. */
+export function serializeCompiledGrammar(compiled: CompiledGrammar, options: { withMasks?: boolean } = {}): Uint8Array {
   const fsm = compiled.fsm;
-  const sections: Header['sections'] = [];
+  const arrays: [string, Int32Array | Uint8Array | Uint32Array][] = FSM_SECTIONS.map((name) => [name, fsm[name]]);
+  const cache = options.withMasks === false ? null : compiled.masks;
+  if (cache) for (const [name, arr] of Object.entries(packMasks(compiled))) arrays.push([name, arr]);
+  const sections: Section[] = [];
   let offset = 0;
-  for (const name of SECTIONS) {
-    const arr = fsm[name];
-    sections.push({ name, type: arr instanceof Int32Array ? 'i32' : 'u8', offset, length: arr.length });
+  for (const [name, arr] of arrays) {
+    sections.push({ name, type: arr instanceof Int32Array ? 'i32' : arr instanceof Uint32Array ? 'u32' : 'u8', offset, length: arr.length });
     offset = align8(offset + arr.byteLength);
   }
   const header: Header = { engine: ENGINE_VERSION, hash: compiled.hash, root: fsm.root, ruleNames: fsm.ruleNames, ir: irToJson(compiled.ir), sections };
+  if (cache) header.vocab = cache.tokenizer.fingerprint;
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const start = align8(16 + headerBytes.length);
   const out = new Uint8Array(start + offset);
@@ -47,14 +63,40 @@ export function serializeCompiledGrammar(compiled: CompiledGrammar): Uint8Array 
   view.setUint32(8, ARTIFACT_FORMAT_VERSION, true);
   view.setUint32(12, headerBytes.length, true);
   out.set(headerBytes, 16);
-  for (const s of sections) {
-    const arr = fsm[s.name];
-    out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), start + s.offset);
-  }
+  arrays.forEach(([, arr], i) => out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), start + sections[i]!.offset));
   return out;
 }
 
-export function deserializeCompiledGrammar(bytes: Uint8Array): CompiledGrammar {
+/** The vocabulary fingerprint an artifact's masks are for, or null (no masks). */
+export function artifactVocabulary(bytes: Uint8Array): string | null {
+  return readHeader(bytes).header.vocab ?? null;
+}
+
+/**
+ * Loads an artifact. With a vocabulary the grammar gets its token masks: those in the artifact
+ * (whose fingerprint must match), the rest computed on first use.
+ */
+export function deserializeCompiledGrammar(bytes: Uint8Array, tokenizer: TokenizerInfo | null = null, ruleMasks: RuleMaskCache | null = null): CompiledGrammar {
+  const { header, start } = readHeader(bytes);
+  if (header.vocab !== undefined && tokenizer && header.vocab !== tokenizer.fingerprint) {
+    throw new GrammarError(`not a usable grammar artifact: its token masks are for another vocabulary (${header.vocab.slice(0, 12)}, not ${tokenizer.fingerprint.slice(0, 12)})`);
+  }
+  // Copy into a fresh, aligned buffer once (a Buffer's slice would share a pooled one); the
+  // section views into it are then zero-copy.
+  const body = new Uint8Array(bytes.subarray(start));
+  const fsm = { root: header.root, ruleNames: header.ruleNames } as GrammarFsm;
+  const masks: Partial<Record<MaskKey, Int32Array | Uint8Array | Uint32Array>> = {};
+  for (const s of header.sections) {
+    const arr = s.type === 'i32' ? new Int32Array(body.buffer, s.offset, s.length) : s.type === 'u32' ? new Uint32Array(body.buffer, s.offset, s.length) : new Uint8Array(body.buffer, s.offset, s.length);
+    if ((MASK_SECTIONS as readonly string[]).includes(s.name)) masks[s.name as MaskKey] = arr;
+    else (fsm as unknown as Record<string, unknown>)[s.name] = arr;
+  }
+  const compiled = new CompiledGrammar(irFromJson(header.ir), fsm, header.hash, tokenizer, ruleMasks);
+  if (tokenizer && header.vocab !== undefined) unpackMasks(compiled, masks);
+  return compiled;
+}
+
+function readHeader(bytes: Uint8Array): { header: Header; start: number } {
   const bad = (why: string): GrammarError => new GrammarError(`not a usable grammar artifact: ${why}`);
   if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) throw bad('wrong magic');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -62,16 +104,56 @@ export function deserializeCompiledGrammar(bytes: Uint8Array): CompiledGrammar {
   if (version !== ARTIFACT_FORMAT_VERSION) throw bad(`format version ${version}, expected ${ARTIFACT_FORMAT_VERSION}`);
   const headerLength = view.getUint32(12, true);
   const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + headerLength))) as Header;
-  const start = align8(16 + headerLength);
-  // Copy into a fresh, aligned buffer once (a Buffer's slice would share a pooled one); the
-  // section views into it are then zero-copy.
-  const body = new Uint8Array(bytes.subarray(start));
-  const fsm = { root: header.root, ruleNames: header.ruleNames } as GrammarFsm;
-  for (const s of header.sections) {
-    const arr = s.type === 'i32' ? new Int32Array(body.buffer, s.offset, s.length) : new Uint8Array(body.buffer, s.offset, s.length);
-    (fsm as unknown as Record<string, unknown>)[s.name] = arr;
+  return { header, start: align8(16 + headerLength) };
+}
+
+function packMasks(compiled: CompiledGrammar): Record<MaskKey, Int32Array | Uint8Array | Uint32Array> {
+  const cache = compiled.masks!;
+  const states: number[] = [];
+  const list: TokenMask[] = [];
+  for (let s = 0; s < compiled.numStates; s++) {
+    if (cache.has(s)) {
+      states.push(s);
+      list.push(cache.get(s));
+    }
   }
-  return new CompiledGrammar(irFromJson(header.ir), fsm, header.hash);
+  const n = list.length;
+  const csr = (get: (m: TokenMask) => ArrayLike<number> | null, make: (len: number) => Int32Array | Uint32Array) => {
+    const starts = new Int32Array(n + 1);
+    list.forEach((m, i) => (starts[i + 1] = starts[i]! + (get(m)?.length ?? 0)));
+    const data = make(starts[n]!);
+    list.forEach((m, i) => {
+      const part = get(m);
+      if (part) data.set(part as ArrayLike<number>, starts[i]!);
+    });
+    return [starts, data] as const;
+  };
+  const [maskIdStart, maskIds] = csr((m) => m.ids, (len) => new Int32Array(len));
+  const [maskBitStart, maskBits] = csr((m) => m.bits, (len) => new Uint32Array(len));
+  const [maskUncStart, maskUnc] = csr((m) => m.uncertain, (len) => new Int32Array(len));
+  return {
+    maskState: Int32Array.from(states),
+    maskStore: Uint8Array.from(list.map((m) => m.store)),
+    maskFlags: Uint8Array.from(list.map((m) => (m.contextFree ? 1 : 0))),
+    maskIdStart, maskIds, maskBitStart, maskBits, maskUncStart, maskUnc,
+  };
+}
+
+function unpackMasks(compiled: CompiledGrammar, m: Partial<Record<MaskKey, Int32Array | Uint8Array | Uint32Array>>): void {
+  const states = m.maskState as Int32Array;
+  const idStart = m.maskIdStart as Int32Array;
+  const bitStart = m.maskBitStart as Int32Array;
+  const uncStart = m.maskUncStart as Int32Array;
+  for (let i = 0; i < states.length; i++) {
+    const hasBits = bitStart[i + 1]! > bitStart[i]!;
+    compiled.masks!.set(states[i]!, {
+      store: m.maskStore![i]!,
+      ids: (m.maskIds as Int32Array).subarray(idStart[i]!, idStart[i + 1]!),
+      bits: hasBits ? (m.maskBits as Uint32Array).subarray(bitStart[i]!, bitStart[i + 1]!) : null,
+      uncertain: (m.maskUnc as Int32Array).subarray(uncStart[i]!, uncStart[i + 1]!),
+      contextFree: m.maskFlags![i] === 1,
+    });
+  }
 }
 
 function irToJson(ir: GrammarIR): unknown {

@@ -1,11 +1,12 @@
-// The on-disk, content-addressed cache of compiled grammars: one file per grammar, named by
-// format version and grammar hash, written atomically. Shared by compile-grammar and, later,
-// the server's compile path.
+// The on-disk, content-addressed cache of compiled grammars: one file per grammar (and
+// vocabulary, for artifacts with token masks), named by format version, grammar hash and
+// vocabulary fingerprint, written atomically. Shared by compile-grammar and the server.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ARTIFACT_FORMAT_VERSION, deserializeCompiledGrammar, serializeCompiledGrammar } from './artifact.js';
 import type { CompiledGrammar } from './compiled-grammar.js';
+import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
 /** `$LMFORGE_HOME/grammars`, LMFORGE_HOME defaulting to `~/.cache/lmforge`. */
 export function defaultGrammarCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -19,13 +20,15 @@ export class GrammarCache {
     this.dir = dir;
   }
 
-  pathOf(hash: string): string {
-    return join(this.dir, `v${ARTIFACT_FORMAT_VERSION}-${hash}.lmgrammar`);
+  /** `v<format>-<grammar hash>[-<vocabulary fingerprint, 16 hex>].lmgrammar` */
+  pathOf(hash: string, vocabularyFingerprint?: string): string {
+    const vocab = vocabularyFingerprint ? `-${vocabularyFingerprint.slice(0, 16)}` : '';
+    return join(this.dir, `v${ARTIFACT_FORMAT_VERSION}-${hash}${vocab}.lmgrammar`);
   }
 
-  /** Stores the grammar unless an artifact with its hash exists; returns the file path. */
+  /** Stores the grammar (with its token masks, if any) unless such an artifact exists; returns the path. */
   write(compiled: CompiledGrammar): string {
-    const path = this.pathOf(compiled.hash);
+    const path = this.pathOf(compiled.hash, compiled.tokenizer?.fingerprint);
     if (existsSync(path)) return path;
     mkdirSync(this.dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
@@ -34,9 +37,9 @@ export class GrammarCache {
     return path;
   }
 
-  /** The cached grammar with this hash, or null. */
-  read(hash: string): CompiledGrammar | null {
-    const path = this.pathOf(hash);
-    return existsSync(path) ? deserializeCompiledGrammar(readFileSync(path)) : null;
+  /** The cached grammar with this hash (with masks for `tokenizer`, when given), or null. */
+  read(hash: string, tokenizer: TokenizerInfo | null = null): CompiledGrammar | null {
+    const path = this.pathOf(hash, tokenizer?.fingerprint);
+    return existsSync(path) ? deserializeCompiledGrammar(readFileSync(path), tokenizer) : null;
   }
 }

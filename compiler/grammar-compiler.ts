@@ -6,6 +6,7 @@
 //
 // Compiled grammars are cached by their source text, and token masks by rule structure across
 // grammars (see mask/mask-cache.ts).
+import { deserializeCompiledGrammar } from './artifact.js';
 import { CompiledGrammar } from './compiled-grammar.js';
 import { buildGrammarFsm } from './fsm/grammar-fsm.js';
 import type { Grammar } from './grammar.js';
@@ -47,6 +48,14 @@ export class GrammarCompiler {
     }
     if (options.eager) compiled.completeMasks();
     return compiled;
+  }
+
+  /**
+   * Loads an artifact (compile-grammar's, or a worker's) for this compiler's vocabulary: masks
+   * in it are used, the others computed on first use, sharing this compiler's rule-level cache.
+   */
+  load(artifact: Uint8Array): CompiledGrammar {
+    return deserializeCompiledGrammar(artifact, this.tokenizer, this.ruleMasks);
   }
 
   clearCache(): void {

@@ -38,15 +38,20 @@ export class GrammarMatcher {
   private rowItemStart = new Int32Array(64); // numRows + 1 offsets (in ints)
   private rowEntryStart = new Int32Array(64);
   private rowCompleted = new Uint8Array(64);
-  // Per row, the states whose cached token masks together give the row's mask: the items not
-  // predicted in this row (a predicted item's mask is part of its predictor's), plus what a
-  // counted repeat started or left, since mask-cache seeds do not know their counts.
+  // Per row, the items (state, start) whose states' cached token masks together give the row's
+  // mask: the items not predicted in this row (a predicted item's mask is part of its
+  // predictor's), plus what a counted repeat started or left, since mask-cache seeds do not
+  // know their counts.
   private seeds = new Int32Array(64);
   private seedsLen = 0;
   private rowSeedStart = new Int32Array(64);
   private seedStamp: Int32Array;
   private seedGen = 0;
   private numRows = 0;
+  // A stamp per row, new each time a row is built: equal stamps mean the same row (and, since
+  // rows below a row can only change by truncating it, the same history below it).
+  private rowStamp = new Int32Array(64);
+  private static rowStamps = 0;
   private units = new Int32Array(64); // rows added by each accepted unit
   private numUnits = 0;
   // Per-row work queue, which is also the row's set of distinct items.
@@ -63,13 +68,15 @@ export class GrammarMatcher {
   // "its rule ends here" is reported instead of completed through parents it does not have.
   private readonly seedState: number;
   private readonly seedContext: number;
+  private readonly seedCutTails: boolean;
 
-  constructor(compiled: CompiledGrammar, options: { seedState?: number } = {}) {
+  constructor(compiled: CompiledGrammar, options: { seedState?: number; seedContext?: boolean; seedCutTails?: boolean } = {}) {
     this.compiled = compiled;
     this.fsm = compiled.fsm;
     this.seedState = options.seedState ?? -1;
     const seedRule = this.seedState >= 0 ? this.fsm.stateRule[this.seedState]! : -1;
-    this.seedContext = seedRule >= 0 ? this.fsm.ruleContext[seedRule]! : -1;
+    this.seedContext = seedRule >= 0 && options.seedContext !== false ? this.fsm.ruleContext[seedRule]! : -1;
+    this.seedCutTails = options.seedCutTails === true;
     this.seedStamp = new Int32Array(this.fsm.stateRule.length);
     this.reset();
   }
@@ -78,10 +85,12 @@ export class GrammarMatcher {
    * @internal A matcher whose only initial item is `state` with an unknown start and repeat
    * count, the mask compiler's view of one row item: `isCompleted()` after a byte then means
    * "the item's rule can end here", and the seed's own counted-repeat edges are not followed
-   * (their effect is other items of the real row).
+   * (their effect is other items of the real row). With `withContext`, the rule's context
+   * rule (mask/context.ts) follows its end. With `cutTails`, a reference of the seed's rule to
+   * another rule as its last step counts as the rule's end (mask/rule-hash.ts says why).
    */
-  static forState(compiled: CompiledGrammar, state: number): GrammarMatcher {
-    return new GrammarMatcher(compiled, { seedState: state });
+  static forState(compiled: CompiledGrammar, state: number, withContext: boolean, cutTails = false): GrammarMatcher {
+    return new GrammarMatcher(compiled, { seedState: state, seedContext: withContext, seedCutTails: cutTails });
   }
 
   /** Back to the state before any input. */
@@ -248,7 +257,7 @@ export class GrammarMatcher {
     return this.items;
   }
 
-  /** @internal The mask seeds of all rows; row r's are [rowSeedBegin(r), rowSeedBegin(r + 1)). */
+  /** @internal The mask seeds of all rows, (state, start) pairs; row r's are [rowSeedBegin(r), rowSeedBegin(r + 1)). */
   get seedData(): Int32Array {
     return this.seeds;
   }
@@ -256,6 +265,11 @@ export class GrammarMatcher {
   /** @internal */
   rowSeedBegin(row: number): number {
     return this.rowSeedStart[row]!;
+  }
+
+  /** @internal The stamp of row `row` (see rowStamp). */
+  stampOf(row: number): number {
+    return this.rowStamp[row]!;
   }
 
   /** @internal */
@@ -271,6 +285,19 @@ export class GrammarMatcher {
   /** @internal Advances one byte as a new row; false (and no row) if nothing matched. */
   pushByte(byte: number): boolean {
     return this.advance(byte, 0);
+  }
+
+  /** @internal Marks in `out` (256 entries) the bytes some item of row `row` can scan. */
+  scannableBytes(row: number, out: Uint8Array): Uint8Array {
+    const fsm = this.fsm;
+    out.fill(0);
+    for (let i = this.rowItemStart[row]!, to = this.rowItemStart[row + 1]!; i < to; i += 2) {
+      const s = this.items[i]!;
+      for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
+        if (fsm.edgeKind[e] === EDGE_BYTE) out.fill(1, fsm.edgeLo[e]!, fsm.edgeHi[e]! + 1);
+      }
+    }
+    return out;
   }
 
   /** @internal Drops rows above `rows`. */
@@ -330,6 +357,7 @@ export class GrammarMatcher {
     copy.rowEntryStart = this.rowEntryStart.slice();
     copy.rowCompleted = this.rowCompleted.slice();
     copy.seeds = this.seeds.slice();
+    copy.rowStamp = this.rowStamp.slice();
     copy.rowSeedStart = this.rowSeedStart.slice();
     copy.seedStamp = new Int32Array(this.seedStamp.length);
     copy.seedGen = 0;
@@ -404,7 +432,7 @@ export class GrammarMatcher {
       const start = this.queue[q + 1]!;
       const count = this.queue[q + 2]!;
       const rule = fsm.stateRule[s]!;
-      if (start < r || q === 0 && r === 0) this.addSeed(s);
+      if (start < r || (q === 0 && r === 0)) this.seedItem(s, start, r);
       if (fsm.stateFinal[s] === 1) {
         if (start < 0) {
           // Mask-cache mode: the seed's rule (start -1) goes on into its context rule (start
@@ -426,6 +454,10 @@ export class GrammarMatcher {
         const kind = fsm.edgeKind[e]!;
         if (kind === EDGE_RULE) {
           const child = fsm.edgeAux[e]!;
+          if (start === -1 && this.seedCutTails && child !== rule && isTail(fsm, fsm.edgeTarget[e]!)) {
+            completed = 1; // mask-cache mode: the seed's rule hands over to another rule here
+            continue;
+          }
           this.addEntry(child, fsm.edgeTarget[e]!, start, 0);
           this.enqueue(fsm.ruleStart[child]!, r, 0);
           if (fsm.ruleNullable[child] === 1) this.enqueue(fsm.edgeTarget[e]!, start, 0);
@@ -433,19 +465,20 @@ export class GrammarMatcher {
           const rep = fsm.edgeAux[e]!;
           if (count >= fsm.repMin[rep]!) {
             this.enqueue(fsm.edgeTarget[e]!, start, 0);
-            this.addSeed(fsm.edgeTarget[e]!);
+            this.seedItem(fsm.edgeTarget[e]!, start, r);
           }
           const max = fsm.repMax[rep]!;
           if (max === -1 || count < max) {
             const child = fsm.repRule[rep]!;
             this.addEntry(child, -rep - 1, start, count);
             this.enqueue(fsm.ruleStart[child]!, r, 0);
-            this.addSeed(fsm.ruleStart[child]!);
+            this.seedItem(fsm.ruleStart[child]!, r, r);
           }
         }
       }
     }
     this.rowCompleted[r] = completed;
+    this.rowStamp[r] = ++GrammarMatcher.rowStamps;
     this.numRows = r + 1;
     this.rowItemStart[r + 1] = this.itemsLen;
     this.rowEntryStart[r + 1] = this.entriesLen;
@@ -472,12 +505,47 @@ export class GrammarMatcher {
     }
   }
 
-  private addSeed(state: number): void {
+  /**
+   * Makes the item (state, start) a mask seed of row `r`, with the rules it calls as its
+   * last step: context-free masks stop at such calls (mask/rule-hash.ts), so at the item
+   * itself the callee's mask must come in too. Not for the unreferenced root, whose masks are
+   * exact.
+   */
+  private seedItem(state: number, start: number, r: number): void {
+    if (!this.addSeed(state, start)) return;
     const fsm = this.fsm;
-    if (this.seedStamp[state] === this.seedGen || fsm.edgeStart[state] === fsm.edgeStart[state + 1]) return;
+    const rule = fsm.stateRule[state]!;
+    if (fsm.ruleContextClosed[rule] === 1 && fsm.ruleContext[rule] === -1) return;
+    for (let e = fsm.edgeStart[state]!, end = fsm.edgeStart[state + 1]!; e < end; e++) {
+      if (fsm.edgeKind[e] === EDGE_RULE && fsm.edgeAux[e] !== rule && isTail(fsm, fsm.edgeTarget[e]!)) this.seedItem(fsm.ruleStart[fsm.edgeAux[e]!]!, r, r);
+    }
+  }
+
+  /** Adds (state, start) to the current row's seeds; false if it was there (or has no edges). */
+  private addSeed(state: number, start: number): boolean {
+    const fsm = this.fsm;
+    if (fsm.edgeStart[state] === fsm.edgeStart[state + 1]) return false;
+    if (this.seedStamp[state] === this.seedGen) {
+      // Seen in this row: rarely with another start, so a scan of the row's seeds is cheap.
+      for (let i = this.rowSeedStart[this.numRows]!; i < this.seedsLen; i += 2) if (this.seeds[i] === state && this.seeds[i + 1] === start) return false;
+    }
     this.seedStamp[state] = this.seedGen;
-    this.seeds = grow(this.seeds, this.seedsLen + 1);
+    this.seeds = grow(this.seeds, this.seedsLen + 2);
     this.seeds[this.seedsLen++] = state;
+    this.seeds[this.seedsLen++] = start;
+    return true;
+  }
+
+  /**
+   * @internal Pushes the row that follows an item of `rule` started at row `origin` ending
+   * here: its parents, advanced. False (and no row) when none waits.
+   */
+  pushCompletion(rule: number, origin: number): boolean {
+    this.beginRow();
+    this.complete(rule, origin);
+    if (this.qLen === 0) return false;
+    this.processRow();
+    return true;
   }
 
   private addEntry(rule: number, code: number, parentStart: number, count: number): void {
@@ -531,6 +599,7 @@ export class GrammarMatcher {
     this.rowItemStart = grow(this.rowItemStart, rows);
     this.rowEntryStart = grow(this.rowEntryStart, rows);
     this.rowSeedStart = grow(this.rowSeedStart, rows);
+    this.rowStamp = grow(this.rowStamp, rows);
     const c = new Uint8Array(this.rowItemStart.length);
     c.set(this.rowCompleted);
     this.rowCompleted = c;
@@ -548,4 +617,9 @@ function tokenSetHas(fsm: GrammarFsm, set: number, id: number): boolean {
     else hi = mid - 1;
   }
   return false;
+}
+
+/** A reference into `target` is a tail call: nothing of the caller follows it. */
+export function isTail(fsm: GrammarFsm, target: number): boolean {
+  return fsm.stateFinal[target] === 1 && fsm.edgeStart[target] === fsm.edgeStart[target + 1];
 }

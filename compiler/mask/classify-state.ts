@@ -1,0 +1,321 @@
+// Classifies every token for one automaton state (GRAMMAR.md section 5.1): parse the token's
+// bytes from the state alone; it is accepted when all of them are consumed, rejected when the
+// parse dies before the state's rule could end, and uncertain when the rule could end inside
+// the token (the rest depends on the parent, which only the real matcher knows).
+//
+// This is done in two steps. `classifyState` parses the rule alone, stopping where it calls
+// another rule as its last step: its result depends only on the rule's own structure, so
+// structurally equal rules share it, even in grammars that differ further down such a chain.
+// `refine` then decides the uncertain tokens, which are few, exactly for this grammar: 'exact'
+// follows the calls through; 'context' also takes the rule's context (mask/context.ts) as if it
+// were part of the rule, so a token going on after the rule's end goes on into what provably
+// follows, and after a closed context (nothing can follow) it dies.
+//
+// The walk goes through the byte-sorted vocabulary, keeps the parse of the previous token's
+// prefix and advances only the new bytes; once a token dies at byte k, every later token
+// sharing its first k+1 bytes dies the same way and is classified without parsing. The parse
+// is a lazily built DFA where the rule allows one (flat-dfa.ts), else the Earley matcher; a
+// DFA that reaches a recursive reference hands those few tokens to the Earley matcher.
+import type { CompiledGrammar } from '../compiled-grammar.js';
+import { EDGE_BYTE, EDGE_REPEAT } from '../fsm/edges.js';
+import { GrammarMatcher } from '../matcher.js';
+import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+import { DFA_DEAD, DFA_OVERFLOW, type FlatDfa } from './flat-dfa.js';
+import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
+
+const REJECTED = 0;
+const ACCEPTED = 1;
+const UNCERTAIN = 2;
+
+/**
+ * Every token's class for `state`, its rule parsed alone and ended by its last-step
+ * references to other rules (`dfa` built 'cut'); or with `closed`, parsed exactly (`dfa`
+ * 'exact') with nothing allowed after it (the root, when nothing refers to it).
+ */
+export function classifyState(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
+  const out = Classes.for(info);
+  if (dfa && !seedHasRepeat(compiled, state) && walkDfa(compiled, info, state, dfa, closed, out)) return out.mask(!closed);
+  walkEarley(compiled, info, state, closed, Classes.for(info));
+  return out.mask(!closed);
+}
+
+/** `base` (from classifyState) with its uncertain tokens parsed exactly, in `mode` (`dfa` built so). */
+export function refine(compiled: CompiledGrammar, info: TokenizerInfo, state: number, base: TokenMask, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+  const withContext = mode === 'context';
+  const closed = withContext && compiled.fsm.ruleContextClosed[compiled.fsm.stateRule[state]!] === 1;
+  const parser: TokenClassifier = dfa && !seedHasRepeat(compiled, state) ? new DfaTokens(compiled, info, state, dfa, withContext, closed) : new EarleyTokens(compiled, info, state, withContext, closed, false);
+  const { offsets, sorted } = info;
+  const accepted: number[] = [];
+  const rejected: number[] = [];
+  const uncertain: number[] = [];
+  try {
+    for (let i = 0; i < base.uncertain.length; i++) {
+      const j = base.uncertain[i]!;
+      const t = sorted[j]!;
+      const kind = parser.classify(offsets[t]!, offsets[t + 1]! - offsets[t]!);
+      (kind === ACCEPTED ? accepted : kind === REJECTED ? rejected : uncertain).push(kind === UNCERTAIN ? j : t);
+    }
+  } catch (error) {
+    if (error !== OVERFLOW) throw error;
+    return refine(compiled, info, state, base, mode, null);
+  }
+  return refineTokenMask(info, base, Int32Array.from(accepted), Int32Array.from(rejected), Int32Array.from(uncertain), !withContext);
+}
+
+function seedHasRepeat(compiled: CompiledGrammar, state: number): boolean {
+  const fsm = compiled.fsm;
+  for (let e = fsm.edgeStart[state]!; e < fsm.edgeStart[state + 1]!; e++) if (fsm.edgeKind[e] === EDGE_REPEAT) return true;
+  return false;
+}
+
+interface TokenClassifier {
+  /** REJECTED, ACCEPTED or UNCERTAIN for the token at bytes[start..start+len). */
+  classify(start: number, len: number): number;
+}
+
+const OVERFLOW = new Error('flat DFA too large');
+
+/** Token by token over a flat DFA with its context, reusing the common prefix; opaque states go to Earley. */
+class DfaTokens implements TokenClassifier {
+  private stack = new Int32Array(1024);
+  private endsBy = new Uint8Array(1024);
+  private lastStart = -1;
+  private reached = 0;
+  private failed = false;
+  private readonly closed: boolean;
+  private hard: EarleyTokens | null = null;
+
+  constructor(
+    private readonly compiled: CompiledGrammar,
+    private readonly info: TokenizerInfo,
+    private readonly state: number,
+    private readonly dfa: FlatDfa,
+    private readonly withContext: boolean,
+    closed: boolean,
+  ) {
+    const fsm = compiled.fsm;
+    const rule = fsm.stateRule[state]!;
+    this.closed = closed;
+    this.stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
+  }
+
+  classify(start: number, len: number): number {
+    const bytes = this.info.bytes;
+    const dfa = this.dfa;
+    let common = 0;
+    if (this.lastStart >= 0) {
+      const limit = Math.min(len, this.reached + 1);
+      while (common < limit && bytes[start + common] === bytes[this.lastStart + common]) common++;
+    }
+    if (this.failed && common > this.reached) return this.endsBy[this.reached] === 1 ? UNCERTAIN : REJECTED;
+    if (len >= this.stack.length) {
+      const s2 = new Int32Array(len * 2);
+      s2.set(this.stack);
+      this.stack = s2;
+      const e2 = new Uint8Array(len * 2);
+      e2.set(this.endsBy);
+      this.endsBy = e2;
+    }
+    const { stack, endsBy } = this;
+    let k = Math.min(common, this.reached);
+    let d = stack[k]!;
+    let failed = false;
+    let handOff = false;
+    for (; k < len; k++) {
+      if (dfa.opaque[d] === 1) {
+        handOff = true;
+        break;
+      }
+      const next = dfa.next(d, bytes[start + k]!);
+      if (next === DFA_OVERFLOW) throw OVERFLOW;
+      if (next === DFA_DEAD) {
+        failed = true;
+        break;
+      }
+      d = next;
+      stack[k + 1] = d;
+      endsBy[k + 1] = endsBy[k]! | (this.closed ? 0 : dfa.ends[d]!);
+    }
+    this.reached = k;
+    this.failed = failed;
+    this.lastStart = start;
+    if (handOff) {
+      this.hard ??= new EarleyTokens(this.compiled, this.info, this.state, this.withContext, this.closed, false);
+      return this.hard.classify(start, len);
+    }
+    return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
+  }
+}
+
+/** Accepted ids and uncertain sorted positions, in typed arrays reused from state to state. */
+class Classes {
+  private static last: Classes | null = null;
+  accepted: Int32Array;
+  uncertain = new Int32Array(1024);
+  numAccepted = 0;
+  numUncertain = 0;
+  private constructor(private readonly info: TokenizerInfo) {
+    this.accepted = new Int32Array(info.sorted.length);
+  }
+  /** Empty lists for `info` (the previous ones, emptied: `mask()` copies out what it keeps). */
+  static for(info: TokenizerInfo): Classes {
+    const c = Classes.last?.info === info ? Classes.last : (Classes.last = new Classes(info));
+    c.numAccepted = c.numUncertain = 0;
+    return c;
+  }
+  add(kind: number, j: number): void {
+    if (kind === ACCEPTED) this.accepted[this.numAccepted++] = this.info.sorted[j]!;
+    else if (kind === UNCERTAIN) {
+      if (this.numUncertain === this.uncertain.length) {
+        const grown = new Int32Array(this.uncertain.length * 2);
+        grown.set(this.uncertain);
+        this.uncertain = grown;
+      }
+      this.uncertain[this.numUncertain++] = j;
+    }
+  }
+  mask(contextFree: boolean): TokenMask {
+    return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), this.uncertain.slice(0, this.numUncertain), contextFree);
+  }
+}
+
+/** Token by token with the Earley matcher, reusing the rows of the common prefix. */
+class EarleyTokens implements TokenClassifier {
+  private readonly m: GrammarMatcher;
+  private readonly closed: boolean;
+  private readonly bytes: Uint8Array;
+  private lastStart = -1;
+  private reached = 0;
+  private failed = false;
+  private endsBy = new Uint8Array(1024);
+  /** Bytes some parse can start with. */
+  readonly first = new Uint8Array(256);
+
+  /** With `withContext` the rule's context follows it; `closed`: nothing follows (that); `cutTails`: see classifyState. */
+  constructor(compiled: CompiledGrammar, info: TokenizerInfo, state: number, withContext: boolean, closed: boolean, cutTails: boolean) {
+    const fsm = compiled.fsm;
+    this.m = GrammarMatcher.forState(compiled, state, withContext, cutTails);
+    this.closed = closed;
+    this.bytes = info.bytes;
+    const items = this.m.itemData;
+    for (let i = 0, n = this.m.rowItemEnd(0); i < n; i += 2) {
+      const s = items[i]!;
+      for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
+        if (fsm.edgeKind[e] === EDGE_BYTE) this.first.fill(1, fsm.edgeLo[e]!, fsm.edgeHi[e]! + 1);
+      }
+    }
+  }
+
+  classify(start: number, len: number): number {
+    const bytes = this.bytes;
+    let common = 0;
+    if (this.lastStart >= 0) {
+      const limit = Math.min(len, this.reached + 1);
+      while (common < limit && bytes[start + common] === bytes[this.lastStart + common]) common++;
+    }
+    let endsBy = this.endsBy;
+    if (this.failed && common > this.reached) return endsBy[this.reached] === 1 ? UNCERTAIN : REJECTED; // dies the same way
+    if (len >= endsBy.length) {
+      endsBy = new Uint8Array(len * 2);
+      endsBy.set(this.endsBy);
+      this.endsBy = endsBy;
+    }
+    let k = Math.min(common, this.reached);
+    this.m.popRows(k + 1);
+    let failed = false;
+    for (; k < len; k++) {
+      if (!this.m.pushByte(bytes[start + k]!)) {
+        failed = true;
+        break;
+      }
+      endsBy[k + 1] = endsBy[k]! | (!this.closed && this.m.rowEnds(k + 1) ? 1 : 0);
+    }
+    this.reached = k;
+    this.failed = failed;
+    this.lastStart = start;
+    return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
+  }
+}
+
+function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: number, closed: boolean, out: Classes): void {
+  const parser = new EarleyTokens(compiled, info, state, false, closed, !closed);
+  const { offsets, sorted, firstByteStart } = info;
+  for (let b = 0; b < 256; b++) {
+    if (parser.first[b] === 0) continue;
+    for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
+      const t = sorted[j]!;
+      out.add(parser.classify(offsets[t]!, offsets[t + 1]! - offsets[t]!), j);
+    }
+  }
+}
+
+/** The walk over a flat DFA (no context), table lookups inline: the compile-time hot loop. False on overflow. */
+function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa, closed: boolean, out: Classes): boolean {
+  const fsm = compiled.fsm;
+  const rule = fsm.stateRule[state]!;
+  const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
+  let hard: EarleyTokens | null = null;
+  let stack = new Int32Array(1024); // DFA state after d bytes
+  let endsBy = new Uint8Array(1024);
+  stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
+  const startOpaque = dfa.opaque[stack[0]!] === 1;
+  for (let b = 0; b < 256; b++) {
+    const firstState = dfa.next(stack[0]!, b);
+    if (firstState === DFA_OVERFLOW) return false;
+    if (firstState === DFA_DEAD && !startOpaque) continue;
+    let reached = 0;
+    let failed = false;
+    let common = 0;
+    for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
+      const t = sorted[j]!;
+      const start = offsets[t]!;
+      const len = offsets[t + 1]! - start;
+      common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
+      if (failed && common > reached) {
+        if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
+        continue;
+      }
+      if (len >= stack.length) {
+        const s2 = new Int32Array(len * 2);
+        s2.set(stack);
+        stack = s2;
+        const e2 = new Uint8Array(len * 2);
+        e2.set(endsBy);
+        endsBy = e2;
+      }
+      let k = Math.min(common, reached);
+      failed = false;
+      let d = stack[k]!;
+      const table = dfa.table;
+      const ends = dfa.ends;
+      const opaque = dfa.opaque;
+      let handOff = false;
+      for (; k < len; k++) {
+        if (opaque[d] === 1) {
+          handOff = true; // a recursive reference may take the rest: ask the Earley matcher
+          break;
+        }
+        const byte = bytes[start + k]!;
+        let next = table[d * 256 + byte]!;
+        if (next < -2) next = dfa.next(d, byte);
+        if (next < 0) {
+          if (next === DFA_OVERFLOW) return false;
+          failed = true;
+          break;
+        }
+        d = next;
+        stack[k + 1] = d;
+        endsBy[k + 1] = endsBy[k]! | (closed ? 0 : ends[d]!);
+      }
+      reached = k;
+      common = len;
+      if (handOff) {
+        hard ??= new EarleyTokens(compiled, info, state, false, closed, !closed);
+        out.add(hard.classify(start, len), j);
+      } else if (!failed) out.add(ACCEPTED, j);
+      else if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
+      else if (reached + 1 === len) j = subtreeEnd[j]! - 1; // every extension of this token dies too: skip them
+    }
+  }
+  return true;
+}

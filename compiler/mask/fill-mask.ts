@@ -1,0 +1,304 @@
+// The per-token step: the next-token bitmask of a matcher's last row (GRAMMAR.md section 5.3).
+// Each mask seed of the row (an item, see matcher.ts) contributes its state's cached accepted
+// set. Its uncertain tokens are then decided: for a context-free mask, by trying the rests of
+// those tokens after the seed's rule ends (suffix-index.ts) on the row of its parents; else by
+// trying the whole tokens on the real rows, in byte order, reusing the rows of the common
+// prefix with the previous try and skipping every token that extends a prefix that died.
+// Token edges add their ids, stop tokens come in where the root can end. A row equal to a
+// recent one reuses its mask, and a row of parents equal to a recent one its rests' verdicts
+// (row-memo.ts). Nothing is allocated per call once the scratch has grown.
+import { EDGE_EXCLUDE_TOKEN, EDGE_TOKEN } from '../fsm/edges.js';
+import type { GrammarMatcher } from '../matcher.js';
+import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+import { TOKEN_STOP } from '../tokenizer/tokenizer-info.js';
+import type { SuffixIndex } from './suffix-index.js';
+import { RowMemo } from './row-memo.js';
+import { STORE_ACCEPTED, STORE_BITSET, STORE_REJECTED } from './token-mask.js';
+
+export interface MaskScratch {
+  uncertain: Int32Array;
+  complement: Uint32Array;
+  firstBytes: Uint8Array;
+  /** Masks of recent rows, by `rowKey`. */
+  masks: RowMemo<Uint32Array>;
+  /** Verdicts on the rests of a seed's uncertain tokens, by seed state and `rowKey` of the parents' row. */
+  rests: RowMemo<{ ok: Uint8Array }>;
+  key: { data: Int32Array };
+  restKey: { data: Int32Array };
+}
+
+const MASK_SLOTS = 4;
+const REST_SLOTS = 16;
+
+export function newMaskScratch(info: TokenizerInfo): MaskScratch {
+  const words = info.normalMask.length;
+  return {
+    uncertain: new Int32Array(1024),
+    complement: new Uint32Array(words),
+    firstBytes: new Uint8Array(256),
+    masks: new RowMemo(MASK_SLOTS, () => new Uint32Array(words)),
+    rests: new RowMemo(REST_SLOTS, () => ({ ok: new Uint8Array(256) })),
+    key: { data: new Int32Array(64) },
+    restKey: { data: new Int32Array(64) },
+  };
+}
+
+/**
+ * A row's mask depends only on its items (state, start row), the rows they started at, its
+ * mask seeds, and whether the root can end. Inside a string or any loop a row repeats that
+ * exactly at every step, so the mask of the previous call is reused when this key is the
+ * same: per item and per seed its state and its start as a stamp (-1 when it started in this
+ * very row).
+ */
+function rowKey(m: GrammarMatcher, out: { data: Int32Array }, row: number, head: number): number {
+  const items = m.itemData;
+  const seeds = m.seedData;
+  const from = m.rowItemBegin(row);
+  const to = m.rowItemEnd(row);
+  const seedFrom = m.rowSeedBegin(row);
+  const seedTo = m.rowSeedBegin(row + 1);
+  const need = 3 + (to - from) + (seedTo - seedFrom);
+  if (out.data.length < need) out.data = new Int32Array(need * 2);
+  const key = out.data;
+  key[0] = head;
+  key[1] = m.rowEnds(row) ? 1 : 0;
+  key[2] = to - from;
+  let k = 3;
+  for (let i = from; i < to; i += 2, k += 2) {
+    key[k] = items[i]!;
+    key[k + 1] = items[i + 1] === row ? -1 : m.stampOf(items[i + 1]!);
+  }
+  for (let i = seedFrom; i < seedTo; i += 2, k += 2) {
+    key[k] = seeds[i]!;
+    key[k + 1] = seeds[i + 1] === row ? -1 : m.stampOf(seeds[i + 1]!);
+  }
+  return need;
+}
+
+export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: MaskScratch, row: number): void {
+  const compiled = m.compiled;
+  const fsm = compiled.fsm;
+  const info = compiled.tokenizer!;
+  const cache = compiled.masks!;
+  const words = info.normalMask.length;
+  const keyLength = rowKey(m, scratch.key, row, 0);
+  const hit = scratch.masks.find(scratch.key.data, keyLength);
+  if (hit >= 0) {
+    mask.set(scratch.masks.values[hit]!);
+    if (mask.length > words) mask.fill(0, words);
+    return;
+  }
+  const seeds = m.seedData;
+  const seedFrom = m.rowSeedBegin(row);
+  const seedTo = m.rowSeedBegin(row + 1);
+  // A first bitset is copied in rather than or-ed into zeros.
+  let first = -1;
+  for (let i = seedFrom; i < seedTo && first < 0; i += 2) if (cache.get(seeds[i]!).store === STORE_BITSET) first = i;
+  if (first >= 0) {
+    mask.set(cache.get(seeds[first]!).bits!);
+    if (mask.length > words) mask.fill(0, words);
+  } else {
+    mask.fill(0);
+  }
+  for (let i = seedFrom; i < seedTo; i += 2) {
+    if (i === first) continue;
+    const tm = cache.get(seeds[i]!);
+    if (tm.store === STORE_ACCEPTED) {
+      const ids = tm.ids;
+      for (let k = 0; k < ids.length; k++) mask[ids[k]! >>> 5]! |= 1 << (ids[k]! & 31);
+    } else if (tm.store === STORE_BITSET) {
+      const bits = tm.bits!;
+      for (let w = 0; w < bits.length; w++) mask[w]! |= bits[w]!;
+    } else if (tm.store === STORE_REJECTED) {
+      const c = scratch.complement;
+      c.set(info.normalMask);
+      const ids = tm.ids;
+      for (let k = 0; k < ids.length; k++) c[ids[k]! >>> 5]! &= ~(1 << (ids[k]! & 31));
+      const unc = tm.uncertain;
+      for (let k = 0; k < unc.length; k++) {
+        const t = info.sorted[unc[k]!]!;
+        c[t >>> 5]! &= ~(1 << (t & 31));
+      }
+      for (let w = 0; w < c.length; w++) mask[w]! |= c[w]!;
+    }
+  }
+  const items = m.itemData;
+  for (let i = m.rowItemBegin(row), end = m.rowItemEnd(row); i < end; i += 2) {
+    if ((fsm.stateScan[items[i]!]! & 2) !== 0) addTokenEdges(m, mask, info, items[i]!);
+  }
+  // Uncertain tokens, once every sure one is in (those need no check).
+  let numUncertain = 0;
+  for (let i = seedFrom; i < seedTo; i += 2) {
+    const state = seeds[i]!;
+    const tm = cache.get(state);
+    const unc = tm.uncertain;
+    if (unc.length === 0) continue;
+    if (tm.contextFree) {
+      checkRests(m, mask, info, scratch, state, seeds[i + 1]!, unc, cache.suffixes(state));
+      continue;
+    }
+    if (numUncertain + unc.length > scratch.uncertain.length) {
+      const grown = new Int32Array(Math.max(scratch.uncertain.length * 2, numUncertain + unc.length));
+      grown.set(scratch.uncertain.subarray(0, numUncertain));
+      scratch.uncertain = grown;
+    }
+    scratch.uncertain.set(unc, numUncertain);
+    numUncertain += unc.length;
+  }
+  if (numUncertain > 0) checkUncertain(m, mask, info, scratch.uncertain, numUncertain);
+  if (m.isCompleted()) {
+    const stops = info.stopTokens;
+    for (let k = 0; k < stops.length; k++) mask[stops[k]! >>> 5]! |= 1 << (stops[k]! & 31);
+  }
+  scratch.masks.values[scratch.masks.store(scratch.key.data, keyLength)]!.set(mask.subarray(0, words));
+}
+
+/** Ids a state's token edges allow: listed non-empty tokens, or every normal token but the listed. */
+function addTokenEdges(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, s: number): void {
+  const fsm = m.compiled.fsm;
+  for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
+    const kind = fsm.edgeKind[e]!;
+    if (kind !== EDGE_TOKEN && kind !== EDGE_EXCLUDE_TOKEN) continue;
+    const set = fsm.edgeAux[e]!;
+    const lo = fsm.tokenSetStart[set]!;
+    const hi = fsm.tokenSetStart[set + 1]!;
+    if (kind === EDGE_TOKEN) {
+      for (let k = lo; k < hi; k++) {
+        const t = fsm.tokenIds[k]!;
+        if (t < info.numTokens && info.kind[t] !== TOKEN_STOP && info.tokenLength(t) > 0) mask[t >>> 5]! |= 1 << (t & 31);
+      }
+    } else {
+      // Or in the normal tokens word by word, leaving the listed ones out of this edge's share.
+      const normal = info.normalMask;
+      let k = lo;
+      for (let w = 0; w < normal.length; w++) {
+        let bits = normal[w]!;
+        while (k < hi && fsm.tokenIds[k]! >>> 5 === w) {
+          const t = fsm.tokenIds[k++]!;
+          bits &= ~(1 << (t & 31));
+        }
+        mask[w]! |= bits;
+      }
+    }
+  }
+}
+
+/**
+ * Decides a context-free seed's uncertain tokens: each rest (in byte order, sharing rows with
+ * the previous rest's common prefix, skipping rests that extend a dead prefix) is tried on the
+ * row where the seed's rule (started at `origin`) has just ended; a token is allowed when one
+ * of its rests is.
+ */
+function checkRests(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, scratch: MaskScratch, state: number, origin: number, unc: Int32Array, index: SuffixIndex): void {
+  const sorted = info.sorted;
+  for (let k = 0; k < unc.length; k++) {
+    if (index.accepted[k] === 1) mask[sorted[unc[k]!]! >>> 5]! |= 1 << (sorted[unc[k]!]! & 31);
+  }
+  const n = index.offset.length;
+  if (n === 0) return;
+  const base = m.rowCount;
+  if (!m.pushCompletion(m.compiled.fsm.stateRule[state]!, origin)) return; // nothing waits for the rule: no rest can follow
+  const keyLength = rowKey(m, scratch.restKey, base, state);
+  let slot = scratch.rests.find(scratch.restKey.data, keyLength);
+  if (slot >= 0) {
+    m.popRows(base);
+    applyRests(mask, info, unc, index, scratch.rests.values[slot]!.ok);
+    return;
+  }
+  slot = scratch.rests.store(scratch.restKey.data, keyLength);
+  const value = scratch.rests.values[slot]!;
+  if (value.ok.length < n) value.ok = new Uint8Array(n * 2);
+  const ok = value.ok;
+  const bytes = info.bytes;
+  const first = m.scannableBytes(base, scratch.firstBytes);
+  let last = -1;
+  let reached = 0;
+  let failed = false;
+  for (let r = 0; r < n; r++) {
+    const start = index.offset[r]!;
+    const len = index.length[r]!;
+    if (first[bytes[start]!] === 0) {
+      ok[r] = 0; // no item of the row can take its first byte
+      continue;
+    }
+    let common = 0;
+    if (last >= 0) {
+      const limit = Math.min(len, reached + 1);
+      while (common < limit && bytes[start + common] === bytes[last + common]) common++;
+    }
+    if (failed && common > reached) {
+      ok[r] = 0;
+      continue;
+    }
+    let k = Math.min(common, reached);
+    m.popRows(base + 1 + k);
+    failed = false;
+    for (; k < len; k++) {
+      if (!m.pushByte(bytes[start + k]!)) {
+        failed = true;
+        break;
+      }
+    }
+    reached = k;
+    last = start;
+    ok[r] = failed ? 0 : 1;
+  }
+  m.popRows(base);
+  applyRests(mask, info, unc, index, ok);
+}
+
+/** A token is allowed when one of its rests is. */
+function applyRests(mask: Uint32Array, info: TokenizerInfo, unc: Int32Array, index: SuffixIndex, ok: Uint8Array): void {
+  const sorted = info.sorted;
+  for (let k = 0; k < unc.length; k++) {
+    const t = sorted[unc[k]!]!;
+    if ((mask[t >>> 5]! & (1 << (t & 31))) !== 0) continue;
+    for (let i = index.start[k]!; i < index.start[k + 1]!; i++) {
+      if (ok[index.ids[i]!] === 1) {
+        mask[t >>> 5]! |= 1 << (t & 31);
+        break;
+      }
+    }
+  }
+}
+
+/** Tries the uncertain tokens (sorted positions, possibly repeated) on the real rows. */
+function checkUncertain(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, list: Int32Array, n: number): void {
+  const sub = list.subarray(0, n);
+  sub.sort();
+  const { bytes, offsets, sorted } = info;
+  const base = m.rowCount;
+  let last = -1; // last tried token (id)
+  let reached = 0; // bytes of it that were consumed
+  let failed = false;
+  let prev = -1;
+  for (let i = 0; i < n; i++) {
+    const j = sub[i]!;
+    if (j === prev) continue;
+    prev = j;
+    const t = sorted[j]!;
+    if ((mask[t >>> 5]! & (1 << (t & 31))) !== 0) continue;
+    const start = offsets[t]!;
+    const len = offsets[t + 1]! - start;
+    let common = 0;
+    if (last >= 0) {
+      const ls = offsets[last]!;
+      const limit = Math.min(len, reached + 1);
+      while (common < limit && bytes[start + common] === bytes[ls + common]) common++;
+    }
+    if (failed && common > reached) continue; // extends a prefix that died
+    let k = Math.min(common, reached);
+    m.popRows(base + k);
+    failed = false;
+    for (; k < len; k++) {
+      if (!m.pushByte(bytes[start + k]!)) {
+        failed = true;
+        break;
+      }
+    }
+    reached = k;
+    last = t;
+    if (!failed) mask[t >>> 5]! |= 1 << (t & 31);
+  }
+  m.popRows(base);
+}

@@ -1,0 +1,259 @@
+// A fast path for the mask compiler. Within one token, the Earley parse of a rule is a plain
+// NFA as long as it meets no recursion and no counted repeat: the rule's automaton with every
+// referenced rule's automaton copied in at the reference (and its context rule after its final
+// states). Determinised lazily, walking a token byte is one table lookup instead of an Earley
+// step; the classification is the same (see classify-state.ts). A recursive reference or a
+// counted repeat becomes an "opaque" state: a token that would go on from there is handed to
+// the Earley matcher.
+import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
+import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { isTail } from '../matcher.js';
+
+const MAX_NFA = 20000;
+const MAX_DFA = 4096;
+export const DFA_DEAD = -1;
+export const DFA_OVERFLOW = -2;
+const UNKNOWN = -3;
+
+export type DfaMode = 'exact' | 'context' | 'cut';
+
+export class FlatDfa {
+  // NFA: byte edges in CSR-like lists built once; epsilon targets; END marks (the rule, or its
+  // context, is over: what follows is not known here).
+  private readonly byteLo: number[][] = [];
+  private readonly byteHi: number[][] = [];
+  private readonly byteTo: number[][] = [];
+  private readonly eps: number[][] = [];
+  private readonly end: boolean[] = [];
+  private readonly isOpaque: boolean[] = [];
+  // DFA: sets of NFA states by key, their END flag, and a lazily filled 256-wide table.
+  private readonly ids = new Map<string, number>();
+  private readonly sets: Int32Array[] = [];
+  /** END flag (1) per DFA state. */
+  ends = new Uint8Array(64);
+  /** 1 where the DFA state holds an opaque NFA state. */
+  opaque = new Uint8Array(64);
+  /** d * 256 + byte -> next state, DFA_DEAD, or below -2 when not computed yet (call `next`). */
+  table = new Int32Array(256 * 64).fill(UNKNOWN);
+  private readonly stamp: Int32Array;
+  private gen = 0;
+  private readonly stack: number[] = [];
+
+  private constructor(nodes: number) {
+    this.stamp = new Int32Array(nodes);
+  }
+
+  /**
+   * The automaton of `rule` (states in local order first): 'exact', followed by its context
+   * rule ('context'), or ended by its last-step references to other rules ('cut', see
+   * rule-hash.ts). Null if it grows too large.
+   */
+  static build(fsm: GrammarFsm, rule: number, mode: DfaMode): FlatDfa | null {
+    const b = new NfaBuilder(fsm);
+    b.cutTails = mode === 'cut';
+    const ctx = mode === 'context' ? fsm.ruleContext[rule]! : -1;
+    const endNode = b.node();
+    b.end[endNode] = true;
+    b.setEnd(endNode);
+    let after = endNode;
+    if (ctx >= 0) {
+      const ctxStart = b.inline(ctx, [endNode], [ctx]);
+      if (ctxStart < 0) return null;
+      after = ctxStart;
+    }
+    // The rule's own copy goes first, so its local state k is node `base + k`.
+    const base = b.inline(rule, [after], [rule]);
+    if (base < 0) return null;
+    const dfa = new FlatDfa(b.count);
+    for (let i = 0; i < b.count; i++) {
+      dfa.byteLo.push(b.lo[i]!);
+      dfa.byteHi.push(b.hi[i]!);
+      dfa.byteTo.push(b.to[i]!);
+      dfa.eps.push(b.eps[i]!);
+      dfa.end.push(b.end[i]!);
+      dfa.isOpaque.push(b.opaque[i]!);
+    }
+    dfa.base = base;
+    return dfa;
+  }
+
+  private base = 0;
+
+  /** The DFA state of a seed at the rule's local state `local`. */
+  start(local: number): number {
+    return this.intern([this.base + local]);
+  }
+
+  /** True when the rule (or its context) can be over in this state. */
+  isEnd(d: number): boolean {
+    return this.ends[d] === 1;
+  }
+
+  /** The next DFA state, DFA_DEAD, or DFA_OVERFLOW when the automaton grew too large. */
+  next(d: number, byte: number): number {
+    const t = this.table[d * 256 + byte]!;
+    return t !== UNKNOWN ? t : this.compute(d, byte);
+  }
+
+  private compute(d: number, byte: number): number {
+    const targets: number[] = [];
+    for (const s of this.sets[d]!) {
+      const lo = this.byteLo[s]!;
+      for (let i = 0; i < lo.length; i++) if (byte >= lo[i]! && byte <= this.byteHi[s]![i]!) targets.push(this.byteTo[s]![i]!);
+    }
+    const t = targets.length === 0 ? DFA_DEAD : this.intern(targets);
+    if (t !== DFA_OVERFLOW) this.table[d * 256 + byte] = t;
+    return t;
+  }
+
+  /** Epsilon closure of `seeds` as a DFA state. */
+  private intern(seeds: number[]): number {
+    if (++this.gen === 0x7fffffff) {
+      this.stamp.fill(0);
+      this.gen = 1;
+    }
+    const members: number[] = [];
+    const stack = this.stack;
+    for (const s of seeds) {
+      if (this.stamp[s] !== this.gen) {
+        this.stamp[s] = this.gen;
+        stack.push(s);
+      }
+    }
+    let end = false;
+    let opaque = false;
+    while (stack.length > 0) {
+      const s = stack.pop()!;
+      members.push(s);
+      if (this.end[s]) end = true;
+      if (this.isOpaque[s]) opaque = true;
+      for (const t of this.eps[s]!) {
+        if (this.stamp[t] !== this.gen) {
+          this.stamp[t] = this.gen;
+          stack.push(t);
+        }
+      }
+    }
+    members.sort((a, b) => a - b);
+    const key = members.join(',');
+    const hit = this.ids.get(key);
+    if (hit !== undefined) return hit;
+    if (this.sets.length >= MAX_DFA) return DFA_OVERFLOW;
+    const id = this.sets.length;
+    this.ids.set(key, id);
+    this.sets.push(Int32Array.from(members));
+    if (id >= this.ends.length) {
+      const grown = new Uint8Array(this.ends.length * 2);
+      grown.set(this.ends);
+      this.ends = grown;
+      const o = new Uint8Array(this.opaque.length * 2);
+      o.set(this.opaque);
+      this.opaque = o;
+    }
+    this.ends[id] = end ? 1 : 0;
+    this.opaque[id] = opaque ? 1 : 0;
+    if ((id + 1) * 256 > this.table.length) {
+      const grown = new Int32Array(this.table.length * 2).fill(UNKNOWN);
+      grown.set(this.table);
+      this.table = grown;
+    }
+    return id;
+  }
+}
+
+/** Copies rule automata into one NFA, references replaced by copies of the referenced rule. */
+class NfaBuilder {
+  lo: number[][] = [];
+  hi: number[][] = [];
+  to: number[][] = [];
+  eps: number[][] = [];
+  end: boolean[] = [];
+  opaque: boolean[] = [];
+  count = 0;
+  /** Copies by (rule, where its finals lead): a reference in tail position reuses one. */
+  private readonly copies = new Map<string, number>();
+  /** For the first (top) rule copied: its last-step references to other rules lead to END. */
+  cutTails = false;
+  private endNode = -1;
+
+  constructor(private readonly fsm: GrammarFsm) {}
+
+  node(): number {
+    this.lo.push([]);
+    this.hi.push([]);
+    this.to.push([]);
+    this.eps.push([]);
+    this.end.push(false);
+    this.opaque.push(false);
+    return this.count++;
+  }
+
+  /**
+   * Copies `rule`; its final states get epsilon edges to `onFinal`. Returns the copy's first
+   * node (its start state's, local state k at first + k), or -1 if the copy grows too large.
+   * A state with token edges simply stays in the set: a token may end there.
+   */
+  inline(rule: number, onFinal: number[], path: number[]): number {
+    const fsm = this.fsm;
+    const key = `${rule}:${onFinal.join(',')}`;
+    const copy = this.copies.get(key);
+    if (copy !== undefined) return copy;
+    const first = fsm.ruleStart[rule]!;
+    const last = rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length;
+    if (this.count + (last - first) > MAX_NFA) return -1;
+    const base = this.count;
+    const cut = this.cutTails;
+    this.cutTails = false;
+    for (let s = first; s < last; s++) this.node();
+    for (let s = first; s < last; s++) {
+      const n = base + s - first;
+      if (fsm.stateFinal[s] === 1) this.eps[n]!.push(...onFinal);
+      for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
+        const kind = fsm.edgeKind[e]!;
+        const target = base + fsm.edgeTarget[e]! - first;
+        if (kind === EDGE_BYTE) {
+          this.lo[n]!.push(fsm.edgeLo[e]!);
+          this.hi[n]!.push(fsm.edgeHi[e]!);
+          this.to[n]!.push(target);
+        } else if (kind === EDGE_RULE) {
+          const child = fsm.edgeAux[e]!;
+          if (cut && child !== rule && isTail(fsm, fsm.edgeTarget[e]!)) {
+            this.eps[n]!.push(this.endNode);
+            continue;
+          }
+          if (path.includes(child)) {
+            this.addOpaque(n, fsm.ruleNullable[child] === 1 ? target : -1);
+            continue;
+          }
+          // A reference to a final state without edges returns where this rule returns.
+          const tail = fsm.stateFinal[fsm.edgeTarget[e]!] === 1 && fsm.edgeStart[fsm.edgeTarget[e]!] === fsm.edgeStart[fsm.edgeTarget[e]! + 1];
+          const start = this.inline(child, tail ? onFinal : [target], [...path, child]);
+          if (start < 0) return -1;
+          this.eps[n]!.push(start);
+        } else if (kind === EDGE_REPEAT) {
+          // Reached inside a token, a counted repeat starts afresh (count 0): it may be
+          // skipped when its minimum is 0; its iterations are left to the Earley matcher.
+          const rep = fsm.edgeAux[e]!;
+          this.addOpaque(n, fsm.repMin[rep] === 0 ? target : -1);
+        } else if (kind !== EDGE_TOKEN && kind !== EDGE_EXCLUDE_TOKEN) {
+          return -1;
+        }
+      }
+    }
+    this.copies.set(key, base);
+    return base;
+  }
+
+  setEnd(node: number): void {
+    this.endNode = node;
+  }
+
+  /** An opaque state after `from` (and an epsilon edge to `skipTo`, when that is >= 0). */
+  private addOpaque(from: number, skipTo: number): void {
+    const o = this.node();
+    this.opaque[o] = true;
+    this.eps[from]!.push(o);
+    if (skipTo >= 0) this.eps[from]!.push(skipTo);
+  }
+}
+

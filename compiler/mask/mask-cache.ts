@@ -1,0 +1,140 @@
+// The adaptive token-mask cache of one compiled grammar: a state's mask is computed the first
+// time a matcher needs it (so the first mask costs one state's work) and kept; `completeAll`
+// fills in the rest ahead of time. Masks are also shared across grammars through a rule-level
+// cache keyed by a structural hash of the rule and everything it refers to, so a grammar that
+// shares rules with an earlier one (tool schemas differing in one field) reuses their masks.
+import type { CompiledGrammar } from '../compiled-grammar.js';
+import { EDGE_RULE } from '../fsm/edges.js';
+import { isTail } from '../matcher.js';
+import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+import { classifyState, refine } from './classify-state.js';
+import { type DfaMode, FlatDfa } from './flat-dfa.js';
+import { ruleHashes } from './rule-hash.js';
+import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
+import type { TokenMask } from './token-mask.js';
+
+export type RuleMaskCache = Map<string, TokenMask>;
+
+export class TokenMaskCache {
+  readonly tokenizer: TokenizerInfo;
+  private readonly compiled: CompiledGrammar;
+  private readonly masks: (TokenMask | undefined)[];
+  private readonly shared: RuleMaskCache | null;
+  private hashes: { full: string[]; cut: string[] } | null = null;
+  // Flat DFAs by rule (~rule: with its context), and context-free masks by structure.
+  private readonly dfas = new Map<string, FlatDfa | null>();
+  private readonly bases = new Map<string, TokenMask>();
+  private readonly suffixIndexes = new Map<number, SuffixIndex>();
+  /** Full classifications run here (not loaded, shared or refined). */
+  computed = 0;
+
+  constructor(compiled: CompiledGrammar, tokenizer: TokenizerInfo, shared: RuleMaskCache | null = null) {
+    this.compiled = compiled;
+    this.tokenizer = tokenizer;
+    this.masks = new Array<TokenMask | undefined>(compiled.numStates);
+    this.shared = shared;
+  }
+
+  get(state: number): TokenMask {
+    return this.masks[state] ?? this.compute(state);
+  }
+
+  /** The rests of a context-free mask's uncertain tokens (suffix-index.ts), built on first use. */
+  suffixes(state: number): SuffixIndex {
+    let index = this.suffixIndexes.get(state);
+    if (!index) {
+      index = buildSuffixIndex(this.compiled, this.tokenizer, state, this.get(state));
+      this.suffixIndexes.set(state, index);
+    }
+    return index;
+  }
+
+  has(state: number): boolean {
+    return this.masks[state] !== undefined;
+  }
+
+  /** Installs a mask computed elsewhere (an artifact, a worker). */
+  set(state: number, mask: TokenMask): void {
+    this.masks[state] = mask;
+  }
+
+  /**
+   * The states a matcher may ask about (its mask seeds): those a row can hold other than by
+   * prediction (the root's start, targets of scanned bytes, tokens and completed references),
+   * what counted repeats start or leave, and the starts of rules called as a last step, when
+   * they have edges at all.
+   */
+  scanStates(): number[] {
+    const fsm = this.compiled.fsm;
+    const n = fsm.stateRule.length;
+    const want = new Uint8Array(n);
+    want[fsm.ruleStart[fsm.root]!] = 1;
+    for (let e = 0; e < fsm.edgeKind.length; e++) {
+      want[fsm.edgeTarget[e]!] = 1;
+      if (fsm.edgeKind[e] === EDGE_RULE && isTail(fsm, fsm.edgeTarget[e]!)) want[fsm.ruleStart[fsm.edgeAux[e]!]!] = 1;
+    }
+    for (let i = 0; i < fsm.repRule.length; i++) {
+      want[fsm.ruleStart[fsm.repRule[i]!]!] = 1;
+      if (fsm.repLoop[i]! >= 0) want[fsm.repLoop[i]!] = 1;
+    }
+    const out: number[] = [];
+    for (let s = 0; s < n; s++) if (want[s] === 1 && fsm.edgeStart[s + 1]! > fsm.edgeStart[s]!) out.push(s);
+    return out;
+  }
+
+  /** Computes every missing mask now (eager compilation). */
+  completeAll(): void {
+    for (const s of this.scanStates()) this.get(s);
+  }
+
+  private compute(state: number): TokenMask {
+    const fsm = this.compiled.fsm;
+    const rule = fsm.stateRule[state]!;
+    const local = state - fsm.ruleStart[rule]!;
+    this.hashes ??= { full: ruleHashes(fsm), cut: ruleHashes(fsm, true) };
+    const { full, cut } = this.hashes;
+    const context = fsm.ruleContext[rule]!;
+    const closed = fsm.ruleContextClosed[rule] === 1;
+    let mask: TokenMask | undefined;
+    if (context < 0 && closed) {
+      // The unreferenced root: nothing follows it, and no other rule is like it.
+      const key = `root:${full[rule]}:${local}`;
+      mask = this.shared?.get(key);
+      if (!mask) {
+        mask = classifyState(this.compiled, this.tokenizer, state, this.dfa(rule, 'exact'), true);
+        this.computed++;
+        this.shared?.set(key, mask);
+      }
+    } else {
+      // Context-free first (shared by rules alike up to their last-step references), then
+      // the uncertain tokens exactly, for this grammar, with the context if there is one.
+      const baseKey = `${cut[rule]}:${local}`;
+      mask = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
+      if (!mask) {
+        mask = classifyState(this.compiled, this.tokenizer, state, this.dfa(rule, 'cut'));
+        this.computed++;
+        this.bases.set(baseKey, mask);
+        this.shared?.set(baseKey, mask);
+      }
+      if (mask.uncertain.length > 0) {
+        const mode = context >= 0 ? 'context' : 'exact';
+        const key = `${mode}:${full[rule]}:${context >= 0 ? full[context] : '-'}:${closed ? 1 : 0}:${local}`;
+        const base = mask;
+        mask = this.shared?.get(key) ?? refine(this.compiled, this.tokenizer, state, base, mode, this.dfa(rule, mode));
+        this.shared?.set(key, mask);
+      }
+    }
+    this.masks[state] = mask;
+    return mask;
+  }
+
+  private dfa(rule: number, mode: DfaMode): FlatDfa | null {
+    const key = `${mode}:${rule}`;
+    let dfa = this.dfas.get(key);
+    if (dfa === undefined) {
+      dfa = FlatDfa.build(this.compiled.fsm, rule, mode);
+      this.dfas.set(key, dfa);
+    }
+    return dfa;
+  }
+}

@@ -1,0 +1,53 @@
+// TokenizerInfo.fromGGUF decodes every token from the GGUF metadata alone; the truth is the
+// bytes llama.cpp itself gives for each token (Vocabulary.piece, llama_token_to_piece) and its
+// end-of-generation set, on real vocabulary-only GGUFs of each tokenizer family.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TokenizerInfo } from '../../compiler/index.js';
+import { TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
+import { vocabularyPath } from '../../fixtures/vocabularies.js';
+import { listDevices } from '../../runtime/backend/devices.js';
+import { loadLlamaLibrary } from '../../runtime/backend/library.js';
+import { LlamaModel } from '../../runtime/backend/model.js';
+
+const test = suite('gguf-vocabulary');
+
+// Byte-level BPE (gpt2 model: Llama 3, Qwen 2, GPT-2, DeepSeek), SentencePiece (llama model:
+// Llama 2, Phi-3) and Gemma 4's SentencePiece-style BPE with byte fallback.
+const NAMES = ['llama-bpe', 'qwen2', 'gemma-4', 'llama-spm', 'phi-3', 'gpt-2', 'deepseek-llm'];
+
+for (const name of NAMES) {
+  test(`${name}: every token's bytes and the stop set equal llama.cpp's`, async () => {
+    const path = await vocabularyPath(name);
+    const info = await TokenizerInfo.fromGGUF(path);
+    const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
+    const model = await LlamaModel.create(api, { path, devices: listDevices(api).filter((d) => d.kind === 'cpu'), vocabOnly: true });
+    try {
+      const vocab = model.vocabulary;
+      assert.is(info.numTokens, vocab.size);
+      const differing: string[] = [];
+      for (let id = 0; id < vocab.size; id++) {
+        if (!Buffer.from(info.tokenBytes(id)).equals(Buffer.from(vocab.piece(id)))) differing.push(`${id} ${JSON.stringify(vocab.text(id))}`);
+      }
+      assert.equal(differing.slice(0, 10), [], `${differing.length} tokens differ`);
+      assert.equal([...info.stopTokens], [...vocab.endOfGeneration]);
+      // A token that prints nothing and does not end generation can never be allowed.
+      for (let id = 0; id < vocab.size; id++) {
+        if (vocab.piece(id).length === 0 && !vocab.isEndOfGeneration(id)) assert.is(info.kind[id], TOKEN_SPECIAL, `token ${id}`);
+        if (vocab.isEndOfGeneration(id)) assert.is(info.kind[id], TOKEN_STOP);
+      }
+    } finally {
+      model.dispose();
+    }
+  });
+}
+
+test('a logits width beyond the vocabulary widens the mask; padding ids are never normal', async () => {
+  const info = await TokenizerInfo.fromGGUF(await vocabularyPath('gpt-2'), { logitsWidth: 50304 });
+  assert.is(info.numTokens, 50257);
+  assert.is(info.vocabSize, 50304);
+  assert.is(info.normalMask.length, 50304 / 32);
+  for (let id = 50257; id < 50304; id++) assert.is((info.normalMask[id >>> 5]! >>> (id & 31)) & 1, 0);
+});
+
+test.run();

