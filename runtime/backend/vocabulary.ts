@@ -7,11 +7,9 @@ export class Vocabulary {
   readonly bos: number;
   readonly eos: number;
   readonly addBos: boolean;
-  /** Bytes a token contributes to generated text (control tokens contribute none). */
+  /** Bytes each token contributes to generated text (control tokens: their text, e.g. "<|im_end|>"). */
   private readonly pieceBytes: Uint8Array;
   private readonly pieceStart: Uint32Array;
-  /** Bytes of each token as written in a prompt (control tokens as their text, e.g. "<|im_end|>"). */
-  private readonly specialText: (string | undefined)[];
   readonly attributes: Int32Array;
   /** End-of-generation tokens (EOS, EOT, <|im_end|>, ...), sorted. */
   readonly endOfGeneration: Int32Array;
@@ -25,7 +23,6 @@ export class Vocabulary {
     this.attributes = new Int32Array(this.size);
     this.isEog = new Uint8Array(this.size);
     this.pieceStart = new Uint32Array(this.size + 1);
-    this.specialText = new Array(this.size);
     const chunks: Uint8Array[] = [];
     const buffer = Buffer.alloc(256);
     let total = 0;
@@ -36,13 +33,13 @@ export class Vocabulary {
         this.isEog[token] = 1;
         eog.push(token);
       }
-      const piece = this.readPiece(token, buffer, false);
+      // Control tokens are written out as their text ("<|im_start|>"), as llama-server does: tool
+      // formats built on special tokens can only be parsed from the output if they appear in it.
+      const control = (this.attributes[token]! & TOKEN_ATTR.control) !== 0;
+      const piece = this.readPiece(token, buffer, control);
       chunks.push(piece);
       this.pieceStart[token] = total;
       total += piece.length;
-      if ((this.attributes[token]! & TOKEN_ATTR.control) !== 0) {
-        this.specialText[token] = Buffer.from(this.readPiece(token, buffer, true)).toString('utf8');
-      }
     }
     this.pieceStart[this.size] = total;
     this.pieceBytes = new Uint8Array(total);
@@ -71,7 +68,7 @@ export class Vocabulary {
 
   /** The token's text as it appears in a prompt (control tokens included), for templates and grammars. */
   text(token: number): string {
-    return this.specialText[token] ?? Buffer.from(this.piece(token)).toString('utf8');
+    return Buffer.from(this.piece(token)).toString('utf8');
   }
 
   isEndOfGeneration(token: number): boolean {

@@ -16,7 +16,8 @@ import {
 } from '../sampling/index.js';
 import type { EngineConfig } from './engine-config.js';
 import { createHash } from 'node:crypto';
-import { deserializeCompiledGrammar, TokenizerInfo, type CompiledGrammar } from '../../compiler/index.js';
+import { deserializeCompiledGrammar, type CompiledGrammar, type TokenizerInfo } from '../../compiler/index.js';
+import { grammarVocabulary } from './grammar-vocabulary.js';
 import { GrammarConstraint } from '../sampling/grammar-constraint.js';
 import { nowMicros } from './clock.js';
 import type { EngineErrorInfo, EngineEvent, EngineStats, FinishReason, GenerateRequest, TokenLogprob, TraceEntry } from './protocol.js';
@@ -168,12 +169,7 @@ export class EngineCore {
 
   /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
   private tokenizerInfo(): TokenizerInfo {
-    this.tokenizer ??= TokenizerInfo.fromTokenBytes({
-      tokens: Array.from({ length: this.vocabulary.size }, (_, id) => this.vocabulary.piece(id).slice()),
-      stop: this.vocabulary.endOfGeneration,
-      logitsWidth: this.context.vocabSize,
-      vocabType: 'llama.cpp',
-    });
+    this.tokenizer ??= grammarVocabulary(this.vocabulary, this.context.vocabSize);
     return this.tokenizer;
   }
 

@@ -4,7 +4,8 @@
 // a rejected one must meet a token the mask forbids, or end where the grammar cannot.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
+import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
@@ -19,10 +20,7 @@ test.before(async (context) => {
   const vocabulary = context.model.vocabulary;
   context.vocabulary = vocabulary;
   // The vocabulary exactly as the engine hands it to the grammar compiler.
-  const info = TokenizerInfo.fromTokenBytes({
-    tokens: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.piece(id).slice()),
-    stop: vocabulary.endOfGeneration,
-  });
+  const info = grammarVocabulary(vocabulary);
   context.compiler = new GrammarCompiler(info);
   context.byText = new Map();
   for (let id = 0; id < vocabulary.size; id++) if (!context.byText.has(vocabulary.text(id))) context.byText.set(vocabulary.text(id), id);
