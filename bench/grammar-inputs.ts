@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TokenizerInfo } from '../compiler/index.js';
+import { TOKEN_NORMAL } from '../compiler/tokenizer/tokenizer-info.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -117,7 +118,8 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const vocabs = VOCABS.map((v) => {
     const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath(v.package));
     const tokens: string[] = [];
-    for (let i = 0; i < info.numTokens; i++) tokens.push(Buffer.from(info.tokenBytes(i)).toString('base64'));
+    // xgrammar marks special tokens by an empty text; stop tokens are passed apart.
+    for (let i = 0; i < info.numTokens; i++) tokens.push(info.kind[i] === TOKEN_NORMAL ? Buffer.from(info.tokenBytes(i)).toString('base64') : '');
     return {
       name: v.name,
       tokens,

@@ -9,7 +9,6 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { CAC } from 'cac';
 import { defaultGrammarCacheDir, Grammar, GrammarCache, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
-import { ggufValue, readGGUF } from '../compiler/gguf/gguf-file.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 
 export interface CompileGrammarFlags {
@@ -104,14 +103,13 @@ export interface CompileGrammarIo {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The vocabulary of a model (MODEL as `serve` takes it), with the logits width from its metadata. */
+/**
+ * The vocabulary of a model (MODEL as `serve` takes it), read from its GGUF as the server
+ * reads it from llama.cpp, so the artifacts' vocabulary fingerprint is the one `serve` looks for.
+ */
 export async function modelVocabulary(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<TokenizerInfo> {
   const { ggufPath } = await resolveModel(spec, { env, pull: false });
-  const file = await readGGUF(ggufPath);
-  const arch = ggufValue(file, 'general.architecture');
-  const width = typeof arch === 'string' ? ggufValue(file, `${arch}.vocab_size`) : undefined;
-  const info = await TokenizerInfo.fromGGUF(ggufPath);
-  return typeof width === 'number' && width > info.vocabSize ? TokenizerInfo.fromGGUF(ggufPath, { logitsWidth: width }) : info;
+  return TokenizerInfo.fromGGUF(ggufPath);
 }
 
 /**

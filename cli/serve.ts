@@ -8,6 +8,7 @@ import { ApiServer } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { LMFORGE_VERSION } from './version.js';
 import { defaultGrammarCacheDir } from '../compiler/index.js';
+import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
 
 export interface ServeFlags {
@@ -34,6 +35,7 @@ export interface ServeFlags {
   grammarTimeout: number | string;
   toolFormat?: string;
   toolCallArguments: string;
+  reasoning: string;
 }
 
 const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa'];
@@ -65,6 +67,7 @@ export function registerServe(cli: CAC): void {
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
+    .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
     .action(async (model: string, flags: ServeFlags) => {
       await serve(model, flags);
     });
@@ -140,9 +143,13 @@ export function checkServeFlags(flags: ServeFlags) {
   if (flags.toolCallArguments !== 'object' && flags.toolCallArguments !== 'string') {
     throw new UsageError(`--tool-call-arguments '${flags.toolCallArguments}' is not valid: use object or string`);
   }
+  if (!(REASONING_MODES as readonly string[]).includes(flags.reasoning)) {
+    throw new UsageError(`--reasoning '${flags.reasoning}' is not valid: use one of ${REASONING_MODES.join(', ')}`);
+  }
   return {
     mode,
     overrides,
+    reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
     port,
@@ -171,6 +178,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     version: LMFORGE_VERSION,
     ...(checked.toolFormat ? { toolFormat: checked.toolFormat } : {}),
     toolCallArguments: checked.toolCallArguments,
+    reasoning: checked.reasoning,
   });
   const address = await server.listen(flags.host, checked.port);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
@@ -194,6 +202,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
   console.log(`tools:   ${server.toolFormatNote}`);
+  console.log(`reasoning: ${server.reasoningNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 

@@ -48,12 +48,19 @@ export function refine(compiled: CompiledGrammar, info: TokenizerInfo, state: nu
   const accepted: number[] = [];
   const rejected: number[] = [];
   const uncertain: number[] = [];
+  const unc = base.uncertain;
   try {
-    for (let i = 0; i < base.uncertain.length; i++) {
-      const j = base.uncertain[i]!;
+    for (let i = 0; i < unc.length; i++) {
+      const j = unc[i]!;
       const t = sorted[j]!;
-      const kind = parser.classify(offsets[t]!, offsets[t + 1]! - offsets[t]!);
+      const len = offsets[t + 1]! - offsets[t]!;
+      const kind = parser.classify(offsets[t]!, len);
       (kind === ACCEPTED ? accepted : kind === REJECTED ? rejected : uncertain).push(kind === UNCERTAIN ? j : t);
+      if (kind !== ACCEPTED && parser.diedAt() + 1 === len) {
+        // Every extension of this token dies the same way.
+        const end = info.subtreeEnd[j]!;
+        for (; i + 1 < unc.length && unc[i + 1]! < end; i++) (kind === REJECTED ? rejected : uncertain).push(kind === UNCERTAIN ? unc[i + 1]! : sorted[unc[i + 1]!]!);
+      }
     }
   } catch (error) {
     if (error !== OVERFLOW) throw error;
@@ -71,6 +78,8 @@ function seedHasRepeat(compiled: CompiledGrammar, state: number): boolean {
 interface TokenClassifier {
   /** REJECTED, ACCEPTED or UNCERTAIN for the token at bytes[start..start+len). */
   classify(start: number, len: number): number;
+  /** After `classify`: the byte at which the last token died, or -1 (it did not, or was handed on). */
+  diedAt(): number;
 }
 
 const OVERFLOW = new Error('flat DFA too large');
@@ -84,6 +93,7 @@ class DfaTokens implements TokenClassifier {
   private failed = false;
   private readonly closed: boolean;
   private hard: EarleyTokens | null = null;
+  private handedOff = false;
 
   constructor(
     private readonly compiled: CompiledGrammar,
@@ -139,11 +149,16 @@ class DfaTokens implements TokenClassifier {
     this.reached = k;
     this.failed = failed;
     this.lastStart = start;
+    this.handedOff = handOff;
     if (handOff) {
       this.hard ??= new EarleyTokens(this.compiled, this.info, this.state, this.withContext, this.closed, false);
       return this.hard.classify(start, len);
     }
     return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
+  }
+
+  diedAt(): number {
+    return this.failed && !this.handedOff ? this.reached : -1;
   }
 }
 
@@ -235,6 +250,10 @@ class EarleyTokens implements TokenClassifier {
     this.lastStart = start;
     return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
   }
+
+  diedAt(): number {
+    return this.failed ? this.reached : -1;
+  }
 }
 
 function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: number, closed: boolean, out: Classes): void {
@@ -259,10 +278,19 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
   let endsBy = new Uint8Array(1024);
   stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
   const startOpaque = dfa.opaque[stack[0]!] === 1;
+  const live = dfa.liveBytes(stack[0]!, new Uint8Array(256));
+  // Bytes on which the start state loops: a token made only of them is accepted unparsed.
+  const loop = new Uint8Array(256);
+  let loops = 0;
   for (let b = 0; b < 256; b++) {
-    const firstState = dfa.next(stack[0]!, b);
-    if (firstState === DFA_OVERFLOW) return false;
-    if (firstState === DFA_DEAD && !startOpaque) continue;
+    if (live[b] === 1 && dfa.next(stack[0]!, b) === stack[0]) {
+      loop[b] = 1;
+      loops++;
+    }
+  }
+  const within = process.env.NOWITHIN ? null : loops >= 16 && !startOpaque ? info.tokensWithin(loop) : null;
+  for (let b = 0; b < 256; b++) {
+    if (live[b] === 0 && !startOpaque) continue;
     let reached = 0;
     let failed = false;
     let common = 0;
@@ -271,6 +299,10 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       const start = offsets[t]!;
       const len = offsets[t + 1]! - start;
       common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
+      if (within !== null && (within[j >>> 5]! & (1 << (j & 31))) !== 0) {
+        out.add(ACCEPTED, j);
+        continue;
+      }
       if (failed && common > reached) {
         if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
         continue;
@@ -313,8 +345,13 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
         hard ??= new EarleyTokens(compiled, info, state, false, closed, !closed);
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
-      else if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
-      else if (reached + 1 === len) j = subtreeEnd[j]! - 1; // every extension of this token dies too: skip them
+      else if (reached + 1 === len) {
+        // Every extension of this token dies the same way: rejected or uncertain alike.
+        const kind = endsBy[reached] === 1 ? UNCERTAIN : REJECTED;
+        const skipTo = subtreeEnd[j]!;
+        for (; j < skipTo; j++) out.add(kind, j);
+        j--;
+      } else if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
     }
   }
   return true;

@@ -84,6 +84,17 @@ export class FlatDfa {
     return this.intern([this.base + local]);
   }
 
+  /** Marks in `out` (256 entries) the bytes with a transition out of DFA state `d`. */
+  liveBytes(d: number, out: Uint8Array): Uint8Array {
+    out.fill(0);
+    for (const s of this.sets[d]!) {
+      const lo = this.byteLo[s]!;
+      const hi = this.byteHi[s]!;
+      for (let i = 0; i < lo.length; i++) out.fill(1, lo[i]!, hi[i]! + 1);
+    }
+    return out;
+  }
+
   /** True when the rule (or its context) can be over in this state. */
   isEnd(d: number): boolean {
     return this.ends[d] === 1;

@@ -1,8 +1,9 @@
 // The adaptive token-mask cache of one compiled grammar: a state's mask is computed the first
 // time a matcher needs it (so the first mask costs one state's work) and kept; `completeAll`
 // fills in the rest ahead of time. Masks are also shared across grammars through a rule-level
-// cache keyed by a structural hash of the rule and everything it refers to, so a grammar that
-// shares rules with an earlier one (tool schemas differing in one field) reuses their masks.
+// cache keyed by structural hashes (rule-hash.ts): the expensive, context-free classification
+// by the rule's own structure, its refinement by the exact structure and context, so a grammar
+// that shares rules with an earlier one (tool schemas differing in one field) reuses most.
 import type { CompiledGrammar } from '../compiled-grammar.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../matcher.js';
@@ -21,7 +22,7 @@ export class TokenMaskCache {
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
   private hashes: { full: string[]; cut: string[] } | null = null;
-  // Flat DFAs by rule (~rule: with its context), and context-free masks by structure.
+  // Flat DFAs by mode and rule, context-free masks by structure, suffix indexes by state.
   private readonly dfas = new Map<string, FlatDfa | null>();
   private readonly bases = new Map<string, TokenMask>();
   private readonly suffixIndexes = new Map<number, SuffixIndex>();

@@ -1,7 +1,9 @@
 // A model's vocabulary read from GGUF metadata alone, decoded the way llama.cpp decodes it
 // (llama-vocab.cpp: token types to attributes, the text-based end-of-generation and
-// control-token detection, then `token_to_piece` without special tokens), so the bytes here
-// equal the backend's `Vocabulary.piece(id)` without loading the native library.
+// control-token detection, then `token_to_piece`, with control tokens written as their text
+// as the backend's `Vocabulary.piece(id)` does), so the bytes, special set and stop set equal
+// the server's vocabulary (runtime/engine/grammar-vocabulary.ts) without the native library:
+// artifacts compiled for a model are then found by the server under the same fingerprint.
 import { ggufValue, readGGUF } from '../gguf/gguf-file.js';
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
@@ -95,14 +97,17 @@ export async function readGGUFVocabulary(path: string): Promise<TokenBytesInput>
   for (let i = 0; i < n; i++) {
     const t = type[i]!;
     const text = texts[i]!;
-    if (t === CONTROL || t === UNKNOWN) tokens[i] = empty;
+    if (t === CONTROL) tokens[i] = utf8.encode(text); // the raw text: "<|im_end|>"
+    else if (t === UNKNOWN) tokens[i] = empty;
     else if (t === USER_DEFINED) tokens[i] = utf8.encode(text);
     else if (t === NORMAL) tokens[i] = decodeNormal(text);
     else if (t === BYTE) tokens[i] = Uint8Array.of(byteFallback(text) & 0xff);
     else tokens[i] = empty; // unused and undefined tokens print nothing
   }
   const stop = [...eog].sort((a, b) => a - b);
+  // Control tokens never match as text (token-level grammar nodes name them); empty tokens
+  // are special anyway. End-of-generation tokens are stop tokens.
   const special: number[] = [];
-  for (let i = 0; i < n; i++) if (tokens[i]!.length === 0 && !eog.has(i)) special.push(i);
-  return { tokens, special, stop, vocabType: `gguf:${model}` };
+  for (let i = 0; i < n; i++) if (type[i] === CONTROL && !eog.has(i)) special.push(i);
+  return { tokens, special, stop, vocabType: 'llama.cpp' };
 }

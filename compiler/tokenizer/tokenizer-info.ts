@@ -156,6 +156,35 @@ export class TokenizerInfo {
     return TokenizerInfo.fromTokenBytes({ ...readTokenizerJson(pathOrObject), ...options });
   }
 
+  private readonly within = new Map<string, Uint32Array>();
+
+  /**
+   * Bitset over sorted positions: the normal tokens made only of bytes in `set` (256 flags).
+   * The mask compiler accepts them at once in a state that loops on those bytes (the inside
+   * of a string), instead of parsing each. Cached per byte set.
+   */
+  tokensWithin(set: Uint8Array): Uint32Array {
+    const key = Buffer.from(set).toString('base64');
+    let bits = this.within.get(key);
+    if (!bits) {
+      bits = new Uint32Array(Math.ceil(this.sorted.length / 32));
+      // In byte order a token shares its first lcpPrev bytes with the previous one: only the
+      // rest needs checking (`okUpTo`: how many leading bytes of the previous token are in the set).
+      let okUpTo = 0;
+      for (let j = 0; j < this.sorted.length; j++) {
+        const t = this.sorted[j]!;
+        const start = this.offsets[t]!;
+        const len = this.offsets[t + 1]! - start;
+        let k = Math.min(okUpTo, this.lcpPrev[j]!);
+        while (k < len && set[this.bytes[start + k]!] === 1) k++;
+        okUpTo = k;
+        if (k === len) bits[j >>> 5]! |= 1 << (j & 31);
+      }
+      this.within.set(key, bits);
+    }
+    return bits;
+  }
+
   tokenLength(id: number): number {
     return this.offsets[id + 1]! - this.offsets[id]!;
   }

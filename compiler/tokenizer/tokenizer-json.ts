@@ -1,7 +1,8 @@
 // A vocabulary from a Hugging Face `tokenizer.json` (byte-level BPE like Llama 3 and Qwen, or
 // SentencePiece-style BPE with byte fallback like Gemma): each token's decoded bytes, special
-// added tokens, and the end-of-generation tokens (the config's EOS plus the usual end-of-turn
-// texts, as llama.cpp picks them).
+// added tokens (kept with their text, as the GGUF path and the server keep control tokens, but
+// never matched as text), and the end-of-generation tokens (the config's EOS plus the usual
+// end-of-turn texts, as llama.cpp picks them).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { GrammarError } from '../errors.js';
@@ -50,12 +51,10 @@ export function readTokenizerJson(pathOrObject: string | object): TokenBytesInpu
   const stop = new Set<number>();
   const special = new Set<number>();
   for (const a of added) {
+    tokens[a.id] = utf8.encode(a.content);
     if (a.special) {
-      tokens[a.id] = new Uint8Array(0); // decoding skips special tokens
       if (EOG_TEXTS.has(a.content) || a.content === eosText) stop.add(a.id);
       else special.add(a.id);
-    } else {
-      tokens[a.id] = utf8.encode(a.content);
     }
   }
   for (let i = 0; i < n; i++) if (tokens[i]!.length === 0 && !stop.has(i)) special.add(i);

@@ -86,7 +86,12 @@ function findLibllama(folder: string): string | undefined {
  * registers every ggml backend found beside it, and quiets llama.cpp's own logging.
  */
 export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelLib?: string; verbose?: boolean }): LoadedLibrary {
-  if (loaded) return loaded;
+  if (loaded) {
+    // llama.cpp's log callback is one per process: point it back at this thread's, in case
+    // another thread that set its own has ended since.
+    quietLogs(loaded.api, options.verbose ?? process.env.LMFORGE_LLAMA_LOG === '1');
+    return loaded;
+  }
   let path: string | undefined;
   let source: string;
   if (options.modelLib) {
@@ -122,13 +127,22 @@ export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelL
   return loaded;
 }
 
-// Keeps the callback alive for the life of the process: llama.cpp holds on to the pointer.
+// This thread's log callback, kept alive for as long as llama.cpp may call it.
 let logCallback: unknown;
 
 function quietLogs(api: LlamaApi, verbose: boolean): void {
   const ERROR = 4;
-  logCallback = koffi.register((level: number, text: string) => {
+  logCallback ??= koffi.register((level: number, text: string) => {
     if (verbose || level === ERROR) process.stderr.write(`[llama.cpp] ${text}`);
   }, koffi.pointer(api.logCallback));
   api.llama_log_set(logCallback, null);
+}
+
+/**
+ * Hands llama.cpp's logging back to its default before this thread ends: a callback registered
+ * by a worker thread that has exited would crash the process the next time llama.cpp logs.
+ */
+export function releaseLlamaLogs(): void {
+  if (!loaded || !logCallback) return;
+  loaded.api.llama_log_set(null, null);
 }

@@ -13,6 +13,8 @@ import type { ToolFormat } from './tool-formats.js';
 
 export interface ScannedCall {
   name: string;
+  /** The call's id when the format writes one (Kimi's `functions.F:N`). */
+  id?: string;
   /** JSON text of the arguments so far (the complete object once `complete`). */
   args: string;
   complete: boolean;
@@ -51,6 +53,8 @@ export interface ParsedCall {
 }
 
 const WS = /[ \t\r\n]*/y;
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Length of the longest proper prefix of `pattern` that `text` ends with. */
 function partialSuffix(text: string, pattern: string): number {
@@ -146,7 +150,17 @@ export function scanToolText(
     const rest = text.slice(pos);
     if ([...tools.keys()].some((other) => format.callBegin(other).length > rest.length && format.callBegin(other).startsWith(rest))) return false;
     pos += length;
-    const scanned: ScannedCall = { name, args: '', complete: false };
+    // A written call index comes before the call is reported, as its id is sent with the name.
+    let id: string | undefined;
+    if (format.callIndex) {
+      const index = new RegExp(`(${format.callIndex.pattern})${escapeRegExp(format.callIndex.after)}`, 'y');
+      index.lastIndex = pos;
+      const match = index.exec(text);
+      if (!match) return false;
+      id = format.callIndex.id(name, match[1]!);
+      pos = index.lastIndex;
+    }
+    const scanned: ScannedCall = { name, ...(id !== undefined ? { id } : {}), args: '', complete: false };
     calls.push(scanned);
     skipWs();
     if (format.args === 'json') {
@@ -219,7 +233,7 @@ export class ToolCallParser {
   constructor(
     private readonly format: ToolFormat,
     private readonly tools: ReadonlyMap<string, Record<string, unknown>>,
-    /** Call ids are `${idPrefix}${index}`. */
+    /** Call ids are `${idPrefix}${index}`, unless the format writes its own. */
     private readonly idPrefix: string,
   ) {}
 
@@ -258,7 +272,7 @@ export class ToolCallParser {
     scan.calls.forEach((call, index) => {
       let sent = this.calls[index];
       if (!sent) {
-        sent = { id: `${this.idPrefix}${index}`, name: call.name, args: '', complete: false };
+        sent = { id: call.id ?? `${this.idPrefix}${index}`, name: call.name, args: '', complete: false };
         this.calls.push(sent);
         toolDeltas.push({ index, id: sent.id, type: 'function', function: { name: call.name, arguments: '' } });
       }

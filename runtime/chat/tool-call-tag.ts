@@ -1,6 +1,7 @@
 // The structural tag that enforces `tool_choice` while decoding, for one tool format:
 //   auto      free text and calls (triggered_tags on the format's trigger)
-//   required  at least one call (+ at_least_one: the output starts with a call)
+//   required  at least one call (+ at_least_one: the output starts with a call; for formats
+//             with a section, exactly one section)
 //   named     exactly one call to that function, nothing else
 //   parallel_tool_calls: false   at most one call (stop_after_first)
 // Every call's arguments follow its `parameters` schema (as JSON, or in the format's XML style).
@@ -23,7 +24,9 @@ export function argumentsSchema(parameters: unknown): Record<string, unknown> {
 }
 
 function callTag(format: ToolFormat, tool: ToolDefinition): object {
-  const content = { type: 'json_schema', json_schema: tool.parameters, ...(format.args === 'json' ? {} : { style: format.args }) };
+  const args = { type: 'json_schema', json_schema: tool.parameters, ...(format.args === 'json' ? {} : { style: format.args }) };
+  const index = format.callIndex;
+  const content = index ? { type: 'sequence', elements: [{ type: 'regex', pattern: index.pattern }, { type: 'const_string', value: index.after }, args] } : args;
   return { type: 'tag', begin: format.callBegin(tool.name), content, end: format.callEnd };
 }
 
@@ -40,7 +43,8 @@ export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[]
     const { begin, end, separator } = format.section;
     const inner = named ? calls[0]! : { type: 'tags_with_separator', tags: calls, separator, at_least_one: true, ...(parallel ? {} : { stop_after_first: true }) };
     const section = { type: 'tag', begin, content: inner, end };
-    top = named ? section : { type: 'triggered_tags', triggers: [format.trigger], tags: [section], ...flags };
+    // required is the section itself (it holds at least one call), as TOOL-FORMATS.md maps it.
+    top = named || choice.mode === 'required' ? section : { type: 'triggered_tags', triggers: [format.trigger], tags: [section], ...flags };
   }
   return { type: 'structural_tag', format: top };
 }

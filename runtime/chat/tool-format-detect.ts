@@ -15,6 +15,7 @@ const RULES: { key: ToolFormatKey; test: (t: string) => boolean; reason: string 
   { key: 'deepseek_v3_2', test: (t) => t.includes('｜DSML｜'), reason: 'DSML invoke markers' },
   { key: 'deepseek_r1', test: (t) => t.includes('<｜tool▁call▁begin｜>') && t.includes('```json'), reason: 'tool▁call markers with fenced JSON' },
   { key: 'deepseek_v3_1', test: (t) => t.includes('<｜tool▁call▁begin｜>'), reason: 'tool▁call markers' },
+  { key: 'kimi', test: (t) => t.includes('<|tool_calls_section_begin|>'), reason: '<|tool_calls_section_begin|> with functions.F:N calls' },
   { key: 'minimax', test: (t) => t.includes('<minimax:tool_call>'), reason: '<minimax:tool_call>' },
   { key: 'glm', test: (t) => t.includes('<arg_key>'), reason: '<tool_call> with <arg_key>/<arg_value>' },
   { key: 'mistral', test: (t) => t.includes('[TOOL_CALLS]') && t.includes('[ARGS]'), reason: '[TOOL_CALLS]…[ARGS]' },

@@ -5,7 +5,7 @@
 // cannot disagree about the syntax.
 import type { JsonSchemaStyle } from '../../compiler/index.js';
 
-export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1';
+export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi';
 
 export interface ToolFormat {
   key: ToolFormatKey;
@@ -15,6 +15,11 @@ export interface ToolFormat {
   section?: { begin: string; end: string; separator: string };
   /** The exact text opening a call to `name`. */
   callBegin(name: string): string;
+  /**
+   * A call index the model writes right after `callBegin` (Kimi's `functions.F:N`): a regex for
+   * it, the literal that follows it before the arguments, and the response's call id it makes.
+   */
+  callIndex?: { pattern: string; after: string; id(name: string, index: string): string };
   /** The text closing a call, after the arguments (leading whitespace in it is optional when parsing). */
   callEnd: string;
   /** `json`: the arguments object as JSON; otherwise the XML style of its top-level properties. */
@@ -98,6 +103,16 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     section: { begin: '<｜tool▁calls▁begin｜>', end: '<｜tool▁calls▁end｜>', separator: '\n' },
     callBegin: (name) => `<｜tool▁call▁begin｜>function<｜tool▁sep｜>${name}\n\`\`\`json\n`,
     callEnd: '\n```<｜tool▁call▁end｜>',
+    args: 'json',
+  },
+  // Kimi-K2 / K2.5: numbered calls `functions.F:N` inside one section; the call id is that text.
+  kimi: {
+    key: 'kimi',
+    trigger: '<|tool_calls_section_begin|>',
+    section: { begin: '<|tool_calls_section_begin|>', end: '<|tool_calls_section_end|>', separator: '' },
+    callBegin: (name) => `<|tool_call_begin|>functions.${name}:`,
+    callIndex: { pattern: '[0-9]+', after: '<|tool_call_argument_begin|>', id: (name, index) => `functions.${name}:${index}` },
+    callEnd: '<|tool_call_end|>',
     args: 'json',
   },
 };

@@ -13,7 +13,7 @@ const XML_PARAM: Record<string, (key: string, value: string) => string> = {
 };
 
 /** One call as the format writes it (a whole section for sectioned formats). */
-export function renderToolCall(format: ToolFormat, name: string, args: Record<string, unknown> | string): string {
+export function renderToolCall(format: ToolFormat, name: string, args: Record<string, unknown> | string, index = 0): string {
   let body: string;
   if (format.args === 'json') body = typeof args === 'string' ? args : JSON.stringify(args);
   else {
@@ -22,7 +22,8 @@ export function renderToolCall(format: ToolFormat, name: string, args: Record<st
       .map(([k, v]) => XML_PARAM[format.args]!(k, typeof v === 'string' ? v : JSON.stringify(v)))
       .join('');
   }
-  const call = `${format.callBegin(name)}${body}${format.callEnd}`;
+  const numbered = format.callIndex ? `${index}${format.callIndex.after}` : '';
+  const call = `${format.callBegin(name)}${numbered}${body}${format.callEnd}`;
   return format.section ? `${format.section.begin}${call}${format.section.end}` : call;
 }
 
@@ -36,7 +37,7 @@ export function withToolPrompt(messages: readonly TemplateMessage[], tools: read
   const out = messages.map((message): TemplateMessage => {
     if (message.role === 'tool') return { role: 'user', content: `<tool_response>\n${message.content}\n</tool_response>` };
     if (message.role !== 'assistant' || !message.tool_calls) return message;
-    const calls = message.tool_calls.map((call) => renderToolCall(format, call.function.name, call.function.arguments));
+    const calls = message.tool_calls.map((call, index) => renderToolCall(format, call.function.name, call.function.arguments, index));
     return { role: 'assistant', content: [message.content, ...calls].filter((part) => part !== '').join('\n') };
   });
   if (tools.length === 0) return out;

@@ -4,7 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import { LlamaContext } from '../backend/context.js';
 import { parseDeviceSpec } from '../backend/device-spec.js';
 import { describeDevice, libraryKindsFor, listDevices, selectDevices } from '../backend/devices.js';
-import { loadLlamaLibrary } from '../backend/library.js';
+import { loadLlamaLibrary, releaseLlamaLogs } from '../backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
 import { computeEngineConfig } from './engine-config.js';
 import { EngineCore } from './core.js';
@@ -64,6 +64,7 @@ async function shutdown(): Promise<void> {
   await core?.stop();
   await context?.dispose();
   model?.dispose();
+  releaseLlamaLogs();
   post({ type: 'closed' });
   port!.close();
 }

@@ -60,6 +60,7 @@ export const chatMessageSchema = {
     name: { type: 'string' },
     tool_calls: { type: 'array', items: toolCall },
     tool_call_id: { type: 'string' },
+    reasoning_content: { type: ['string', 'null'], description: 'Reasoning models: the thinking before the answer (an addition); accepted in the history and not sent to the model.' },
   },
   required: ['role'],
   additionalProperties: false,
@@ -147,6 +148,7 @@ const deltaSchema = {
   properties: {
     role: { const: 'assistant' },
     content: { type: ['string', 'null'] },
+    reasoning_content: { type: 'string', description: 'The next piece of the thinking (reasoning models; an addition).' },
     tool_calls: {
       type: 'array',
       items: {

@@ -14,6 +14,7 @@ import { readJsonBody } from './read-body.js';
 import { TraceBuffer } from './trace-buffer.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
 import { detectToolFormat } from '../chat/tool-format-detect.js';
+import { modelThinks, type ReasoningMode } from '../chat/reasoning.js';
 import type { ToolCallArguments } from './tool-calls.js';
 
 export interface ApiServerOptions {
@@ -27,6 +28,8 @@ export interface ApiServerOptions {
   toolFormat?: ToolFormatKey;
   /** `function.arguments` as an object (the spec, default) or as OpenAI's JSON string. */
   toolCallArguments?: ToolCallArguments;
+  /** Whether the model thinks before answering; `auto` (default) asks the chat template. */
+  reasoning?: ReasoningMode;
 }
 
 type Phase = 'loading' | 'ready' | 'draining';
@@ -108,8 +111,12 @@ export class ApiServer {
     const detected = detectToolFormat(info.chatTemplate);
     const key = this.options.toolFormat ?? detected.key;
     this.toolFormatNote = this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`;
+    const mode = this.options.reasoning ?? 'auto';
+    const reasoning = modelThinks(mode, info.chatTemplate);
+    this.reasoningNote = `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} </think>` : '--reasoning'})`;
     this.context = {
       engine,
+      reasoning,
       tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
       modelId: this.options.modelId,
       template: new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText }),
@@ -121,6 +128,8 @@ export class ApiServer {
 
   /** The tool-call format in use and why, for the start-up log. */
   toolFormatNote = '';
+  /** Whether thinking is split off into reasoning_content, and why, for the start-up log. */
+  reasoningNote = '';
 
   get templateIsFallback(): boolean {
     return this.context?.template.isFallback ?? false;

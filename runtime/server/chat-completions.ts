@@ -16,7 +16,8 @@ import { nowMicros } from '../engine/clock.js';
 import type { TraceBuffer } from './trace-buffer.js';
 import type { ToolFormat } from '../chat/tool-formats.js';
 import { withToolPrompt } from '../chat/tool-prompt.js';
-import type { ToolCallParser } from '../chat/tool-call-parser.js';
+import type { ParsedDelta, ToolCallParser } from '../chat/tool-call-parser.js';
+import { afterThinking, ReasoningSplitter, thinkStartOf, type ThinkStart } from '../chat/reasoning.js';
 import { toolParserFor, toolSetupOf, toOpenAiToolCalls, type ToolCallArguments, type ToolSetup } from './tool-calls.js';
 
 export interface CompletionContext {
@@ -27,6 +28,8 @@ export interface CompletionContext {
   tracer: TraceBuffer | undefined;
   /** The model's tool-call format, and whether its template renders `tools` itself. */
   tools: { format: ToolFormat; templateKnowsTools: boolean; arguments: ToolCallArguments };
+  /** Whether the model thinks before answering (see reasoning.ts). */
+  reasoning: boolean;
 }
 
 interface OpenAiLogprob {
@@ -43,6 +46,33 @@ interface ChoiceState {
   completionTokens: number;
   /** Reads tool calls out of the text when calls are possible. */
   parser: ToolCallParser | undefined;
+  /** Splits the thinking off the answer when the model thinks in this request. */
+  splitter: ReasoningSplitter | undefined;
+}
+
+/** An OpenAI delta: reasoning, content and tool-call pieces. */
+type MessageDelta = ParsedDelta & { reasoning_content?: string };
+
+/**
+ * The deltas for more generated text (or, with `text` undefined, for the end of the output):
+ * the thinking is split off first, and only the answer reaches the tool-call parser. Both the
+ * stream and the whole message are built from these, so they cannot differ.
+ */
+function advance(choice: ChoiceState, text: string | undefined): MessageDelta[] {
+  const out: MessageDelta[] = [];
+  let answer = text;
+  if (choice.splitter) {
+    const split = text === undefined ? choice.splitter.finish() : choice.splitter.push(text);
+    if (split?.reasoning !== undefined) out.push({ reasoning_content: split.reasoning });
+    answer = split?.answer;
+  }
+  if (choice.parser) {
+    const parsed = answer !== undefined ? choice.parser.push(answer) : undefined;
+    if (parsed) out.push(parsed);
+    const last = text === undefined ? choice.parser.finish() : undefined;
+    if (last) out.push(last);
+  } else if (answer !== undefined) out.push({ content: answer });
+  return out;
 }
 
 const tokenText = (bytes: number[]) => Buffer.from(bytes).toString('utf8');
@@ -68,6 +98,11 @@ export function engineErrorToApi(info: EngineErrorInfo): ApiError {
     default:
       return new ApiError(500, info.message, 'server_error', null, 'internal_error');
   }
+}
+
+/** Where this request's thinking starts, or `closed` when there is none (see reasoning.ts). */
+export function thinkStartFor(generate: GenerateRequest, context: CompletionContext): ThinkStart {
+  return context.reasoning && typeof generate.prompt === 'string' ? thinkStartOf(generate.prompt) : 'closed';
 }
 
 export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string, tools?: ToolSetup): GenerateRequest {
@@ -106,12 +141,20 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
 }
 
 /** Compiles the request's output format, if it has one; a bad or too slow format is a 400 naming it. */
-async function compileResponseFormat(request: ChatRequest, context: CompletionContext, completionId: string, tools: ToolSetup | undefined): Promise<Uint8Array | undefined> {
+async function compileResponseFormat(request: ChatRequest, context: CompletionContext, completionId: string, tools: ToolSetup | undefined, think: ThinkStart): Promise<Uint8Array | undefined> {
   const spec = tools?.spec ?? grammarSpecOf(request.response_format);
   if (!spec) return undefined;
   const started = nowMicros();
   try {
-    return await context.engine.compileGrammar(spec);
+    if (think === 'closed') return await context.engine.compileGrammar(spec);
+    try {
+      return await context.engine.compileGrammar(afterThinking(spec, think));
+    } catch (error) {
+      if (!(error instanceof GrammarCompileError)) throw error;
+      // The error is reported against the request's own format, which this compiles (or throws for).
+      await context.engine.compileGrammar(spec);
+      throw error;
+    }
   } catch (error) {
     if (!(error instanceof GrammarCompileError)) throw error;
     // The schemas were checked one by one; what is left is the tag as a whole (e.g. too slow).
@@ -127,7 +170,8 @@ async function compileResponseFormat(request: ChatRequest, context: CompletionCo
 export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string): Promise<void> {
   const tools = toolSetupOf(request, context.tools.format);
   const generate = toGenerateRequest(request, context, completionId, tools);
-  const grammar = await compileResponseFormat(request, context, completionId, tools);
+  const think = thinkStartFor(generate, context);
+  const grammar = await compileResponseFormat(request, context, completionId, tools, think);
   if (grammar) generate.grammar = grammar;
   const controller = new AbortController();
   // A client that goes away cancels its generation and frees its KV cells.
@@ -147,6 +191,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
     finish: undefined,
     completionTokens: 0,
     parser: toolParserFor(tools, completionId, index),
+    splitter: think === 'closed' ? undefined : new ReasoningSplitter(think),
   }));
   const wantLogprobs = request.logprobs === true;
   const stream = request.stream === true;
@@ -171,13 +216,17 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
       } else if (event.type === 'delta') {
         const choice = choices[event.choice]!;
         const logprobs = event.logprobs?.map(toOpenAiLogprob);
-        if (choice.parser) {
-          // The same parser builds the whole message, so both forms come from the same deltas.
-          const delta = choice.parser.push(event.text);
+        if (choice.parser || choice.splitter) {
+          // The same parsers build the whole message, so both forms come from the same deltas.
+          const deltas = advance(choice, event.text);
           choice.text += event.text;
-          if (stream && (delta || logprobs)) {
-            sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: delta ?? {}, logprobs: logprobs ? { content: logprobs } : null, finish_reason: null }] });
-          } else if (!stream && logprobs) choice.logprobs.push(...logprobs);
+          if (stream) {
+            if (deltas.length === 0 && logprobs) deltas.push({});
+            deltas.forEach((delta, i) => {
+              const pieceLogprobs = i === 0 && logprobs ? { content: logprobs } : null;
+              sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta, logprobs: pieceLogprobs, finish_reason: null }] });
+            });
+          } else if (logprobs) choice.logprobs.push(...logprobs);
         } else if (stream) {
           sendEvent(res, {
             ...base,
@@ -192,8 +241,8 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
         const choice = choices[event.choice]!;
         choice.finish = event.reason;
         choice.completionTokens = event.completionTokens;
-        const last = choice.parser?.finish();
-        if (stream && last) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: last, logprobs: null, finish_reason: null }] });
+        const last = choice.parser || choice.splitter ? advance(choice, undefined) : [];
+        if (stream) for (const delta of last) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta, logprobs: null, finish_reason: null }] });
         if (stream) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: {}, logprobs: null, finish_reason: finishReason(choice) }] });
       }
     }
@@ -245,9 +294,10 @@ function finishReason(choice: ChoiceState): FinishReason | 'error' | 'tool_calls
 }
 
 function messageOf(choice: ChoiceState, as: ToolCallArguments): object {
-  if (!choice.parser) return { role: 'assistant', content: choice.text };
+  const reasoning = choice.splitter ? { reasoning_content: choice.splitter.reasoning } : {};
+  if (!choice.parser) return { role: 'assistant', content: choice.splitter ? choice.splitter.answer : choice.text, ...reasoning };
   const { content, toolCalls } = choice.parser.message;
-  return { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toOpenAiToolCalls(toolCalls, as) } : {}) };
+  return { role: 'assistant', content, ...reasoning, ...(toolCalls.length > 0 ? { tool_calls: toOpenAiToolCalls(toolCalls, as) } : {}) };
 }
 
 export function newCompletionId(): string {

@@ -1,10 +1,12 @@
 // TokenizerInfo.fromGGUF decodes every token from the GGUF metadata alone; the truth is the
-// bytes llama.cpp itself gives for each token (Vocabulary.piece, llama_token_to_piece) and its
-// end-of-generation set, on real vocabulary-only GGUFs of each tokenizer family.
+// bytes llama.cpp itself gives for each token (Vocabulary.piece, llama_token_to_piece; control
+// tokens as their text), its control and end-of-generation sets, and so the very vocabulary
+// the server builds for grammars (same fingerprint), on vocabulary-only GGUFs of each family.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TokenizerInfo } from '../../compiler/index.js';
-import { TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
+import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
+import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
@@ -31,11 +33,11 @@ for (const name of NAMES) {
       }
       assert.equal(differing.slice(0, 10), [], `${differing.length} tokens differ`);
       assert.equal([...info.stopTokens], [...vocab.endOfGeneration]);
-      // A token that prints nothing and does not end generation can never be allowed.
       for (let id = 0; id < vocab.size; id++) {
-        if (vocab.piece(id).length === 0 && !vocab.isEndOfGeneration(id)) assert.is(info.kind[id], TOKEN_SPECIAL, `token ${id}`);
-        if (vocab.isEndOfGeneration(id)) assert.is(info.kind[id], TOKEN_STOP);
+        const expected = vocab.isEndOfGeneration(id) ? TOKEN_STOP : vocab.isControl(id) || vocab.piece(id).length === 0 ? TOKEN_SPECIAL : TOKEN_NORMAL;
+        if (info.kind[id] !== expected) assert.is(info.kind[id], expected, `kind of token ${id} ${JSON.stringify(vocab.text(id))}`);
       }
+      assert.is(info.fingerprint, grammarVocabulary(vocab).fingerprint, 'the server finds artifacts compiled from the GGUF');
     } finally {
       model.dispose();
     }

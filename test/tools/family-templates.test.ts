@@ -30,7 +30,7 @@ const calls: Call[] = [
 const assistantOnly = (body: string) => `{%- for message in messages %}{%- if message.role == 'assistant' %}${body}{%- endif %}{%- endfor %}`;
 
 // The call-writing code of each family's template (Qwen2.5, Llama 3.1, Qwen3-Coder, MiniMax-M2,
-// DeepSeek V3.1 / R1 with their JSON-string arguments, DeepSeek V3.2's DSML encoding).
+// DeepSeek V3.1 / R1 with their JSON-string arguments, Kimi-K2, DeepSeek V3.2's DSML encoding).
 const TEMPLATES: Record<ToolFormatKey, { template: string; stringArguments?: boolean; noEnum?: boolean }> = {
   hermes: {
     template: assistantOnly(`{%- if message.content %}{{- message.content }}{%- endif %}{%- for tool_call in message.tool_calls %}{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}{%- if message.content or not loop.first %}{{- '\\n' }}{%- endif %}{{- '<tool_call>\\n{"name": "' }}{{- tool_call.name }}{{- '", "arguments": ' }}{{- tool_call.arguments | tojson }}{{- '}\\n</tool_call>' }}{%- endfor %}`),
@@ -64,6 +64,11 @@ const TEMPLATES: Record<ToolFormatKey, { template: string; stringArguments?: boo
     stringArguments: true,
     template: assistantOnly(`{%- for tool in message.tool_calls %}{%- if loop.first %}{{- '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\\n' + '\`\`\`json' + '\\n' + tool['function']['arguments'] + '\\n' + '\`\`\`' + '<｜tool▁call▁end｜>' }}{%- else %}{{- '\\n' + '<｜tool▁call▁begin｜>' + tool['type'] + '<｜tool▁sep｜>' + tool['function']['name'] + '\\n' + '\`\`\`json' + '\\n' + tool['function']['arguments'] + '\\n' + '\`\`\`' + '<｜tool▁call▁end｜>' }}{%- endif %}{%- endfor %}{{- '<｜tool▁calls▁end｜>' }}`),
   },
+  kimi: {
+    // Kimi-K2's template writes the call id given in the history (`functions.F:N`) verbatim.
+    template: assistantOnly(`{{- '<|tool_calls_section_begin|>' -}}{%- for tool_call in message['tool_calls'] -%}{%- set formatted_id = tool_call['id'] -%}<|tool_call_begin|>{{ formatted_id }}<|tool_call_argument_begin|>{% if tool_call['function']['arguments'] is string %}{{ tool_call['function']['arguments'] }}{% else %}{{ tool_call['function']['arguments'] | tojson }}{% endif %}<|tool_call_end|>
+{%- endfor -%}<|tool_calls_section_end|>`),
+  },
   deepseek_v3_2: {
     template: assistantOnly(`{{- '\\n\\n<｜DSML｜function_calls>\\n' }}{%- for tool_call in message.tool_calls %}{%- set tool_call = tool_call.function %}{{- '<｜DSML｜invoke name="' + tool_call.name + '">\\n' }}{%- for key, value in tool_call.arguments|items %}{%- if value is string %}{{- '<｜DSML｜parameter name="' + key + '" string="true">' + value + '</｜DSML｜parameter>\\n' }}{%- else %}{{- '<｜DSML｜parameter name="' + key + '" string="false">' + (value | tojson) + '</｜DSML｜parameter>\\n' }}{%- endif %}{%- endfor %}{{- '</｜DSML｜invoke>\\n' }}{%- endfor %}{{- '</｜DSML｜function_calls>' }}`),
   },
@@ -79,7 +84,7 @@ function render(key: ToolFormatKey, made: Call[]): string {
   const message: TemplateMessage = {
     role: 'assistant',
     content: '',
-    tool_calls: made.map((call) => ({ type: 'function', function: { name: call.name, arguments: stringArguments ? JSON.stringify(call.arguments) : call.arguments } })),
+    tool_calls: made.map((call, i) => ({ id: `functions.${call.name}:${i}`, type: 'function', function: { name: call.name, arguments: stringArguments ? JSON.stringify(call.arguments) : call.arguments } })),
   };
   const text = new ChatTemplate(template, { bos: '', eos: '' }).render([{ role: 'user', content: 'hi' }, message], { addGenerationPrompt: false });
   // V3.2 opens its calls block after a blank line that the tag leaves to the free text.

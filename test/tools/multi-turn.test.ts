@@ -44,6 +44,7 @@ function promptWith(template: string | undefined, templateKnowsTools: boolean): 
     engine: { info: { addBos: false, bosText: '' } } as unknown as Engine,
     template: new ChatTemplate(template, { bos: '', eos: '' }),
     tools: { format: TOOL_FORMATS.hermes, templateKnowsTools, arguments: 'object' },
+    reasoning: false,
   } as CompletionContext;
   const { prompt } = toGenerateRequest(request, context, 'trace', toolSetupOf(request, TOOL_FORMATS.hermes));
   assert.type(prompt, 'string');

@@ -33,6 +33,7 @@ test('bad values fail with one line naming the option and the choices', async ()
   for (const [args, pattern] of [
     [['--tool-format', 'klingon'], /--tool-format 'klingon' is not valid: use one of hermes, llama, qwen3_coder/],
     [['--tool-call-arguments', 'yaml'], /--tool-call-arguments 'yaml' is not valid: use object or string/],
+    [['--reasoning', 'maybe'], /--reasoning 'maybe' is not valid: use one of on, off, auto/],
   ] as const) {
     const run = start([...args]);
     assert.is(await run.exit, 1);
@@ -47,6 +48,7 @@ test('the format is logged at start-up; the options change the format and the ar
   try {
     for (let i = 0; i < 600 && !/serving: /.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
     assert.match(run.stdout(), /tools: +llama \(--tool-format\)/);
+    assert.match(run.stdout(), /reasoning: off \(the chat template has no <\/think>\)/);
     const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

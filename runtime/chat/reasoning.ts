@@ -1,0 +1,131 @@
+// Reasoning (thinking) models: the output is a think block closed by `</think>`, then the
+// answer. Which models think: `--reasoning auto` (the default) asks the chat template, which is
+// the ground truth of the format: a template that writes `</think>` thinks; `on` and `off`
+// override it. Where the block starts is read off the rendered prompt, per request:
+//   - the prompt ends with `<think>` (Qwen3, DeepSeek-R1-0528, GLM, Kimi-K2.5): the output
+//     starts inside the block;
+//   - it ends with `</think>` (thinking switched off by the template, e.g. enable_thinking
+//     false): the output is the answer alone;
+//   - otherwise the model opens the block itself with `<think>`.
+// The thinking is free text; only what follows `</think>` is constrained (tool calls,
+// response_format), by wrapping that part's structural tag after a think tag.
+import type { GrammarSpec } from '../engine/grammar-spec.js';
+
+export type ReasoningMode = 'on' | 'off' | 'auto';
+export const REASONING_MODES: readonly ReasoningMode[] = ['on', 'off', 'auto'];
+
+export const THINK_OPEN = '<think>';
+export const THINK_CLOSE = '</think>';
+
+/** Whether a model with this chat template thinks, under the launch option. */
+export function modelThinks(mode: ReasoningMode, template: string | undefined): boolean {
+  if (mode !== 'auto') return mode === 'on';
+  return template !== undefined && template.includes(THINK_CLOSE);
+}
+
+/** `open`: the output starts inside the think block; `model`: the model writes `<think>`; `closed`: no thinking. */
+export type ThinkStart = 'open' | 'model' | 'closed';
+
+export function thinkStartOf(prompt: string): ThinkStart {
+  const tail = prompt.trimEnd();
+  if (tail.endsWith(THINK_OPEN)) return 'open';
+  if (tail.endsWith(THINK_CLOSE)) return 'closed';
+  return 'model';
+}
+
+/** The structural-tag format node that a grammar spec stands for, to be put after the thinking. */
+function formatNodeOf(spec: GrammarSpec): object {
+  switch (spec.kind) {
+    case 'json_object':
+      return { type: 'json_schema', json_schema: { type: 'object' } };
+    case 'json_schema':
+      return { type: 'json_schema', json_schema: spec.schema, ...(spec.options?.style ? { style: spec.options.style } : {}) };
+    case 'structural_tag': {
+      const tag = spec.tag as { type?: string; format?: object };
+      return tag.format ?? tag;
+    }
+    case 'ebnf':
+      return { type: 'grammar', grammar: spec.text };
+    case 'regex':
+      return { type: 'regex', pattern: spec.pattern };
+  }
+}
+
+/** `spec` constrained only after a free think block (whitespace allowed after `</think>`, as Qwen3 writes `\n\n`). */
+export function afterThinking(spec: GrammarSpec, start: Exclude<ThinkStart, 'closed'>): GrammarSpec {
+  const think = { type: 'tag', begin: start === 'open' ? '' : THINK_OPEN, content: { type: 'any_text' }, end: THINK_CLOSE };
+  const gap = { type: 'regex', pattern: '[ \\t\\r\\n]*' };
+  return { kind: 'structural_tag', tag: { type: 'structural_tag', format: { type: 'sequence', elements: [think, gap, formatNodeOf(spec)] } } };
+}
+
+export interface SplitDelta {
+  reasoning?: string;
+  /** More of the answer (what follows the think block). */
+  answer?: string;
+}
+
+/** Length of the longest proper prefix of `pattern` that `text` ends with. */
+function partialSuffix(text: string, pattern: string): number {
+  for (let k = Math.min(pattern.length - 1, text.length); k > 0; k--) {
+    if (text.endsWith(pattern.slice(0, k))) return k;
+  }
+  return 0;
+}
+
+/**
+ * Splits generated text into reasoning and answer, incrementally, in the same way as the
+ * tool-call parser: each push rescans the text and sends only what is new, and a scan of a
+ * prefix is always a prefix of the scan of the whole text (a possible start of `</think>` and
+ * whitespace at the edges are withheld), so streamed pieces concatenate to the whole result.
+ */
+export class ReasoningSplitter {
+  private text = '';
+  private reasoningSent = 0;
+  private answerSent = 0;
+  reasoning = '';
+  answer = '';
+
+  constructor(private readonly start: Exclude<ThinkStart, 'closed'>) {}
+
+  push(text: string): SplitDelta | undefined {
+    this.text += text;
+    return this.update(false);
+  }
+
+  finish(): SplitDelta | undefined {
+    return this.update(true);
+  }
+
+  private scan(final: boolean): { reasoning: string; answer: string } {
+    let body = this.text;
+    if (this.start === 'model') {
+      const lead = body.length - body.trimStart().length;
+      const rest = body.slice(lead);
+      if (rest.startsWith(THINK_OPEN)) body = rest.slice(THINK_OPEN.length);
+      else if (!final && THINK_OPEN.startsWith(rest)) return { reasoning: '', answer: '' }; // may still open the block
+      else return { reasoning: '', answer: this.text }; // no think block: all of it is the answer
+    }
+    const end = body.indexOf(THINK_CLOSE);
+    if (end < 0) {
+      const shown = final ? body : body.slice(0, body.length - partialSuffix(body, THINK_CLOSE));
+      return { reasoning: shown.trim(), answer: '' };
+    }
+    return { reasoning: body.slice(0, end).trim(), answer: body.slice(end + THINK_CLOSE.length).trimStart() };
+  }
+
+  private update(final: boolean): SplitDelta | undefined {
+    const { reasoning, answer } = this.scan(final);
+    const delta: SplitDelta = {};
+    if (reasoning.length > this.reasoningSent) {
+      delta.reasoning = reasoning.slice(this.reasoningSent);
+      this.reasoningSent = reasoning.length;
+      this.reasoning = reasoning;
+    }
+    if (answer.length > this.answerSent) {
+      delta.answer = answer.slice(this.answerSent);
+      this.answerSent = answer.length;
+      this.answer = answer;
+    }
+    return delta.reasoning !== undefined || delta.answer !== undefined ? delta : undefined;
+  }
+}
