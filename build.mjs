@@ -7,7 +7,7 @@ const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 
 const outdir = process.argv[2] ?? 'dist';
 
 await build({
-  entryPoints: { cli: 'cli/main.ts', 'engine-worker': 'runtime/engine/engine-worker.ts', 'grammar-worker': 'runtime/engine/grammar-worker.ts' },
+  entryPoints: { cli: 'cli/main.ts', 'engine-worker': 'runtime/engine/engine-worker.ts', 'grammar-worker': 'runtime/engine/grammar-worker.ts', 'mask-worker': 'compiler/mask/mask-worker.ts' },
   outdir,
   bundle: true,
   platform: 'node',
@@ -17,4 +17,4 @@ await build({
   external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})],
   logLevel: 'warning',
 });
-console.log(`built ${outdir}/cli.js, engine-worker.js and grammar-worker.js`);
+console.log(`built ${outdir}/cli.js and its workers`);

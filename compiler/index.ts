@@ -10,6 +10,7 @@ export { GrammarCompiler, type GrammarCompilerOptions } from './grammar-compiler
 export { CompiledGrammar } from './compiled-grammar.js';
 export { GrammarMatcher } from './matcher.js';
 export { TokenizerInfo, type TokenBytesInput } from './tokenizer/tokenizer-info.js';
+export { completeMasksInWorkers } from './mask/mask-workers.js';
 export { GrammarError, type GrammarErrorLocation } from './errors.js';
 export type { JsonSchemaOptions, JsonSchemaStyle } from './json-schema/options.js';
 export type { EbnfOptions } from './ebnf/lower.js';

@@ -288,25 +288,25 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       loops++;
     }
   }
-  const within = process.env.NOWITHIN ? null : loops >= 16 && !startOpaque ? info.tokensWithin(loop) : null;
+  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop) : null;
   for (let b = 0; b < 256; b++) {
     if (live[b] === 0 && !startOpaque) continue;
     let reached = 0;
     let failed = false;
     let common = 0;
     for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
-      const t = sorted[j]!;
-      const start = offsets[t]!;
-      const len = offsets[t + 1]! - start;
       common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
       if (within !== null && (within[j >>> 5]! & (1 << (j & 31))) !== 0) {
-        out.add(ACCEPTED, j);
+        out.accepted[out.numAccepted++] = sorted[j]!;
         continue;
       }
       if (failed && common > reached) {
         if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
         continue;
       }
+      const t = sorted[j]!;
+      const start = offsets[t]!;
+      const len = offsets[t + 1]! - start;
       if (len >= stack.length) {
         const s2 = new Int32Array(len * 2);
         s2.set(stack);

@@ -84,7 +84,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
   const keyLength = rowKey(m, scratch.key, row, 0);
   const hit = scratch.masks.find(scratch.key.data, keyLength);
   if (hit >= 0) {
-    mask.set(scratch.masks.values[hit]!);
+    mask.set(scratch.masks.value(hit));
     if (mask.length > words) mask.fill(0, words);
     return;
   }
@@ -150,7 +150,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
     const stops = info.stopTokens;
     for (let k = 0; k < stops.length; k++) mask[stops[k]! >>> 5]! |= 1 << (stops[k]! & 31);
   }
-  scratch.masks.values[scratch.masks.store(scratch.key.data, keyLength)]!.set(mask.subarray(0, words));
+  scratch.masks.value(scratch.masks.store(scratch.key.data, keyLength)).set(mask.subarray(0, words));
 }
 
 /** Ids a state's token edges allow: listed non-empty tokens, or every normal token but the listed. */
@@ -202,11 +202,11 @@ function checkRests(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, s
   let slot = scratch.rests.find(scratch.restKey.data, keyLength);
   if (slot >= 0) {
     m.popRows(base);
-    applyRests(mask, info, unc, index, scratch.rests.values[slot]!.ok);
+    applyRests(mask, info, unc, index, scratch.rests.value(slot).ok);
     return;
   }
   slot = scratch.rests.store(scratch.restKey.data, keyLength);
-  const value = scratch.rests.values[slot]!;
+  const value = scratch.rests.value(slot);
   if (value.ok.length < n) value.ok = new Uint8Array(n * 2);
   const ok = value.ok;
   const bytes = info.bytes;

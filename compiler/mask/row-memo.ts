@@ -1,19 +1,25 @@
 // A small memo keyed by int arrays, for the per-token step: the masks of recent rows (a JSON
 // value alternates among a few row shapes), and which rests of uncertain tokens a row of
-// parents accepts. Round-robin eviction; nothing allocated once the slots have grown.
+// parents accepts. Round-robin eviction; slots are allocated when first used, and nothing
+// after that.
 
 export class RowMemo<V> {
   private readonly keys: Int32Array[];
   private readonly lengths: Int32Array;
   private readonly hashes: Int32Array;
-  readonly values: V[];
+  private readonly slotValues: (V | undefined)[];
   private next = 0;
 
-  constructor(slots: number, makeValue: () => V) {
+  constructor(slots: number, private readonly makeValue: () => V) {
     this.keys = Array.from({ length: slots }, () => new Int32Array(16));
     this.lengths = new Int32Array(slots).fill(-1);
     this.hashes = new Int32Array(slots);
-    this.values = Array.from({ length: slots }, makeValue);
+    this.slotValues = new Array<V | undefined>(slots);
+  }
+
+  /** The value of a slot returned by `find` or `store`. */
+  value(slot: number): V {
+    return (this.slotValues[slot] ??= this.makeValue());
   }
 
   /** The slot holding `key[0..length)`, or -1. */

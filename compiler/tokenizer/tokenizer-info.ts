@@ -34,7 +34,7 @@ export interface TokenBytesInput {
 }
 
 const CACHE_MAGIC = 'LMFVOCAB';
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 export class TokenizerInfo {
   /** Mask width in tokens: the logits width, at least the number of tokens. */
@@ -62,7 +62,8 @@ export class TokenizerInfo {
   /** sha256 over bytes, kinds and logits width: the key of compiled masks. */
   readonly fingerprint: string;
 
-  private constructor(bytes: Uint8Array, offsets: Uint32Array, kind: Uint8Array, vocabSize: number, vocabType: string) {
+  /** `order`: the normal tokens already in byte order (from a cache file), else they are sorted here. */
+  private constructor(bytes: Uint8Array, offsets: Uint32Array, kind: Uint8Array, vocabSize: number, vocabType: string, order?: Int32Array) {
     const n = kind.length;
     this.numTokens = n;
     this.vocabSize = vocabSize;
@@ -77,12 +78,16 @@ export class TokenizerInfo {
       else if (kind[i] === TOKEN_NORMAL) normal.push(i);
     }
     this.stopTokens = Int32Array.from(stops);
-    // Latin-1 strings compare code unit by code unit, which is byte order for bytes.
-    const keys = new Array<string>(n);
-    for (const i of normal) keys[i] = latin1(bytes, offsets[i]!, offsets[i + 1]!);
-    normal.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-    const m = normal.length;
-    this.sorted = Int32Array.from(normal);
+    if (order && order.length === normal.length) {
+      this.sorted = order;
+    } else {
+      // Latin-1 strings compare code unit by code unit, which is byte order for bytes.
+      const keys = new Array<string>(n);
+      for (const i of normal) keys[i] = latin1(bytes, offsets[i]!, offsets[i + 1]!);
+      normal.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
+      this.sorted = Int32Array.from(normal);
+    }
+    const m = this.sorted.length;
     this.sortedIndex = new Int32Array(n).fill(-1);
     this.lcpPrev = new Uint16Array(m);
     this.subtreeEnd = new Int32Array(m);
@@ -194,11 +199,12 @@ export class TokenizerInfo {
     return this.bytes.subarray(this.offsets[id]!, this.offsets[id + 1]!);
   }
 
-  /** Serialised for an on-disk cache; `fromCacheBytes` skips decoding and sorting. */
+  /** Serialised for an on-disk cache or a worker; `fromCacheBytes` skips decoding and sorting. */
   toCacheBytes(): Uint8Array {
-    const header = new TextEncoder().encode(JSON.stringify({ vocabSize: this.vocabSize, vocabType: this.vocabType, n: this.numTokens }));
+    const header = new TextEncoder().encode(JSON.stringify({ vocabSize: this.vocabSize, vocabType: this.vocabType, n: this.numTokens, m: this.sorted.length }));
     const parts: Uint8Array[] = [new TextEncoder().encode(CACHE_MAGIC), new Uint8Array(Uint32Array.of(CACHE_VERSION, header.length).buffer), header];
-    parts.push(new Uint8Array(this.offsets.buffer, this.offsets.byteOffset, this.offsets.byteLength), this.kind, this.bytes);
+    const view = (a: Uint32Array | Int32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    parts.push(view(this.offsets), view(this.sorted), this.kind, this.bytes);
     return new Uint8Array(Buffer.concat(parts));
   }
 
@@ -207,15 +213,18 @@ export class TokenizerInfo {
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     if (view.getUint32(8, true) !== CACHE_VERSION) throw new GrammarError('vocabulary cache file of another version');
     const headerLength = view.getUint32(12, true);
-    const header = JSON.parse(new TextDecoder().decode(data.subarray(16, 16 + headerLength))) as { vocabSize: number; vocabType: string; n: number };
+    const header = JSON.parse(new TextDecoder().decode(data.subarray(16, 16 + headerLength))) as { vocabSize: number; vocabType: string; n: number; m: number };
     let at = 16 + headerLength;
     const offsets = new Uint32Array(header.n + 1);
     new Uint8Array(offsets.buffer).set(data.subarray(at, at + offsets.byteLength));
     at += offsets.byteLength;
+    const sorted = new Int32Array(header.m);
+    new Uint8Array(sorted.buffer).set(data.subarray(at, at + sorted.byteLength));
+    at += sorted.byteLength;
     const kind = data.slice(at, at + header.n);
     at += header.n;
     const bytes = data.slice(at, at + offsets[header.n]!);
-    return new TokenizerInfo(bytes, offsets, kind, header.vocabSize, header.vocabType);
+    return new TokenizerInfo(bytes, offsets, kind, header.vocabSize, header.vocabType, sorted);
   }
 
   async saveCache(path: string): Promise<void> {
