@@ -1,18 +1,14 @@
 // The default model (SmolLM2-135M-Instruct, pulled by `npm run fixtures` exactly as `lmforge pull`
 // does) end to end: real template, real server, official client, a stable greedy answer.
-import { existsSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { defaultModelPath } from '../../fixtures/paths.js';
-import { startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
+import { startDefaultModelServer, type TinyServer } from '../helpers/tiny-server.js';
 
 const test = suite<{ s: TinyServer }>('default model');
 
 test.before(async (context) => {
-  const modelPath = await defaultModelPath();
-  assert.ok(existsSync(modelPath), `the default model is pulled (npm run fixtures): ${modelPath}`);
-  context.s = await startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath, overrides: {}, threads: undefined } });
+  context.s = await startDefaultModelServer();
 });
 test.after(async (context) => {
   await context.s.close();
@@ -46,7 +42,7 @@ test.run();
 const json = suite<{ s: TinyServer }>('default model with a JSON schema');
 
 json.before(async (context) => {
-  context.s = await startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath: await defaultModelPath(), overrides: {}, threads: undefined } });
+  context.s = await startDefaultModelServer();
 });
 json.after(async (context) => {
   await context.s.close();

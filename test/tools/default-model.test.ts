@@ -1,19 +1,15 @@
 // The default model (SmolLM2-135M-Instruct, whose template knows no tools, so they reach it
 // through the system block) answers a weather request with a valid call under `required`.
-import { existsSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { defaultModelPath } from '../../fixtures/paths.js';
 import { functionCalls } from './helpers.js';
-import { startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
+import { startDefaultModelServer, type TinyServer } from '../helpers/tiny-server.js';
 
 const test = suite<{ s: TinyServer }>('default model tool call');
 
 test.before(async (context) => {
-  const modelPath = await defaultModelPath();
-  assert.ok(existsSync(modelPath), `the default model is pulled (npm run fixtures): ${modelPath}`);
-  context.s = await startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath, overrides: {}, threads: undefined } });
+  context.s = await startDefaultModelServer();
 });
 test.after(async (context) => {
   await context.s.close();
