@@ -118,9 +118,10 @@ export class TokenSampler {
     if (logits.length !== size) {
       throw new RangeError(`expected ${size} logits, got ${logits.length}`);
     }
-    // Plain greedy (no bias, penalty, mask or logprobs) is one pass over the logits, no copy.
-    if (this.#greedy && allowed === undefined && !this.params.logprobs && this.#biasIds.length === 0 && this.#counts === undefined) {
-      return { token: plainArgmax(logits) };
+    // Plain greedy (no bias, penalty or logprobs) is one pass over the logits, no copy; under a
+    // grammar mask only the allowed tokens are looked at.
+    if (this.#greedy && !this.params.logprobs && this.#biasIds.length === 0 && this.#counts === undefined) {
+      return { token: allowed === undefined ? plainArgmax(logits) : maskedArgmax(logits, allowed) };
     }
     const w = this.#scratch.logits;
     w.set(logits);
@@ -253,6 +254,30 @@ function plainArgmax(logits: Float32Array): number {
     }
   }
   if (argmax < 0) throw new SamplingError('no token is possible: every logit is -Infinity');
+  return argmax;
+}
+
+/** Lowest id of the largest logit among the tokens set in `allowed`, visiting set bits only. */
+function maskedArgmax(logits: Float32Array, allowed: Uint32Array): number {
+  const size = logits.length;
+  if (allowed.length * 32 < size) throw new RangeError(`grammar bitmask has ${allowed.length} words, ${Math.ceil(size / 32)} needed`);
+  let max = -Infinity;
+  let argmax = -1;
+  const words = (size + 31) >>> 5;
+  for (let word = 0; word < words; word++) {
+    for (let bits = allowed[word]!; bits !== 0; bits &= bits - 1) {
+      const id = (word << 5) + 31 - Math.clz32(bits & -bits);
+      if (id >= size) break;
+      const x = logits[id]!;
+      if (x > max) {
+        max = x;
+        argmax = id;
+      } else if (x !== x) {
+        throw new SamplingError('the logits contain NaN');
+      }
+    }
+  }
+  if (argmax < 0) throw new SamplingError('no token is allowed: the grammar mask and logit bias exclude the whole vocabulary');
   return argmax;
 }
 

@@ -189,6 +189,10 @@ test('grammar mask: a disallowed argmax is never drawn, all-masked throws', () =
   assert.is(sampler({}, size).sample(logits, onlyLast).token, 999);
   assert.throws(() => sampler({}, size).sample(logits, new Uint32Array(32)), isSamplingError);
   assert.throws(() => sampler({}, size).sample(logits, new Uint32Array(31)), RangeError);
+  // The same through greedy's fast path, which reads the mask's set bits only.
+  assert.is(sampler({ temperature: 0 }, size).sample(logits, onlyLast).token, 999);
+  assert.throws(() => sampler({ temperature: 0 }, size).sample(logits, new Uint32Array(32)), isSamplingError);
+  assert.throws(() => sampler({ temperature: 0 }, size).sample(logits, new Uint32Array(31)), RangeError);
   // A mask that leaves only a token the bias pushed to -Infinity is also a clear error.
   const onlyZero = bitmask(size, (t) => t === 0);
   const s = sampler({ logitBias: new Map([[0, -Infinity]]) }, size);
