@@ -1,5 +1,6 @@
 // The engine's worker thread: owns the library, the model, the context and the loop, so the
 // HTTP thread never waits on native work. Talks to engine.ts through protocol.ts messages.
+import { availableParallelism } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { LlamaContext } from '../backend/context.js';
 import { parseDeviceSpec } from '../backend/device-spec.js';
@@ -33,14 +34,18 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
   });
   if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
+  const threads = options.threads ?? availableParallelism();
   context = LlamaContext.create(model, {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence,
-    threads: options.threads,
+    threads,
   });
   const vocabulary = model.vocabulary;
-  core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), options.tracing ?? false);
+  core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
+    tracing: options.tracing ?? false,
+    overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
+  });
   core.start();
   return {
     config,

@@ -265,8 +265,24 @@ function maskedArgmax(logits: Float32Array, allowed: Uint32Array): number {
   let argmax = -1;
   const words = (size + 31) >>> 5;
   for (let word = 0; word < words; word++) {
-    for (let bits = allowed[word]!; bits !== 0; bits &= bits - 1) {
-      const id = (word << 5) + 31 - Math.clz32(bits & -bits);
+    const bits = allowed[word]!;
+    if (bits === 0) continue;
+    const base = word << 5;
+    if (bits === -1 >>> 0 && base + 32 <= size) {
+      // A full word (common inside free text): a plain loop beats walking 32 set bits.
+      for (let id = base; id < base + 32; id++) {
+        const x = logits[id]!;
+        if (x > max) {
+          max = x;
+          argmax = id;
+        } else if (x !== x) {
+          throw new SamplingError('the logits contain NaN');
+        }
+      }
+      continue;
+    }
+    for (let rest = bits; rest !== 0; rest &= rest - 1) {
+      const id = base + 31 - Math.clz32(rest & -rest);
       if (id >= size) break;
       const x = logits[id]!;
       if (x > max) {
