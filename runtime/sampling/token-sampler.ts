@@ -257,7 +257,7 @@ function plainArgmax(logits: Float32Array): number {
   return argmax;
 }
 
-/** Lowest id of the largest logit among the tokens set in `allowed`, visiting set bits only. */
+/** Lowest id of the largest logit among the tokens set in `allowed`, skipping empty mask words. */
 function maskedArgmax(logits: Float32Array, allowed: Uint32Array): number {
   const size = logits.length;
   if (allowed.length * 32 < size) throw new RangeError(`grammar bitmask has ${allowed.length} words, ${Math.ceil(size / 32)} needed`);
@@ -266,24 +266,11 @@ function maskedArgmax(logits: Float32Array, allowed: Uint32Array): number {
   const words = (size + 31) >>> 5;
   for (let word = 0; word < words; word++) {
     const bits = allowed[word]!;
-    if (bits === 0) continue;
+    if (bits === 0) continue; // structural grammar states leave most words empty
     const base = word << 5;
-    if (bits === -1 >>> 0 && base + 32 <= size) {
-      // A full word (common inside free text): a plain loop beats walking 32 set bits.
-      for (let id = base; id < base + 32; id++) {
-        const x = logits[id]!;
-        if (x > max) {
-          max = x;
-          argmax = id;
-        } else if (x !== x) {
-          throw new SamplingError('the logits contain NaN');
-        }
-      }
-      continue;
-    }
-    for (let rest = bits; rest !== 0; rest &= rest - 1) {
-      const id = base + 31 - Math.clz32(rest & -rest);
-      if (id >= size) break;
+    const end = Math.min(base + 32, size);
+    for (let id = base; id < end; id++) {
+      if (((bits >>> (id - base)) & 1) === 0) continue;
       const x = logits[id]!;
       if (x > max) {
         max = x;
