@@ -10,6 +10,7 @@ import {
   EDGE_RULE,
   EDGE_TOKEN,
 } from './edges.js';
+import { minimizeRuleFsm } from './minimize.js';
 import { RuleFsm } from './rule-fsm.js';
 
 /** Shared tables the rule automata point into. */
@@ -36,7 +37,7 @@ export function buildRuleFsms(grammar: GrammarIR): { fsms: RuleFsm[]; tables: Fs
       const end = build(fsm, body, 0, ruleId, tables);
       fsm.finals[end] = true;
     }
-    return fsm.simplify();
+    return minimizeRuleFsm(fsm.simplify());
   });
   return { fsms, tables };
 }

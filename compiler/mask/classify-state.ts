@@ -33,10 +33,32 @@ const UNCERTAIN = 2;
  * 'exact') with nothing allowed after it (the root, when nothing refers to it).
  */
 export function classifyState(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
+  return classifyWhole(compiled, info, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
+}
+
+/**
+ * What `refine(classifyState(...), mode)` gives, by a walk of the whole vocabulary in `mode`
+ * (`dfa` built so): cheaper when the context-free pass left most tokens uncertain (a rule that
+ * may end after whitespace, where every token starting with a space is uncertain).
+ */
+export function classifyInMode(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+  const withContext = mode === 'context';
+  const closed = withContext && compiled.fsm.ruleContextClosed[compiled.fsm.stateRule[state]!] === 1;
+  return classifyWhole(compiled, info, state, dfa, { withContext, closed, cutTails: false }, !withContext);
+}
+
+/** How the walk parses: into the rule's context or not, nothing after (`closed`), calls in last position cut or followed. */
+interface WalkMode {
+  withContext: boolean;
+  closed: boolean;
+  cutTails: boolean;
+}
+
+function classifyWhole(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
   const out = Classes.for(info);
-  if (dfa && !seedHasRepeat(compiled, state) && walkDfa(compiled, info, state, dfa, closed, out)) return out.mask(!closed);
-  walkEarley(compiled, info, state, closed, Classes.for(info));
-  return out.mask(!closed);
+  if (dfa && !seedHasRepeat(compiled, state) && walkDfa(compiled, info, state, dfa, mode, out)) return out.mask(contextFree);
+  walkEarley(compiled, info, state, mode, Classes.for(info));
+  return out.mask(contextFree);
 }
 
 /** `base` (from classifyState) with its uncertain tokens parsed exactly, in `mode` (`dfa` built so). */
@@ -256,8 +278,8 @@ class EarleyTokens implements TokenClassifier {
   }
 }
 
-function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: number, closed: boolean, out: Classes): void {
-  const parser = new EarleyTokens(compiled, info, state, false, closed, !closed);
+function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
+  const parser = new EarleyTokens(compiled, info, state, mode.withContext, mode.closed, mode.cutTails);
   const { offsets, sorted, firstByteStart } = info;
   for (let b = 0; b < 256; b++) {
     if (parser.first[b] === 0) continue;
@@ -268,8 +290,9 @@ function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: numbe
   }
 }
 
-/** The walk over a flat DFA (no context), table lookups inline: the compile-time hot loop. False on overflow. */
-function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa, closed: boolean, out: Classes): boolean {
+/** The walk over a flat DFA, table lookups inline: the compile-time hot loop. False on overflow. */
+function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
+  const closed = mode.closed;
   const fsm = compiled.fsm;
   const rule = fsm.stateRule[state]!;
   const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
@@ -288,7 +311,7 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       loops++;
     }
   }
-  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop) : null;
+  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop, dfa.loopsOnWholeChars(stack[0]!)) : null;
   for (let b = 0; b < 256; b++) {
     if (live[b] === 0 && !startOpaque) continue;
     let reached = 0;
@@ -342,7 +365,7 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       reached = k;
       common = len;
       if (handOff) {
-        hard ??= new EarleyTokens(compiled, info, state, false, closed, !closed);
+        hard ??= new EarleyTokens(compiled, info, state, mode.withContext, closed, mode.cutTails);
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
       else if (reached + 1 === len) {

@@ -3,11 +3,13 @@
 // referenced rule's automaton copied in at the reference (and its context rule after its final
 // states). Determinised lazily, walking a token byte is one table lookup instead of an Earley
 // step; the classification is the same (see classify-state.ts). A recursive reference or a
-// counted repeat becomes an "opaque" state: a token that would go on from there is handed to
-// the Earley matcher.
+// counted repeat is not copied: the bytes it can start with lead to an "opaque" state, and a
+// token that gets there is handed to the Earley matcher.
 import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { ruleFirstBytes } from '../fsm/first-bytes.js';
 import { isTail } from '../matcher.js';
+import { UTF8_BOUNDARY, UTF8_LEADS, utf8Continuation, utf8Step } from '../utf8-automaton.js';
 
 const MAX_NFA = 20000;
 const MAX_DFA = 4096;
@@ -93,6 +95,40 @@ export class FlatDfa {
       for (let i = 0; i < lo.length; i++) out.fill(1, lo[i]!, hi[i]! + 1);
     }
     return out;
+  }
+
+  /**
+   * True when every well-formed multi-byte UTF-8 character leads from `d` back to `d` without
+   * passing an opaque state (the inside of a string that takes any character).
+   */
+  loopsOnWholeChars(d: number): boolean {
+    // After each lead byte, the DFA states reached when the character is complete.
+    const memo = new Map<number, Set<number> | null>();
+    const finish = (u: number, at: number): Set<number> | null => {
+      const key = at * 8 + u;
+      if (memo.has(key)) return memo.get(key)!;
+      const [lo, hi] = utf8Continuation(u);
+      let out: Set<number> | null = new Set<number>();
+      for (let b = lo; b <= hi && out; b++) {
+        const next = this.next(at, b);
+        if (next < 0 || this.opaque[next] === 1) out = null;
+        else if (utf8Step(u, b) === UTF8_BOUNDARY) out.add(next);
+        else {
+          const rest = finish(utf8Step(u, b), next);
+          if (rest) for (const x of rest) out.add(x);
+          else out = null;
+        }
+      }
+      memo.set(key, out);
+      return out;
+    };
+    for (const lead of UTF8_LEADS) {
+      const next = this.next(d, lead);
+      if (next < 0 || this.opaque[next] === 1) return false;
+      const ends = finish(utf8Step(UTF8_BOUNDARY, lead), next);
+      if (!ends || ends.size !== 1 || !ends.has(d)) return false;
+    }
+    return true;
   }
 
   /** True when the rule (or its context) can be over in this state. */
@@ -233,7 +269,7 @@ class NfaBuilder {
             continue;
           }
           if (path.includes(child)) {
-            this.addOpaque(n, fsm.ruleNullable[child] === 1 ? target : -1);
+            this.addOpaque(n, child, fsm.ruleNullable[child] === 1 ? target : -1);
             continue;
           }
           // A reference to a final state without edges returns where this rule returns.
@@ -245,7 +281,7 @@ class NfaBuilder {
           // Reached inside a token, a counted repeat starts afresh (count 0): it may be
           // skipped when its minimum is 0; its iterations are left to the Earley matcher.
           const rep = fsm.edgeAux[e]!;
-          this.addOpaque(n, fsm.repMin[rep] === 0 ? target : -1);
+          this.addOpaque(n, fsm.repRule[rep]!, fsm.repMin[rep] === 0 ? target : -1);
         } else if (kind !== EDGE_TOKEN && kind !== EDGE_EXCLUDE_TOKEN) {
           return -1;
         }
@@ -259,12 +295,30 @@ class NfaBuilder {
     this.endNode = node;
   }
 
-  /** An opaque state after `from` (and an epsilon edge to `skipTo`, when that is >= 0). */
-  private addOpaque(from: number, skipTo: number): void {
-    const o = this.node();
-    this.opaque[o] = true;
-    this.eps[from]!.push(o);
+  /**
+   * Where `from` calls `child` and the copy stops: the bytes `child` can start with lead to an
+   * opaque state, so only a token that goes into the call is handed on (and an epsilon edge
+   * to `skipTo`, when that is >= 0, skips a call that may match nothing).
+   */
+  private addOpaque(from: number, child: number, skipTo: number): void {
+    if (this.sink < 0) {
+      this.sink = this.node();
+      this.opaque[this.sink] = true;
+    }
+    const first = ruleFirstBytes(this.fsm)[child]!;
+    for (let b = 0; b < 256; b++) {
+      if (first[b] === 0) continue;
+      let hi = b;
+      while (hi < 255 && first[hi + 1] === 1) hi++;
+      this.lo[from]!.push(b);
+      this.hi[from]!.push(hi);
+      this.to[from]!.push(this.sink);
+      b = hi;
+    }
     if (skipTo >= 0) this.eps[from]!.push(skipTo);
   }
+
+  /** The one opaque state, or -1 before the first is needed. */
+  private sink = -1;
 }
 

@@ -8,13 +8,16 @@ import type { CompiledGrammar } from '../compiled-grammar.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../matcher.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
-import { classifyState, refine } from './classify-state.js';
+import { classifyInMode, classifyState, refine } from './classify-state.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
 import { ruleHashes } from './rule-hash.js';
 import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
 import type { TokenMask } from './token-mask.js';
 
 export type RuleMaskCache = Map<string, TokenMask>;
+
+/** Refining more than 1/BULK_REFINE of the vocabulary token by token costs more than a whole walk. */
+const BULK_REFINE = 8;
 
 export class TokenMaskCache {
   readonly tokenizer: TokenizerInfo;
@@ -121,7 +124,12 @@ export class TokenMaskCache {
         const mode = context >= 0 ? 'context' : 'exact';
         const key = `${mode}:${full[rule]}:${context >= 0 ? full[context] : '-'}:${closed ? 1 : 0}:${local}`;
         const base = mask;
-        mask = this.shared?.get(key) ?? refine(this.compiled, this.tokenizer, state, base, mode, this.dfa(rule, mode));
+        // Token by token when the uncertain ones are few, else one walk of the vocabulary.
+        mask =
+          this.shared?.get(key) ??
+          (base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
+            ? refine(this.compiled, this.tokenizer, state, base, mode, this.dfa(rule, mode))
+            : classifyInMode(this.compiled, this.tokenizer, state, mode, this.dfa(rule, mode)));
         this.shared?.set(key, mask);
       }
     }

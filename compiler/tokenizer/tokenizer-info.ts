@@ -15,6 +15,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { GrammarError } from '../errors.js';
 import { readGGUFVocabulary } from './gguf-vocab.js';
 import { readTokenizerJson } from './tokenizer-json.js';
+import { UTF8_BOUNDARY, UTF8_INVALID, utf8Step } from '../utf8-automaton.js';
 
 export const TOKEN_NORMAL = 0;
 export const TOKEN_STOP = 1;
@@ -164,30 +165,54 @@ export class TokenizerInfo {
   private readonly within = new Map<string, Uint32Array>();
 
   /**
-   * Bitset over sorted positions: the normal tokens made only of bytes in `set` (256 flags).
-   * The mask compiler accepts them at once in a state that loops on those bytes (the inside
-   * of a string), instead of parsing each. Cached per byte set.
+   * Bitset over sorted positions: the normal tokens made only of bytes in `set` (256 flags),
+   * or with `wholeChars`, of ASCII bytes in `set` and well-formed multi-byte UTF-8 characters.
+   * The mask compiler accepts them at once in a state that loops on those (the inside of a
+   * string), instead of parsing each. Cached per byte set.
    */
-  tokensWithin(set: Uint8Array): Uint32Array {
-    const key = Buffer.from(set).toString('base64');
+  tokensWithin(set: Uint8Array, wholeChars = false): Uint32Array {
+    const key = `${wholeChars ? 'u' : 'b'}${Buffer.from(set).toString('base64')}`;
     let bits = this.within.get(key);
     if (!bits) {
       bits = new Uint32Array(Math.ceil(this.sorted.length / 32));
       // In byte order a token shares its first lcpPrev bytes with the previous one: only the
-      // rest needs checking (`okUpTo`: how many leading bytes of the previous token are in the set).
+      // rest needs checking (`okUpTo`: how many leading bytes of the previous token are fine,
+      // `utf8[k]`: the UTF-8 state after k of them).
+      const utf8 = new Int8Array(this.maxTokenLength() + 1);
       let okUpTo = 0;
       for (let j = 0; j < this.sorted.length; j++) {
         const t = this.sorted[j]!;
         const start = this.offsets[t]!;
         const len = this.offsets[t + 1]! - start;
         let k = Math.min(okUpTo, this.lcpPrev[j]!);
-        while (k < len && set[this.bytes[start + k]!] === 1) k++;
+        if (wholeChars) {
+          for (; k < len; k++) {
+            const b = this.bytes[start + k]!;
+            const next = b < 0x80 && utf8[k] === UTF8_BOUNDARY ? (set[b] === 1 ? UTF8_BOUNDARY : UTF8_INVALID) : utf8Step(utf8[k]!, b);
+            if (next === UTF8_INVALID) break;
+            utf8[k + 1] = next;
+          }
+        } else {
+          while (k < len && set[this.bytes[start + k]!] === 1) k++;
+        }
         okUpTo = k;
-        if (k === len) bits[j >>> 5]! |= 1 << (j & 31);
+        if (k === len && (!wholeChars || utf8[k] === UTF8_BOUNDARY)) bits[j >>> 5]! |= 1 << (j & 31);
       }
       this.within.set(key, bits);
     }
     return bits;
+  }
+
+  private longest = -1;
+
+  /** The length of the longest token, in bytes. */
+  maxTokenLength(): number {
+    if (this.longest < 0) {
+      let max = 0;
+      for (let t = 0; t < this.numTokens; t++) max = Math.max(max, this.offsets[t + 1]! - this.offsets[t]!);
+      this.longest = max;
+    }
+    return this.longest;
   }
 
   tokenLength(id: number): number {

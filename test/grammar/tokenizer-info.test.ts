@@ -62,6 +62,36 @@ test('token kinds: empty tokens are special, stop and special sets come out of t
   assert.throws(() => TokenizerInfo.fromTokenBytes({ tokens: [enc.encode('a')], logitsWidth: 0 }), /smaller than the vocabulary/);
 });
 
+test('tokens within a byte set, or within ASCII bytes of a set and whole UTF-8 characters', () => {
+  const tokens = [...randomVocab(5, 600), enc.encode('é'), enc.encode('😀a'), Uint8Array.of(0xed, 0xa0, 0x80), Uint8Array.of(0xc0, 0x80)];
+  const info = TokenizerInfo.fromTokenBytes({ tokens });
+  const set = new Uint8Array(256);
+  set[0x61] = 1;
+  set[0x20] = 1;
+  set[0xce] = 1;
+  set[0xb1] = 1;
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  const whole = (b: Uint8Array): boolean => {
+    try {
+      strict.decode(b);
+    } catch {
+      return false;
+    }
+    return b.every((x) => x >= 0x80 || set[x] === 1);
+  };
+  const bytesIn = info.tokensWithin(set);
+  const charsIn = info.tokensWithin(set, true);
+  let some = 0;
+  info.sorted.forEach((t, j) => {
+    const b = info.tokenBytes(t);
+    const hex = Buffer.from(b).toString('hex');
+    assert.is((bytesIn[j >>> 5]! >>> (j & 31)) & 1, b.every((x) => set[x] === 1) ? 1 : 0, `bytes ${hex}`);
+    assert.is((charsIn[j >>> 5]! >>> (j & 31)) & 1, whole(b) ? 1 : 0, `chars ${hex}`);
+    if (whole(b) && b.some((x) => x >= 0x80)) some++;
+  });
+  assert.ok(some > 3, 'some tokens with multi-byte characters are within');
+});
+
 test('fingerprints follow the content; the cache form round-trips', () => {
   const tokens = randomVocab(5, 100);
   const a = TokenizerInfo.fromTokenBytes({ tokens, stop: [1] });

@@ -1,0 +1,147 @@
+// The smallest deterministic automaton for one rule, over the alphabet the matcher sees: byte
+// ranges, rule references and token sets as symbols. Thompson construction leaves many states
+// that behave alike (the two `"{" ws` branches of a JSON object, one copy of a UTF-8
+// continuation state per lead byte); every one of them is an item in an Earley row and a mask
+// seed whose token classes are computed and unioned. Merging them changes no language, since
+// a rule's body is a regular language over those symbols, and it halves the states of the
+// built-in JSON grammar.
+//
+// Rules with counted repeats are left alone: a repeat's loop state carries its iteration count
+// in the parent item, and a subset holding it would have to stand for it in the repeat table.
+import { EDGE_BYTE, EDGE_REPEAT } from './edges.js';
+import { RuleFsm } from './rule-fsm.js';
+
+/** Past this many subset states (relative to the input), determinising is not worth it. */
+const GROWTH_LIMIT = 4;
+
+export function minimizeRuleFsm(fsm: RuleFsm): RuleFsm {
+  if (fsm.kind.includes(EDGE_REPEAT)) return fsm;
+  const dfa = determinize(fsm, Math.max(64, fsm.numStates * GROWTH_LIMIT));
+  if (!dfa) return fsm;
+  const merged = minimize(dfa);
+  return merged.numStates < fsm.numStates ? merged : fsm;
+}
+
+/** Subset construction; null when it would pass `limit` states. */
+function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
+  const n = fsm.numStates;
+  const out: number[][] = Array.from({ length: n }, () => []);
+  for (let e = 0; e < fsm.from.length; e++) out[fsm.from[e]!]!.push(e);
+  const dfa = new RuleFsm();
+  const sets: number[][] = [[0]];
+  const ids = new Map<string, number>([['0', 0]]);
+  const intern = (members: number[]): number => {
+    const sorted = [...new Set(members)].sort((a, b) => a - b);
+    const key = sorted.join(',');
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = dfa.newState();
+      ids.set(key, id);
+      sets.push(sorted);
+    }
+    return id;
+  };
+  for (let d = 0; d < sets.length; d++) {
+    if (sets.length > limit) return null;
+    const members = sets[d]!;
+    dfa.finals[d] = members.some((s) => fsm.finals[s]);
+    // Bytes: cut the members' ranges at every boundary, one edge per piece.
+    const byteEdges: number[] = [];
+    const symbols = new Map<string, { kind: number; aux: number; targets: number[] }>();
+    for (const s of members) {
+      for (const e of out[s]!) {
+        if (fsm.kind[e] === EDGE_BYTE) {
+          byteEdges.push(e);
+          continue;
+        }
+        const key = `${fsm.kind[e]}:${fsm.aux[e]}`;
+        const sym = symbols.get(key) ?? { kind: fsm.kind[e]!, aux: fsm.aux[e]!, targets: [] };
+        sym.targets.push(fsm.to[e]!);
+        symbols.set(key, sym);
+      }
+    }
+    const cuts = new Set<number>();
+    for (const e of byteEdges) {
+      cuts.add(fsm.lo[e]!);
+      cuts.add(fsm.hi[e]! + 1);
+    }
+    const points = [...cuts].sort((a, b) => a - b);
+    for (let i = 0; i + 1 < points.length; i++) {
+      const lo = points[i]!;
+      const targets: number[] = [];
+      for (const e of byteEdges) if (fsm.lo[e]! <= lo && lo <= fsm.hi[e]!) targets.push(fsm.to[e]!);
+      if (targets.length > 0) dfa.edge(d, EDGE_BYTE, intern(targets), lo, points[i + 1]! - 1);
+    }
+    for (const sym of symbols.values()) dfa.edge(d, sym.kind, intern(sym.targets), 0, 0, sym.aux);
+  }
+  return dfa;
+}
+
+/** Moore's partition refinement, then one state per class, numbered from the start's. */
+function minimize(dfa: RuleFsm): RuleFsm {
+  const n = dfa.numStates;
+  const out: number[][] = Array.from({ length: n }, () => []);
+  for (let e = 0; e < dfa.from.length; e++) out[dfa.from[e]!]!.push(e);
+  let cls: number[] = dfa.finals.map((f) => (f ? 1 : 0));
+  let count = new Set(cls).size;
+  const signature = (s: number, of: number[]): string => {
+    const parts: string[] = [String(of[s])];
+    // Byte edges are disjoint: adjacent ranges into one class read as one.
+    const bytes = out[s]!.filter((e) => dfa.kind[e] === EDGE_BYTE).sort((a, b) => dfa.lo[a]! - dfa.lo[b]!);
+    let lo = -1;
+    let hi = -1;
+    let to = -1;
+    for (const e of bytes) {
+      const c = of[dfa.to[e]!]!;
+      if (c === to && dfa.lo[e] === hi + 1) hi = dfa.hi[e]!;
+      else {
+        if (to >= 0) parts.push(`${lo}-${hi}>${to}`);
+        lo = dfa.lo[e]!;
+        hi = dfa.hi[e]!;
+        to = c;
+      }
+    }
+    if (to >= 0) parts.push(`${lo}-${hi}>${to}`);
+    const others = out[s]!.filter((e) => dfa.kind[e] !== EDGE_BYTE).map((e) => `k${dfa.kind[e]}:${dfa.aux[e]}>${of[dfa.to[e]!]}`);
+    return parts.concat(others.sort()).join(' ');
+  };
+  for (;;) {
+    const ids = new Map<string, number>();
+    const next = cls.map((_, s) => {
+      const sig = signature(s, cls);
+      let id = ids.get(sig);
+      if (id === undefined) ids.set(sig, (id = ids.size));
+      return id;
+    });
+    const stable = ids.size === count;
+    cls = next;
+    count = ids.size;
+    if (stable) break;
+  }
+  // Number the classes in the order they are reached from the start, so the start is 0.
+  const index = new Int32Array(count).fill(-1);
+  const rep: number[] = [];
+  const visit = (s: number): void => {
+    if (index[cls[s]!] !== -1) return;
+    index[cls[s]!] = rep.length;
+    rep.push(s);
+  };
+  visit(0);
+  for (let i = 0; i < rep.length; i++) for (const e of out[rep[i]!]!) visit(dfa.to[e]!);
+  const result = new RuleFsm();
+  result.finals = rep.map((s) => dfa.finals[s]!);
+  for (let i = 0; i < rep.length; i++) {
+    // The representative's edges, adjacent byte ranges into the same class joined.
+    const edges = out[rep[i]!]!.slice().sort((a, b) => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!);
+    for (const e of edges) {
+      const to = index[cls[dfa.to[e]!]!]!;
+      const last = result.from.length - 1;
+      if (dfa.kind[e] === EDGE_BYTE && last >= 0 && result.from[last] === i && result.kind[last] === EDGE_BYTE && result.to[last] === to && result.hi[last]! + 1 === dfa.lo[e]) {
+        result.hi[last] = dfa.hi[e]!;
+        continue;
+      }
+      result.edge(i, dfa.kind[e]!, to, dfa.lo[e], dfa.hi[e], dfa.aux[e]);
+    }
+  }
+  return result;
+}
