@@ -21,9 +21,10 @@ const onlyGrammar = pick('--grammar');
 const REPEATS = 3;
 const MASK_ROUNDS = 5;
 // V8 compiles the mask path with its optimising tier after about a thousand calls; before
-// that a step costs several times more. A server runs warm, so the walks are timed after
-// WARMUP_ROUNDS untimed ones (each round a fresh matcher: per-matcher memos start empty), and
-// compiles after an untimed one. The peer does the same.
+// that a step costs several times more. A server runs warm, so everything is timed after an
+// untimed pass over every grammar (`warmUp`), the walks after WARMUP_ROUNDS untimed ones
+// (each round a fresh matcher: per-matcher memos start empty), and compiles after an untimed
+// one. The peer (no JIT) does the latter two as well.
 const WARMUP_ROUNDS = 10;
 
 function grammarOf(g: BenchGrammar): Grammar {
@@ -38,7 +39,25 @@ function median(xs: number[]): number {
   return [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 }
 
+/** Untimed: the compile and mask paths of every grammar, until V8 has optimised them. */
+function warmUp(info: TokenizerInfo): void {
+  const mask = new Uint32Array(Math.ceil(info.vocabSize / 32));
+  for (const g of GRAMMARS) {
+    for (let i = 0; i < 3; i++) new GrammarCompiler(info, { cache: false }).compile(grammarOf(g), { eager: true });
+    const compiled = new GrammarCompiler(info, { cache: false }).compile(grammarOf(g), { eager: true });
+    const tokens = greedyTokens(info, g.output);
+    for (let round = 0; round < WARMUP_ROUNDS; round++) {
+      const m = new GrammarMatcher(compiled);
+      for (const id of tokens) {
+        m.fillNextTokenBitmask(mask);
+        m.acceptToken(id);
+      }
+    }
+  }
+}
+
 const rows: Record<string, string | number>[] = [];
+let warm = false;
 for (const v of VOCABS) {
   if (onlyVocab && v.name !== onlyVocab) continue;
   // Build time from decoded token bytes, as the peer measures it (reading tokenizer.json apart).
@@ -51,6 +70,8 @@ for (const v of VOCABS) {
     builds.push(performance.now() - t0);
   }
   const vocabMs = median(builds);
+  if (!warm) warmUp(info);
+  warm = true;
   for (const g of GRAMMARS) {
     if (onlyGrammar && g.name !== onlyGrammar) continue;
     const compiles: number[] = [];

@@ -2,10 +2,12 @@
 // trigger's rule. Unlike the reference engine, matches are found through failure links too
 // (the output function), so a pattern ending inside a longer pattern's branch is still seen.
 // When several triggers end at the same byte, the longest one dispatches. An exclude that
-// ends anywhere deletes the edge, so excluded text can never be produced.
+// ends anywhere deletes the edge, so excluded text can never be produced. Free text is
+// well-formed UTF-8.
 import { GrammarError } from '../errors.js';
 import { EDGE_BYTE, EDGE_RULE } from './edges.js';
 import type { RuleFsm } from './rule-fsm.js';
+import { UTF8_BOUNDARY, UTF8_INVALID, utf8Step } from '../utf8-automaton.js';
 
 export interface DispatchSpec {
   triggers: { bytes: Uint8Array; rule: number }[];
@@ -93,24 +95,46 @@ export function buildDispatch(fsm: RuleFsm, spec: DispatchSpec): void {
     }
   }
 
-  // AC node i is FSM state i (state 0 already exists); plus one final state after a
-  // non-looping dispatch.
-  while (fsm.numStates < n) fsm.newState();
+  // FSM states are pairs of an AC node and a UTF-8 state (utf8-automaton.ts), reached from
+  // (root, boundary), which is state 0: free text is whole characters, so a byte that cannot
+  // continue well-formed UTF-8 has no edge, and the text ends only between characters.
+  // Triggers and excludes are text themselves, so they complete between characters too.
+  // Plus one final state after a non-looping dispatch.
   const done = spec.loop ? 0 : fsm.newState();
   fsm.finals[done] = true;
-  for (let s = 0; s < n; s++) {
-    if (excluded[s]) continue;
+  const ids = new Map<number, number>([[0, 0]]);
+  const pairs: number[] = [0];
+  const stateOf = (node: number, u: number): number => {
+    const key = node * 8 + u;
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = fsm.newState();
+      ids.set(key, id);
+      pairs.push(key);
+    }
+    return id;
+  };
+  for (let i = 0; i < pairs.length; i++) {
+    const s = pairs[i]! >> 3;
+    const u = pairs[i]! & 7;
+    const from = ids.get(pairs[i]!)!;
     const dispatching = hit[s] !== -1;
     // Partial triggers at the end count as free text; a completed trigger must dispatch.
-    fsm.finals[s] = !dispatching;
-    if (dispatching) fsm.edge(s, EDGE_RULE, done, 0, 0, spec.triggers[hit[s]!]!.rule);
+    fsm.finals[from] = !dispatching && u === UTF8_BOUNDARY;
+    if (dispatching) fsm.edge(from, EDGE_RULE, done, 0, 0, spec.triggers[hit[s]!]!.rule);
     const row = dispatching ? trie.child[s]! : trie.next[s]!;
+    const targets = new Int32Array(256).fill(-1);
+    for (let b = 0; b < 256; b++) {
+      const t = row[b]!;
+      const next = utf8Step(u, b);
+      if (t !== -1 && !excluded[t] && next !== UTF8_INVALID) targets[b] = stateOf(t, next);
+    }
     let b = 0;
     while (b < 256) {
-      const t = row[b]!;
+      const t = targets[b]!;
       let e = b;
-      while (e + 1 < 256 && row[e + 1] === t) e++;
-      if (t !== -1 && !excluded[t]) fsm.edge(s, EDGE_BYTE, t, b, e);
+      while (e + 1 < 256 && targets[e + 1] === t) e++;
+      if (t !== -1) fsm.edge(from, EDGE_BYTE, t, b, e);
       b = e + 1;
     }
   }

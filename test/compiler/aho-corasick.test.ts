@@ -1,7 +1,7 @@
 // GRAMMAR.md §7 cases 7-11 and 13: tag dispatch through the Aho-Corasick automaton.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarError, type Expr, type GrammarIR } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher, type Expr, type GrammarIR } from '../../compiler/index.js';
 import { accepts } from './helpers.js';
 
 const test = suite('aho-corasick');
@@ -87,6 +87,37 @@ test('case 13: dispatch inside a tag, closed by an excluded end', () => {
   assert.ok(ok('<r>x@a1y@a1</r>'));
   assert.not.ok(ok('<r>x@a2</r>'));
   assert.not.ok(ok('<r>x</r>y</r>'));
+});
+
+test('free text is well-formed UTF-8, with or without excludes and triggers', () => {
+  for (const [tags, excludes] of [[[], ['end']], [[['→', 'x']], []]] as [[string, string][], string[]][]) {
+    const ir: GrammarIR = {
+      root: 0,
+      rules: [
+        { name: 'root', body: { kind: 'tagDispatch', tags: tags.map(([t]) => ({ trigger: utf8.encode(t), rule: 1 })), loop: false, excludes: excludes.map((e) => utf8.encode(e)) }, lookahead: null, exactLookahead: false },
+        { name: 't', body: lit('x'), lookahead: null, exactLookahead: false },
+      ],
+    };
+    const base = new GrammarMatcher(new GrammarCompiler().compile(Grammar.fromIR(ir)));
+    const text = (bytes: number[]): 'complete' | 'prefix' | 'rejected' => {
+      const m = base.fork();
+      return !m.acceptBytes(Uint8Array.from(bytes)) ? 'rejected' : m.isCompleted() ? 'complete' : 'prefix';
+    };
+    const label = JSON.stringify({ tags, excludes });
+    assert.is(text([0x61, 0xff]), 'rejected', `${label}: a byte no UTF-8 text has`);
+    assert.is(text([0x80]), 'rejected', `${label}: a lone continuation byte`);
+    assert.is(text([0xc0, 0x80]), 'rejected', `${label}: an overlong form`);
+    assert.is(text([0xed, 0xa0, 0x80]), 'rejected', `${label}: a surrogate`);
+    assert.is(text([0xe5]), 'prefix', `${label}: half a character is not text yet`);
+    assert.is(text([0xe5, 0xa5, 0xbd]), 'complete', `${label}: 好`);
+  }
+  const ex = dispatch([], false, ['é']);
+  assert.not.ok(ex('café'));
+  assert.ok(ex('cafe e\u0301'));
+  const tag = dispatch([['→', 'x']], false);
+  assert.ok(tag('a→x'));
+  assert.not.ok(tag('a→'));
+  assert.ok(tag('a←'));
 });
 
 test('a trigger containing an exclude is an error', () => {
