@@ -77,47 +77,79 @@ function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
   return dfa;
 }
 
-/** Moore's partition refinement, then one state per class, numbered from the start's. */
+/**
+ * Partition refinement: split every class whose members lead, on some symbol, to different
+ * classes, until none does. Only classes holding a predecessor of a state that moved need
+ * another look, so a long literal costs one pass rather than one round per character. Then
+ * one state per class, numbered from the start's.
+ */
 function minimize(dfa: RuleFsm): RuleFsm {
   const n = dfa.numStates;
   const out: number[][] = Array.from({ length: n }, () => []);
-  for (let e = 0; e < dfa.from.length; e++) out[dfa.from[e]!]!.push(e);
-  let cls: number[] = dfa.finals.map((f) => (f ? 1 : 0));
-  let count = new Set(cls).size;
-  const signature = (s: number, of: number[]): string => {
-    const parts: string[] = [String(of[s])];
+  const preds: number[][] = Array.from({ length: n }, () => []);
+  for (let e = 0; e < dfa.from.length; e++) {
+    out[dfa.from[e]!]!.push(e);
+    preds[dfa.to[e]!]!.push(dfa.from[e]!);
+  }
+  // Edges in a fixed order: by kind, then byte or symbol.
+  for (const list of out) list.sort((a, b) => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!);
+  const cls = new Int32Array(n);
+  const members: number[][] = [[], []];
+  for (let s = 0; s < n; s++) {
+    cls[s] = dfa.finals[s] ? 1 : 0;
+    members[cls[s]!]!.push(s);
+  }
+  const signature = (s: number): string => {
     // Byte edges are disjoint: adjacent ranges into one class read as one.
-    const bytes = out[s]!.filter((e) => dfa.kind[e] === EDGE_BYTE).sort((a, b) => dfa.lo[a]! - dfa.lo[b]!);
+    let sig = '';
     let lo = -1;
     let hi = -1;
     let to = -1;
-    for (const e of bytes) {
-      const c = of[dfa.to[e]!]!;
+    for (const e of out[s]!) {
+      if (dfa.kind[e] !== EDGE_BYTE) {
+        sig += ` k${dfa.kind[e]}:${dfa.aux[e]}>${cls[dfa.to[e]!]}`;
+        continue;
+      }
+      const c = cls[dfa.to[e]!]!;
       if (c === to && dfa.lo[e] === hi + 1) hi = dfa.hi[e]!;
       else {
-        if (to >= 0) parts.push(`${lo}-${hi}>${to}`);
+        if (to >= 0) sig += ` ${lo}-${hi}>${to}`;
         lo = dfa.lo[e]!;
         hi = dfa.hi[e]!;
         to = c;
       }
     }
-    if (to >= 0) parts.push(`${lo}-${hi}>${to}`);
-    const others = out[s]!.filter((e) => dfa.kind[e] !== EDGE_BYTE).map((e) => `k${dfa.kind[e]}:${dfa.aux[e]}>${of[dfa.to[e]!]}`);
-    return parts.concat(others.sort()).join(' ');
+    return to >= 0 ? `${sig} ${lo}-${hi}>${to}` : sig;
   };
-  for (;;) {
-    const ids = new Map<string, number>();
-    const next = cls.map((_, s) => {
-      const sig = signature(s, cls);
-      let id = ids.get(sig);
-      if (id === undefined) ids.set(sig, (id = ids.size));
-      return id;
-    });
-    const stable = ids.size === count;
-    cls = next;
-    count = ids.size;
-    if (stable) break;
+  let dirty = new Set<number>([0, 1]);
+  while (dirty.size > 0) {
+    const work = dirty;
+    dirty = new Set<number>();
+    for (const c of work) {
+      if (members[c]!.length < 2) continue;
+      const groups = new Map<string, number[]>();
+      for (const s of members[c]!) {
+        const sig = signature(s);
+        const group = groups.get(sig);
+        if (group) group.push(s);
+        else groups.set(sig, [s]);
+      }
+      if (groups.size === 1) continue;
+      let first = true;
+      for (const group of groups.values()) {
+        if (first) {
+          members[c] = group;
+          first = false;
+          continue;
+        }
+        const id = members.length;
+        members.push(group);
+        for (const s of group) cls[s] = id;
+        for (const s of group) for (const p of preds[s]!) dirty.add(cls[p]!);
+      }
+    }
   }
+  const count = members.length;
   // Number the classes in the order they are reached from the start, so the start is 0.
   const index = new Int32Array(count).fill(-1);
   const rep: number[] = [];
@@ -132,8 +164,7 @@ function minimize(dfa: RuleFsm): RuleFsm {
   result.finals = rep.map((s) => dfa.finals[s]!);
   for (let i = 0; i < rep.length; i++) {
     // The representative's edges, adjacent byte ranges into the same class joined.
-    const edges = out[rep[i]!]!.slice().sort((a, b) => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!);
-    for (const e of edges) {
+    for (const e of out[rep[i]!]!) {
       const to = index[cls[dfa.to[e]!]!]!;
       const last = result.from.length - 1;
       if (dfa.kind[e] === EDGE_BYTE && last >= 0 && result.from[last] === i && result.kind[last] === EDGE_BYTE && result.to[last] === to && result.hi[last]! + 1 === dfa.lo[e]) {
