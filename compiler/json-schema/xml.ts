@@ -6,8 +6,9 @@
 //   glm_xml       <arg_key>KEY</arg_key> ws <arg_value>V</arg_value>
 // A string value is raw text: unconstrained, it is anything up to the closing tag (which it
 // cannot contain); with pattern, format or length it follows them over raw characters; an
-// enum or const string is written bare. Anything else is whitespace, JSON, whitespace; a value
-// that may be anything is raw text, a JSON array or a JSON object.
+// enum or const string is written bare (for qwen_xml also between newlines, as Qwen3-Coder's
+// template writes every value). Anything else is whitespace, JSON, whitespace; a value that
+// may be anything is raw text, a JSON array or a JSON object.
 import { GrammarError, pointerJoin } from '../errors.js';
 import { alt, cls, type Expr, lit, NOTHING, rep, seq, star } from '../ir.js';
 import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
@@ -19,12 +20,14 @@ import { entrySequence, objectShape } from './objects.js';
 interface Style {
   open(key: Expr): Expr;
   close: string;
+  /** The family's template writes each value between newlines: an enum or const string may be too. */
+  framedLiterals?: boolean;
 }
 
 const utf8 = new TextEncoder();
 
 const STYLES: Record<string, Style> = {
-  qwen_xml: { open: (k) => seq(lit('<parameter='), k, lit('>')), close: '</parameter>' },
+  qwen_xml: { open: (k) => seq(lit('<parameter='), k, lit('>')), close: '</parameter>', framedLiterals: true },
   minimax_xml: { open: (k) => seq(lit('<parameter name="'), k, lit('">')), close: '</parameter>' },
   deepseek_xml: {
     open: (k) => seq(lit('<｜DSML｜parameter name="'), k, lit('" string="'), alt(lit('true'), lit('false')), lit('">')),
@@ -83,7 +86,7 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
       additional: (names, value) => param(identifierExcluding(names), value),
       pattern: () => NOTHING,
     },
-    (s, at) => xmlValue(ctx, s, at, rawText),
+    (s, at) => xmlValue(ctx, s, at, rawText, style.framedLiterals === true),
   );
   if (!shape) return NOTHING;
   const { nonEmpty, emptyAllowed } = entrySequence(ctx, shape, ws, 'xml');
@@ -91,7 +94,7 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
   return emptyAllowed ? alt(ws, body) : body;
 }
 
-function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr): Expr {
+function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, framedLiterals: boolean): Expr {
   const resolved = ctx.resolve(s, pointer);
   const schema = resolved.schema;
   const at = resolved.pointer;
@@ -102,7 +105,10 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr): Exp
   if (!isObject(schema) || schema.type !== 'string') return seq(ws, ctx.value(schema, at, 1), ws);
   if ('const' in schema || Array.isArray(schema.enum)) {
     const values = ('const' in schema ? [schema.const] : (schema.enum as unknown[])).filter((v): v is string => typeof v === 'string');
-    return alt(...values.map((v) => lit(v)));
+    // Framed as "\n" v "\n" too, unless v itself starts or ends with one (the tool-call parser
+    // takes a listed value as it is, else unframes it).
+    const framed = (v: string): boolean => framedLiterals && !v.startsWith('\n') && !v.endsWith('\n');
+    return alt(...values.map((v) => (framed(v) ? alt(lit(v), lit(`\n${v}\n`)) : lit(v))));
   }
   const anyChar = cls([0, MAX_CODE_POINT]);
   if (typeof schema.pattern === 'string') {

@@ -97,11 +97,22 @@ const XML_STYLES: Record<string, XmlStyle> = {
   glm_xml: { open: /<arg_key>([^<]*)<\/arg_key>[ \t\r\n]*<arg_value>/y, close: '</arg_value>' },
 };
 
-/** A parameter's value as the XML styles write it: raw text for strings, JSON for anything else. */
+/**
+ * A parameter's value as the XML styles write it: raw text for strings, JSON for anything else.
+ * The newlines a template writes around a value come off only where that cannot change what the
+ * grammar allowed: around free text, and around a listed (enum or const) value, which the
+ * grammar allows bare or framed. A string with a pattern, format or length stays as written.
+ */
 function xmlValue(raw: string, schema: unknown, style: XmlStyle, stringFlag: string | undefined): unknown {
   const s = (schema ?? {}) as Record<string, unknown>;
   const isString = stringFlag !== undefined ? stringFlag === 'true' : s.type === 'string';
-  if (isString) return style.trimNewlines ? raw.replace(/^\n/, '').replace(/\n$/, '') : raw;
+  if (isString) {
+    if (!style.trimNewlines) return raw;
+    const listed = 'const' in s ? [s.const] : Array.isArray(s.enum) ? s.enum : undefined;
+    if (listed) return listed.includes(raw) || !/^\n[^]*\n$/.test(raw) ? raw : raw.slice(1, -1);
+    if (['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s)) return raw;
+    return raw.replace(/^\n/, '').replace(/\n$/, '');
+  }
   try {
     return JSON.parse(raw);
   } catch {

@@ -131,7 +131,8 @@ test('case 22: XML styles', () => {
   ]);
   expect(schema(s, { style: 'glm_xml' }), [['<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>', true], ['<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>2</arg_value>', true]]);
   const e = { type: 'object', properties: { unit: { type: 'string', enum: ['c', 'f'] }, code: { type: 'string', pattern: '^[A-Z]{2}$' } }, required: ['unit'], additionalProperties: { type: 'integer' } };
-  expect(schema(e, { style: 'qwen_xml' }), [['<parameter=unit>c</parameter>', true], ['<parameter=unit>"c"</parameter>', false], ['<parameter=unit>c</parameter><parameter=code>FR</parameter>', true], ['<parameter=unit>c</parameter><parameter=code>fr</parameter>', false], ['<parameter=unit>f</parameter><parameter=extra_1>7</parameter>', true], ['<parameter=unit>f</parameter><parameter=unit>7</parameter>', false]]);
+  expect(schema(e, { style: 'qwen_xml' }), [['<parameter=unit>c</parameter>', true], ['<parameter=unit>\nc\n</parameter>', true], ['<parameter=unit>\nc</parameter>', false], ['<parameter=unit>"c"</parameter>', false], ['<parameter=unit>c</parameter><parameter=code>FR</parameter>', true], ['<parameter=unit>c</parameter><parameter=code>fr</parameter>', false], ['<parameter=unit>f</parameter><parameter=extra_1>7</parameter>', true], ['<parameter=unit>f</parameter><parameter=unit>7</parameter>', false]]);
+  expect(schema(e, { style: 'minimax_xml' }), [['<parameter name="unit">c</parameter>', true], ['<parameter name="unit">\nc\n</parameter>', false]]);
   const anyValue = { type: 'object', properties: { v: {} }, required: ['v'] };
   expect(schema(anyValue, { style: 'qwen_xml' }), [['<parameter=v>12</parameter>', true], ['<parameter=v>[1, "a"]</parameter>', true], ['<parameter=v>{"k": 1}</parameter>', true]]);
 });

@@ -118,4 +118,21 @@ test('XML arguments become JSON typed by the schema', () => {
   assert.equal(JSON.parse(whole.toolCalls[0]!.arguments), { city: '42', days: 3 });
 });
 
+test('qwen_xml newlines come off free text and listed values, never off a constrained string', () => {
+  const tools = new Map<string, Record<string, unknown>>([
+    ['f', { type: 'object', properties: { free: { type: 'string' }, unit: { type: 'string', enum: ['c', '\nf\n'] }, code: { type: 'string', minLength: 3 } } }],
+  ]);
+  const args = (params: string): unknown => {
+    const parser = new ToolCallParser(TOOL_FORMATS.qwen3_coder, tools, 'call_');
+    parser.push(`<tool_call>\n<function=f>\n${params}</function>\n</tool_call>`);
+    parser.finish();
+    return JSON.parse(parser.toolCalls[0]!.arguments);
+  };
+  assert.equal(args('<parameter=free>\nParis\n</parameter>\n'), { free: 'Paris' });
+  assert.equal(args('<parameter=unit>\nc\n</parameter>\n'), { unit: 'c' }, 'framed');
+  assert.equal(args('<parameter=unit>c</parameter>\n'), { unit: 'c' }, 'bare');
+  assert.equal(args('<parameter=unit>\nf\n</parameter>\n'), { unit: '\nf\n' }, 'a listed value is taken as it is');
+  assert.equal(args('<parameter=code>\n\n\n</parameter>\n'), { code: '\n\n\n' }, 'three characters, as the grammar counted them');
+});
+
 test.run();
