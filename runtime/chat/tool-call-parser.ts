@@ -8,7 +8,8 @@
 //   - JSON arguments are passed through as written; XML arguments become JSON one complete
 //     parameter at a time, the closing brace only when the call is complete.
 // The grammar guarantees the syntax of a finished output; an output cut short (max_tokens, a
-// stop string) keeps its complete calls, and its unfinished call is left out of the result.
+// stop string) keeps its complete calls, and its unfinished call is reported apart
+// (`begunCalls`): its arguments are not a whole JSON object.
 import type { ToolFormat } from './tool-formats.js';
 
 export interface ScannedCall {
@@ -263,9 +264,22 @@ export class ToolCallParser {
     return this.calls.filter((call) => call.complete).map((call) => ({ id: call.id, name: call.name, arguments: call.args }));
   }
 
+  /** Every call begun, a last one cut short (max_tokens, a stop string) with the arguments sent of it. */
+  get begunCalls(): ParsedCall[] {
+    return this.calls.map((call) => ({ id: call.id, name: call.name, arguments: call.args }));
+  }
+
   /** The content sent so far (all of it once finished); null when it is empty and there are calls. */
   get message(): { content: string | null; toolCalls: ParsedCall[] } {
-    const toolCalls = this.toolCalls;
+    return this.messageWith(this.toolCalls);
+  }
+
+  /** As `message`, with a call cut short in it as far as it was streamed. */
+  get streamedMessage(): { content: string | null; toolCalls: ParsedCall[] } {
+    return this.messageWith(this.begunCalls);
+  }
+
+  private messageWith(toolCalls: ParsedCall[]): { content: string | null; toolCalls: ParsedCall[] } {
     return { content: this.content === '' && toolCalls.length > 0 ? null : this.content, toolCalls };
   }
 

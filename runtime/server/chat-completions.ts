@@ -296,7 +296,9 @@ function finishReason(choice: ChoiceState): FinishReason | 'error' | 'tool_calls
 function messageOf(choice: ChoiceState, as: ToolCallArguments): object {
   const reasoning = choice.splitter ? { reasoning_content: choice.splitter.reasoning } : {};
   if (!choice.parser) return { role: 'assistant', content: choice.splitter ? choice.splitter.answer : choice.text, ...reasoning };
-  const { content, toolCalls } = choice.parser.message;
+  // As OpenAI does, a call cut short is returned as far as it went, as the stream sent it; only
+  // a JSON string can hold arguments that are not a whole object yet.
+  const { content, toolCalls } = as === 'string' ? choice.parser.streamedMessage : choice.parser.message;
   return { role: 'assistant', content, ...reasoning, ...(toolCalls.length > 0 ? { tool_calls: toOpenAiToolCalls(toolCalls, as) } : {}) };
 }
 

@@ -34,4 +34,25 @@ test('arguments are a JSON string that validates, identical whole and streamed',
   }
 });
 
+test('a call cut short by max_tokens is in the whole response as far as it was streamed', async ({ s }) => {
+  let cut = 0;
+  for (let maxTokens = 30; maxTokens <= 70; maxTokens += 5) {
+    const request = { model: TINY_MODEL_ID, messages: [{ role: 'user' as const, content: 'Weather?' }], tools, seed: 3, tool_choice: 'required' as const, max_tokens: maxTokens };
+    const whole = (await s.client.chat.completions.create(request)).choices[0]!;
+    const streamed = (await s.client.chat.completions.stream({ ...request, stream: true }).finalChatCompletion()).choices[0]!;
+    const calls = (m: OpenAI.ChatCompletionMessage) => functionCalls(m).map((c) => ({ name: c.function.name, arguments: c.function.arguments }));
+    assert.equal(calls(whole.message), calls(streamed.message), `max_tokens ${maxTokens}`);
+    assert.is(whole.finish_reason, streamed.finish_reason);
+    const last = calls(whole.message).at(-1);
+    if (whole.finish_reason === 'length' && last) {
+      try {
+        JSON.parse(last.arguments);
+      } catch {
+        cut++;
+      }
+    }
+  }
+  assert.ok(cut > 0, 'some max_tokens cut a call inside its arguments');
+});
+
 test.run();

@@ -41,7 +41,7 @@ function run(format: ToolFormat, pieces: string[]) {
   }
   const last = parser.finish();
   if (last) deltas.push(last);
-  return { streamed: accumulate(deltas), whole: parser.message };
+  return { streamed: accumulate(deltas), whole: parser.message, sofar: parser.streamedMessage };
 }
 
 /** A deterministic pseudo-random split of `text`. */
@@ -81,11 +81,14 @@ for (const key of TOOL_FORMAT_KEYS) {
       const reference = run(format, [text]).whole;
       const chunkings = [[text], [...text], split(text, 1), split(text, 7), split(text, 42)];
       for (const pieces of chunkings) {
-        const { streamed, whole } = run(format, pieces);
+        const { streamed, whole, sofar } = run(format, pieces);
         assert.equal(whole, reference, `same whole result for ${JSON.stringify(pieces)}`);
         assert.is(streamed.content, whole.content ?? '', `content of ${JSON.stringify(pieces)}`);
-        // Complete calls match exactly; a call cut short is streamed as far as it went, and left out of the whole result.
+        // Complete calls match exactly; a call cut short is streamed as far as it went, left
+        // out of the whole result, and in the message as streamed.
         assert.equal(streamed.calls.slice(0, whole.toolCalls.length), whole.toolCalls, `calls of ${JSON.stringify(pieces)}`);
+        assert.equal(sofar.toolCalls, streamed.calls, `calls so far of ${JSON.stringify(pieces)}`);
+        assert.is(sofar.content ?? '', streamed.content);
         for (const call of whole.toolCalls) assert.type(JSON.parse(call.arguments), 'object');
       }
     }
