@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { GrammarError } from '../errors.js';
 import { readGGUFVocabulary } from './gguf-vocab.js';
+import { sortByBytes } from './byte-sort.js';
 import { readTokenizerJson } from './tokenizer-json.js';
 import { UTF8_BOUNDARY, UTF8_INVALID, utf8Step } from '../utf8-automaton.js';
 
@@ -82,11 +83,7 @@ export class TokenizerInfo {
     if (order && order.length === normal.length) {
       this.sorted = order;
     } else {
-      // Latin-1 strings compare code unit by code unit, which is byte order for bytes.
-      const keys = new Array<string>(n);
-      for (const i of normal) keys[i] = latin1(bytes, offsets[i]!, offsets[i + 1]!);
-      normal.sort((a, b) => (keys[a]! < keys[b]! ? -1 : keys[a]! > keys[b]! ? 1 : a - b));
-      this.sorted = Int32Array.from(normal);
+      this.sorted = sortByBytes(Int32Array.from(normal), bytes, offsets);
     }
     const m = this.sorted.length;
     this.sortedIndex = new Int32Array(n).fill(-1);
@@ -259,10 +256,4 @@ export class TokenizerInfo {
   static async loadCache(path: string): Promise<TokenizerInfo> {
     return TokenizerInfo.fromCacheBytes(await readFile(path));
   }
-}
-
-function latin1(bytes: Uint8Array, from: number, to: number): string {
-  let s = '';
-  for (let i = from; i < to; i++) s += String.fromCharCode(bytes[i]!);
-  return s;
 }

@@ -6,6 +6,7 @@ import { TokenizerInfo } from '../../compiler/index.js';
 import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { rng } from './token-oracle.js';
+import { sortByBytes } from '../../compiler/tokenizer/byte-sort.js';
 
 const test = suite('tokenizer-info');
 const enc = new TextEncoder();
@@ -51,6 +52,18 @@ test('sorted by bytes, with prefix lengths, true-prefix subtrees and first-byte 
     for (let j = info.firstByteStart[b]!; j < info.firstByteStart[b + 1]!; j++) assert.is(info.tokenBytes(sorted[j]!)[0], b);
   }
   assert.is(info.firstByteStart[256], sorted.length);
+});
+
+test('the byte sort: prefixes first, equal byte strings by id, as a string sort orders them', () => {
+  const tokens = [...randomVocab(9, 3000), ...randomVocab(9, 50), enc.encode('a'), enc.encode('a'), ...Array.from({ length: 40 }, (_, i) => Uint8Array.of(0, (i * 7) % 40))];
+  const offsets = new Uint32Array(tokens.length + 1);
+  tokens.forEach((t, i) => (offsets[i + 1] = offsets[i]! + t.length));
+  const bytes = new Uint8Array(offsets[tokens.length]!);
+  tokens.forEach((t, i) => bytes.set(t, offsets[i]!));
+  const ids = Int32Array.from(tokens.keys());
+  const key = (i: number) => Buffer.from(tokens[i]!).toString('latin1');
+  const expected = [...ids].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a - b));
+  assert.equal([...sortByBytes(ids, bytes, offsets)], expected);
 });
 
 test('token kinds: empty tokens are special, stop and special sets come out of the sorted vocabulary', () => {
