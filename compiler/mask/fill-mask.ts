@@ -17,7 +17,8 @@ import { STORE_ACCEPTED, STORE_BITSET, STORE_REJECTED } from './token-mask.js';
 
 export interface MaskScratch {
   uncertain: Int32Array;
-  complement: Uint32Array;
+  /** For a mask stored as rejected ids; allocated when one is met. */
+  complement: Uint32Array | null;
   firstBytes: Uint8Array;
   /** Masks of recent rows, by `rowKey`. */
   masks: RowMemo<Uint32Array>;
@@ -33,8 +34,8 @@ const REST_SLOTS = 16;
 export function newMaskScratch(info: TokenizerInfo): MaskScratch {
   const words = info.normalMask.length;
   return {
-    uncertain: new Int32Array(1024),
-    complement: new Uint32Array(words),
+    uncertain: new Int32Array(64),
+    complement: null,
     firstBytes: new Uint8Array(256),
     masks: new RowMemo(MASK_SLOTS, () => new Uint32Array(words)),
     rests: new RowMemo(REST_SLOTS, () => ({ ok: new Uint8Array(256) })),
@@ -110,7 +111,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
       const bits = tm.bits!;
       for (let w = 0; w < bits.length; w++) mask[w]! |= bits[w]!;
     } else if (tm.store === STORE_REJECTED) {
-      const c = scratch.complement;
+      const c = (scratch.complement ??= new Uint32Array(words));
       c.set(info.normalMask);
       const ids = tm.ids;
       for (let k = 0; k < ids.length; k++) c[ids[k]! >>> 5]! &= ~(1 << (ids[k]! & 31));

@@ -3,6 +3,8 @@
 // parents accepts. Round-robin eviction; slots are allocated when first used, and nothing
 // after that.
 
+const EMPTY = new Int32Array(0);
+
 export class RowMemo<V> {
   private readonly keys: Int32Array[];
   private readonly lengths: Int32Array;
@@ -11,7 +13,7 @@ export class RowMemo<V> {
   private next = 0;
 
   constructor(slots: number, private readonly makeValue: () => V) {
-    this.keys = Array.from({ length: slots }, () => new Int32Array(16));
+    this.keys = Array.from({ length: slots }, () => EMPTY);
     this.lengths = new Int32Array(slots).fill(-1);
     this.hashes = new Int32Array(slots);
     this.slotValues = new Array<V | undefined>(slots);
