@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
-import { greedyTokens, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { greedyTokens, TOOL_CALL_SCHEMA, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { allowedIds, bruteForceMask, describe, differences, fastMask, has, rng } from './token-oracle.js';
 
@@ -42,6 +42,8 @@ const GRAMMARS: [string, () => Grammar, string?][] = [
   ['EBNF: classes, counted and bounded repeats', () => Grammar.fromEBNF('root ::= (word " ")+ [0-9]{1,3} tail\nword ::= [a-z]{2,6} | [A-Z][a-z]*\ntail ::= "!"{130,140} | "."'), `ab Cde 12${'!'.repeat(135)}`],
   ['EBNF: UTF-8 heavy', () => Grammar.fromEBNF('root ::= (greek | cjk | "😀" | [\\ue000-\\uffff] | [\\U0001F300-\\U0001F5FF] | " ")+ "."\ngreek ::= [\\u03b1-\\u03c9]+\ncjk ::= [\\u4e00-\\u9fff]{1,2}')],
   ['regex: mixed', () => Grammar.fromRegex('(ab|a[0-9]+|\\s)*(x|yy|é+)')],
+  // Rules that occur once inside choices: their masks use what follows them up to the root.
+  ['schema: tool call (anyOf of objects, const, enum)', () => Grammar.fromJSONSchema(TOOL_CALL_SCHEMA), '{"name": "search", "arguments": {"query": "a \\"b\\"", "limit": 10}}'],
 ];
 
 const VOCABS: [string, string][] = [
@@ -100,6 +102,8 @@ for (const [vocabName, pkg] of VOCABS) {
         const m = new GrammarMatcher(compiled);
         const tokens = greedyTokens(info, output);
         const bruteAt = new Set(Array.from({ length: BRUTE_ALONG_OUTPUT }, () => Math.floor(rand() * tokens.length)));
+        // The last step: tokens there run past the ends of the innermost rules up to the root's.
+        bruteAt.add(tokens.length - 1);
         tokens.forEach((id, step) => {
           checkStep(m, info, short, bruteAt.has(step), rand, `${name}, output step ${step}`);
           assert.ok(m.acceptToken(id), `${name}: the valid output's token ${step} was refused`);
