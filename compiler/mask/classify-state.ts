@@ -290,6 +290,9 @@ function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: numbe
   }
 }
 
+/** Buffers of `walkDfa`, kept from call to call (one state's walk allocates nothing). */
+const walkScratch = { stack: new Int32Array(1024), endsBy: new Uint8Array(1024), live: new Uint8Array(256), loop: new Uint8Array(256) };
+
 /** The walk over a flat DFA, table lookups inline: the compile-time hot loop. False on overflow. */
 function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
   const closed = mode.closed;
@@ -297,13 +300,13 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
   const rule = fsm.stateRule[state]!;
   const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
   let hard: EarleyTokens | null = null;
-  let stack = new Int32Array(1024); // DFA state after d bytes
-  let endsBy = new Uint8Array(1024);
+  let stack = walkScratch.stack; // DFA state after d bytes
+  let endsBy = walkScratch.endsBy;
   stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
   const startOpaque = dfa.opaque[stack[0]!] === 1;
-  const live = dfa.liveBytes(stack[0]!, new Uint8Array(256));
+  const live = dfa.liveBytes(stack[0]!, walkScratch.live);
   // Bytes on which the start state loops: a token made only of them is accepted unparsed.
-  const loop = new Uint8Array(256);
+  const loop = walkScratch.loop.fill(0);
   let loops = 0;
   for (let b = 0; b < 256; b++) {
     if (live[b] === 1 && dfa.next(stack[0]!, b) === stack[0]) {
@@ -333,10 +336,10 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       if (len >= stack.length) {
         const s2 = new Int32Array(len * 2);
         s2.set(stack);
-        stack = s2;
+        stack = walkScratch.stack = s2;
         const e2 = new Uint8Array(len * 2);
         e2.set(endsBy);
-        endsBy = e2;
+        endsBy = walkScratch.endsBy = e2;
       }
       let k = Math.min(common, reached);
       failed = false;

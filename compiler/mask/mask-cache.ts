@@ -66,7 +66,7 @@ export class TokenMaskCache {
    * The states a matcher may ask about (its mask seeds): those a row can hold other than by
    * prediction (the root's start, targets of scanned bytes, tokens and completed references),
    * what counted repeats start or leave, and the starts of rules called as a last step, when
-   * they have edges at all.
+   * they have edges at all; none of a context rule.
    */
   scanStates(): number[] {
     const fsm = this.compiled.fsm;
@@ -81,8 +81,11 @@ export class TokenMaskCache {
       want[fsm.ruleStart[fsm.repRule[i]!]!] = 1;
       if (fsm.repLoop[i]! >= 0) want[fsm.repLoop[i]!] = 1;
     }
+    // Context rules (mask/context.ts) are only ever copied into flat DFAs: no row holds them.
+    const isContext = new Uint8Array(fsm.ruleStart.length);
+    for (const c of fsm.ruleContext) if (c >= 0) isContext[c] = 1;
     const out: number[] = [];
-    for (let s = 0; s < n; s++) if (want[s] === 1 && fsm.edgeStart[s + 1]! > fsm.edgeStart[s]!) out.push(s);
+    for (let s = 0; s < n; s++) if (want[s] === 1 && isContext[fsm.stateRule[s]!] === 0 && fsm.edgeStart[s + 1]! > fsm.edgeStart[s]!) out.push(s);
     return out;
   }
 

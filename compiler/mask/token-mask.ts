@@ -11,7 +11,7 @@ export const STORE_BITSET = 2;
 
 export interface TokenMask {
   store: number;
-  /** Accepted ids (STORE_ACCEPTED) or rejected ids (STORE_REJECTED), ascending; else empty. */
+  /** Accepted ids (STORE_ACCEPTED) or rejected ids (STORE_REJECTED), in no particular order; else empty. */
   ids: Int32Array;
   /** Accepted ids as a bitset (STORE_BITSET), else null. */
   bits: Uint32Array | null;
@@ -25,7 +25,7 @@ export interface TokenMask {
 export function makeTokenMask(info: TokenizerInfo, accepted: Int32Array, uncertain: Int32Array, contextFree: boolean): TokenMask {
   const words = info.normalMask.length;
   if (accepted.length <= words) {
-    return { store: STORE_ACCEPTED, ids: accepted.slice().sort(), bits: null, uncertain, contextFree };
+    return { store: STORE_ACCEPTED, ids: accepted, bits: null, uncertain, contextFree };
   }
   const bits = new Uint32Array(words);
   for (let i = 0; i < accepted.length; i++) bits[accepted[i]! >>> 5]! |= 1 << (accepted[i]! & 31);
@@ -43,17 +43,17 @@ export function refineTokenMask(info: TokenizerInfo, base: TokenMask, accepted: 
     for (const list of [base.ids, accepted]) for (let i = 0; i < list.length; i++) bits[list[i]! >>> 5]! |= 1 << (list[i]! & 31);
     return { store: STORE_BITSET, ids: new Int32Array(0), bits, uncertain, contextFree };
   }
-  if (base.store === STORE_ACCEPTED) return { store: STORE_ACCEPTED, ids: mergeSorted(base.ids, accepted), bits: null, uncertain, contextFree };
-  if (base.store === STORE_REJECTED) return { store: STORE_REJECTED, ids: mergeSorted(base.ids, rejected), bits: null, uncertain, contextFree };
+  if (base.store === STORE_ACCEPTED) return { store: STORE_ACCEPTED, ids: concat(base.ids, accepted), bits: null, uncertain, contextFree };
+  if (base.store === STORE_REJECTED) return { store: STORE_REJECTED, ids: concat(base.ids, rejected), bits: null, uncertain, contextFree };
   const bits = base.bits!.slice();
   for (let i = 0; i < accepted.length; i++) bits[accepted[i]! >>> 5]! |= 1 << (accepted[i]! & 31);
   return { store: STORE_BITSET, ids: base.ids, bits, uncertain, contextFree };
 }
 
-function mergeSorted(a: Int32Array, b: Int32Array): Int32Array {
+function concat(a: Int32Array, b: Int32Array): Int32Array {
   if (b.length === 0) return a;
   const out = new Int32Array(a.length + b.length);
   out.set(a);
   out.set(b, a.length);
-  return out.sort();
+  return out;
 }
