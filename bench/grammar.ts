@@ -6,6 +6,7 @@
 //   npx tsx bench/grammar.ts            # a table
 //   npx tsx bench/grammar.ts --json     # one JSON object per line
 //   npx tsx bench/grammar.ts --vocab qwen3 --grammar schema
+//   npx tsx bench/grammar.ts --cold --vocab llama3 --grammar json   # a fresh process, no warm-up
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../compiler/index.js';
 import { type BenchGrammar, GRAMMARS, greedyTokens, tokenizerJsonPath, VOCABS } from './grammar-inputs.js';
 import { readTokenizerJson } from '../compiler/tokenizer/tokenizer-json.js';
@@ -24,8 +25,12 @@ const MASK_ROUNDS = 5;
 // that a step costs several times more. A server runs warm, so everything is timed after an
 // untimed pass over every grammar (`warmUp`), the walks after WARMUP_ROUNDS untimed ones
 // (each round a fresh matcher: per-matcher memos start empty), and compiles after an untimed
-// one. The peer (no JIT) does the latter two as well.
-const WARMUP_ROUNDS = 10;
+// one. The peer (no JIT) does the latter two as well. `--cold` skips the warm-up pass and the
+// warm-up compile, and keeps one untimed walk (it fills the grammar's lazily built indexes,
+// which a server builds once per grammar): with one --vocab and --grammar, what a fresh
+// process sees.
+const cold = args.includes('--cold');
+const WARMUP_ROUNDS = cold ? 1 : 10;
 
 function grammarOf(g: BenchGrammar): Grammar {
   return g.kind === 'builtin_json' ? Grammar.builtinJSON() : Grammar.fromJSONSchema(g.schema);
@@ -70,13 +75,13 @@ for (const v of VOCABS) {
     builds.push(performance.now() - t0);
   }
   const vocabMs = median(builds);
-  if (!warm) warmUp(info);
+  if (!warm && !cold) warmUp(info);
   warm = true;
   for (const g of GRAMMARS) {
     if (onlyGrammar && g.name !== onlyGrammar) continue;
     const compiles: number[] = [];
     const firsts: number[] = [];
-    new GrammarCompiler(info, { cache: false }).compile(grammarOf(g), { eager: true });
+    if (!cold) new GrammarCompiler(info, { cache: false }).compile(grammarOf(g), { eager: true });
     for (let i = 0; i < REPEATS; i++) {
       let t0 = performance.now();
       new GrammarCompiler(info, { cache: false }).compile(grammarOf(g), { eager: true });
