@@ -44,6 +44,7 @@ export class Engine {
 
   private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
     this.grammars = new GrammarService(info.tokenTexts, options.grammarTimeoutMs ?? 10_000, options.grammarCacheDir);
+    this.grammars.warmUp();
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));
