@@ -247,6 +247,11 @@ export class ToolCallParser {
     private readonly tools: ReadonlyMap<string, Record<string, unknown>>,
     /** Call ids are `${idPrefix}${index}`, unless the format writes its own. */
     private readonly idPrefix: string,
+    /**
+     * The output opens with a call (tool_choice `required` or a named function): text before
+     * the first call can only be its unfinished opener, never content, even when cut short.
+     */
+    private readonly startsWithCall = false,
   ) {}
 
   push(text: string): ParsedDelta | undefined {
@@ -286,7 +291,7 @@ export class ToolCallParser {
   private update(final: boolean): ParsedDelta | undefined {
     const scan = scanToolText(this.format, this.tools, this.text, final, this.resume);
     this.resume = scan.stable;
-    const visible = final && scan.calls.length === 0 ? scan.content : scan.content.trimEnd();
+    const visible = this.startsWithCall && scan.calls.length === 0 ? '' : final && scan.calls.length === 0 ? scan.content : scan.content.trimEnd();
     const delta: ParsedDelta = {};
     if (visible.length > this.contentSent) {
       delta.content = visible.slice(this.contentSent);

@@ -50,7 +50,8 @@ export function toolSetupOf(request: ChatRequest, format: ToolFormat): ToolSetup
 export function toolParserFor(setup: ToolSetup | undefined, completionId: string, choice: number): ToolCallParser | undefined {
   if (!setup || setup.choice.mode === 'none') return undefined;
   const schemas = new Map(setup.tools.map((tool) => [tool.name, tool.parameters]));
-  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`);
+  const startsWithCall = setup.choice.mode === 'required' || setup.choice.mode === 'named';
+  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`, startsWithCall);
 }
 
 export function toOpenAiToolCalls(calls: ParsedCall[], as: ToolCallArguments) {

@@ -57,6 +57,21 @@ test('required: every response starts with a valid call', async ({ s }) => {
   }
 });
 
+test('required and named, cut short before the call opens: no markup as content, streamed alike', async ({ s }) => {
+  for (const tool_choice of ['required', { type: 'function', function: { name: 'get_time' } }] as const) {
+    for (const max_tokens of [1, 2, 3]) {
+      const body = { seed: 1, tool_choice, max_tokens };
+      const whole = (await ask(s, body)).choices[0]!;
+      const label = `${JSON.stringify(tool_choice)}, max_tokens ${max_tokens}`;
+      assert.is(whole.finish_reason, 'length', label);
+      assert.is(whole.message.tool_calls, undefined, label);
+      assert.is(whole.message.content, '', `${label}: the opener's first tokens are not content`);
+      const streamed = (await s.client.chat.completions.stream({ model: TINY_MODEL_ID, messages, tools, temperature: 1, ...body, stream: true }).finalChatCompletion()).choices[0]!;
+      assert.is(streamed.message.content ?? '', '', label);
+    }
+  }
+});
+
 test('named: exactly one call to that function, finished as tool_calls', async ({ s }) => {
   for (let seed = 1; seed <= 8; seed++) {
     const choice = (await ask(s, { seed, tool_choice: { type: 'function', function: { name: 'get_time' } } })).choices[0]!;
