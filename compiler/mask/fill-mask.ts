@@ -212,37 +212,11 @@ function checkRests(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, s
   const ok = value.ok;
   const bytes = info.bytes;
   const first = m.scannableBytes(base, scratch.firstBytes);
-  let last = -1;
-  let reached = 0;
-  let failed = false;
+  const tries = new SortedTries(m, bytes, base + 1);
   for (let r = 0; r < n; r++) {
     const start = index.offset[r]!;
-    const len = index.length[r]!;
-    if (first[bytes[start]!] === 0) {
-      ok[r] = 0; // no item of the row can take its first byte
-      continue;
-    }
-    let common = 0;
-    if (last >= 0) {
-      const limit = Math.min(len, reached + 1);
-      while (common < limit && bytes[start + common] === bytes[last + common]) common++;
-    }
-    if (failed && common > reached) {
-      ok[r] = 0;
-      continue;
-    }
-    let k = Math.min(common, reached);
-    m.popRows(base + 1 + k);
-    failed = false;
-    for (; k < len; k++) {
-      if (!m.pushByte(bytes[start + k]!)) {
-        failed = true;
-        break;
-      }
-    }
-    reached = k;
-    last = start;
-    ok[r] = failed ? 0 : 1;
+    // A rest no item of the row can take the first byte of is not tried.
+    ok[r] = first[bytes[start]!] === 1 && tries.accepts(start, index.length[r]!) ? 1 : 0;
   }
   m.popRows(base);
   applyRests(mask, info, unc, index, ok);
@@ -269,9 +243,7 @@ function checkUncertain(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInf
   sub.sort();
   const { bytes, offsets, sorted } = info;
   const base = m.rowCount;
-  let last = -1; // last tried token (id)
-  let reached = 0; // bytes of it that were consumed
-  let failed = false;
+  const tries = new SortedTries(m, bytes, base);
   let prev = -1;
   for (let i = 0; i < n; i++) {
     const j = sub[i]!;
@@ -279,27 +251,47 @@ function checkUncertain(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInf
     prev = j;
     const t = sorted[j]!;
     if ((mask[t >>> 5]! & (1 << (t & 31))) !== 0) continue;
-    const start = offsets[t]!;
-    const len = offsets[t + 1]! - start;
+    if (tries.accepts(offsets[t]!, offsets[t + 1]! - offsets[t]!)) mask[t >>> 5]! |= 1 << (t & 31);
+  }
+  m.popRows(base);
+}
+
+/**
+ * Byte strings tried in byte order on the matcher's rows above `base`: each reuses the rows of
+ * the prefix it shares with the previous one, and one that extends a prefix that died dies
+ * without being parsed.
+ */
+class SortedTries {
+  private last = -1; // where the previous string starts in `bytes`
+  private reached = 0; // how many of its bytes were consumed
+  private failed = false;
+
+  constructor(
+    private readonly m: GrammarMatcher,
+    private readonly bytes: Uint8Array,
+    private readonly base: number,
+  ) {}
+
+  accepts(start: number, len: number): boolean {
+    const { m, bytes } = this;
     let common = 0;
-    if (last >= 0) {
-      const ls = offsets[last]!;
-      const limit = Math.min(len, reached + 1);
-      while (common < limit && bytes[start + common] === bytes[ls + common]) common++;
+    if (this.last >= 0) {
+      const limit = Math.min(len, this.reached + 1);
+      while (common < limit && bytes[start + common] === bytes[this.last + common]) common++;
     }
-    if (failed && common > reached) continue; // extends a prefix that died
-    let k = Math.min(common, reached);
-    m.popRows(base + k);
-    failed = false;
+    if (this.failed && common > this.reached) return false;
+    let k = Math.min(common, this.reached);
+    m.popRows(this.base + k);
+    let failed = false;
     for (; k < len; k++) {
       if (!m.pushByte(bytes[start + k]!)) {
         failed = true;
         break;
       }
     }
-    reached = k;
-    last = t;
-    if (!failed) mask[t >>> 5]! |= 1 << (t & 31);
+    this.reached = k;
+    this.last = start;
+    this.failed = failed;
+    return !failed;
   }
-  m.popRows(base);
 }
