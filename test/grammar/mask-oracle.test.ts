@@ -10,7 +10,8 @@ import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
 import { greedyTokens, TOOL_CALL_SCHEMA, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
-import { allowedIds, bruteForceMask, describe, differences, fastMask, has, rng } from './token-oracle.js';
+import { allowedIds, bruteForceMask, describe, differences, fastMask, has } from './token-oracle.js';
+import { testRandom as rng } from '../helpers/test-random.js';
 
 const test = suite('mask-oracle');
 

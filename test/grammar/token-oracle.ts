@@ -48,18 +48,6 @@ export function describe(info: TokenizerInfo, diffs: { id: number; fast: boolean
   return diffs.map((d) => `${d.id} ${JSON.stringify(Buffer.from(info.tokenBytes(d.id)).toString('latin1'))} fast=${d.fast}`).join('; ');
 }
 
-/** A small seeded generator (mulberry32), so walks are reproducible. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Ids set in a mask. */
 export function allowedIds(mask: Uint32Array): number[] {
   const out: number[] = [];

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { TokenizerInfo } from '../../compiler/index.js';
 import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
-import { rng } from './token-oracle.js';
+import { testRandom as rng } from '../helpers/test-random.js';
 import { sortByBytes } from '../../compiler/tokenizer/byte-sort.js';
 
 const test = suite('tokenizer-info');

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { expNonPositive } from '../../runtime/sampling/fast-exp.js';
-import { testRandom } from './oracle.js';
+import { testRandom } from '../helpers/test-random.js';
 
 test('expNonPositive agrees with Math.exp to a few ulp over the normal range', () => {
   const rand = testRandom(3);

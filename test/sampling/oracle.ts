@@ -1,17 +1,6 @@
 // Brute-force reference implementations for the sampling tests, deliberately written the slow,
 // obvious way (full sorts, plain arrays) and sharing no code with runtime/sampling.
-
-/** mulberry32: an independent PRNG for generating test inputs. */
-export function testRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { testRandom } from '../helpers/test-random.js';
 
 /** Logits shaped roughly like a model's: a broad bulk plus a few strong candidates. */
 export function randomLogits(size: number, seed: number, spread = 4): Float32Array {
