@@ -1,30 +1,11 @@
 // `lmforge serve` as users run it: a child process of bin/lmforge.mjs.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath } from '../../fixtures/paths.js';
+import { freePort, startCli as start, waitForLine } from '../helpers/cli-process.js';
 
-const bin = fileURLToPath(new URL('../../bin/lmforge.mjs', import.meta.url));
 const test = suite('lmforge serve (CLI)');
-
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exit: Promise<number | null>;
-}
-
-function start(args: string[]): Run {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk) => (out += chunk));
-  child.stderr!.on('data', (chunk) => (err += chunk));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, stdout: () => out, stderr: () => err, exit };
-}
 
 async function failsWith(args: string[], pattern: RegExp): Promise<void> {
   const run = start(args);
@@ -34,23 +15,6 @@ async function failsWith(args: string[], pattern: RegExp): Promise<void> {
   assert.is(lines.length, 1, `one line, not a stack trace: ${run.stderr()}`);
   assert.match(lines[0]!, /^lmforge: /);
   assert.match(lines[0]!, pattern);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function waitForLine(run: Run, pattern: RegExp): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (pattern.test(run.stdout())) return;
-    if (run.child.exitCode !== null) break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no line matching ${pattern}; stdout: ${run.stdout()} stderr: ${run.stderr()}`);
 }
 
 test('serve --help documents every option of the spec with its default', async () => {

@@ -1,33 +1,14 @@
 // The tool launch options as users run them: `lmforge serve` logs the detected (or chosen)
 // tool-call format at start-up, --tool-format overrides it, --tool-call-arguments string gives
 // OpenAI's JSON-string arguments, and bad values fail before anything loads.
-import { spawn } from 'node:child_process';
-import { createServer, type AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath } from '../../fixtures/paths.js';
+import { freePort, startCli, waitForLine } from '../helpers/cli-process.js';
 
-const bin = fileURLToPath(new URL('../../bin/lmforge.mjs', import.meta.url));
 const test = suite('tool launch options');
 
-function start(args: string[]) {
-  const child = spawn(process.execPath, [bin, 'serve', tinyModelPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk) => (out += chunk));
-  child.stderr.on('data', (chunk) => (err += chunk));
-  const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exit, stdout: () => out, stderr: () => err };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const start = (args: string[]) => startCli(['serve', tinyModelPath, ...args]);
 
 test('bad values fail with one line naming the option and the choices', async () => {
   for (const [args, pattern] of [
@@ -46,7 +27,7 @@ test('the format is logged at start-up; the options change the format and the ar
   const port = await freePort();
   const run = start(['--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', '--tool-format', 'llama', '--tool-call-arguments', 'string']);
   try {
-    for (let i = 0; i < 600 && !/serving: /.test(run.stdout()); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitForLine(run, /serving: /);
     assert.match(run.stdout(), /tools: +llama \(--tool-format\)/);
     assert.match(run.stdout(), /reasoning: off \(the chat template has no <\/think>\)/);
     const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
