@@ -5,26 +5,12 @@
 // side pays for its masks (prepared while the decode runs) and the masked sampling.
 // The goal is a ratio (constrained / unconstrained) ≥ 0.95.
 import { performance } from 'node:perf_hooks';
-import { cac } from 'cac';
 import { Engine } from '../runtime/engine/engine.js';
 import type { GenerateRequest } from '../runtime/engine/protocol.js';
-import { pullModel } from '../runtime/models/pull-model.js';
+import { decodeBenchOptions } from './engine/decode-options.js';
 import { median } from './serve/percentile.js';
 
-const cli = cac('bench:constrained');
-cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
-cli.option('--reps <n>', 'Repetitions', { default: 3 });
-cli.option('--tokens <n>', 'Tokens generated per request', { default: 128 });
-cli.option('--widths <list>', 'Concurrent requests, comma-separated', { default: '1,16' });
-cli.option('--json', 'One JSON object per width instead of the table');
-cli.help();
-const { options } = cli.parse();
-if (options.help) process.exit(0);
-
-const widths = String(options.widths).split(',').map(Number);
-const reps = Number(options.reps);
-const maxTokens = Number(options.tokens);
-const modelPath = typeof options.model === 'string' ? options.model : await pullModel();
+const { modelPath, widths, reps, maxTokens, json } = await decodeBenchOptions('bench:constrained', { reps: 3, widths: '1,16' });
 const engine = await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: Math.max(...widths) } });
 
 const schema = {
@@ -75,7 +61,7 @@ for (const width of widths) {
 }
 await engine.dispose();
 
-if (options.json) {
+if (json) {
   for (const row of rows) console.log(JSON.stringify(row));
 } else {
   console.log(`output tokens/s, ${modelPath.split('/').at(-1)}, JSON schema vs none, ${maxTokens} tokens per request, median of ${reps}`);

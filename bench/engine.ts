@@ -6,32 +6,14 @@
 // taken between two runs measured back to back. The goal is a ratio ≥ 0.9 at every width.
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
-import { cac } from 'cac';
 import { Engine } from '../runtime/engine/engine.js';
-import { pullModel } from '../runtime/models/pull-model.js';
 import { BareDecoder, type DecodeRun } from './engine/bare-decode.js';
+import { decodeBenchOptions } from './engine/decode-options.js';
 import { engineDecode } from './engine/engine-decode.js';
 import { median } from './serve/percentile.js';
 
-const cli = cac('bench:engine');
-cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
-cli.option('--reps <n>', 'Repetitions of each measurement', { default: 5 });
-cli.option('--tokens <n>', 'Tokens generated per sequence (the first comes from the prefill)', { default: 128 });
-cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,4,16' });
-cli.option('--json', 'One JSON object per width instead of the table');
-cli.help();
-const { options } = cli.parse();
-if (options.help) process.exit(0);
-
-const widths = String(options.widths).split(',').map(Number);
-const reps = Number(options.reps);
-const maxTokens = Number(options.tokens);
-if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(reps >= 1) || !(maxTokens >= 2)) {
-  console.error('bench:engine: --widths must be whole numbers ≥ 1, --reps ≥ 1, --tokens ≥ 2');
-  process.exit(1);
-}
+const { modelPath, widths, reps, maxTokens, json } = await decodeBenchOptions('bench:engine', { reps: 5, widths: '1,4,16' });
 const maxWidth = Math.max(...widths);
-const modelPath = typeof options.model === 'string' ? options.model : await pullModel();
 const threads = availableParallelism();
 
 const engine = await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth }, threads });
@@ -71,7 +53,7 @@ for (let rep = 0; rep < reps; rep++) {
     slot.engine.push(e);
     slot.bare.push(b);
     slot.ratio.push(e / b);
-    if (!options.json) process.stderr.write(`rep ${rep + 1}/${reps} width ${width}: engine ${e.toFixed(1)} tok/s, bare ${b.toFixed(1)} tok/s\n`);
+    if (!json) process.stderr.write(`rep ${rep + 1}/${reps} width ${width}: engine ${e.toFixed(1)} tok/s, bare ${b.toFixed(1)} tok/s\n`);
   }
 }
 const rows = widths.map((width) => {
@@ -95,7 +77,7 @@ const rows = widths.map((width) => {
 await engine.dispose();
 await bare.dispose();
 
-if (options.json) {
+if (json) {
   for (const row of rows) console.log(JSON.stringify(row));
 } else {
   console.log(`\ndecode tokens/s, ${basename(modelPath)}, cpu, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps}`);
