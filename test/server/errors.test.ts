@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+import { expectError, okRequest } from '../helpers/api-errors.js';
 
 const test = suite<{ s: TinyServer }>('http errors');
 
@@ -13,22 +14,7 @@ test.after(async (context) => {
   await context.s.close();
 });
 
-const ok = { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 };
-
-async function expectError(s: TinyServer, body: string | object, status: number, param: string | null, code: string | null = null, message?: RegExp) {
-  const response = await post(`${s.url}/v1/chat/completions`, body);
-  assert.is(response.status, status, response.text);
-  const error = response.json?.error;
-  assert.ok(error, `an error envelope: ${response.text}`);
-  assert.equal(Object.keys(error).sort(), ['code', 'message', 'param', 'type']);
-  assert.is(error.param, param);
-  assert.is(error.code, code);
-  assert.is(error.type, status >= 500 ? 'server_error' : status === 404 && param === null ? 'not_found_error' : 'invalid_request_error');
-  if (message) assert.match(error.message, message);
-  // ... and the server still serves.
-  const after = await post(`${s.url}/v1/chat/completions`, ok);
-  assert.is(after.status, 200);
-}
+const ok = okRequest;
 
 test('wrong types and out-of-range values name the field', async ({ s }) => {
   await expectError(s, { ...ok, temperature: 'hot' }, 400, 'temperature');
