@@ -24,6 +24,8 @@ import type { EngineErrorInfo, EngineEvent, EngineStats, FinishReason, GenerateR
 import { planStep, type StepEntry } from './scheduler.js';
 import { RequestState, Sequence } from './sequence.js';
 
+const NO_BYTES = new Uint8Array(0);
+
 export class EngineCore {
   private readonly waiting: RequestState[] = [];
   private readonly running: RequestState[] = [];
@@ -38,6 +40,8 @@ export class EngineCore {
   private preemptions = 0;
   private wake: (() => void) | undefined;
   private tokenizer: TokenizerInfo | undefined;
+  /** Turn-opening control tokens by the template text they come from (one template per server). */
+  private readonly turnOpeners = new Map<string, ReadonlySet<number>>();
   /** Deserialized grammars by artifact hash, so their lazily built masks serve later requests too. */
   private readonly grammars = new Map<string, CompiledGrammar>();
   private stopped = false;
@@ -149,7 +153,7 @@ export class EngineCore {
         return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
       }
     }
-    const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs);
+    const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
       state.sequences.push(
@@ -169,6 +173,19 @@ export class EngineCore {
     this.waiting.push(state);
     this.events.push({ type: 'started', id, promptTokens: prompt.length });
     return undefined;
+  }
+
+  /** The control tokens (end-of-generation ones aside) in the text a template opens a turn with. */
+  private turnOpenersOf(text: string | undefined): ReadonlySet<number> {
+    if (!text) return new Set();
+    let tokens = this.turnOpeners.get(text);
+    if (!tokens) {
+      const ids = this.vocabulary.tokenize(text, { parseSpecial: true });
+      tokens = new Set(Array.from(ids).filter((id) => this.vocabulary.isControl(id) && !this.vocabulary.isEndOfGeneration(id)));
+      this.turnOpeners.set(text, tokens);
+      if (this.turnOpeners.size > 16) this.turnOpeners.delete(this.turnOpeners.keys().next().value!);
+    }
+    return tokens;
   }
 
   /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
@@ -383,13 +400,21 @@ export class EngineCore {
       this.finish(sequence, 'stop');
       return;
     }
+    // A control token the grammar did not ask for is markup, not content; one that opens a turn
+    // means the model has finished its own (SmolLM2 writes <|im_start|> after an answer).
+    const strayControl = !grammar && this.vocabulary.isControl(token);
+    if (strayControl && !request.ignoreEos && sequence.request.turnOpeners.has(token)) {
+      this.finish(sequence, 'stop');
+      return;
+    }
     grammar?.accept(token);
     sequence.tokens.push(token);
     sequence.sampler.accept(token);
     const piece = this.vocabulary.piece(token);
     sequence.pendingTokens.push(token);
     if (sequence.pendingLogprobs) sequence.pendingLogprobs.push(this.describeLogprobs(sampled, piece));
-    const pushed = sequence.stopMatcher.push(sequence.decoder.push(piece));
+    const text = strayControl && request.skipSpecialTokens !== false ? NO_BYTES : piece;
+    const pushed = sequence.stopMatcher.push(sequence.decoder.push(text));
     sequence.pendingText += pushed.emit;
     if (pushed.stopped) {
       sequence.finish = 'stop';

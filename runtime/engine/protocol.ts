@@ -21,6 +21,16 @@ export interface GenerateRequest {
   traceId?: string;
   /** A compiled grammar artifact (Engine.compileGrammar) the output must follow. */
   grammar?: Uint8Array;
+  /**
+   * Text the chat template opens the model's turn with (its generation prompt). A control
+   * token in it, generated outside a grammar, means the model began a new turn: it ends the choice.
+   */
+  turnOpener?: string;
+  /**
+   * Whether control tokens generated outside a grammar are left out of the text (default true,
+   * vLLM's skip_special_tokens). A grammar that names a control token keeps its text.
+   */
+  skipSpecialTokens?: boolean;
 }
 
 /** One timed engine event of a request, in microseconds since the epoch (Chrome trace format). */

@@ -72,6 +72,8 @@ export class RequestState {
     /** Most tokens (prompt plus output) a choice may reach. */
     readonly lengthLimit: number,
     readonly wantLogprobs: boolean,
+    /** Control tokens that open a turn: generated outside a grammar, they end a choice. */
+    readonly turnOpeners: ReadonlySet<number> = new Set(),
   ) {}
 
   get done(): boolean {

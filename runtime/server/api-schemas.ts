@@ -1,5 +1,6 @@
 // The JSON schemas of the HTTP API: the request validator, /openapi.json and /docs are all
 // generated from these objects, so they cannot drift apart.
+import { REQUEST_LIMITS as LIMITS } from './request-limits.js';
 
 const textPart = {
   type: 'object',
@@ -11,12 +12,12 @@ const textPart = {
 const toolCall = {
   type: 'object',
   properties: {
-    id: { type: 'string' },
+    id: { type: 'string', maxLength: LIMITS.shortString },
     type: { const: 'function' },
     function: {
       type: 'object',
       properties: {
-        name: { type: 'string', minLength: 1 },
+        name: { type: 'string', minLength: 1, maxLength: LIMITS.shortString },
         arguments: { description: 'An object keyed by parameter name, or that object as a JSON string.', type: ['object', 'string'] },
       },
       required: ['name', 'arguments'],
@@ -57,9 +58,9 @@ export const chatMessageSchema = {
       description: 'Text, or a list of text parts (concatenated).',
       anyOf: [{ type: 'string' }, { type: 'array', items: textPart }, { type: 'null' }],
     },
-    name: { type: 'string' },
-    tool_calls: { type: 'array', items: toolCall },
-    tool_call_id: { type: 'string' },
+    name: { type: 'string', maxLength: LIMITS.shortString },
+    tool_calls: { type: 'array', items: toolCall, maxItems: LIMITS.tools },
+    tool_call_id: { type: 'string', maxLength: LIMITS.shortString },
     reasoning_content: { type: ['string', 'null'], description: 'Reasoning models: the thinking before the answer (an addition); accepted in the history and not sent to the model.' },
   },
   required: ['role'],
@@ -70,7 +71,7 @@ export const chatCompletionRequestSchema = {
   type: 'object',
   description: 'Chat Completion Request',
   properties: {
-    messages: { type: 'array', minItems: 1, items: chatMessageSchema, description: 'Conversation so far.' },
+    messages: { type: 'array', minItems: 1, maxItems: LIMITS.messages, items: chatMessageSchema, description: 'Conversation so far.' },
     model: { type: 'string', description: 'Model to use: the id GET /v1/models lists.' },
     frequency_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
     presence_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
@@ -78,18 +79,19 @@ export const chatCompletionRequestSchema = {
     top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20, description: 'Requires logprobs: true.' },
     logit_bias: {
       type: ['object', 'null'],
-      propertyNames: { pattern: '^(0|[1-9][0-9]*)$' },
+      propertyNames: { pattern: '^(0|[1-9][0-9]{0,9})$' },
+      maxProperties: LIMITS.logitBiasEntries,
       additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
-      description: 'Token id (as a string key) to a bias in [-100, 100].',
+      description: `Token id (as a string key) to a bias in [-100, 100]; at most ${LIMITS.logitBiasEntries} entries.`,
     },
-    max_tokens: { type: ['integer', 'null'], minimum: 1, description: 'Most tokens generated per choice.' },
-    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, description: "OpenAI's newer name for max_tokens." },
-    n: { type: 'integer', minimum: 1, default: 1 },
+    max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: 'Most tokens generated per choice.' },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: "OpenAI's newer name for max_tokens." },
+    n: { type: 'integer', minimum: 1, maximum: LIMITS.n, default: 1, description: `Choices to generate; at most ${LIMITS.n}, and at most the server's max_num_sequence.` },
     seed: { type: ['integer', 'null'], description: 'Same seed and inputs give the same output.' },
     stop: {
       anyOf: [
-        { type: 'string', minLength: 1 },
-        { type: 'array', items: { type: 'string', minLength: 1 }, maxItems: 16 },
+        { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },
+        { type: 'array', items: { type: 'string', minLength: 1, maxLength: LIMITS.stopLength }, maxItems: LIMITS.stopStrings },
         { type: 'null' },
       ],
     },
@@ -105,6 +107,7 @@ export const chatCompletionRequestSchema = {
     tools: {
       type: ['array', 'null'],
       items: toolSchema,
+      maxItems: LIMITS.tools,
       description: 'Tools the model may call. Each name is unique; each parameters schema must compile (enforced on the arguments while decoding).',
     },
     tool_choice: {
@@ -125,8 +128,13 @@ export const chatCompletionRequestSchema = {
         '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call) or {"type": "function", "function": {"name"}} (exactly that call). Needs tools.',
     },
     parallel_tool_calls: { type: ['boolean', 'null'], default: true, description: 'false allows one call at most.' },
-    user: { type: ['string', 'null'] },
+    user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
     ignore_eos: { type: 'boolean', default: false },
+    skip_special_tokens: {
+      type: 'boolean',
+      default: true,
+      description: "false keeps the text of control tokens the model writes outside an output format (an addition, vLLM's name). Either way, a control token that opens a new turn ends the choice.",
+    },
     response_format: {
       type: ['object', 'null'],
       properties: { type: { enum: ['text', 'json_object', 'json_schema', 'structural_tag', 'grammar', 'regex'] } },

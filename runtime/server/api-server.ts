@@ -53,6 +53,7 @@ export class ApiServer {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));
     });
+    this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnparsable(error, socket));
     const app = polka({
       server: this.server,
       onNoMatch: (req, res) => this.noMatch(req, res),
@@ -201,6 +202,32 @@ export class ApiServer {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   }
+}
+
+/**
+ * Bytes that are not HTTP (such as a body longer than its Content-Length, whose rest reads as
+ * a malformed next request) get the error envelope like every other failure, then the
+ * connection closes: after a framing error nothing later on it can be trusted.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+  const inProgress = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const apiError = new ApiError(
+    status,
+    status === 431
+      ? 'The request headers are larger than this server accepts.'
+      : `The request is not valid HTTP (${error.code ?? error.message}); check that Content-Length matches the body.`,
+    'invalid_request_error',
+    null,
+    'invalid_http',
+  );
+  const body = JSON.stringify(apiError);
+  const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
 /** Identifies the build, backend library and devices, as OpenAI's system_fingerprint does. */

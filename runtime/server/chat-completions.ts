@@ -126,6 +126,8 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
     ...(maxTokens !== undefined ? { maxTokens } : {}),
     stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
     ignoreEos: request.ignore_eos ?? false,
+    turnOpener: context.template.generationPrompt,
+    skipSpecialTokens: request.skip_special_tokens ?? true,
     ...(request.seed != null ? { seed: request.seed } : {}),
     sampling: {
       temperature: request.temperature ?? 1,
@@ -168,6 +170,11 @@ async function compileResponseFormat(request: ChatRequest, context: CompletionCo
 }
 
 export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string): Promise<void> {
+  // Before anything per choice is built: n decides how much this request allocates.
+  const { maxNumSequence } = context.engine.info.config;
+  if ((request.n ?? 1) > maxNumSequence) {
+    throw badRequest(`n=${request.n} is not possible: this server decodes at most ${maxNumSequence} sequences together (max_num_sequence).`, 'n');
+  }
   const tools = toolSetupOf(request, context.tools.format);
   const generate = toGenerateRequest(request, context, completionId, tools);
   const think = thinkStartFor(generate, context);

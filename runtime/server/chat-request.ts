@@ -33,6 +33,7 @@ export interface ChatRequest {
   parallel_tool_calls?: boolean | null;
   user?: string | null;
   ignore_eos?: boolean;
+  skip_special_tokens?: boolean;
   response_format?: ({ type: string } & Record<string, unknown>) | null;
 }
 
@@ -70,13 +71,26 @@ function describe(error: ErrorObject): { param: string; message: string } {
   }
 }
 
+/**
+ * The error to report. Validation stops at the first bad field, but a field with several
+ * allowed shapes (anyOf: `stop` is a string or a list) fails every branch: the branch whose
+ * type matched says what is wrong ("more than 16 items"), not the first ("must be string").
+ */
+function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
+  const keys = errors.find((error) => error.keyword === 'propertyNames');
+  if (keys) return keys;
+  const anyOf = errors.find((error) => error.keyword === 'anyOf');
+  const sameField = anyOf && errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
+  return sameField ?? errors[0];
+}
+
 /** Schema checks, then the rules that tie fields together. */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object.');
   }
   if (!validate(body)) {
-    const error = validate.errors?.[0];
+    const error = mostSpecific(validate.errors ?? []);
     const { param, message } = error ? describe(error) : { param: '', message: 'Invalid request.' };
     throw badRequest(message, param || null);
   }

@@ -1,0 +1,98 @@
+// Sizes are checked before anything is allocated: each over-limit value is a 400 naming the
+// field, answered at once, and the server keeps serving (test/server/hostile-input.test.ts
+// sends them all at once, beside running streams).
+import { connect } from 'node:net';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
+import { expectError, okRequest as ok } from '../helpers/api-errors.js';
+import { REQUEST_LIMITS } from '../../runtime/server/request-limits.js';
+import { pathDeeperThan } from '../../runtime/server/read-body.js';
+
+const test = suite<{ s: TinyServer }>('request limits');
+
+test.before(async (context) => {
+  context.s = await startTinyServer({ server: { maxBodyBytes: 4 << 20 } });
+});
+test.after(async (context) => {
+  await context.s.close();
+});
+
+/** `{"a": {"a": ... {} }}` nested `depth` objects deep, as JSON text (built without recursion). */
+function nestedObjectText(depth: number, key = 'a'): string {
+  return `{"${key}": `.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+}
+
+test('n far beyond max_num_sequence is refused at once, not allocated', async ({ s }) => {
+  // Each of these once built one object per requested choice (1e8: out of heap; 1e300: a 500).
+  for (const n of [100000000, 4294967296, 1e300]) {
+    await expectError(s, { ...ok, n }, 400, 'n', null, /128|max_num_sequence/);
+  }
+  await expectError(s, { ...ok, n: 5 }, 400, 'n', null, /at most 4 sequences together \(max_num_sequence\)/);
+});
+
+test('max_tokens, logit_bias, stop, messages, tools and user have documented bounds', async ({ s }) => {
+  await expectError(s, { ...ok, max_tokens: 1e300 }, 400, 'max_tokens');
+  await expectError(s, { ...ok, max_tokens: null, max_completion_tokens: 2 ** 40 }, 400, 'max_completion_tokens');
+  const bias = Object.fromEntries(Array.from({ length: REQUEST_LIMITS.logitBiasEntries + 1 }, (_, i) => [String(i), 1]));
+  await expectError(s, { ...ok, logit_bias: bias }, 400, 'logit_bias', null, /1024/);
+  await expectError(s, { ...ok, logit_bias: { '123456789012345': 1 } }, 400, 'logit_bias');
+  await expectError(s, { ...ok, stop: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 400, 'stop');
+  await expectError(s, { ...ok, stop: 'x'.repeat(REQUEST_LIMITS.stopLength + 1) }, 400, 'stop');
+  const messages = Array.from({ length: REQUEST_LIMITS.messages + 1 }, () => ({ role: 'user', content: 'a' }));
+  await expectError(s, { ...ok, messages }, 400, 'messages', null, /4096/);
+  const tools = Array.from({ length: REQUEST_LIMITS.tools + 1 }, (_, i) => ({ type: 'function', function: { name: `f${i}` } }));
+  await expectError(s, { ...ok, tools }, 400, 'tools', null, /128/);
+  await expectError(s, { ...ok, user: 'u'.repeat(300) }, 400, 'user');
+});
+
+test('a body nested thousands of levels deep is a 400 naming the field, never a stack overflow', async ({ s }) => {
+  for (const depth of [2000, 10000]) {
+    const schema = nestedObjectText(depth, 'properties');
+    const format = `{"type": "json_schema", "json_schema": {"name": "deep", "schema": ${schema}}}`;
+    const body = `{"model": "${ok.model}", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2, "response_format": ${format}}`;
+    await expectError(s, body, 400, 'response_format', 'nesting_too_deep', /256 levels/);
+    const tool = `{"type": "function", "function": {"name": "f", "parameters": {"type": "object", "properties": {"x": ${schema}}}}}`;
+    const toolBody = `{"model": "${ok.model}", "messages": [{"role": "user", "content": "hi"}], "tools": [${tool}]}`;
+    await expectError(s, toolBody, 400, 'tools[0]', 'nesting_too_deep');
+    const content = `[${'['.repeat(depth)}${']'.repeat(depth)}]`;
+    await expectError(s, `{"model": "${ok.model}", "messages": ${content}}`, 400, 'messages[0]', 'nesting_too_deep');
+  }
+});
+
+test('the depth check is iterative and names the path of the first deep value', () => {
+  assert.is(pathDeeperThan(JSON.parse(nestedObjectText(100000)), 256)?.split('.').length, 256);
+  assert.is(pathDeeperThan({ a: [1, { b: { c: [] } }] }, 4), 'a[1].b.c');
+  assert.is(pathDeeperThan({ a: [1, { b: { c: [] } }] }, 5), undefined);
+});
+
+test('a body that is not UTF-8 is a 400 envelope', async ({ s }) => {
+  const bytes = Buffer.concat([Buffer.from('{"model": "tiny-gpt2", "messages": [{"role": "user", "content": "'), Buffer.from([0xff, 0xc0, 0x80]), Buffer.from('"}]}')]);
+  const response = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+  assert.is(response.status, 400);
+  const error = ((await response.json()) as any).error;
+  assert.is(error.code, 'invalid_json');
+  assert.match(error.message, /UTF-8/);
+});
+
+test('a Content-Length shorter than the body gets the error envelope, not a bare 400', async ({ s }) => {
+  const { port } = new URL(s.url);
+  const body = JSON.stringify(ok);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n${body}`);
+  });
+  const [head, json] = answer.split('\r\n\r\n');
+  assert.match(head!, /^HTTP\/1\.1 400 /);
+  assert.match(head!, /content-type: application\/json/i);
+  const error = JSON.parse(json!).error;
+  assert.is(error.type, 'invalid_request_error');
+  assert.is(error.code, 'invalid_http');
+  assert.match(error.message, /Content-Length/);
+});
+
+test.run();
