@@ -164,7 +164,7 @@ export class EngineCore {
           new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch),
           new Utf8StreamDecoder(),
           new StopStringMatcher(request.stop ?? []),
-          grammar ? new GrammarConstraint(grammar, this.tokenizerInfo().normalMask) : undefined,
+          grammar ? new GrammarConstraint(grammar, this.tokenizerInfo()) : undefined,
         ),
       );
     }

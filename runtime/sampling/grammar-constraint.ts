@@ -1,21 +1,32 @@
 // One sequence's grammar: its matcher, the mask of the tokens allowed next, and whether that
 // mask is out of date. The engine refreshes stale masks while the next decode runs.
-import type { CompiledGrammar } from '../../compiler/index.js';
+import type { CompiledGrammar, TokenizerInfo } from '../../compiler/index.js';
 import { GrammarMatcher } from '../../compiler/index.js';
+
+/** Bitset (mask layout) of each vocabulary's stop tokens, built once per vocabulary. */
+const stopBitsByVocabulary = new WeakMap<TokenizerInfo, Uint32Array>();
+
+function stopBitsOf(info: TokenizerInfo): Uint32Array {
+  let bits = stopBitsByVocabulary.get(info);
+  if (!bits) {
+    bits = new Uint32Array(info.normalMask.length);
+    for (const token of info.stopTokens) bits[token >>> 5]! |= 1 << (token & 31);
+    stopBitsByVocabulary.set(info, bits);
+  }
+  return bits;
+}
 
 export class GrammarConstraint {
   readonly matcher: GrammarMatcher;
   readonly mask: Uint32Array;
   /** True until the mask describes the matcher's current state. */
   stale = true;
+  private readonly stopTokens: Uint32Array;
 
-  constructor(
-    compiled: CompiledGrammar,
-    /** Bitset (mask layout) of the tokens that carry text, as opposed to stop and special tokens. */
-    private readonly normalTokens: Uint32Array,
-  ) {
+  constructor(compiled: CompiledGrammar, vocabulary: TokenizerInfo) {
     this.matcher = new GrammarMatcher(compiled);
-    this.mask = new Uint32Array(normalTokens.length);
+    this.stopTokens = stopBitsOf(vocabulary);
+    this.mask = new Uint32Array(this.stopTokens.length);
   }
 
   refresh(): void {
@@ -24,11 +35,14 @@ export class GrammarConstraint {
     this.stale = false;
   }
 
-  /** The grammar is complete and allows nothing more than ending: the output is finished. */
+  /**
+   * The grammar is complete and allows nothing more than ending: the output is finished. A
+   * control token the grammar names (a token node) is more output, not an end.
+   */
   onlyEndAllowed(): boolean {
     const mask = this.mask;
-    const normal = this.normalTokens;
-    for (let i = 0; i < mask.length; i++) if ((mask[i]! & normal[i]!) !== 0) return false;
+    const stop = this.stopTokens;
+    for (let i = 0; i < mask.length; i++) if ((mask[i]! & ~stop[i]!) !== 0) return false;
     return true;
   }
 
