@@ -178,8 +178,12 @@ export class ApiServer {
   private applyCors(req: Request, res: ServerResponse, next: () => void): void {
     if (this.cors.isPreflight(req)) {
       const answer = this.cors.preflight(req);
+      if (answer.problem) {
+        sendError(res, new ApiError(answer.status, `${answer.problem}.`, 'invalid_request_error', null, 'cors_not_allowed'), answer.headers);
+        return;
+      }
       res.writeHead(answer.status, { ...answer.headers, 'content-type': 'text/plain; charset=utf-8' });
-      res.end(answer.problem ?? 'OK');
+      res.end('OK');
       return;
     }
     for (const [name, value] of Object.entries(this.cors.responseHeaders(req))) res.setHeader(name, value);

@@ -81,6 +81,10 @@ strict('an unlisted origin, method or header is refused', async ({ s }) => {
   const badOrigin = await preflight(s.url, 'http://evil.example', 'POST', 'content-type');
   assert.is(badOrigin.status, 400);
   assert.is(badOrigin.headers.get('access-control-allow-origin'), null);
+  // Like every other error, in OpenAI's envelope.
+  const error = ((await badOrigin.json()) as any).error;
+  assert.is(error.code, 'cors_not_allowed');
+  assert.match(error.message, /Disallowed CORS origin/);
   assert.is((await preflight(s.url, 'http://good.example', 'DELETE', 'content-type')).status, 400);
   assert.is((await preflight(s.url, 'http://good.example', 'POST', 'x-secret')).status, 400);
   const simple = await fetch(`${s.url}/v1/models`, { headers: { origin: 'http://evil.example' } });
