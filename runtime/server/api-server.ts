@@ -10,7 +10,7 @@ import { completeChat, newCompletionId, type CompletionContext } from './chat-co
 import { parseChatRequest } from './chat-request.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import { docsPage, ENDPOINTS, openApiDocument } from './endpoints.js';
-import { readJsonBody } from './read-body.js';
+import { BodyTooLargeError, readJsonBody } from './read-body.js';
 import { TraceBuffer } from './trace-buffer.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
 import { detectToolFormat } from '../chat/tool-format-detect.js';
@@ -168,7 +168,7 @@ export class ApiServer {
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error);
-      sendError(res, apiError, apiError.status === 413 ? { connection: 'close' } : {});
+      sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {
       this.inFlight--;
       if (this.inFlight === 0) this.idle?.();

@@ -45,13 +45,25 @@ function fieldOf(path: string): string {
   return /^[^.[]*(\[\d+\])?/.exec(path)![0];
 }
 
+/**
+ * A body over the size limit. Up to DRAIN_BEYOND_LIMIT more bytes are read and thrown away
+ * before answering, because most clients send the whole body before they read a response:
+ * answering early and closing makes them report a broken connection instead of this 413.
+ */
+export class BodyTooLargeError extends ApiError {
+  constructor(limitBytes: number, /** False when the client is still sending: close the connection. */ readonly drained: boolean) {
+    super(413, `The request body is larger than this server accepts (${limitBytes} bytes).`, 'invalid_request_error', null, 'request_too_large');
+  }
+}
+
+const DRAIN_BEYOND_LIMIT = 64 * 2 ** 20;
+
 export function readJsonBody(req: IncomingMessage, limitBytes: number, depthLimit: number = REQUEST_LIMITS.bodyDepth): Promise<unknown> {
-  const tooLarge = () =>
-    new ApiError(413, `The request body is larger than this server accepts (${limitBytes} bytes).`, 'invalid_request_error', null, 'request_too_large');
+  const drainLimit = limitBytes + DRAIN_BEYOND_LIMIT;
   return new Promise((resolve, reject) => {
-    if (Number(req.headers['content-length'] ?? 0) > limitBytes) {
+    if (Number(req.headers['content-length'] ?? 0) > drainLimit) {
       req.resume();
-      reject(tooLarge());
+      reject(new BodyTooLargeError(limitBytes, false));
       return;
     }
     const chunks: Buffer[] = [];
@@ -59,10 +71,11 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number, depthLimi
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limitBytes) chunks.push(chunk);
+      else if (size > drainLimit) reject(new BodyTooLargeError(limitBytes, false));
     });
     req.on('error', reject);
     req.on('end', () => {
-      if (size > limitBytes) return reject(tooLarge());
+      if (size > limitBytes) return reject(new BodyTooLargeError(limitBytes, true));
       let text: string;
       try {
         text = strictUtf8.decode(Buffer.concat(chunks));

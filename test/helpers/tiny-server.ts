@@ -51,11 +51,11 @@ export async function startTinyServer(
 }
 
 /** POSTs a raw body and returns the status, headers and parsed JSON (or text). */
-export async function post(url: string, body: string | object, headers: Record<string, string> = {}) {
+export async function post(url: string, body: string | Buffer | object, headers: Record<string, string> = {}) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    body: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
   });
   const text = await response.text();
   let json: any;
