@@ -10,18 +10,9 @@ import { ARTIFACT_FORMAT_VERSION } from '../../compiler/index.js';
 import type { GrammarJob, GrammarResult } from './grammar-worker.js';
 import type { GrammarSpec } from './grammar-spec.js';
 import { workerEntry } from './worker-entry.js';
+import { GrammarCompileError } from './grammar-compile-error.js';
 
-export class GrammarCompileError extends Error {
-  override name = 'GrammarCompileError';
-  constructor(
-    message: string,
-    /** JSON pointer into the schema or tag, when the error has one. */
-    readonly pointer: string | undefined,
-    readonly timedOut = false,
-  ) {
-    super(message);
-  }
-}
+export { GrammarCompileError };
 
 const MEMORY_CACHE_ENTRIES = 256;
 
