@@ -43,8 +43,9 @@ export class Engine {
   private readonly grammars: GrammarService;
 
   private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
-    this.grammars = new GrammarService(info.tokenTexts, options.grammarTimeoutMs ?? 10_000, options.grammarCacheDir);
-    this.grammars.warmUp();
+    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
+    // Requests need not wait for this: a compile takes the first worker that is ready.
+    void this.grammars.warmUp();
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
     worker.on('message', (message: FromWorker) => this.onMessage(message));
     worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));

@@ -159,6 +159,8 @@ async function compileResponseFormat(request: ChatRequest, context: CompletionCo
     }
   } catch (error) {
     if (!(error instanceof GrammarCompileError)) throw error;
+    // No worker was free for it: nothing is wrong with the format, so the answer says retry.
+    if (error.overloaded) throw new ApiError(503, error.message, 'server_error', null, 'server_is_overloaded');
     // The schemas were checked one by one; what is left is the tag as a whole (e.g. too slow).
     if (tools?.spec) throw badRequest(`The tools could not be compiled: ${error.message}`, 'tools', error.timedOut ? 'grammar_timeout' : 'invalid_grammar');
     const base = grammarErrorParam(spec, request.response_format!);
