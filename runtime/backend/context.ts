@@ -60,8 +60,11 @@ export class LlamaContext {
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
     params.kv_unified = true;
-    // Each running sequence needs its own output row in a step.
+    // Each running sequence needs its own output row in a step, and no step needs more rows
+    // than there are sequences. Left at 0, llama.cpp reserves logits for a whole ubatch
+    // (n_ubatch × vocabulary floats: 96 MiB for a 49k vocabulary) in its compute buffer.
     params.n_outputs_max_per_seq = 1;
+    params.n_outputs_max = options.sequences;
     const handle = api.llama_init_from_model(model.handle, params);
     if (!handle) {
       throw new Error(`llama.cpp could not create a context of ${options.contextSize} tokens for ${options.sequences} sequences (not enough memory?)`);
