@@ -200,6 +200,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`model:   ${modelSpec} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
+  console.log(`memory:  ${info.config.memoryNote}`);
   if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
   console.log(`tools:   ${server.toolFormatNote}`);
   console.log(`reasoning: ${server.reasoningNote}`);
