@@ -62,7 +62,7 @@ export function registerServe(cli: CAC): void {
     .option('--prefill-chunk-size <n>', 'Older launch variant: same as --overrides prefill_chunk_size=N')
     .option('--max-queued-requests <n>', 'Requests that may wait for a free sequence; beyond it requests get 503', { default: 1024 })
     .option('--max-request-bytes <n>', 'Largest request body accepted; larger ones get 413', { default: 16 * 1024 * 1024 })
-    .option('--threads <n>', 'CPU threads for llama.cpp (default: every core)')
+    .option('--threads <n>', 'CPU threads for llama.cpp, used as given (default: every usable CPU, fewer while other processes keep CPUs busy)')
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
@@ -167,6 +167,10 @@ export function checkServeFlags(flags: ServeFlags) {
   };
 }
 
+function describeThreads(threads: { max: number; adaptive: boolean }): string {
+  return threads.adaptive ? `up to ${threads.max}, fewer while other processes keep CPUs busy (--threads N fixes the count)` : `${threads.max} (--threads)`;
+}
+
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const checked = checkServeFlags(flags);
   const model = await resolveModel(modelSpec);
@@ -201,6 +205,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
+  console.log(`threads: ${describeThreads(info.threads)}`);
   if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
   console.log(`tools:   ${server.toolFormatNote}`);
   console.log(`reasoning: ${server.reasoningNote}`);

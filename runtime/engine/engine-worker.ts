@@ -3,6 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { LlamaContext } from '../backend/context.js';
+import { usableCpus } from '../backend/cpu-load.js';
 import { parseDeviceSpec } from '../backend/device-spec.js';
 import { describeDevice, libraryKindsFor, listDevices, selectDevices, type Device } from '../backend/devices.js';
 import { readHostMemory } from '../backend/host-memory.js';
@@ -40,12 +41,15 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
   });
   if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
-  const threads = options.threads ?? availableParallelism();
+  // An explicit --threads is used as given; by default the count follows the load of other processes.
+  const threads = options.threads ?? usableCpus();
+  const adaptiveThreads = options.threads === undefined;
   context = LlamaContext.create(model, {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence,
     threads,
+    adaptiveThreads,
   });
   const vocabulary = model.vocabulary;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
@@ -66,6 +70,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     contextLength: info.contextLength,
     chatTemplate: info.chatTemplate,
     devices: devices.map(describeDevice),
+    threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
   };

@@ -35,6 +35,7 @@ test('serve --help documents every option of the spec with its default', async (
   for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size']) {
     assert.ok(help.includes(option), `${option} is documented`);
   }
+  assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
     assert.ok(help.includes(fallback), `${fallback} is shown`);
   }
@@ -124,6 +125,7 @@ test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says 
     const out = run.stdout();
     assert.match(out, new RegExp(`engine: +mode=server max_num_sequence=128 max_total_seq_length=${expected.maxTotalSeqLength} `));
     assert.match(out, new RegExp(`memory: +kv cache: ${expected.maxTotalSeqLength} cells \\(\\d+ MiB\\) = 40% of 1\\.0 GiB total \\(LMFORGE_MEMORY_LIMIT_BYTES\\) after 25 MiB weights and \\d+ MiB buffers and runtime\n`));
+    assert.match(out, /threads: +1 \(--threads\)/);
   } finally {
     run.child.kill('SIGKILL');
     await run.exit;
