@@ -190,9 +190,10 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
   }
   const describe = (cells: number) => `kv cache: ${cells} cells (${gib(cells * facts.kvBytesPerToken)})`;
   if (explicit !== undefined) {
-    if (explicit > fit) {
+    const most = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch, 1);
+    if (explicit > most) {
       throw new ConfigError(
-        `--overrides: max_total_seq_length=${explicit} does not fit in memory: at most ${fit} cells fit in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}`,
+        `--overrides: max_total_seq_length=${explicit} does not fit in memory: at most ${most} cells fit in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}`,
       );
     }
     return { cells: explicit, note: `${describe(explicit)} as max_total_seq_length asks; ${gib(requiredBytes(explicit, facts, facts.memory, sequences, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };

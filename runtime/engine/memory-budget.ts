@@ -83,11 +83,11 @@ export function memoryBudget(memory: MemoryFacts, server: boolean, utilization: 
     : { bytes: available, why: availableWhy };
 }
 
-/** Cells that fit in `budget` beside the fixed costs, rounded down to whole blocks of MIN_KV_CELLS. */
-export function cellsThatFit(budget: number, shape: ModelShape, memory: MemoryFacts, sequences: number, ubatch: number): number {
+/** Cells that fit in `budget` beside the fixed costs, rounded down to whole blocks of `block` cells. */
+export function cellsThatFit(budget: number, shape: ModelShape, memory: MemoryFacts, sequences: number, ubatch: number, block = MIN_KV_CELLS): number {
   const room = budget - fixedBytes(shape, memory, sequences, ubatch);
   const cells = Math.floor(room / bytesPerCell(shape, ubatch));
-  return cells <= 0 ? 0 : Math.floor(cells / MIN_KV_CELLS) * MIN_KV_CELLS;
+  return cells <= 0 ? 0 : Math.floor(cells / block) * block;
 }
 
 /** Everything a configuration takes, in bytes. */

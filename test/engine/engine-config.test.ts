@@ -111,6 +111,11 @@ test('an explicit max_total_seq_length is taken as given when available memory h
   assert.match(asked.memoryNote, /^kv cache: 500000 cells \(10\.7 GiB\) as max_total_seq_length asks/);
   throwsConfig(() => computeEngineConfig('server', { max_total_seq_length: 900_000 }, facts), /^--overrides: max_total_seq_length=900000 does not fit in memory: at most \d+ cells fit in 17\.6 GiB/);
   throwsConfig(() => computeEngineConfig('local', { max_total_seq_length: 8192 }, onHost(4 * GiB, 1 * GiB)), /max_total_seq_length=8192 does not fit in memory/);
+  // The bound is exact for an explicit size, not rounded to whole blocks: 1 − 0.4 GiB less the fixed costs.
+  const most = Math.floor((0.6 * GiB - (92 * MiB + 512 * 576 * 48 + 2 * 4 * 49152 * 4 + 320 * MiB)) / (23040 + 1024));
+  assert.ok(most % 256 !== 0);
+  assert.is(computeEngineConfig('local', { max_total_seq_length: most }, onHost(4 * GiB, 1 * GiB)).maxTotalSeqLength, most);
+  throwsConfig(() => computeEngineConfig('local', { max_total_seq_length: most + 1 }, onHost(4 * GiB, 1 * GiB)), new RegExp(`at most ${most} cells fit`));
 });
 
 test('explicit overrides replace the preset values', () => {
