@@ -167,8 +167,9 @@ export function checkServeFlags(flags: ServeFlags) {
   };
 }
 
-function describeThreads(threads: { max: number; adaptive: boolean }): string {
-  return threads.adaptive ? `up to ${threads.max}, fewer while other processes keep CPUs busy (--threads N fixes the count)` : `${threads.max} (--threads)`;
+function describeThreads(threads: { max: number; adaptive: boolean }, given: boolean): string {
+  if (threads.adaptive) return `up to ${threads.max}, fewer while other processes keep CPUs busy (--threads N fixes the count)`;
+  return given ? `${threads.max} (--threads)` : `${threads.max} (every usable CPU: the load of other processes cannot be read on this system)`;
 }
 
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
@@ -205,7 +206,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
-  console.log(`threads: ${describeThreads(info.threads)}`);
+  console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);
   if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
   console.log(`tools:   ${server.toolFormatNote}`);
   console.log(`reasoning: ${server.reasoningNote}`);
