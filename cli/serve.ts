@@ -62,7 +62,7 @@ export function registerServe(cli: CAC): void {
     .option('--prefill-chunk-size <n>', 'Older launch variant: same as --overrides prefill_chunk_size=N')
     .option('--max-queued-requests <n>', 'Requests that may wait for a free sequence; beyond it requests get 503', { default: 1024 })
     .option('--max-request-bytes <n>', 'Largest request body accepted; larger ones get 413', { default: 16 * 1024 * 1024 })
-    .option('--threads <n>', 'CPU threads for llama.cpp (default: every core)')
+    .option('--threads <n>', 'CPU threads for llama.cpp, used as given (default: every usable CPU, fewer while other processes keep CPUs busy)')
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
@@ -167,6 +167,11 @@ export function checkServeFlags(flags: ServeFlags) {
   };
 }
 
+function describeThreads(threads: { max: number; adaptive: boolean }, given: boolean): string {
+  if (threads.adaptive) return `up to ${threads.max}, fewer while other processes keep CPUs busy (--threads N fixes the count)`;
+  return given ? `${threads.max} (--threads)` : `${threads.max} (every usable CPU: the load of other processes cannot be read on this system)`;
+}
+
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const checked = checkServeFlags(flags);
   const model = await resolveModel(modelSpec);
@@ -200,6 +205,8 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`model:   ${modelSpec} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
+  console.log(`memory:  ${info.config.memoryNote}`);
+  console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);
   if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
   console.log(`tools:   ${server.toolFormatNote}`);
   console.log(`reasoning: ${server.reasoningNote}`);

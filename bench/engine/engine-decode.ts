@@ -5,9 +5,10 @@
 // the window: the total minus what had arrived by the end of that step's burst of events.
 import { performance } from 'node:perf_hooks';
 import type { Engine } from '../../runtime/engine/engine.js';
+import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import type { DecodeRun } from './bare-decode.js';
 
-export async function engineDecode(engine: Engine, prompt: readonly number[], width: number, maxTokens: number): Promise<DecodeRun> {
+export async function engineDecode(engine: Engine, prompt: GenerateRequest['prompt'], width: number, maxTokens: number): Promise<DecodeRun> {
   const received = new Array<number>(width).fill(0);
   let started = 0;
   let windowStart = 0;

@@ -1,9 +1,10 @@
 // A llama.cpp context: the KV cache of every sequence, decode, and zero-copy logits.
-import { availableParallelism } from 'node:os';
 import koffi from 'koffi';
 import type { ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
 import type { LlamaModel } from './model.js';
 import type { Batch } from './batch.js';
+import { CpuLoadSampler, usableCpus } from './cpu-load.js';
+import { ThreadGovernor } from './thread-governor.js';
 
 export interface ContextOptions {
   /** KV cells shared by all sequences (max_total_seq_length). */
@@ -12,7 +13,20 @@ export interface ContextOptions {
   batchSize: number;
   /** Sequence slots (max_num_sequence, plus room for the n choices of a request). */
   sequences: number;
+  /** CPU threads (default: every CPU this process may use); with `adaptiveThreads`, the most it uses. */
   threads?: number;
+  /**
+   * Decode with fewer threads while other processes keep CPUs busy (thread-governor.ts).
+   * Off by default: a count the caller gives is used as is. Ignored where the kernel's CPU
+   * counters cannot be read (not Linux).
+   */
+  adaptiveThreads?: boolean;
+  /** Replaces the governor built from `threads` and `adaptiveThreads` (tests inject the load they want). */
+  threadGovernor?: ThreadGovernor;
+}
+
+function logThreadChange(threads: number, load: { cpus: number; othersCores: number }): void {
+  process.stderr.write(`lmforge: decoding with ${threads} thread${threads === 1 ? '' : 's'}: other processes used ${load.othersCores.toFixed(2)} of ${load.cpus} CPUs\n`);
 }
 
 export class DecodeError extends Error {
@@ -35,6 +49,8 @@ export class LlamaContext {
   private logitsFresh = false;
   private decoding: Promise<void> | undefined;
   private disposed = false;
+  /** Threads the next decode runs with (what llama_set_n_threads was last given). */
+  private threadCount: number;
 
   private constructor(
     private readonly api: LlamaApi,
@@ -43,15 +59,31 @@ export class LlamaContext {
     readonly contextSize: number,
     readonly batchSize: number,
     readonly sequences: number,
+    threads: number,
+    /** Chooses the thread count before each decode; undefined when the count is fixed. */
+    readonly threadGovernor: ThreadGovernor | undefined,
   ) {
     this.memory = api.llama_get_memory(handle);
     this.vocabSize = model.vocabulary.size;
+    this.threadCount = threads;
   }
 
   static create(model: LlamaModel, options: ContextOptions): LlamaContext {
     const api = model.api;
     const params = api.llama_context_default_params();
-    const threads = options.threads ?? availableParallelism();
+    const threads = options.threadGovernor?.maxThreads ?? options.threads ?? usableCpus();
+    let governor = options.threadGovernor;
+    if (!governor && options.adaptiveThreads) {
+      const sampler = CpuLoadSampler.create();
+      if (sampler) {
+        governor = new ThreadGovernor({
+          maxThreads: threads,
+          sample: () => sampler.sample(),
+          reset: () => sampler.reset(),
+          ...(process.env.LMFORGE_THREADS_LOG === '1' ? { onChange: logThreadChange } : {}),
+        });
+      }
+    }
     params.n_ctx = options.contextSize;
     params.n_batch = options.batchSize;
     params.n_ubatch = Math.min(512, options.batchSize);
@@ -60,19 +92,34 @@ export class LlamaContext {
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
     params.kv_unified = true;
-    // Each running sequence needs its own output row in a step.
+    // Each running sequence needs its own output row in a step, and no step needs more rows
+    // than there are sequences. Left at 0, llama.cpp reserves logits for a whole ubatch
+    // (n_ubatch × vocabulary floats: 96 MiB for a 49k vocabulary) in its compute buffer.
     params.n_outputs_max_per_seq = 1;
+    params.n_outputs_max = options.sequences;
     const handle = api.llama_init_from_model(model.handle, params);
     if (!handle) {
       throw new Error(`llama.cpp could not create a context of ${options.contextSize} tokens for ${options.sequences} sequences (not enough memory?)`);
     }
-    return new LlamaContext(api, handle, model, api.llama_n_ctx(handle), api.llama_n_batch(handle), api.llama_n_seq_max(handle));
+    return new LlamaContext(api, handle, model, api.llama_n_ctx(handle), api.llama_n_batch(handle), api.llama_n_seq_max(handle), threads, governor);
+  }
+
+  /** Threads the last decode ran with (or the next will, before the first). */
+  get threads(): number {
+    return this.threadCount;
   }
 
   /** Runs llama_decode on a koffi worker thread; the JavaScript thread stays free meanwhile. */
   decode(batch: Batch): Promise<void> {
     if (this.decoding) throw new Error('a decode is already running on this context');
     const struct = batch.toStruct();
+    if (this.threadGovernor) {
+      const threads = this.threadGovernor.threads();
+      if (threads !== this.threadCount) {
+        this.api.llama_set_n_threads(this.handle, threads, threads);
+        this.threadCount = threads;
+      }
+    }
     this.logitsFresh = false;
     this.decoding = new Promise<void>((resolve, reject) => {
       this.api.llama_decode.async(this.handle, struct, (error, status) => {

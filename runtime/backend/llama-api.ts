@@ -250,6 +250,8 @@ export function bindLlamaApi(lib: LibraryHandle) {
     llama_n_batch: f<(c: ContextHandle) => number>('uint32_t llama_n_batch(const llama_context *c)'),
     llama_n_seq_max: f<(c: ContextHandle) => number>('uint32_t llama_n_seq_max(const llama_context *c)'),
     llama_set_n_threads: f<(c: ContextHandle, n: number, nBatch: number) => void>('void llama_set_n_threads(llama_context *c, int32_t n, int32_t n_batch)'),
+    llama_n_threads: f<(c: ContextHandle) => number>('int32_t llama_n_threads(llama_context *c)'),
+    llama_n_threads_batch: f<(c: ContextHandle) => number>('int32_t llama_n_threads_batch(llama_context *c)'),
     llama_batch_init: f<(nTokens: number, embd: number, nSeqMax: number) => BatchStruct>(
       'llama_batch llama_batch_init(int32_t n_tokens, int32_t embd, int32_t n_seq_max)',
     ),

@@ -28,6 +28,9 @@ export interface ModelInfo {
   embeddingLength: number;
   heads: number;
   kvHeads: number;
+  /** Size of one attention head's key and value vectors (GGUF key_length/value_length, else n_embd / n_head). */
+  keyLength: number;
+  valueLength: number;
   sizeBytes: number;
   parameters: number;
   chatTemplate: string | undefined;
@@ -88,6 +91,10 @@ function readInfo(api: LlamaApi, handle: ModelHandle, vocabOnly: boolean): Model
     metadata.set(key, value);
   }
   const architecture = metadata.get('general.architecture') ?? 'unknown';
+  const embeddingLength = vocabOnly ? 0 : api.llama_model_n_embd(handle);
+  const heads = vocabOnly ? 0 : api.llama_model_n_head(handle);
+  // Gemma and others set the head size apart from n_embd / n_head (Gemma 3 270M: 256, not 160).
+  const headLength = (key: string) => Number(metadata.get(`${architecture}.attention.${key}`)) || embeddingLength / Math.max(1, heads);
   return {
     architecture,
     description: readString(api.llama_model_desc(handle, buffer, buffer.length)),
@@ -95,9 +102,11 @@ function readInfo(api: LlamaApi, handle: ModelHandle, vocabOnly: boolean): Model
     contextLength: vocabOnly ? 0 : api.llama_model_n_ctx_train(handle),
     slidingWindow: vocabOnly ? 0 : api.llama_model_n_swa(handle),
     layers: vocabOnly ? 0 : api.llama_model_n_layer(handle),
-    embeddingLength: vocabOnly ? 0 : api.llama_model_n_embd(handle),
-    heads: vocabOnly ? 0 : api.llama_model_n_head(handle),
+    embeddingLength,
+    heads,
     kvHeads: vocabOnly ? 0 : api.llama_model_n_head_kv(handle),
+    keyLength: headLength('key_length'),
+    valueLength: headLength('value_length'),
     sizeBytes: Number(api.llama_model_size(handle)),
     parameters: Number(api.llama_model_n_params(handle)),
     chatTemplate: api.llama_model_chat_template(handle, null) ?? undefined,
@@ -107,6 +116,5 @@ function readInfo(api: LlamaApi, handle: ModelHandle, vocabOnly: boolean): Model
 
 /** Bytes of KV cache one token takes in every layer (K and V, f16), for memory sizing. */
 export function kvBytesPerToken(info: ModelInfo): number {
-  const headDim = info.embeddingLength / Math.max(1, info.heads);
-  return info.layers * 2 * info.kvHeads * headDim * 2;
+  return info.layers * info.kvHeads * (info.keyLength + info.valueLength) * 2;
 }

@@ -1,5 +1,16 @@
-// Engine limits: a mode preset (spec, Limits) plus `--overrides`, checked key by key.
-// Pure: the model and device facts it needs come in as plain numbers.
+// Engine limits: a mode preset (spec, Limits) plus `--overrides`, checked key by key, and a
+// KV cache that fits in memory. Pure: the model and device facts come in as plain numbers.
+import {
+  cellsThatFit,
+  fixedBytes,
+  gib,
+  memoryBudget,
+  MIN_KV_CELLS,
+  requiredBytes,
+  ubatchFor,
+  type MemoryFacts,
+  type ModelShape,
+} from './memory-budget.js';
 
 export const ENGINE_MODES = ['local', 'interactive', 'server'] as const;
 export type EngineMode = (typeof ENGINE_MODES)[number];
@@ -20,6 +31,8 @@ export interface EngineConfig {
   gpuMemoryUtilization: number;
   /** Requests waiting beyond this many are refused as overload. */
   maxQueuedRequests: number;
+  /** How big the KV cache is and why, for the start-up log. */
+  memoryNote: string;
 }
 
 export class ConfigError extends Error {
@@ -28,12 +41,11 @@ export class ConfigError extends Error {
 }
 
 /** What the config is computed from: the model and the memory of the chosen devices. */
-export interface ModelFacts {
+export interface ModelFacts extends ModelShape {
   contextLength: number;
   slidingWindow: number;
-  kvBytesPerToken: number;
-  modelBytes: number;
-  freeDeviceBytes: number;
+  /** Memory of the chosen GPUs, or of the host for the CPU. */
+  memory: MemoryFacts;
   /** llama.cpp's hard limit on sequences per context. */
   maxParallelSequences: number;
 }
@@ -113,8 +125,8 @@ export function parseMode(text: string): EngineMode {
 }
 
 const DEFAULT_UTILIZATION = 0.85;
-/** Memory kept back for compute buffers and the runtime in `server` mode. */
-const SERVER_RESERVE_BYTES = 512 * 1024 * 1024;
+/** Prompt tokens `server` computes per step unless told otherwise. */
+const SERVER_PREFILL_CHUNK = 2048;
 
 /** The preset for the mode, then every explicit override on top; impossible combinations are errors. */
 export function computeEngineConfig(mode: EngineMode, overrides: Overrides, facts: ModelFacts): EngineConfig {
@@ -122,30 +134,17 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
   if (contextWindowSize > facts.contextLength) {
     throw new ConfigError(`--overrides: context_window_size=${contextWindowSize} is larger than the model's context of ${facts.contextLength} tokens`);
   }
-  const gpuMemoryUtilization = overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION;
-  let maxNumSequence: number;
-  let maxTotalSeqLength: number;
-  let prefillChunkSize: number;
-  if (mode === 'server') {
-    const budget = facts.freeDeviceBytes * gpuMemoryUtilization - facts.modelBytes - SERVER_RESERVE_BYTES;
-    const fit = Math.floor(budget / Math.max(1, facts.kvBytesPerToken));
-    if (fit < 16) {
-      throw new ConfigError(`--mode server: the model leaves no memory for a KV cache (${Math.round(budget / 2 ** 20)} MiB after weights at gpu_memory_utilization=${gpuMemoryUtilization})`);
-    }
-    maxNumSequence = overrides.max_num_sequence ?? Math.min(facts.maxParallelSequences, 128);
-    maxTotalSeqLength = overrides.max_total_seq_length ?? Math.min(fit, maxNumSequence * contextWindowSize);
-    prefillChunkSize = overrides.prefill_chunk_size ?? Math.min(maxTotalSeqLength, 2048);
-  } else {
-    maxNumSequence = overrides.max_num_sequence ?? (mode === 'local' ? 4 : 1);
-    maxTotalSeqLength = overrides.max_total_seq_length ?? contextWindowSize;
-    prefillChunkSize = overrides.prefill_chunk_size ?? contextWindowSize;
-  }
+  const server = mode === 'server';
+  const maxNumSequence = overrides.max_num_sequence ?? (server ? Math.min(facts.maxParallelSequences, 128) : mode === 'local' ? 4 : 1);
   if (mode === 'interactive' && maxNumSequence !== 1) {
     throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} contradicts --mode interactive, which serves one request at a time`);
   }
   if (maxNumSequence > facts.maxParallelSequences) {
     throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} exceeds llama.cpp's limit of ${facts.maxParallelSequences} sequences`);
   }
+  const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence);
+  const maxTotalSeqLength = kv.cells;
+  let prefillChunkSize = overrides.prefill_chunk_size ?? (server ? Math.min(maxTotalSeqLength, SERVER_PREFILL_CHUNK) : contextWindowSize);
   if (prefillChunkSize > maxTotalSeqLength) prefillChunkSize = maxTotalSeqLength;
   return {
     mode,
@@ -155,9 +154,59 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     contextWindowSize: Math.min(contextWindowSize, maxTotalSeqLength),
     slidingWindowSize: facts.slidingWindow,
     tensorParallelShards: overrides.tensor_parallel_shards ?? 1,
-    gpuMemoryUtilization,
+    gpuMemoryUtilization: overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION,
     maxQueuedRequests: 1024,
+    memoryNote: kv.note,
   };
+}
+
+/**
+ * KV cells for the mode, checked against memory (memory-budget.ts). `server` takes what its
+ * budget holds, up to max_num_sequence × context_window_size; `local` and `interactive` take
+ * the context window, or less when that does not fit; an explicit max_total_seq_length is
+ * taken as given when the memory available holds it. Throws when not even the smallest
+ * cache fits beside the weights.
+ */
+function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, contextWindowSize: number, sequences: number): { cells: number; note: string } {
+  const server = mode === 'server';
+  const explicit = overrides.max_total_seq_length;
+  const cap = server ? sequences * contextWindowSize : contextWindowSize;
+  const wanted = explicit ?? cap;
+  const prefill = overrides.prefill_chunk_size ?? (server ? SERVER_PREFILL_CHUNK : contextWindowSize);
+  const ubatch = ubatchFor(Math.min(prefill, wanted) + sequences);
+  // An explicit size may go beyond the server share, up to what is available now.
+  const budget = memoryBudget(facts.memory, server && explicit === undefined, overrides.gpu_memory_utilization, DEFAULT_UTILIZATION);
+  const fit = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch);
+  const smallest = Math.min(MIN_KV_CELLS, wanted);
+  const fixed = fixedBytes(facts, facts.memory, sequences, ubatch);
+  const afterFixed = `after ${gib(facts.modelBytes)} weights and ${gib(fixed - facts.modelBytes)} buffers and runtime`;
+  if (fit < smallest) {
+    const needed = requiredBytes(smallest, facts, facts.memory, sequences, ubatch);
+    const hint = server || facts.memory.onDevice ? '; --overrides gpu_memory_utilization=F changes the share' : '';
+    throw new ConfigError(
+      `not enough memory for this model: ${gib(facts.modelBytes)} weights + ${gib(fixed - facts.modelBytes)} buffers and runtime + the smallest KV cache ` +
+        `(${smallest} cells, ${gib(smallest * facts.kvBytesPerToken)}) need ${gib(needed)}, but the budget is ${gib(Math.max(0, budget.bytes))} (${budget.why})${hint}`,
+    );
+  }
+  const describe = (cells: number) => `kv cache: ${cells} cells (${gib(cells * facts.kvBytesPerToken)})`;
+  if (explicit !== undefined) {
+    const most = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch, 1);
+    if (explicit > most) {
+      throw new ConfigError(
+        `--overrides: max_total_seq_length=${explicit} does not fit in memory: at most ${most} cells fit in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}`,
+      );
+    }
+    return { cells: explicit, note: `${describe(explicit)} as max_total_seq_length asks; ${gib(requiredBytes(explicit, facts, facts.memory, sequences, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
+  }
+  if (server) {
+    const cells = Math.min(fit, cap);
+    const capped = fit >= cap ? `, capped by max_num_sequence×context_window_size = ${sequences}×${contextWindowSize}` : '';
+    return { cells, note: `${describe(cells)} = ${budget.why} ${afterFixed}${capped}` };
+  }
+  if (fit < cap) {
+    return { cells: fit, note: `${describe(fit)}, less than the ${cap}-token context window: what fits in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}` };
+  }
+  return { cells: cap, note: `${describe(cap)} for the ${cap}-token context window; ${gib(requiredBytes(cap, facts, facts.memory, sequences, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
 }
 
 export function describeEngineConfig(config: EngineConfig): string {

@@ -3,11 +3,14 @@
 import { availableParallelism } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { LlamaContext } from '../backend/context.js';
+import { usableCpus } from '../backend/cpu-load.js';
 import { parseDeviceSpec } from '../backend/device-spec.js';
-import { describeDevice, libraryKindsFor, listDevices, selectDevices } from '../backend/devices.js';
+import { describeDevice, libraryKindsFor, listDevices, selectDevices, type Device } from '../backend/devices.js';
+import { readHostMemory } from '../backend/host-memory.js';
 import { loadLlamaLibrary, releaseLlamaLogs } from '../backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
 import { computeEngineConfig } from './engine-config.js';
+import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
 import type { EngineInfo, EngineInitOptions, FromWorker, ToWorker } from './protocol.js';
 
@@ -23,6 +26,8 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const spec = parseDeviceSpec(options.device);
   const library = loadLlamaLibrary({ kinds: libraryKindsFor(spec), modelLib: options.modelLib });
   const devices = selectDevices(listDevices(library.api), spec, options.overrides.tensor_parallel_shards ?? 1);
+  // Read before the weights load, so that they are not counted as taken twice.
+  const memory = memoryOf(devices);
   model = await LlamaModel.create(library.api, { path: options.modelPath, devices });
   const info = model.info;
   const config = computeEngineConfig(options.mode, options.overrides, {
@@ -30,16 +35,21 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     slidingWindow: info.slidingWindow,
     kvBytesPerToken: kvBytesPerToken(info),
     modelBytes: info.sizeBytes,
-    freeDeviceBytes: devices.reduce((sum, device) => sum + device.freeBytes, 0),
+    vocabSize: model.vocabulary.size,
+    embeddingLength: info.embeddingLength,
+    memory,
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
   });
   if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
-  const threads = options.threads ?? availableParallelism();
+  // An explicit --threads is used as given; by default the count follows the load of other processes.
+  const threads = options.threads ?? usableCpus();
+  const adaptiveThreads = options.threads === undefined;
   context = LlamaContext.create(model, {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence,
     threads,
+    adaptiveThreads,
   });
   const vocabulary = model.vocabulary;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
@@ -60,9 +70,24 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     contextLength: info.contextLength,
     chatTemplate: info.chatTemplate,
     devices: devices.map(describeDevice),
+    threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
   };
+}
+
+/** GPU memory for GPUs; for the CPU, the host's (ggml reports all of RAM as free there). */
+function memoryOf(devices: Device[]): MemoryFacts {
+  const gpus = devices.filter((device) => device.kind !== 'cpu');
+  if (gpus.length > 0) {
+    return {
+      onDevice: true,
+      totalBytes: gpus.reduce((sum, device) => sum + device.totalBytes, 0),
+      availableBytes: gpus.reduce((sum, device) => sum + device.freeBytes, 0),
+      source: gpus.map(describeDevice).join(' + '),
+    };
+  }
+  return { onDevice: false, ...readHostMemory() };
 }
 
 async function shutdown(): Promise<void> {

@@ -76,6 +76,7 @@ export interface EngineInitOptions {
   modelLib?: string;
   mode: EngineMode;
   overrides: Overrides;
+  /** CPU threads, used as given; unset: up to every usable CPU, fewer while other processes keep CPUs busy. */
   threads?: number;
   /** Requests allowed to wait for a slot; more are refused as overload (default 1024). */
   maxQueuedRequests?: number;
@@ -102,6 +103,8 @@ export interface EngineInfo {
   contextLength: number;
   chatTemplate: string | undefined;
   devices: string[];
+  /** CPU threads llama.cpp decodes with: at most `max`, fewer while other processes are busy when `adaptive`. */
+  threads: { max: number; adaptive: boolean };
   library: string;
   /** Each token's text as a prompt would write it (control tokens included), by id. */
   tokenTexts: string[];

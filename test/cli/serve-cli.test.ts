@@ -3,13 +3,24 @@ import { createServer, type AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath } from '../../fixtures/paths.js';
+import { listDevices } from '../../runtime/backend/devices.js';
+import { loadLlamaLibrary } from '../../runtime/backend/library.js';
+import { kvBytesPerToken, LlamaModel } from '../../runtime/backend/model.js';
+import { computeEngineConfig } from '../../runtime/engine/engine-config.js';
 import { freePort, startCli as start, waitForLine } from '../helpers/cli-process.js';
 
 const test = suite('lmforge serve (CLI)');
 
-async function failsWith(args: string[], pattern: RegExp): Promise<void> {
-  const run = start(args);
+async function failsWith(args: string[], pattern: RegExp, env: Record<string, string> = {}): Promise<void> {
+  const run = start(args, env);
+  // A server that starts instead of refusing fails the test rather than leaving it waiting.
+  const serving = waitForLine(run, /serving: /).then(
+    () => run.child.kill('SIGKILL'),
+    () => undefined,
+  );
   const code = await run.exit;
+  await serving;
+  assert.not.match(run.stdout(), /serving: /, `${args.join(' ')} started serving instead of stopping`);
   assert.is(code, 1, `exit status for ${args.join(' ')}`);
   const lines = run.stderr().trim().split('\n');
   assert.is(lines.length, 1, `one line, not a stack trace: ${run.stderr()}`);
@@ -24,6 +35,7 @@ test('serve --help documents every option of the spec with its default', async (
   for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size']) {
     assert.ok(help.includes(option), `${option} is documented`);
   }
+  assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
     assert.ok(help.includes(fallback), `${fallback} is shown`);
   }
@@ -69,6 +81,7 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /model: .*tiny-gpt2\.gguf/);
     assert.match(out, /device: +cpu:0/);
     assert.match(out, /engine: +mode=local max_num_sequence=2 max_total_seq_length=256 prefill_chunk_size=256 context_window_size=256/);
+    assert.match(out, /memory: +kv cache: 256 cells \(0 MiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
     const pending = fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -86,6 +99,45 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
   } finally {
     run.child.kill('SIGKILL');
   }
+});
+
+test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says how', async () => {
+  const limit = 2 ** 30;
+  // The expected limits, from the tiny model's own figures and the same 1 GiB.
+  const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
+  const model = await LlamaModel.create(api, { path: tinyModelPath, devices: listDevices(api).filter((d) => d.kind === 'cpu').slice(0, 1) });
+  const expected = computeEngineConfig('server', {}, {
+    contextLength: model.info.contextLength,
+    slidingWindow: 0,
+    kvBytesPerToken: kvBytesPerToken(model.info),
+    modelBytes: model.info.sizeBytes,
+    vocabSize: model.vocabulary.size,
+    embeddingLength: model.info.embeddingLength,
+    memory: { onDevice: false, totalBytes: limit, availableBytes: limit, source: 'LMFORGE_MEMORY_LIMIT_BYTES' },
+    maxParallelSequences: api.llama_max_parallel_sequences(),
+  });
+  model.dispose();
+  // 40% of 1 GiB holds far fewer cells than 128 sequences × the 2048-token context.
+  assert.ok(expected.maxTotalSeqLength >= 256 && expected.maxTotalSeqLength < 128 * 2048);
+  const run = start(['serve', tinyModelPath, '--mode', 'server', '--port', String(await freePort()), '--threads', '1'], { LMFORGE_MEMORY_LIMIT_BYTES: String(limit) });
+  try {
+    await waitForLine(run, /serving: /);
+    const out = run.stdout();
+    assert.match(out, new RegExp(`engine: +mode=server max_num_sequence=128 max_total_seq_length=${expected.maxTotalSeqLength} `));
+    assert.match(out, new RegExp(`memory: +kv cache: ${expected.maxTotalSeqLength} cells \\(\\d+ MiB\\) = 40% of 1\\.0 GiB total \\(LMFORGE_MEMORY_LIMIT_BYTES\\) after 25 MiB weights and \\d+ MiB buffers and runtime\n`));
+    assert.match(out, /threads: +1 \(--threads\)/);
+  } finally {
+    run.child.kill('SIGKILL');
+    await run.exit;
+  }
+});
+
+test('a model that cannot fit stops start-up with one line, in every mode', async () => {
+  const env = { LMFORGE_MEMORY_LIMIT_BYTES: String(300 * 2 ** 20) };
+  for (const mode of ['server', 'local', 'interactive']) {
+    await failsWith(['serve', tinyModelPath, '--mode', mode, '--port', String(await freePort())], /not enough memory for this model: 25 MiB weights \+ \d+ MiB buffers and runtime \+ the smallest KV cache \(256 cells, 0 MiB\) need \d+ MiB, but the budget is \d+ MiB \(.*LMFORGE_MEMORY_LIMIT_BYTES/, env);
+  }
+  await failsWith(['serve', tinyModelPath, '--port', String(await freePort())], /LMFORGE_MEMORY_LIMIT_BYTES=lots is not valid/, { LMFORGE_MEMORY_LIMIT_BYTES: 'lots' });
 });
 
 test.run();

@@ -6,14 +6,33 @@ import { computeEngineConfig, ConfigError, parseMode, parseOverrides, type Model
 
 const test = suite('engine config');
 
+const GiB = 2 ** 30;
+const MiB = 2 ** 20;
+
+// SmolLM2-135M (Q4_1) on a 24 GiB machine with 20 GiB available.
 const facts: ModelFacts = {
   contextLength: 8192,
   slidingWindow: 0,
   kvBytesPerToken: 23040,
-  modelBytes: 100 * 2 ** 20,
-  freeDeviceBytes: 8 * 2 ** 30,
+  modelBytes: 92 * MiB,
+  vocabSize: 49152,
+  embeddingLength: 576,
+  memory: { onDevice: false, totalBytes: 24 * GiB, availableBytes: 20 * GiB, source: 'RAM' },
   maxParallelSequences: 256,
 };
+const onGpu = (freeBytes: number): ModelFacts => ({ ...facts, memory: { onDevice: true, totalBytes: 80 * GiB, availableBytes: freeBytes, source: 'cuda:0' } });
+const onHost = (totalBytes: number, availableBytes = totalBytes, source = 'RAM'): ModelFacts => ({ ...facts, memory: { onDevice: false, totalBytes, availableBytes, source } });
+
+/**
+ * The sizing rule written out once more, independently of memory-budget.ts: cells fit in the
+ * budget beside weights, activations (n_ubatch × n_embd × 48 B), logits (2 × sequences ×
+ * vocab × 4 B) and the runtime (320 MiB on the host, 512 MiB on a GPU); each cell costs its
+ * K and V (23040 B) and its f16 mask column (n_ubatch × 2 B); whole blocks of 256 cells.
+ */
+function expectedCells(budget: number, sequences: number, runtime: number, ubatch = 512): number {
+  const fixed = facts.modelBytes + ubatch * 576 * 48 + 2 * sequences * 49152 * 4 + runtime;
+  return Math.floor(Math.floor((budget - fixed) / (23040 + ubatch * 2)) / 256) * 256;
+}
 
 const throwsConfig = (run: () => unknown, pattern: RegExp) => throwsError(run, ConfigError, pattern);
 
@@ -24,15 +43,79 @@ test('local and interactive presets follow the spec', () => {
   assert.equal([interactive.maxNumSequence, interactive.maxTotalSeqLength, interactive.prefillChunkSize], [1, 8192, 8192]);
 });
 
-test('server mode sizes the KV cache from device memory', () => {
-  const server = computeEngineConfig('server', {}, facts);
-  const budget = facts.freeDeviceBytes * 0.85 - facts.modelBytes - 512 * 2 ** 20;
+test('server mode on a GPU sizes the KV cache from its free memory and gpu_memory_utilization', () => {
+  const server = computeEngineConfig('server', {}, onGpu(8 * GiB));
   assert.is(server.maxNumSequence, 128);
-  assert.is(server.maxTotalSeqLength, Math.min(Math.floor(budget / facts.kvBytesPerToken), 128 * 8192));
+  assert.is(server.maxTotalSeqLength, expectedCells(8 * GiB * 0.85, 128, 512 * MiB));
   assert.ok(server.maxTotalSeqLength > 8192 * 4, 'server mode holds more than local mode');
-  const half = computeEngineConfig('server', { gpu_memory_utilization: 0.5 }, facts);
-  assert.ok(half.maxTotalSeqLength < server.maxTotalSeqLength);
-  throwsConfig(() => computeEngineConfig('server', {}, { ...facts, freeDeviceBytes: 2 ** 29 }), /no memory for a KV cache/);
+  const half = computeEngineConfig('server', { gpu_memory_utilization: 0.5 }, onGpu(8 * GiB));
+  assert.is(half.maxTotalSeqLength, expectedCells(4 * GiB, 128, 512 * MiB));
+  assert.match(server.memoryNote, /^kv cache: \d+ cells \([\d.]+ GiB\) = 85% of 8\.0 GiB free on cuda:0 after 92 MiB weights/);
+});
+
+test('server mode on the CPU takes 40% of all memory, not everything ggml calls free', () => {
+  const server = computeEngineConfig('server', {}, facts);
+  // 40% of 24 GiB = 9.6 GiB for weights, buffers and KV: some 420k cells, not 0.85 × 24 GiB.
+  assert.is(server.maxTotalSeqLength, expectedCells(0.4 * 24 * GiB, 128, 320 * MiB));
+  assert.ok(server.maxTotalSeqLength * facts.kvBytesPerToken < 0.4 * 24 * GiB);
+  assert.match(server.memoryNote, /^kv cache: \d+ cells \(\d+\.\d GiB\) = 40% of 24\.0 GiB total RAM after 92 MiB weights and \d+ MiB buffers and runtime$/);
+  // An explicit gpu_memory_utilization sets the share on the CPU as well.
+  const quarter = computeEngineConfig('server', { gpu_memory_utilization: 0.25 }, facts);
+  assert.is(quarter.maxTotalSeqLength, expectedCells(0.25 * 24 * GiB, 128, 320 * MiB));
+});
+
+test('server mode on the CPU keeps 10% of memory free beyond what is in use, and a cgroup limit counts as all memory', () => {
+  // 24 GiB total but 4 GiB available: 4 − 2.4 = 1.6 GiB, less than the 9.6 GiB share.
+  const busy = computeEngineConfig('server', {}, onHost(24 * GiB, 4 * GiB));
+  assert.is(busy.maxTotalSeqLength, expectedCells(1.6 * GiB, 128, 320 * MiB));
+  assert.match(busy.memoryNote, /4\.0 GiB available RAM less 10% of 24\.0 GiB kept free/);
+  const limited = computeEngineConfig('server', {}, onHost(2 * GiB, 2 * GiB, 'cgroup memory.max'));
+  assert.is(limited.maxTotalSeqLength, expectedCells(0.4 * 2 * GiB, 128, 320 * MiB));
+  assert.match(limited.memoryNote, /40% of 2\.0 GiB total \(cgroup memory\.max\)/);
+});
+
+test('server mode stops at max_num_sequence × context window when memory holds more', () => {
+  const big = computeEngineConfig('server', {}, onHost(1024 * GiB));
+  assert.is(big.maxTotalSeqLength, 128 * 8192);
+  assert.match(big.memoryNote, /capped by max_num_sequence×context_window_size = 128×8192$/);
+  const few = computeEngineConfig('server', { max_num_sequence: 2, context_window_size: 1024 }, facts);
+  assert.is(few.maxTotalSeqLength, 2048);
+});
+
+test('a model that does not fit beside the smallest KV cache is refused in every mode, with one line', () => {
+  // 512 MiB total: 40% is 205 MiB, less than 92 MiB of weights plus 320 MiB of runtime.
+  throwsConfig(() => computeEngineConfig('server', {}, onHost(512 * MiB)), /^not enough memory for this model: 92 MiB weights \+ \d+ MiB buffers and runtime \+ the smallest KV cache \(256 cells, 6 MiB\) need \d+ MiB, but the budget is 205 MiB \(40% of 512 MiB total RAM\); --overrides gpu_memory_utilization=F changes the share$/);
+  throwsConfig(() => computeEngineConfig('local', {}, onHost(400 * MiB)), /^not enough memory for this model: .* but the budget is 360 MiB \(400 MiB available RAM less 10% of 400 MiB kept free\)$/);
+  throwsConfig(() => computeEngineConfig('interactive', {}, onHost(24 * GiB, 300 * MiB)), /^not enough memory for this model/);
+  throwsConfig(() => computeEngineConfig('server', {}, onGpu(256 * MiB)), /^not enough memory for this model: .*85% of 256 MiB free on cuda:0/);
+});
+
+test('local and interactive take the context window when it fits, and what fits when it does not', () => {
+  const local = computeEngineConfig('local', {}, facts);
+  assert.is(local.maxTotalSeqLength, 8192);
+  assert.match(local.memoryNote, /^kv cache: 8192 cells \(180 MiB\) for the 8192-token context window; \d+ MiB of 17\.6 GiB \(20\.0 GiB available RAM less 10% of 24\.0 GiB kept free\)$/);
+  // 1 GiB available: 1 − 0.1 = 0.9 GiB, of which 92 MiB weights and ~357 MiB fixed; ~19k cells fit.
+  const tight = computeEngineConfig('local', {}, { ...onHost(1 * GiB), contextLength: 131072 });
+  assert.is(tight.maxTotalSeqLength, expectedCells(0.9 * GiB, 4, 320 * MiB));
+  assert.ok(tight.maxTotalSeqLength < 131072);
+  assert.is(tight.contextWindowSize, tight.maxTotalSeqLength);
+  assert.match(tight.memoryNote, /less than the 131072-token context window: what fits in 922 MiB/);
+  const interactive = computeEngineConfig('interactive', {}, { ...onHost(1 * GiB), contextLength: 131072 });
+  assert.is(interactive.maxTotalSeqLength, expectedCells(0.9 * GiB, 1, 320 * MiB));
+});
+
+test('an explicit max_total_seq_length is taken as given when available memory holds it, refused when not', () => {
+  // Beyond the 40% server share, within what is available: the user asked for it.
+  const asked = computeEngineConfig('server', { max_total_seq_length: 500_000 }, facts);
+  assert.is(asked.maxTotalSeqLength, 500_000);
+  assert.match(asked.memoryNote, /^kv cache: 500000 cells \(10\.7 GiB\) as max_total_seq_length asks/);
+  throwsConfig(() => computeEngineConfig('server', { max_total_seq_length: 900_000 }, facts), /^--overrides: max_total_seq_length=900000 does not fit in memory: at most \d+ cells fit in 17\.6 GiB/);
+  throwsConfig(() => computeEngineConfig('local', { max_total_seq_length: 8192 }, onHost(4 * GiB, 1 * GiB)), /max_total_seq_length=8192 does not fit in memory/);
+  // The bound is exact for an explicit size, not rounded to whole blocks: 1 − 0.4 GiB less the fixed costs.
+  const most = Math.floor((0.6 * GiB - (92 * MiB + 512 * 576 * 48 + 2 * 4 * 49152 * 4 + 320 * MiB)) / (23040 + 1024));
+  assert.ok(most % 256 !== 0);
+  assert.is(computeEngineConfig('local', { max_total_seq_length: most }, onHost(4 * GiB, 1 * GiB)).maxTotalSeqLength, most);
+  throwsConfig(() => computeEngineConfig('local', { max_total_seq_length: most + 1 }, onHost(4 * GiB, 1 * GiB)), new RegExp(`at most ${most} cells fit`));
 });
 
 test('explicit overrides replace the preset values', () => {

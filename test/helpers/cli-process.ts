@@ -13,8 +13,9 @@ export interface CliRun {
   exit: Promise<number | null>;
 }
 
-export function startCli(args: string[]): CliRun {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `lmforge ARGS`; `env` adds to (or, with undefined values, removes from) this process's environment. */
+export function startCli(args: string[], env: Record<string, string | undefined> = {}): CliRun {
+  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   child.stdout!.on('data', (chunk) => (out += chunk));
