@@ -55,11 +55,24 @@ export function natRange(lo: bigint, hi: bigint | null): Expr {
 const BIG = 10n ** 20n;
 
 /**
+ * The exponent of the largest double (1.7976931348623157e308). Exponent forms on an unbounded
+ * side go no higher, with a mantissa no larger, so every JSON parser that reads numbers as
+ * doubles (JavaScript's, Python's floats and pydantic) gets a finite value, never Infinity.
+ */
+export const MAX_FINITE_EXPONENT = 308;
+/** 1.7976931348623157: the mantissa of the largest double, as written by JSON.stringify. */
+const MAX_DOUBLE_MANTISSA = { int: 1n, frac: '7976931348623157', strict: false };
+
+/**
  * Integers of at least 1e20 in exponent form, as JSON.stringify writes integers from 1e21 on:
- * at most 20 fraction digits and an exponent of at least 20, so the value is always integral.
+ * at most 20 fraction digits and an exponent of at least 20, so the value is always integral,
+ * and at most MAX_FINITE_EXPONENT, so it is finite.
  */
 function bigIntegerExponent(): Expr {
-  return seq(digitClass(1, 9), opt(seq(lit('.'), rep(D, 1, 20))), { kind: 'class', ranges: [0x45, 0x45, 0x65, 0x65] }, opt(lit('+')), star(lit('0')), natRange(20n, null));
+  const exponent = (e: Expr) => seq(E, opt(lit('+')), star(lit('0')), e);
+  const below = seq(digitClass(1, 9), opt(seq(lit('.'), rep(D, 1, 20))), exponent(natRange(20n, BigInt(MAX_FINITE_EXPONENT - 1))));
+  const top = seq(decimalRange(ONE, MAX_DOUBLE_MANTISSA), exponent(natRange(BigInt(MAX_FINITE_EXPONENT), BigInt(MAX_FINITE_EXPONENT))));
+  return alt(below, top);
 }
 
 /** JSON integers in [lo, hi]; null bounds are unbounded. Exponent forms are accepted on an
@@ -237,8 +250,12 @@ export function exponentForms(lo: Bound, hi: Bound | null): Expr {
   };
   if (eLo !== null) partial(eLo);
   if (eHi !== null && eHi !== eLo) partial(eHi);
+  // Unbounded above: up to the largest double, so the value is finite.
+  if (eHi === null && (eLo === null || eLo < MAX_FINITE_EXPONENT)) {
+    parts.push(seq(mantissa(decimalRange(ONE, MAX_DOUBLE_MANTISSA)), exponentRange(MAX_FINITE_EXPONENT, MAX_FINITE_EXPONENT)));
+  }
   const fullLo = eLo === null ? null : eLo + 1;
-  const fullHi = eHi === null ? null : eHi - 1;
+  const fullHi = eHi === null ? MAX_FINITE_EXPONENT - 1 : eHi - 1;
   if (fullLo === null || fullHi === null || fullLo <= fullHi) {
     parts.push(seq(mantissa(decimalRange(ONE, TEN)), exponentRange(fullLo, fullHi)));
   }
