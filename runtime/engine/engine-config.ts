@@ -177,10 +177,11 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
   // An explicit size may go beyond the server share, up to what is available now.
   const budget = memoryBudget(facts.memory, server && explicit === undefined, overrides.gpu_memory_utilization, DEFAULT_UTILIZATION);
   const fit = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch);
+  const most = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch, 1);
   const smallest = Math.min(MIN_KV_CELLS, wanted);
   const fixed = fixedBytes(facts, facts.memory, sequences, ubatch);
   const afterFixed = `after ${gib(facts.modelBytes)} weights and ${gib(fixed - facts.modelBytes)} buffers and runtime`;
-  if (fit < smallest) {
+  if (most < smallest) {
     const needed = requiredBytes(smallest, facts, facts.memory, sequences, ubatch);
     const hint = server || facts.memory.onDevice ? '; --overrides gpu_memory_utilization=F changes the share' : '';
     throw new ConfigError(
@@ -190,7 +191,6 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
   }
   const describe = (cells: number) => `kv cache: ${cells} cells (${gib(cells * facts.kvBytesPerToken)})`;
   if (explicit !== undefined) {
-    const most = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch, 1);
     if (explicit > most) {
       throw new ConfigError(
         `--overrides: max_total_seq_length=${explicit} does not fit in memory: at most ${most} cells fit in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}`,

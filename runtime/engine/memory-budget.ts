@@ -100,6 +100,7 @@ function describeSource(memory: MemoryFacts): string {
 }
 
 export function gib(bytes: number): string {
+  if (bytes < 2 ** 20) return `${Math.round(bytes / 2 ** 10)} KiB`;
   if (bytes < 2 ** 30) return `${Math.round(bytes / 2 ** 20)} MiB`;
   return `${(bytes / 2 ** 30).toFixed(1)} GiB`;
 }

@@ -81,7 +81,7 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /model: .*tiny-gpt2\.gguf/);
     assert.match(out, /device: +cpu:0/);
     assert.match(out, /engine: +mode=local max_num_sequence=2 max_total_seq_length=256 prefill_chunk_size=256 context_window_size=256/);
-    assert.match(out, /memory: +kv cache: 256 cells \(0 MiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
+    assert.match(out, /memory: +kv cache: 256 cells \(64 KiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
     const pending = fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -135,7 +135,7 @@ test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says 
 test('a model that cannot fit stops start-up with one line, in every mode', async () => {
   const env = { LMFORGE_MEMORY_LIMIT_BYTES: String(300 * 2 ** 20) };
   for (const mode of ['server', 'local', 'interactive']) {
-    await failsWith(['serve', tinyModelPath, '--mode', mode, '--port', String(await freePort())], /not enough memory for this model: 25 MiB weights \+ \d+ MiB buffers and runtime \+ the smallest KV cache \(256 cells, 0 MiB\) need \d+ MiB, but the budget is \d+ MiB \(.*LMFORGE_MEMORY_LIMIT_BYTES/, env);
+    await failsWith(['serve', tinyModelPath, '--mode', mode, '--port', String(await freePort())], /not enough memory for this model: 25 MiB weights \+ \d+ MiB buffers and runtime \+ the smallest KV cache \(256 cells, 64 KiB\) need \d+ MiB, but the budget is \d+ MiB \(.*LMFORGE_MEMORY_LIMIT_BYTES/, env);
   }
   await failsWith(['serve', tinyModelPath, '--port', String(await freePort())], /LMFORGE_MEMORY_LIMIT_BYTES=lots is not valid/, { LMFORGE_MEMORY_LIMIT_BYTES: 'lots' });
 });
