@@ -52,8 +52,6 @@ export function natRange(lo: bigint, hi: bigint | null): Expr {
   return alt(...parts);
 }
 
-const BIG = 10n ** 20n;
-
 /**
  * The exponent of the largest double (1.7976931348623157e308). Exponent forms on an unbounded
  * side go no higher, with a mantissa no larger, so every JSON parser that reads numbers as
@@ -64,27 +62,16 @@ export const MAX_FINITE_EXPONENT = 308;
 const MAX_DOUBLE_MANTISSA = { int: 1n, frac: '7976931348623157', strict: false };
 
 /**
- * Integers of at least 1e20 in exponent form, as JSON.stringify writes integers from 1e21 on:
- * at most 20 fraction digits and an exponent of at least 20, so the value is always integral,
- * and at most MAX_FINITE_EXPONENT, so it is finite.
+ * JSON integers in [lo, hi]; null bounds are unbounded. Always plain digits: an exponent form
+ * (1e21, legal JSON for an integral value) reads as a float in most parsers, and pydantic
+ * refuses large ones for an int field, so a model is never led to write one.
  */
-function bigIntegerExponent(): Expr {
-  const exponent = (e: Expr) => seq(E, opt(lit('+')), star(lit('0')), e);
-  const below = seq(digitClass(1, 9), opt(seq(lit('.'), rep(D, 1, 20))), exponent(natRange(20n, BigInt(MAX_FINITE_EXPONENT - 1))));
-  const top = seq(decimalRange(ONE, MAX_DOUBLE_MANTISSA), exponent(natRange(BigInt(MAX_FINITE_EXPONENT), BigInt(MAX_FINITE_EXPONENT))));
-  return alt(below, top);
-}
-
-/** JSON integers in [lo, hi]; null bounds are unbounded. Exponent forms are accepted on an
- * unbounded side (from 1e20 on). */
 export function intRange(lo: bigint | null, hi: bigint | null): Expr {
   const parts: Expr[] = [];
   if (hi === null || hi >= 0n) parts.push(natRange(lo === null || lo < 0n ? 0n : lo, hi));
-  if (hi === null && (lo === null || lo <= BIG)) parts.push(bigIntegerExponent());
   if (lo === null || lo < 0n) {
     const magLo = hi === null || hi >= 0n ? 1n : -hi;
     parts.push(seq(lit('-'), natRange(magLo, lo === null ? null : -lo)));
-    if (lo === null && (hi === null || hi >= -BIG)) parts.push(seq(lit('-'), bigIntegerExponent()));
   }
   return alt(...parts);
 }

@@ -1,6 +1,6 @@
-// Integers in exponent form, and numbers with a bound, stay finite for parsers that read
-// doubles: pydantic refused `"rating": 1e999` (Infinity) from the default model under an
-// `Optional[int]` field. The exponent of such forms is at most MAX_FINITE_EXPONENT.
+// Numbers stay finite for parsers that read doubles: on an unbounded side an exponent form
+// goes no higher than the largest double. (Integers have no exponent forms at all: pydantic
+// refused `"rating": 4.99e204` from the default model under an `Optional[int]` field.)
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
@@ -13,10 +13,10 @@ function accepts(schema: object, text: string): boolean {
 
 const largest = JSON.stringify(Number.MAX_VALUE); // 1.7976931348623157e+308
 
-test('integers: exponent forms up to the largest double, not beyond', () => {
+test('integers: never an exponent form, so never a float or Infinity', () => {
   assert.is(MAX_FINITE_EXPONENT, 308);
-  for (const text of ['9.9e307', largest, `-${largest}`, '1.7e308', '-2e30']) assert.ok(accepts({ type: 'integer' }, text), text);
-  for (const text of ['1.8e308', '9e308', '1e309', '1e999', '-1e400', '1E+0400']) assert.not.ok(accepts({ type: 'integer' }, text), text);
+  for (const text of ['9.9e307', largest, '1e999', '-1e400', '2e30']) assert.not.ok(accepts({ type: 'integer' }, text), text);
+  assert.ok(accepts({ type: 'integer', minimum: 5 }, '12345678901234567890123'));
 });
 
 test('numbers with a bound on one side: finite on the unbounded side', () => {

@@ -38,13 +38,23 @@ function strictify(s: unknown): unknown {
   return out;
 }
 
+/**
+ * JSON.stringify, except that integral numbers from 1e21 on are spelled in digits, as the
+ * grammar writes integers (JSON.stringify would write 1e+21, which the grammar never offers).
+ */
+function stringify(v: unknown, indent?: number): string {
+  const marker = '\u0000digits:';
+  const text = JSON.stringify(v, (_key, x) => (typeof x === 'number' && Number.isInteger(x) && Math.abs(x) >= 1e21 ? `${marker}${BigInt(x)}` : x), indent);
+  return text.replace(/"\\u0000digits:(-?\d+)"/g, '$1');
+}
+
 function serializer(options: JsonSchemaOptions): (v: unknown) => string {
-  if (options.anyWhitespace !== false) return (v) => JSON.stringify(v);
-  if (options.indent !== undefined) return (v) => JSON.stringify(v, null, options.indent);
+  if (options.anyWhitespace !== false) return (v) => stringify(v);
+  if (options.indent !== undefined) return (v) => stringify(v, options.indent);
   const write = (v: unknown): string => {
     if (Array.isArray(v)) return `[${v.map(write).join(', ')}]`;
     if (v !== null && typeof v === 'object') return `{${Object.entries(v).map(([k, x]) => `${JSON.stringify(k)}: ${write(x)}`).join(', ')}}`;
-    return JSON.stringify(v);
+    return stringify(v);
   };
   return write;
 }
