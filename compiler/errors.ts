@@ -22,6 +22,21 @@ export class GrammarError extends Error {
   static at(pointer: string, message: string): GrammarError {
     return new GrammarError(`${pointer || '/'}: ${message}`, { kind: 'pointer', pointer });
   }
+
+  /** An error at any kind of location, with the location written in front of the message as
+   * each front end writes it. */
+  static located(location: GrammarErrorLocation, message: string): GrammarError {
+    switch (location.kind) {
+      case 'pointer':
+        return GrammarError.at(location.pointer, message);
+      case 'text':
+        return new GrammarError(`line ${location.line}, column ${location.column}: ${message}`, location);
+      case 'regex':
+        return new GrammarError(`regex: ${message}`, location);
+      case 'none':
+        return new GrammarError(message, location);
+    }
+  }
 }
 
 /** RFC 6901 escaping of one pointer segment. */

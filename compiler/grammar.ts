@@ -8,8 +8,10 @@ import { type EbnfOptions, parseEbnf } from './ebnf/lower.js';
 import { GrammarError } from './errors.js';
 import { forEachRef, type GrammarIR } from './ir.js';
 import { type JsonSchemaOptions, jsonSchemaToGrammar } from './json-schema/convert.js';
+import { checkNonEmpty } from './passes/empty-language.js';
+import { outlineDeepExpressions } from './passes/outline.js';
 import { grammarText } from './print.js';
-import { regexToExpr } from './regex/regex.js';
+import { regexGrammar } from './regex/regex.js';
 import { type StructuralTagOptions, structuralTagToGrammar } from './structural-tag/structural-tag.js';
 
 export class Grammar {
@@ -17,21 +19,25 @@ export class Grammar {
   private text: string | null = null;
 
   private constructor(ir: GrammarIR) {
-    this.ir = ir;
+    // Every later walk of the IR is recursive; bounded rule bodies keep them off the stack's end.
+    this.ir = outlineDeepExpressions(ir);
   }
 
-  /** A grammar from IR built elsewhere (structural tags, tests); references are checked. */
+  /** A grammar from IR built elsewhere (structural tags, tests); references are checked, and
+   * so is the language (an empty one is an error, as from every front end). */
   static fromIR(ir: GrammarIR): Grammar {
-    const n = ir.rules.length;
+    const grammar = new Grammar(ir);
+    const n = grammar.ir.rules.length;
     const check = (r: number): void => {
       if (!Number.isInteger(r) || r < 0 || r >= n) throw new GrammarError(`the grammar refers to rule ${r}, but has ${n} rules`);
     };
-    check(ir.root);
-    for (const rule of ir.rules) {
+    check(grammar.ir.root);
+    for (const rule of grammar.ir.rules) {
       forEachRef(rule.body, check);
       if (rule.lookahead) forEachRef(rule.lookahead, check);
     }
-    return new Grammar(ir);
+    checkNonEmpty(grammar.ir);
+    return grammar;
   }
 
   static fromEBNF(text: string, options: EbnfOptions = {}): Grammar {
@@ -40,7 +46,7 @@ export class Grammar {
 
   /** The whole string must match the ECMAScript regular expression. */
   static fromRegex(pattern: string): Grammar {
-    return new Grammar({ rules: [{ name: 'root', body: regexToExpr(pattern), lookahead: null, exactLookahead: false }], root: 0 });
+    return new Grammar(regexGrammar(pattern));
   }
 
   static fromJSONSchema(schema: unknown, options: JsonSchemaOptions = {}): Grammar {

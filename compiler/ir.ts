@@ -2,6 +2,8 @@
 // passes/ bring them to normal form and the FSM builder turns each rule into one automaton.
 // Token-level kinds (token, excludeToken, tokenDispatch) are carried for the vocabulary-aware
 // compiler; the byte-level matcher never matches them from text.
+import { GrammarError, type GrammarErrorLocation } from './errors.js';
+import { MAX_RULES } from './limits.js';
 
 /** Code-point ranges as a flat, sorted, merged list [lo0, hi0, lo1, hi1, ...] (inclusive). */
 export type Ranges = readonly number[];
@@ -11,7 +13,7 @@ export type Expr =
   | { kind: 'class'; ranges: Ranges } // one code point, encoded as UTF-8
   | { kind: 'byteRange'; lo: number; hi: number } // one raw byte (UTF-8 fragments, token pieces)
   | { kind: 'seq'; items: Expr[] }
-  | { kind: 'choice'; items: Expr[] } // no items: matches nothing
+  | { kind: 'choice'; items: Expr[]; cause?: EmptyCause } // no items: matches nothing (cause: why)
   | { kind: 'repeat'; body: Expr; min: number; max: number } // inline; max -1 = unbounded
   | { kind: 'ref'; rule: number }
   | { kind: 'counted'; rule: number; min: number; max: number } // matcher counts iterations
@@ -20,6 +22,20 @@ export type Expr =
   | { kind: 'tagDispatch'; tags: { trigger: Uint8Array; rule: number }[]; loop: boolean; excludes: Uint8Array[] }
   | { kind: 'tokenDispatch'; tags: { token: number; rule: number }[]; loop: boolean; excludes: number[] };
 
+/** Why a front end produced an expression that matches nothing, and where the input says so:
+ * reported if the whole language turns out empty because of it (passes/empty-language.ts). */
+export interface EmptyCause {
+  message: string;
+  location: GrammarErrorLocation;
+}
+
+/** Where a rule comes from in the input, for errors about it. */
+export interface RuleOrigin {
+  location: GrammarErrorLocation;
+  /** The name the input gives the rule (EBNF), if any. */
+  name?: string;
+}
+
 export interface Rule {
   name: string;
   body: Expr;
@@ -27,6 +43,7 @@ export interface Rule {
   lookahead: Expr | null;
   /** True when the lookahead is the whole context, not only a necessary prefix of it. */
   exactLookahead: boolean;
+  origin?: RuleOrigin;
 }
 
 export interface GrammarIR {
@@ -38,6 +55,11 @@ const utf8 = new TextEncoder();
 
 export const EMPTY: Expr = { kind: 'bytes', bytes: new Uint8Array(0) };
 export const NOTHING: Expr = { kind: 'choice', items: [] };
+
+/** Matches nothing, because of `message` at `location`. */
+export function nothing(message: string, location: GrammarErrorLocation): Expr {
+  return { kind: 'choice', items: [], cause: { message, location } };
+}
 
 export function lit(text: string): Expr {
   return { kind: 'bytes', bytes: utf8.encode(text) };
@@ -68,6 +90,13 @@ export function ref(rule: number): Expr {
 export class GrammarBuilder {
   readonly rules: Rule[] = [];
   private readonly byName = new Map<string, number>();
+  private where: (() => GrammarErrorLocation) | null = null;
+
+  /** From now on, declaring more than MAX_RULES rules is a GrammarError at `where()` (a front
+   * end lowering a client's input; a few lines of schema can ask for millions of rules). */
+  limitRules(where: () => GrammarErrorLocation): void {
+    this.where = where;
+  }
 
   /** A fresh rule name based on `base` (base, base_1, base_2, ...). */
   freshName(base: string): string {
@@ -75,10 +104,11 @@ export class GrammarBuilder {
     for (let i = 1; ; i++) if (!this.byName.has(`${base}_${i}`)) return `${base}_${i}`;
   }
 
-  declare(name: string): number {
+  declare(name: string, origin?: RuleOrigin): number {
     const id = this.rules.length;
+    if (this.where && id >= MAX_RULES) throw GrammarError.located(this.where(), `the grammar would need more than ${MAX_RULES} rules (the limit); simplify the schema here`);
     const unique = this.freshName(name);
-    this.rules.push({ name: unique, body: NOTHING, lookahead: null, exactLookahead: false });
+    this.rules.push({ name: unique, body: NOTHING, lookahead: null, exactLookahead: false, ...(origin ? { origin } : {}) });
     this.byName.set(unique, id);
     return id;
   }
@@ -90,8 +120,8 @@ export class GrammarBuilder {
     return id;
   }
 
-  add(name: string, body: Expr, lookahead: Expr | null = null): number {
-    return this.define(this.declare(name), body, lookahead);
+  add(name: string, body: Expr, lookahead: Expr | null = null, origin?: RuleOrigin): number {
+    return this.define(this.declare(name, origin), body, lookahead);
   }
 
   idOf(name: string): number | undefined {
@@ -103,9 +133,10 @@ export class GrammarBuilder {
   }
 
   /** Copies a whole grammar in (renaming and renumbering its rules); returns its root's id.
-   * Structural tags assemble their JSON-schema, regex and EBNF parts this way. */
-  embed(grammar: GrammarIR, prefix: string): number {
-    const ids = grammar.rules.map((r) => this.declare(`${prefix}_${r.name}`));
+   * Structural tags assemble their JSON-schema, regex and EBNF parts this way; `origin`
+   * replaces the copied rules' own (which point into the embedded input, not this one). */
+  embed(grammar: GrammarIR, prefix: string, origin?: RuleOrigin): number {
+    const ids = grammar.rules.map((r) => this.declare(`${prefix}_${r.name}`, origin));
     const map = (r: number): number => ids[r]!;
     grammar.rules.forEach((r, i) => {
       const rule = this.rules[ids[i]!]!;
@@ -148,7 +179,7 @@ export function mapRefs(expr: Expr, map: (rule: number) => number): Expr {
       return { ...expr, rule: map(expr.rule) };
     case 'seq':
     case 'choice':
-      return { kind: expr.kind, items: expr.items.map((e) => mapRefs(e, map)) };
+      return { ...expr, items: expr.items.map((e) => mapRefs(e, map)) };
     case 'repeat':
       return { ...expr, body: mapRefs(expr.body, map) };
     case 'tagDispatch':

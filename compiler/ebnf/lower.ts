@@ -2,7 +2,8 @@
 // defined name is an error at its position), quantifiers become inline repeats.
 import type { IToken } from 'chevrotain';
 import { GrammarError } from '../errors.js';
-import { type Expr, GrammarBuilder, type GrammarIR, lit } from '../ir.js';
+import { type Expr, GrammarBuilder, type GrammarIR, lit, nothing } from '../ir.js';
+import { checkNonEmpty } from '../passes/empty-language.js';
 import { decodeClass, decodeString } from './escapes.js';
 import { parseEbnfSyntax, type SyntaxNode } from './parser.js';
 
@@ -14,10 +15,12 @@ export interface EbnfOptions {
 /** Largest repetition bound accepted; larger ones become counted repeats, not unrolled. */
 const MAX_BOUND = 0x7fffffff;
 
+function locationOf(tok: IToken): { kind: 'text'; line: number; column: number } {
+  return { kind: 'text', line: tok.startLine ?? 1, column: tok.startColumn ?? 1 };
+}
+
 function errorAt(tok: IToken, message: string): GrammarError {
-  const line = tok.startLine ?? 1;
-  const column = tok.startColumn ?? 1;
-  return new GrammarError(`line ${line}, column ${column}: ${message}`, { kind: 'text', line, column });
+  return GrammarError.located(locationOf(tok), message);
 }
 
 export function parseEbnf(text: string, options: EbnfOptions = {}): GrammarIR {
@@ -26,14 +29,18 @@ export function parseEbnf(text: string, options: EbnfOptions = {}): GrammarIR {
   for (const rule of syntax) {
     const name = rule.name.image;
     if (builder.idOf(name) !== undefined) throw errorAt(rule.name, `the rule '${name}' is defined twice`);
-    builder.declare(name);
+    builder.declare(name, { location: locationOf(rule.name), name });
   }
   const lower = (node: SyntaxNode): Expr => {
     switch (node.t) {
       case 'string':
         return lit(decodeString(node.tok));
-      case 'class':
-        return { kind: 'class', ranges: decodeClass(node.tok) };
+      case 'class': {
+        const ranges = decodeClass(node.tok);
+        // Only an error if the grammar cannot do without it (passes/empty-language.ts).
+        if (ranges.length === 0) return nothing(`the character class ${node.tok.image} matches no character`, locationOf(node.tok));
+        return { kind: 'class', ranges };
+      }
       case 'name': {
         const id = builder.idOf(node.tok.image);
         if (id === undefined) throw errorAt(node.tok, `the rule '${node.tok.image}' is not defined`);
@@ -67,5 +74,7 @@ export function parseEbnf(text: string, options: EbnfOptions = {}): GrammarIR {
   if (root === undefined) {
     throw new GrammarError(`the root rule '${rootName}' is not defined${syntax.length === 0 ? ' (the grammar is empty)' : ''}`, { kind: 'text', line: 1, column: 1 });
   }
-  return builder.build(root);
+  const grammar = builder.build(root);
+  checkNonEmpty(grammar);
+  return grammar;
 }

@@ -2,6 +2,7 @@
 // later errors (unknown rule, bad escape) can still name line and column.
 import { EmbeddedActionsParser, type IToken } from 'chevrotain';
 import { GrammarError } from '../errors.js';
+import { MAX_EBNF_TOKENS, MAX_NESTING } from '../limits.js';
 import * as T from './tokens.js';
 
 export type SyntaxNode =
@@ -107,6 +108,7 @@ export function parseEbnfSyntax(text: string): SyntaxRule[] {
     const problem = found === '"' ? 'unterminated string' : found === '[' ? 'unterminated character class' : `unexpected '${found}'`;
     throw new GrammarError(`line ${line}, column ${column}: ${problem}`, { kind: 'text', line, column });
   }
+  checkLimits(lexed.tokens);
   shared ??= new EbnfParser();
   const parser = shared;
   parser.input = lexed.tokens;
@@ -121,6 +123,22 @@ export function parseEbnfSyntax(text: string): SyntaxRule[] {
     throw new GrammarError(`line ${line}, column ${column}: expected ${expected(error.message)}, found ${found}`, { kind: 'text', line, column });
   }
   return rules;
+}
+
+/** Size and group nesting (limits.ts), before the parser (recursive per group) sees them. */
+function checkLimits(tokens: IToken[]): void {
+  const at = (tok: IToken, message: string): GrammarError => {
+    const line = tok.startLine ?? 1;
+    const column = tok.startColumn ?? 1;
+    return new GrammarError(`line ${line}, column ${column}: ${message}`, { kind: 'text', line, column });
+  };
+  if (tokens.length > MAX_EBNF_TOKENS) throw at(tokens[MAX_EBNF_TOKENS]!, `the grammar has more than ${MAX_EBNF_TOKENS} tokens (the limit)`);
+  let depth = 0;
+  for (const tok of tokens) {
+    if (tok.tokenType === T.LParen || tok.tokenType === T.LookaheadOpen) {
+      if (++depth > MAX_NESTING) throw at(tok, `groups nest more than ${MAX_NESTING} levels deep here (the limit)`);
+    } else if (tok.tokenType === T.RParen) depth = Math.max(depth - 1, 0);
+  }
 }
 
 /** Chevrotain's messages list the expected token labels; keep just that part. */

@@ -1,5 +1,7 @@
 // Thompson construction of one byte-level automaton per rule, from a normalised grammar.
 import { utf8Sequences } from '../charset.js';
+import { GrammarError } from '../errors.js';
+import { MAX_AUTOMATON_STATES } from '../limits.js';
 import type { Expr, GrammarIR } from '../ir.js';
 import { buildDispatch } from './aho-corasick.js';
 import {
@@ -11,7 +13,7 @@ import {
   EDGE_TOKEN,
 } from './edges.js';
 import { minimizeRuleFsm } from './minimize.js';
-import { RuleFsm } from './rule-fsm.js';
+import { RuleFsm, TooManyStates } from './rule-fsm.js';
 
 /** Shared tables the rule automata point into. */
 export interface FsmTables {
@@ -22,24 +24,35 @@ export interface FsmTables {
 
 export function buildRuleFsms(grammar: GrammarIR): { fsms: RuleFsm[]; tables: FsmTables } {
   const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [] };
+  const budget = { left: MAX_AUTOMATON_STATES };
   const fsms = grammar.rules.map((rule, ruleId) => {
     const fsm = new RuleFsm();
-    const body = rule.body;
-    if (body.kind === 'tagDispatch') {
-      buildDispatch(fsm, {
-        triggers: body.tags.map((t) => ({ bytes: t.trigger, rule: t.rule })),
-        excludes: body.excludes,
-        loop: body.loop,
-      });
-    } else if (body.kind === 'tokenDispatch') {
-      buildTokenDispatch(fsm, body, tables);
-    } else {
-      const end = build(fsm, body, 0, ruleId, tables);
-      fsm.finals[end] = true;
+    fsm.budget = budget;
+    try {
+      buildRule(fsm, rule.body, ruleId, tables);
+    } catch (error) {
+      if (!(error instanceof TooManyStates)) throw error;
+      throw new GrammarError(`the grammar is too large: its automata would need more than ${MAX_AUTOMATON_STATES} states (the limit), reached in rule '${rule.name}' (bounded repeats nested in each other, or many properties with count limits, multiply states)`);
     }
+    fsm.budget = null;
     return minimizeRuleFsm(fsm.simplify());
   });
   return { fsms, tables };
+}
+
+function buildRule(fsm: RuleFsm, body: Expr, ruleId: number, tables: FsmTables): void {
+  if (body.kind === 'tagDispatch') {
+    buildDispatch(fsm, {
+      triggers: body.tags.map((t) => ({ bytes: t.trigger, rule: t.rule })),
+      excludes: body.excludes,
+      loop: body.loop,
+    });
+  } else if (body.kind === 'tokenDispatch') {
+    buildTokenDispatch(fsm, body, tables);
+  } else {
+    const end = build(fsm, body, 0, ruleId, tables);
+    fsm.finals[end] = true;
+  }
 }
 
 function build(fsm: RuleFsm, expr: Expr, from: number, ruleId: number, tables: FsmTables): number {

@@ -13,9 +13,12 @@ import { RuleFsm } from './rule-fsm.js';
 
 /** Past this many subset states (relative to the input), determinising is not worth it. */
 const GROWTH_LIMIT = 4;
+/** Rules larger than this are left as built: refinement can take a round per state (a long
+ * chain), and such rules come from nested bounded repeats, not from hand-written grammars. */
+const MAX_STATES = 20_000;
 
 export function minimizeRuleFsm(fsm: RuleFsm): RuleFsm {
-  if (fsm.kind.includes(EDGE_REPEAT)) return fsm;
+  if (fsm.kind.includes(EDGE_REPEAT) || fsm.numStates > MAX_STATES) return fsm;
   const dfa = determinize(fsm, Math.max(64, fsm.numStates * GROWTH_LIMIT));
   if (!dfa) return fsm;
   const merged = minimize(dfa);

@@ -2,8 +2,15 @@
 // and the epsilon-free, trimmed form that gets packed into the grammar automaton.
 import { EDGE_EPSILON, EDGE_REPEAT } from './edges.js';
 
+/** States the automata of one grammar may be built with, counted down (limits.ts). */
+export interface StateBudget {
+  left: number;
+}
+
 export class RuleFsm {
   finals: boolean[] = [false];
+  /** While building from a client's grammar: nested bounded repeats multiply states. */
+  budget: StateBudget | null = null;
   from: number[] = [];
   kind: number[] = [];
   lo: number[] = [];
@@ -18,6 +25,7 @@ export class RuleFsm {
   }
 
   newState(): number {
+    if (this.budget !== null && --this.budget.left < 0) throw new TooManyStates();
     this.finals.push(false);
     return this.finals.length - 1;
   }
@@ -141,3 +149,6 @@ export class RuleFsm {
     return result;
   }
 }
+
+/** Thrown by `newState` when the budget is spent; the builder turns it into a GrammarError. */
+export class TooManyStates extends Error {}

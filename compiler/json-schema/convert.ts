@@ -1,14 +1,18 @@
 // JSON Schema -> grammar IR. Types, enum/const, anyOf/oneOf, $ref (recursive too) and strings
 // are here; objects, arrays and the XML styles have their own files.
 import { GrammarError, pointerJoin } from '../errors.js';
-import { alt, type Expr, GrammarBuilder, type GrammarIR, lit, NOTHING, ref, rep, seq } from '../ir.js';
+import { alt, type Expr, GrammarBuilder, type GrammarIR, lit, ref, rep, seq } from '../ir.js';
+import { MAX_NESTING } from '../limits.js';
+import { checkNonEmpty } from '../passes/empty-language.js';
+import { exprIsEmpty } from '../passes/productive.js';
 import { regexToExpr } from '../regex/regex.js';
 import { lowerArray } from './arrays.js';
 import { checkSchema } from './check-schema.js';
+import { checkSchemaSize } from './check-size.js';
 import { constValue, valuesAllowedAt } from './constants.js';
 import { FORMATS } from './formats.js';
 import { JSON_CHAR_UNIT, JSON_STRING_BODY, jsonChars } from './json-chars.js';
-import { isObject, type Lowering, type Schema } from './lowering.js';
+import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { intRange, numberRange } from './numbers.js';
 import { lowerObject } from './objects.js';
 import { combineBranches } from './combinators.js';
@@ -20,9 +24,12 @@ export type { JsonSchemaOptions } from './options.js';
 const ALL_TYPES = ['null', 'boolean', 'number', 'string', 'array', 'object'];
 
 export function jsonSchemaToGrammar(schema: unknown, options: JsonSchemaOptions = {}): GrammarIR {
+  checkSchemaSize(schema, options.strictMode ?? true);
   checkSchema(schema);
   const converter = new SchemaConverter(schema as Schema, options);
-  return converter.convert(options.style ?? 'json');
+  const ir = converter.convert(options.style ?? 'json');
+  checkNonEmpty(ir);
+  return ir;
 }
 
 class SchemaConverter implements Lowering {
@@ -32,15 +39,20 @@ class SchemaConverter implements Lowering {
   private readonly root: Schema;
   private readonly refRules = new Map<string, number>();
   private readonly shared = new Map<string, number>();
+  /** Sub-schemas being lowered (following $refs), with how often each is on the path. */
+  private readonly onPath = new Map<string, number>();
+  /** The sub-schema being lowered, for errors of the rule-count limit. */
+  private at = '';
 
   constructor(root: Schema, options: JsonSchemaOptions) {
+    this.builder.limitRules(() => ({ kind: 'pointer', pointer: this.at }));
     this.root = root;
     this.fmt = new Formatting(options);
     this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false };
   }
 
   convert(style: string): GrammarIR {
-    const root = this.builder.declare('root');
+    const root = this.builder.declare('root', { location: { kind: 'pointer', pointer: '' } });
     if (style === 'json') {
       this.builder.define(root, seq(this.fmt.ws(), this.value(this.root, '', 0), this.fmt.ws()));
     } else {
@@ -49,8 +61,8 @@ class SchemaConverter implements Lowering {
     return this.builder.build(root);
   }
 
-  rule(name: string, body: Expr): Expr {
-    return ref(this.builder.add(name, body));
+  rule(name: string, body: Expr, pointer?: string): Expr {
+    return ref(this.builder.add(name, body, null, pointer === undefined ? undefined : { location: { kind: 'pointer', pointer } }));
   }
 
   /** A rule built once per key (basic types, any value per depth). */
@@ -77,9 +89,29 @@ class SchemaConverter implements Lowering {
   }
 
   value(schema: Schema, pointer: string, depth: number): Expr {
-    if (this.fmt.depthMatters && depth > MAX_INDENT_DEPTH) return NOTHING;
+    // Distinct sub-schemas on the path, following $refs: a chain of definitions nests like
+    // inline sub-schemas. (With `indent` a recursive schema is unrolled per depth; the same
+    // sub-schema again does not count twice.)
+    const seen = this.onPath.get(pointer) ?? 0;
+    if (seen === 0 && this.onPath.size + 1 > MAX_NESTING + 1) {
+      throw GrammarError.at(pointer, `sub-schemas nest more than ${MAX_NESTING} levels deep here, counting each '$ref' followed (the limit)`);
+    }
+    const outer = this.at;
+    this.onPath.set(pointer, seen + 1);
+    this.at = pointer;
+    try {
+      return this.lower(schema, pointer, depth);
+    } finally {
+      if (seen === 0) this.onPath.delete(pointer);
+      else this.onPath.set(pointer, seen);
+      this.at = outer;
+    }
+  }
+
+  private lower(schema: Schema, pointer: string, depth: number): Expr {
+    if (this.fmt.depthMatters && depth > MAX_INDENT_DEPTH) return emptyAt(pointer, `with 'indent', values nest at most ${MAX_INDENT_DEPTH} levels deep`);
     if (schema === true || isUnconstrained(schema)) return this.anyValue(depth);
-    if (schema === false) return NOTHING;
+    if (schema === false) return emptyAt(pointer, 'the schema is false: no value matches it');
     if (typeof schema.$ref === 'string') return this.reference(schema, pointer, depth);
     if (Array.isArray(schema.anyOf) || Array.isArray(schema.oneOf)) {
       const branches = combineBranches(this, schema, pointer);
@@ -87,6 +119,7 @@ class SchemaConverter implements Lowering {
     }
     if ('const' in schema || Array.isArray(schema.enum)) {
       const values = valuesAllowedAt(this.root, schema, pointer);
+      if (values.length === 0) return emptyAt(pointer, noValueAllowed(schema));
       return alt(...values.map((v) => constValue(this.fmt, v, depth)));
     }
     let types = typeof schema.type === 'string' ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : ALL_TYPES;
@@ -102,7 +135,7 @@ class SchemaConverter implements Lowering {
     let id = this.refRules.get(key);
     if (id === undefined) {
       const resolved = lookup(this.root, target, pointerJoin(pointer, '$ref'));
-      id = this.builder.declare(ruleNameOf(target));
+      id = this.builder.declare(ruleNameOf(target), { location: { kind: 'pointer', pointer: target } });
       this.refRules.set(key, id);
       this.builder.define(id, this.value(resolved, target, depth));
     }
@@ -116,9 +149,9 @@ class SchemaConverter implements Lowering {
       case 'boolean':
         return alt(lit('true'), lit('false'));
       case 'integer':
-        return this.integer(schema);
+        return this.integer(schema, pointer);
       case 'number':
-        return this.number(schema);
+        return this.number(schema, pointer);
       case 'string':
         return this.string(schema, pointer);
       case 'array':
@@ -130,17 +163,18 @@ class SchemaConverter implements Lowering {
     }
   }
 
-  private integer(schema: Record<string, unknown>): Expr {
+  private integer(schema: Record<string, unknown>, pointer: string): Expr {
     const { lo, hi } = bounds(schema);
     const floorOf = (x: number): bigint => BigInt(Math.floor(x));
     const ceilOf = (x: number): bigint => BigInt(Math.ceil(x));
     const min = lo === null ? null : lo.strict ? floorOf(lo.value) + 1n : ceilOf(lo.value);
     const max = hi === null ? null : hi.strict ? ceilOf(hi.value) - 1n : floorOf(hi.value);
     if (min === null && max === null) return this.sharedRule('basic_integer', () => intRange(null, null));
+    if (min !== null && max !== null && min > max) return emptyAt(pointer, emptyRange(lo!, hi!, 'integer'));
     return intRange(min, max);
   }
 
-  private number(schema: Record<string, unknown>): Expr {
+  private number(schema: Record<string, unknown>, pointer: string): Expr {
     const b = bounds(schema);
     if (b.lo === null && b.hi === null) {
       return this.sharedRule('basic_number', () =>
@@ -149,6 +183,7 @@ class SchemaConverter implements Lowering {
           rep(seq({ kind: 'class', ranges: [0x45, 0x45, 0x65, 0x65] }, rep({ kind: 'class', ranges: [0x2b, 0x2b, 0x2d, 0x2d] }, 0, 1), rep({ kind: 'class', ranges: [0x30, 0x39] }, 1, -1)), 0, 1)),
       );
     }
+    if (b.lo && b.hi && (b.lo.value > b.hi.value || (b.lo.value === b.hi.value && (b.lo.strict || b.hi.strict)))) return emptyAt(pointer, emptyRange(b.lo, b.hi, 'number'));
     return numberRange(b);
   }
 
@@ -161,12 +196,15 @@ class SchemaConverter implements Lowering {
     if ((pattern !== null || format !== null) && hasLength) {
       throw GrammarError.at(pointerJoin(pointer, typeof schema.minLength === 'number' ? 'minLength' : 'maxLength'), `a length limit together with '${pattern !== null ? 'pattern' : 'format'}' cannot be enforced`);
     }
-    if (pattern !== null) return this.patternString(pattern, pointerJoin(pointer, 'pattern'));
+    if (pattern !== null) {
+      const expr = this.patternString(pattern, pointerJoin(pointer, 'pattern'));
+      return exprIsEmpty(expr) ? emptyAt(pointer, "'pattern' matches no string") : expr;
+    }
     if (format !== null) return seq(quote, regexToExpr(FORMATS[format]!, { chars: jsonChars }), quote);
     if (hasLength) {
       const min = (schema.minLength as number | undefined) ?? 0;
       const max = (schema.maxLength as number | undefined) ?? -1;
-      if (max !== -1 && max < min) return NOTHING;
+      if (max !== -1 && max < min) return emptyAt(pointer, `'minLength' (${min}) is greater than 'maxLength' (${max})`);
       const unit = this.sharedRule('json_char', () => JSON_CHAR_UNIT);
       return seq(quote, rep(unit, min, max), quote);
     }
@@ -184,14 +222,14 @@ class SchemaConverter implements Lowering {
 
   anyValue(depth: number): Expr {
     const key = this.fmt.depthMatters ? `any_value_${depth}` : 'any_value';
-    if (this.fmt.depthMatters && depth > MAX_INDENT_DEPTH) return NOTHING;
+    if (this.fmt.depthMatters && depth > MAX_INDENT_DEPTH) return emptyAt(this.at, `with 'indent', values nest at most ${MAX_INDENT_DEPTH} levels deep`);
     return this.sharedRule(key, () => {
       const inner = this.anyValue(depth + 1);
       const str = this.string({}, '');
       const member = seq(str, this.fmt.keySep(), inner);
       const object = this.fmt.container('{', '}', depth, seq(member, rep(seq(this.fmt.itemSep(depth), member), 0, -1)), true);
       const array = this.fmt.container('[', ']', depth, seq(inner, rep(seq(this.fmt.itemSep(depth), inner), 0, -1)), true);
-      return alt(lit('null'), lit('true'), lit('false'), this.number({}), str, array, object);
+      return alt(lit('null'), lit('true'), lit('false'), this.number({}, ''), str, array, object);
     });
   }
 }
@@ -213,6 +251,24 @@ function bounds(schema: Record<string, unknown>): { lo: { value: number; strict:
   tighten(schema.maximum, false, false);
   tighten(schema.exclusiveMaximum, true, false);
   return { lo, hi };
+}
+
+type Bound = { value: number; strict: boolean };
+
+/** Why no value lies between two bounds (they are known to leave none). */
+function emptyRange(lo: Bound, hi: Bound, type: 'integer' | 'number'): string {
+  const loText = `'${lo.strict ? 'exclusiveMinimum' : 'minimum'}' (${lo.value})`;
+  const hiText = `'${hi.strict ? 'exclusiveMaximum' : 'maximum'}' (${hi.value})`;
+  if (lo.value > hi.value) return `${loText} is greater than ${hiText}`;
+  if (lo.value === hi.value) return `${loText} and ${hiText} leave no value`;
+  return `no ${type} lies between ${loText} and ${hiText}`;
+}
+
+/** Why an enum or const allows nothing: it is empty, or the other keywords reject every value. */
+function noValueAllowed(schema: Record<string, unknown>): string {
+  if (!('const' in schema) && (schema.enum as unknown[]).length === 0) return "'enum' is empty: no value matches it";
+  const others = Object.keys(schema).filter((k) => k !== 'const' && k !== 'enum' && !NON_ASSERTIONS.has(k)).map((k) => `'${k}'`).join(', ');
+  return 'const' in schema ? `the 'const' value does not satisfy ${others}` : `none of the 'enum' values satisfies ${others}`;
 }
 
 const NON_ASSERTIONS = new Set(['title', 'description', 'examples', 'default', '$comment', '$schema', '$id', '$defs', 'definitions', 'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding']);

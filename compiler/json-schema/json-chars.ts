@@ -51,18 +51,89 @@ export const JSON_STRING_BODY: Expr = star(
 
 const ANY: Ranges = [0, MAX_CODE_POINT];
 
-/** String contents (canonical spelling) equal to none of `names`. */
-export function contentExcluding(names: string[]): Expr {
-  const build = (group: number[][]): Expr => {
-    if (group.length === 0) return star(jsonChars(ANY));
-    const parts: Expr[] = [];
-    if (!group.some((n) => n.length === 0)) parts.push(lit(''));
-    const byFirst = new Map<number, number[][]>();
-    for (const n of group) if (n.length > 0) byFirst.set(n[0]!, [...(byFirst.get(n[0]!) ?? []), n.slice(1)]);
-    for (const [c, rest] of byFirst) parts.push(seq(lit(canonicalSpelling(c)), build(rest)));
-    const firsts = normalizeRanges([...byFirst.keys()].flatMap((c) => [c, c]));
-    parts.push(seq(jsonChars(subtractRanges(ANY, firsts)), star(jsonChars(ANY))));
-    return alt(...parts);
+/** Names longer than this leave the trie through shared rules, not an automaton each. */
+const INLINE_LEAVE_DEPTH = 32;
+
+/** String contents (canonical spelling) equal to none of `names`. `rule(body)` makes a rule:
+ * for long names, leaving the trie (a character no name has there, then anything) is one
+ * rule per distinct set of such characters, referenced at each character, since its
+ * automaton (every Unicode character and every escape) would otherwise be built thousands of
+ * times over. */
+export function contentExcluding(names: string[], rule: (body: Expr) => Expr): Expr {
+  if (names.length === 0) return star(jsonChars(ANY));
+  const rest = star(jsonChars(ANY));
+  const shared = names.some((name) => name.length > INLINE_LEAVE_DEPTH);
+  const leaves = new Map<string, Expr>();
+  const leave = (others: Ranges): Expr => {
+    if (!shared) return seq(jsonCharsSharing(others), rest);
+    const key = others.join(',');
+    let ref = leaves.get(key);
+    if (!ref) {
+      ref = rule(seq(jsonCharsSharing(others), rest));
+      leaves.set(key, ref);
+    }
+    return ref;
   };
-  return build(names.map((n) => [...n].map((ch) => ch.codePointAt(0)!)));
+  return excludingTrie(
+    names.map((n) => [...n].map((ch) => ch.codePointAt(0)!)),
+    () => ANY,
+    (c) => lit(canonicalSpelling(c)),
+    leave,
+  );
+}
+
+const ESCAPED: Ranges = subtractRanges([0, 0x5c], RAW_JSON);
+let allEscaped: Expr | null = null;
+
+/** jsonChars, with the escapes of every escaped character as one shared expression when they
+ * are all in the set (the trie of a long name needs them at each of its characters). */
+function jsonCharsSharing(ranges: Ranges): Expr {
+  const escaped = subtractRanges(intersectRanges(ranges, [0, 0x5c]), RAW_JSON);
+  if (escaped.length !== ESCAPED.length || escaped.some((x, i) => x !== ESCAPED[i])) return jsonChars(ranges);
+  allEscaped ??= jsonChars(ESCAPED);
+  const raw = intersectRanges(ranges, RAW_JSON);
+  return raw.length > 0 ? alt(cls(raw), allEscaped) : allEscaped;
+}
+
+interface TrieNode {
+  next: Map<number, TrieNode>;
+  /** A name ends here. */
+  end: boolean;
+  expr: Expr | null;
+}
+
+/**
+ * Words over code points equal to none of `words`, from a trie of them: at each node, end
+ * (unless a word ends there), go on along a word, or leave the trie with `leave(others)`.
+ * Built bottom-up without recursion, since a name can be thousands of characters long.
+ * `allowed(depth)` is the alphabet at that position; `char(c)` writes one code point; the
+ * empty word is allowed unless `nonEmpty`.
+ */
+export function excludingTrie(words: number[][], allowed: (depth: number) => Ranges, char: (c: number) => Expr, leave: (others: Ranges) => Expr, nonEmpty = false): Expr {
+  const root: TrieNode = { next: new Map(), end: false, expr: null };
+  for (const word of words) {
+    let node = root;
+    for (const c of word) {
+      let child = node.next.get(c);
+      if (!child) {
+        child = { next: new Map(), end: false, expr: null };
+        node.next.set(c, child);
+      }
+      node = child;
+    }
+    node.end = true;
+  }
+  const order: [TrieNode, number][] = [[root, 0]];
+  for (let i = 0; i < order.length; i++) for (const child of order[i]![0].next.values()) order.push([child, order[i]![1] + 1]);
+  for (let i = order.length - 1; i >= 0; i--) {
+    const [node, depth] = order[i]!;
+    const parts: Expr[] = [];
+    if (!node.end && !(nonEmpty && depth === 0)) parts.push(lit(''));
+    for (const [c, child] of node.next) parts.push(seq(char(c), child.expr!));
+    const firsts = normalizeRanges([...node.next.keys()].flatMap((c) => [c, c]));
+    const others = subtractRanges(allowed(depth), firsts);
+    if (others.length > 0) parts.push(leave(others));
+    node.expr = alt(...parts);
+  }
+  return root.expr!;
 }

@@ -1,5 +1,5 @@
 // What the type-specific lowerings (objects, arrays, XML styles) need from the converter.
-import type { Expr, GrammarBuilder } from '../ir.js';
+import { type Expr, type GrammarBuilder, nothing } from '../ir.js';
 import type { Formatting, JsonSchemaOptions } from './options.js';
 
 export type Schema = boolean | Record<string, unknown>;
@@ -16,8 +16,15 @@ export interface Lowering {
   anyValue(depth: number): Expr;
   /** A JSON string whose decoded value matches the regex (JSON Schema `pattern` semantics). */
   patternString(pattern: string, pointer: string): Expr;
-  /** Wraps an expression in a rule (shared by every use) and returns a reference to it. */
-  rule(name: string, body: Expr): Expr;
+  /** Wraps an expression in a rule (shared by every use) and returns a reference to it;
+   * `pointer` names the sub-schema it stands for, for errors. */
+  rule(name: string, body: Expr, pointer?: string): Expr;
+}
+
+/** Matches nothing: the sub-schema at `pointer` allows no value, for the reason given. Only an
+ * error if the whole schema is empty because of it (passes/empty-language.ts). */
+export function emptyAt(pointer: string, message: string): Expr {
+  return nothing(message, { kind: 'pointer', pointer });
 }
 
 export function isObject(s: unknown): s is Record<string, unknown> {

@@ -1,11 +1,12 @@
 // Objects. Declared properties come in declaration order (required ones must appear), then
 // additional or pattern-matched entries; min/maxProperties are tracked by indexing the tail
 // rules with the number of entries so far. With anyOrder, one entry rule is repeated within
-// the count bounds (the spec's rules: keys may repeat or be missing).
+// the count bounds (the spec's rules: keys may repeat or be missing). Bounds that no object
+// can meet make the object empty, with the reason (see emptyAt).
 import { GrammarError, pointerJoin } from '../errors.js';
 import { alt, EMPTY, type Expr, lit, NOTHING, ref, rep, seq, star } from '../ir.js';
 import { contentExcluding } from './json-chars.js';
-import { isObject, type Lowering, type Schema } from './lowering.js';
+import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 
 export interface Entry {
   expr: Expr;
@@ -33,7 +34,8 @@ export interface KeyWriter {
 /** How a property value is lowered (JSON by default; the XML styles write raw text). */
 export type ValueWriter = (schema: Schema, pointer: string) => Expr;
 
-export function objectShape(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter): ObjectShape | null {
+/** The shape of an object schema, or why no object can match it. */
+export function objectShape(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter): ObjectShape | { empty: string } {
   const props = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
   const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties as Record<string, Schema>) : [];
   const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
@@ -57,11 +59,14 @@ export function objectShape(ctx: Lowering, schema: Record<string, unknown>, poin
     if (name in props) continue;
     const pat = patterns.find(([p]) => new RegExp(p, 'u').test(name));
     const applies = pat ? pat[1] : additional;
-    if (applies === false) return null; // required but never allowed: no object matches
+    if (applies === false) {
+      const why = pat ? `its pattern property's schema is false` : "it is not among 'properties' and additional properties are not allowed";
+      return { empty: `the property '${name}' is required, but ${why}` };
+    }
     props[name] = applies;
     names.push(name);
   }
-  const value = (s: Schema, at: string): Expr => ctx.rule(`${ruleBase(at)}_value`, valueOf ? valueOf(s, at) : ctx.value(s, at, depth + 1));
+  const value = (s: Schema, at: string): Expr => ctx.rule(`${ruleBase(at)}_value`, valueOf ? valueOf(s, at) : ctx.value(s, at, depth + 1), at);
   const declared = names.map((name) => {
     const at = pointerJoin(pointer, 'properties', name);
     return { expr: keys.declared(name, value(props[name]!, at)), required: required.has(name) };
@@ -72,12 +77,26 @@ export function objectShape(ctx: Lowering, schema: Record<string, unknown>, poin
     const at = pointerJoin(pointer, 'patternProperties', p);
     extras.push(keys.pattern(p, at, value(s, at)));
   }
-  return {
+  const shape: ObjectShape = {
     declared,
     extra: extras.length > 0 ? ctx.rule(`${ruleBase(pointer)}_extra`, alt(...extras)) : null,
     minProperties: typeof schema.minProperties === 'number' ? schema.minProperties : 0,
     maxProperties: typeof schema.maxProperties === 'number' ? schema.maxProperties : null,
   };
+  const problem = countProblem(shape, ctx.options.anyOrder);
+  return problem === null ? shape : { empty: problem };
+}
+
+/** Why the property count bounds leave no object, or null. */
+function countProblem(shape: ObjectShape, anyOrder: boolean): string | null {
+  const { minProperties: min, maxProperties: max } = shape;
+  const required = shape.declared.filter((d) => d.required).length;
+  if (max !== null && min > max) return `'minProperties' (${min}) is greater than 'maxProperties' (${max})`;
+  if (max !== null && required > max) return `${required} properties are required, but 'maxProperties' is ${max}`;
+  // With anyOrder keys may repeat, so any declared key can fill the count.
+  const most = shape.extra !== null || (anyOrder && shape.declared.length > 0) ? Infinity : shape.declared.length;
+  if (min > most) return `'minProperties' is ${min}, but ${most === 0 ? 'no property is' : most === 1 ? 'only 1 property is' : `only ${most} properties are`} allowed (no additional properties)`;
+  return null;
 }
 
 export function ruleBase(pointer: string): string {
@@ -107,33 +126,45 @@ export function entrySequence(ctx: Lowering, shape: ObjectShape, sep: Expr, name
     return { nonEmpty: seq(item, rep(seq(sep, item), n - 1, maxP === null ? -1 : maxP - 1)), emptyAllowed };
   }
   const need = Math.max(minP, 1);
-  const memo = new Map<string, Expr>();
   const next = (c: number): number => (maxP === null ? Math.min(c + 1, need) : c + 1);
-  const tail = (i: number, c: number): Expr => {
-    if (maxP !== null && c > maxP) return NOTHING;
-    const key = `${i},${c}`;
-    const hit = memo.get(key);
-    if (hit) return hit;
-    const lead = c > 0 ? sep : EMPTY;
-    let body: Expr;
-    if (i === declared.length) {
-      const canEnd = c >= need;
-      const more = extra !== null && (maxP === null || c < maxP);
-      if (canEnd && more && maxP === null && c > 0) body = star(seq(sep, extra));
-      else body = alt(...(canEnd ? [EMPTY] : []), ...(more ? [seq(lead, extra, tail(i, next(c)))] : []));
-      if (body.kind === 'choice' && body.items.length === 0) body = NOTHING;
-    } else {
-      const d = declared[i]!;
-      const take = seq(lead, d.expr, tail(i + 1, next(c)));
-      body = d.required ? take : alt(take, tail(i + 1, c));
+  // Which counts can be reached before each declared property: a contiguous range.
+  const lo: number[] = [0];
+  const hi: number[] = [0];
+  declared.forEach((d, i) => {
+    lo.push(d.required ? next(lo[i]!) : lo[i]!);
+    hi.push(next(hi[i]!));
+  });
+  // Built from the last property back (no recursion, however many properties), one rule per
+  // reachable (property, count) pair; counts beyond maxProperties match nothing.
+  const parts = new Map<string, Expr>();
+  const tail = (i: number, c: number): Expr => (maxP !== null && c > maxP ? NOTHING : parts.get(`${i},${c}`)!);
+  for (let i = declared.length; i >= 0; i--) {
+    for (let c = Math.min(hi[i]!, maxP ?? Infinity); c >= lo[i]!; c--) {
+      const lead = c > 0 ? sep : EMPTY;
+      let body: Expr;
+      if (i === declared.length) body = extraEntries(c, lead);
+      else {
+        const d = declared[i]!;
+        const take = seq(lead, d.expr, tail(i + 1, next(c)));
+        body = d.required ? take : alt(take, tail(i + 1, c));
+      }
+      const id = ctx.builder.declare(`${name}_part_${i}_${c}`);
+      ctx.builder.define(id, body);
+      parts.set(`${i},${c}`, ref(id));
     }
-    const id = ctx.builder.declare(`${name}_part_${i}_${c}`);
-    const r = ref(id);
-    memo.set(key, r);
-    ctx.builder.define(id, body);
-    return r;
-  };
+  }
   return { nonEmpty: tail(0, 0), emptyAllowed };
+
+  /** After the declared properties, with `c` entries so far: further extra entries. */
+  function extraEntries(c: number, lead: Expr): Expr {
+    const fewest = Math.max(need - c, 0);
+    if (extra === null || (maxP !== null && c >= maxP)) return fewest === 0 ? EMPTY : NOTHING;
+    const most = maxP === null ? -1 : maxP - c;
+    if (c > 0) return rep(seq(sep, extra), fewest, most);
+    // The first entry of the object has no separator before it.
+    const some = seq(lead, extra, rep(seq(sep, extra), Math.max(fewest - 1, 0), most === -1 ? -1 : most - 1));
+    return fewest === 0 ? alt(EMPTY, some) : some;
+  }
 }
 
 export function lowerObject(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number): Expr {
@@ -141,10 +172,10 @@ export function lowerObject(ctx: Lowering, schema: Record<string, unknown>, poin
   const keySep = fmt.keySep();
   const shape = objectShape(ctx, schema, pointer, depth, {
     declared: (name, value) => seq(lit(JSON.stringify(name)), keySep, value),
-    additional: (names, value) => seq(lit('"'), contentExcluding(names), lit('"'), keySep, value),
+    additional: (names, value) => seq(lit('"'), contentExcluding(names, (body) => ctx.rule('other_key', body)), lit('"'), keySep, value),
     pattern: (p, at, value) => seq(ctx.patternString(p, at), keySep, value),
   });
-  if (!shape) return NOTHING;
+  if ('empty' in shape) return emptyAt(pointer, shape.empty);
   const { nonEmpty, emptyAllowed } = entrySequence(ctx, shape, fmt.itemSep(depth), ruleBase(pointer));
   return fmt.container('{', '}', depth, nonEmpty, emptyAllowed);
 }

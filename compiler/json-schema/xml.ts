@@ -14,7 +14,9 @@ import { alt, cls, type Expr, lit, NOTHING, rep, seq, star } from '../ir.js';
 import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
 import { regexToExpr } from '../regex/regex.js';
 import { FORMATS } from './formats.js';
-import { isObject, type Lowering, type Schema } from './lowering.js';
+import { exprIsEmpty } from '../passes/productive.js';
+import { excludingTrie } from './json-chars.js';
+import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { entrySequence, objectShape } from './objects.js';
 
 interface Style {
@@ -44,18 +46,8 @@ const ID_REST = normalizeRanges([0x30, 0x39, 0x41, 0x5a, 0x5f, 0x5f, 0x61, 0x7a]
 
 /** Identifiers `[A-Za-z_][A-Za-z0-9_]*` other than `names`. */
 function identifierExcluding(names: string[]): Expr {
-  const build = (group: string[], first: boolean): Expr => {
-    const allowed = first ? ID_START : ID_REST;
-    const parts: Expr[] = [];
-    if (!first && !group.includes('')) parts.push(lit(''));
-    const byFirst = new Map<number, string[]>();
-    for (const n of group) if (n.length > 0) byFirst.set(n.charCodeAt(0), [...(byFirst.get(n.charCodeAt(0)) ?? []), n.slice(1)]);
-    for (const [c, rest] of byFirst) parts.push(seq(lit(String.fromCharCode(c)), build(rest, false)));
-    const others = subtractRanges(allowed, normalizeRanges([...byFirst.keys()].flatMap((c) => [c, c])));
-    if (others.length > 0) parts.push(seq(cls(others), star(cls(ID_REST))));
-    return alt(...parts);
-  };
-  return build(names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)), true);
+  const words = names.filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)).map((n) => [...n].map((ch) => ch.charCodeAt(0)));
+  return excludingTrie(words, (depth) => (depth === 0 ? ID_START : ID_REST), (c) => lit(String.fromCharCode(c)), (others) => seq(cls(others), star(cls(ID_REST))), true);
 }
 
 export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Expr {
@@ -88,7 +80,7 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
     },
     (s, at) => xmlValue(ctx, s, at, rawText, style.framedLiterals === true),
   );
-  if (!shape) return NOTHING;
+  if ('empty' in shape) return emptyAt(pointer, shape.empty);
   const { nonEmpty, emptyAllowed } = entrySequence(ctx, shape, ws, 'xml');
   const body = seq(ws, nonEmpty, ws);
   return emptyAllowed ? alt(ws, body) : body;
@@ -108,12 +100,14 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, fram
     // Framed as "\n" v "\n" too, unless v itself starts or ends with one (the tool-call parser
     // takes a listed value as it is, else unframes it).
     const framed = (v: string): boolean => framedLiterals && !v.startsWith('\n') && !v.endsWith('\n');
+    if (values.length === 0) return emptyAt(at, `none of the ${'const' in schema ? "'const'" : "'enum'"} values is a string`);
     return alt(...values.map((v) => (framed(v) ? alt(lit(v), lit(`\n${v}\n`)) : lit(v))));
   }
   const anyChar = cls([0, MAX_CODE_POINT]);
   if (typeof schema.pattern === 'string') {
     try {
-      return regexToExpr(schema.pattern, { search: true });
+      const expr = regexToExpr(schema.pattern, { search: true });
+      return exprIsEmpty(expr) ? emptyAt(at, "'pattern' matches no string") : expr;
     } catch (error) {
       if (error instanceof GrammarError) throw GrammarError.at(pointerJoin(at, 'pattern'), error.message);
       throw error;
@@ -121,7 +115,10 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, fram
   }
   if (typeof schema.format === 'string') return regexToExpr(FORMATS[schema.format]!);
   if (typeof schema.minLength === 'number' || typeof schema.maxLength === 'number') {
-    return rep(anyChar, (schema.minLength as number | undefined) ?? 0, (schema.maxLength as number | undefined) ?? -1);
+    const min = (schema.minLength as number | undefined) ?? 0;
+    const max = (schema.maxLength as number | undefined) ?? -1;
+    if (max !== -1 && max < min) return emptyAt(at, `'minLength' (${min}) is greater than 'maxLength' (${max})`);
+    return rep(anyChar, min, max);
   }
   return rawText;
 }

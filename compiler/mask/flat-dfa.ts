@@ -12,6 +12,9 @@ import { isTail } from '../matcher.js';
 import { UTF8_BOUNDARY, UTF8_LEADS, utf8Continuation, utf8Step } from '../utf8-automaton.js';
 
 const MAX_NFA = 20000;
+/** Deepest chain of references copied in; deeper calls are handed to the Earley matcher like
+ * recursive ones (copying recurses once per level, and a grammar may chain thousands). */
+const MAX_INLINE_DEPTH = 256;
 const MAX_DFA = 4096;
 export const DFA_DEAD = -1;
 export const DFA_OVERFLOW = -2;
@@ -268,7 +271,7 @@ class NfaBuilder {
             this.eps[n]!.push(this.endNode);
             continue;
           }
-          if (path.includes(child)) {
+          if (path.length >= MAX_INLINE_DEPTH || path.includes(child)) {
             this.addOpaque(n, child, fsm.ruleNullable[child] === 1 ? target : -1);
             continue;
           }

@@ -1,4 +1,4 @@
-// The pass order (see GRAMMAR.md §2.3): normal form, inlining, repetition expansion, normal
+// The pass order (see GRAMMAR.md §2.3): empty parts pruned, normal form, inlining, repetition expansion, normal
 // form again, dead-rule removal, lookahead derivation. Nullable analysis and the repeat-min
 // relaxation for nullable bodies run on the automata (fsm/grammar-fsm.ts), where the matcher's
 // view of emptiness is defined.
@@ -8,9 +8,10 @@ import { expandRepeats } from './expand-repeats.js';
 import { inlineRules } from './inline.js';
 import { deriveLookaheads } from './lookahead.js';
 import { normalize } from './normalize.js';
+import { pruneEmpty } from './prune-empty.js';
 
 export function optimize(grammar: GrammarIR): GrammarIR {
-  let g = normalize(grammar);
+  let g = normalize(pruneEmpty(grammar));
   g = removeDeadRules(g);
   g = inlineRules(g);
   g = normalize(expandRepeats(g));

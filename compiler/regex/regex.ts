@@ -6,7 +6,9 @@
 import { type AST, RegExpParser } from '@eslint-community/regexpp';
 import { normalizeRanges, complementRanges, MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
-import type { Expr, Ranges } from '../ir.js';
+import { type Expr, type GrammarIR, nothing, type Ranges } from '../ir.js';
+import { MAX_NESTING, MAX_REGEX_LENGTH } from '../limits.js';
+import { checkNonEmpty } from '../passes/empty-language.js';
 import { DOT, escapeSet } from './char-sets.js';
 
 export interface RegexOptions {
@@ -25,7 +27,24 @@ function unsupported(node: { start: number; raw: string }, feature: string): Gra
   });
 }
 
+/** Length and group nesting (limits.ts), before regexpp (recursive per group) sees them. */
+function checkLimits(pattern: string): void {
+  const at = (offset: number, message: string): GrammarError => new GrammarError(`regex: ${message} at offset ${offset}`, { kind: 'regex', offset });
+  if (pattern.length > MAX_REGEX_LENGTH) throw at(MAX_REGEX_LENGTH, `the pattern is longer than ${MAX_REGEX_LENGTH} characters (the limit)`);
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === '\\') i++;
+    else if (inClass) inClass = c !== ']';
+    else if (c === '[') inClass = true;
+    else if (c === '(' && ++depth > MAX_NESTING) throw at(i, `groups nest more than ${MAX_NESTING} levels deep (the limit)`);
+    else if (c === ')') depth = Math.max(depth - 1, 0);
+  }
+}
+
 function parse(pattern: string): AST.Pattern {
+  checkLimits(pattern);
   const parser = new RegExpParser({ ecmaVersion: 2025 });
   try {
     return parser.parsePattern(pattern, 0, pattern.length, { unicode: true });
@@ -65,8 +84,12 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
         if (node.kind === 'any') return chars(DOT);
         if (node.kind === 'property') throw unsupported(node, 'the Unicode property escape');
         return chars(escapeSet(node.kind, node.negate));
-      case 'CharacterClass':
-        return chars(classRanges(node));
+      case 'CharacterClass': {
+        const ranges = classRanges(node);
+        // Only an error if the pattern cannot do without it (passes/empty-language.ts).
+        if (ranges.length === 0) return nothing(`the class '${node.raw}' at offset ${node.start} matches no character`, { kind: 'regex', offset: node.start });
+        return chars(ranges);
+      }
       case 'ExpressionCharacterClass':
         throw unsupported(node, 'the set operation');
       case 'Group':
@@ -106,4 +129,11 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
     return { kind: 'seq', items } as Expr;
   });
   return { kind: 'choice', items: top };
+}
+
+/** A grammar whose root is the whole-string regex; refused when it matches no string. */
+export function regexGrammar(pattern: string): GrammarIR {
+  const grammar: GrammarIR = { rules: [{ name: 'root', body: regexToExpr(pattern), lookahead: null, exactLookahead: false }], root: 0 };
+  checkNonEmpty(grammar);
+  return grammar;
 }

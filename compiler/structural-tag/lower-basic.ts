@@ -5,9 +5,9 @@ import { parseEbnf } from '../ebnf/lower.js';
 import { GrammarError, pointerJoin } from '../errors.js';
 import { cls, type Expr, star } from '../ir.js';
 import { jsonSchemaToGrammar } from '../json-schema/convert.js';
-import { regexToExpr } from '../regex/regex.js';
+import { regexGrammar } from '../regex/regex.js';
 import { MAX_CODE_POINT } from '../charset.js';
-import type { Lowerer } from './lower.js';
+import { type Lowerer, originOf } from './lower.js';
 import type { StNode } from './types.js';
 
 const utf8 = new TextEncoder();
@@ -37,7 +37,7 @@ export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 
       } catch (error) {
         throw reissue(error, pointerJoin(node.at, 'json_schema'), (inner) => (inner.location.kind === 'pointer' ? inner.location.pointer : ''));
       }
-      return lw.builder.embed(ir, 'schema');
+      return lw.builder.embed(ir, 'schema', originOf(pointerJoin(node.at, 'json_schema')));
     }
     case 'grammar': {
       let ir;
@@ -46,16 +46,16 @@ export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 
       } catch (error) {
         throw reissue(error, pointerJoin(node.at, 'grammar'), () => '', 'EBNF ');
       }
-      return lw.builder.embed(ir, 'grammar');
+      return lw.builder.embed(ir, 'grammar', originOf(pointerJoin(node.at, 'grammar')));
     }
     case 'regex': {
-      let body;
+      let ir;
       try {
-        body = regexToExpr(node.pattern);
+        ir = regexGrammar(node.pattern);
       } catch (error) {
         throw reissue(error, pointerJoin(node.at, 'pattern'), () => '');
       }
-      return lw.rule('regex', body);
+      return lw.rule('regex', ir.rules[0]!.body, pointerJoin(node.at, 'pattern'));
     }
   }
 }

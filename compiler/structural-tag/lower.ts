@@ -2,7 +2,7 @@
 // own file; this one owns the builder, the sharing of identical nodes, and the dispatch on
 // the node type. Lowering is context-free: validation already put each enclosing tag's end
 // into the excludes of the unlimited content inside it.
-import { GrammarBuilder, type Expr, type GrammarIR, ref } from '../ir.js';
+import { GrammarBuilder, type Expr, type GrammarIR, ref, type RuleOrigin } from '../ir.js';
 import { lowerAnyText, lowerEmbedded, lowerTokenNode } from './lower-basic.js';
 import { lowerCombinator, lowerTag } from './lower-combinators.js';
 import { lowerDispatch, lowerTokenDispatch } from './lower-dispatch.js';
@@ -15,7 +15,7 @@ export class Lowerer {
 
   /** A grammar whose root matches `node`. */
   grammar(node: StNode): GrammarIR {
-    const root = this.builder.declare('root');
+    const root = this.builder.declare('root', originOf(node.at));
     this.builder.define(root, this.lower(node));
     return this.builder.build(root);
   }
@@ -58,12 +58,12 @@ export class Lowerer {
 
   /** A rule matching `node`; nodes with the same content share one rule. */
   ruleOf(node: StNode, name: string = node.type): number {
-    return this.sharedRule(node, () => this.builder.add(name, this.lower(node)));
+    return this.sharedRule(node, () => this.builder.add(name, this.lower(node), null, originOf(node.at)));
   }
 
-  /** A fresh rule with this body (dispatch targets must be rules). */
-  rule(name: string, body: Expr): number {
-    return this.builder.add(name, body);
+  /** A fresh rule with this body (dispatch targets must be rules); `at` is the node it stands for. */
+  rule(name: string, body: Expr, at?: string): number {
+    return this.builder.add(name, body, null, at === undefined ? undefined : originOf(at));
   }
 
   private sharedRule(node: StNode, make: () => number): number {
@@ -75,4 +75,8 @@ export class Lowerer {
     }
     return id;
   }
+}
+
+export function originOf(at: string): RuleOrigin {
+  return { location: { kind: 'pointer', pointer: at } };
 }
