@@ -1,6 +1,15 @@
-// The built-in JSON grammars (RFC 8259: whitespace is space, tab, LF and CR, also around the
-// top-level value). grammars/json.ebnf and grammars/json-object.ebnf hold the same text as
-// data for CI; a test keeps them equal.
+// The built-in JSON grammars (RFC 8259 values; whitespace is space, tab, LF and CR). The
+// output ends with the value: nothing may follow it, since whitespace there only kept models
+// emitting newlines until max_tokens. Whitespace runs are bounded as in JSON schemas
+// (json-schema/options.ts: one line break, then up to 20 spaces or tabs), unless
+// `maxWhitespace: null`. grammars/json.ebnf and grammars/json-object.ebnf hold the default
+// text as data for CI; a test keeps them equal.
+import { DEFAULT_MAX_WHITESPACE, maxWhitespaceOf } from './json-schema/options.js';
+
+export interface BuiltinJsonOptions {
+  /** Longest whitespace run, as JsonSchemaOptions.maxWhitespace (null: unbounded). */
+  maxWhitespace?: number | null;
+}
 
 const COMMON = String.raw`value ::= object | array | string | number | "true" | "false" | "null"
 object ::= "{" ws "}" | "{" ws member (ws "," ws member)* ws "}"
@@ -8,11 +17,21 @@ member ::= string ws ":" ws value
 array ::= "[" ws "]" | "[" ws value (ws "," ws value)* ws "]"
 string ::= "\"" ([^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4}))* "\""
 number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [+-]? [0-9]+)?
-ws ::= [ \t\n\r]*
 `;
 
+function whitespaceRule(max: number | null): string {
+  return max === null ? String.raw`ws ::= [ \t\n\r]*` : String.raw`ws ::= ("\r"? "\n")? [ \t]{0,${max}}`;
+}
+
+/** Any JSON value, or with `objectOnly` any JSON object (JSON mode), as EBNF text. */
+export function jsonGrammarText(objectOnly: boolean, options: BuiltinJsonOptions = {}): string {
+  const max = maxWhitespaceOf(options.maxWhitespace);
+  const head = objectOnly ? '# Any JSON object (JSON mode).\nroot ::= ws object' : '# Any JSON value (RFC 8259).\nroot ::= ws value';
+  return `${head}\n${COMMON}${whitespaceRule(max)}\n`;
+}
+
 /** Any JSON value. */
-export const JSON_GRAMMAR = `# Any JSON value (RFC 8259).\nroot ::= ws value ws\n${COMMON}`;
+export const JSON_GRAMMAR = jsonGrammarText(false, { maxWhitespace: DEFAULT_MAX_WHITESPACE });
 
 /** Any JSON object: the grammar of JSON mode. */
-export const JSON_OBJECT_GRAMMAR = `# Any JSON object (JSON mode).\nroot ::= ws object ws\n${COMMON}`;
+export const JSON_OBJECT_GRAMMAR = jsonGrammarText(true, { maxWhitespace: DEFAULT_MAX_WHITESPACE });

@@ -3,7 +3,7 @@
 //
 //   const g = Grammar.fromJSONSchema({ type: 'object', properties: { a: { type: 'integer' } } });
 //   const m = new GrammarMatcher(new GrammarCompiler().compile(g));
-import { JSON_GRAMMAR, JSON_OBJECT_GRAMMAR } from './builtin-json.js';
+import { type BuiltinJsonOptions, jsonGrammarText } from './builtin-json.js';
 import { type EbnfOptions, parseEbnf } from './ebnf/lower.js';
 import { GrammarError } from './errors.js';
 import { forEachRef, type GrammarIR } from './ir.js';
@@ -59,14 +59,14 @@ export class Grammar {
     return new Grammar(structuralTagToGrammar(tag, options));
   }
 
-  /** Any JSON value. */
-  static builtinJSON(): Grammar {
-    return Grammar.fromEBNF(JSON_GRAMMAR);
+  /** Any JSON value; whitespace runs bounded unless `maxWhitespace: null` (builtin-json.ts). */
+  static builtinJSON(options: BuiltinJsonOptions = {}): Grammar {
+    return Grammar.fromEBNF(jsonGrammarText(false, options));
   }
 
-  /** Any JSON object (JSON mode). */
-  static builtinJSONObject(): Grammar {
-    return Grammar.fromEBNF(JSON_OBJECT_GRAMMAR);
+  /** Any JSON object (JSON mode); whitespace as `builtinJSON`. */
+  static builtinJSONObject(options: BuiltinJsonOptions = {}): Grammar {
+    return Grammar.fromEBNF(jsonGrammarText(true, options));
   }
 
   toString(): string {

@@ -37,6 +37,7 @@ class SchemaConverter implements Lowering {
   readonly fmt: Formatting;
   readonly options: { strictMode: boolean; anyOrder: boolean };
   private readonly root: Schema;
+  private readonly trailing: boolean;
   private readonly refRules = new Map<string, number>();
   private readonly shared = new Map<string, number>();
   /** Sub-schemas being lowered (following $refs), with how often each is on the path. */
@@ -47,6 +48,7 @@ class SchemaConverter implements Lowering {
   constructor(root: Schema, options: JsonSchemaOptions) {
     this.builder.limitRules(() => ({ kind: 'pointer', pointer: this.at }));
     this.root = root;
+    this.trailing = options.trailingWhitespace ?? false;
     this.fmt = new Formatting(options);
     this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false };
   }
@@ -54,7 +56,10 @@ class SchemaConverter implements Lowering {
   convert(style: string): GrammarIR {
     const root = this.builder.declare('root', { location: { kind: 'pointer', pointer: '' } });
     if (style === 'json') {
-      this.builder.define(root, seq(this.fmt.ws(), this.value(this.root, '', 0), this.fmt.ws()));
+      // Nothing after the value: whitespace there would only keep a model going (inside a
+      // structural tag one run may come, since the tag's end must follow).
+      const value = this.value(this.root, '', 0);
+      this.builder.define(root, this.trailing ? seq(this.fmt.ws(), value, this.fmt.ws()) : seq(this.fmt.ws(), value));
     } else {
       this.builder.define(root, lowerXmlRoot(this, this.root, style));
     }

@@ -1,13 +1,23 @@
 // Options of the JSON Schema front end and the formatting they imply.
-import { alt, cls, EMPTY, type Expr, lit, rep, seq } from '../ir.js';
+import { GrammarError } from '../errors.js';
+import { alt, cls, EMPTY, type Expr, lit, opt, rep, seq } from '../ir.js';
 
 export type JsonSchemaStyle = 'json' | 'qwen_xml' | 'minimax_xml' | 'deepseek_xml' | 'glm_xml';
 
 export interface JsonSchemaOptions {
-  /** Whitespace allowed around tokens: space, tab, LF, CR (RFC 8259). Default true. */
+  /** Whitespace allowed between tokens and before the value: space, tab, LF, CR (RFC 8259),
+   * bounded by `maxWhitespace`. Default true. Nothing ever follows the top-level value. */
   anyWhitespace?: boolean;
-  /** Longest whitespace run when `anyWhitespace` (default: unbounded). */
+  /** With `anyWhitespace`, each whitespace run is at most one line break (LF or CR LF) and
+   * then at most this many spaces or tabs. Default 20 (`DEFAULT_MAX_WHITESPACE`); null or
+   * Infinity: any run of space, tab, LF and CR, unbounded. */
+  maxWhitespace?: number | null;
+  /** With `anyWhitespace`, each whitespace run is at most this many characters of any kind
+   * (xgrammar's `max_whitespace_cnt`); replaces `maxWhitespace` when given. */
   maxWhitespaceCount?: number;
+  /** One more whitespace run after the top-level value (default false: the output ends with
+   * the value). Structural tags use it inside a tag, whose end must follow. */
+  trailingWhitespace?: boolean;
   /** Pretty-printing indent in spaces; only used when `anyWhitespace` is false. */
   indent?: number;
   /** [item separator, key separator]. Defaults: "," ":" with any whitespace, ", " ": " without,
@@ -23,6 +33,29 @@ export interface JsonSchemaOptions {
 }
 
 const WS_CLASS = cls([0x09, 0x0a, 0x0d, 0x0d, 0x20, 0x20]);
+
+/**
+ * The default bound on a whitespace run: one line break, then up to 20 spaces or tabs. That
+ * admits compact JSON (`{"a": 1}`), pretty-printing with an indent of 2 to 10 levels deep or
+ * of 4 to 5 levels (deeper lines lose some indentation, never validity), tabs, and CR LF;
+ * and it forbids what small models fall into: newline after newline, or whitespace that
+ * never ends.
+ */
+export const DEFAULT_MAX_WHITESPACE = 20;
+
+/** A whitespace run as `maxWhitespace` bounds it (null: unbounded). */
+export function whitespace(max: number | null): Expr {
+  if (max === null) return rep(WS_CLASS, 0, -1);
+  return seq(opt(seq(opt(lit('\r')), lit('\n'))), rep(cls([0x09, 0x09, 0x20, 0x20]), 0, max));
+}
+
+/** The `maxWhitespace` option checked: a whole number of at least 0, or null for unbounded. */
+export function maxWhitespaceOf(value: number | null | undefined): number | null {
+  if (value === undefined) return DEFAULT_MAX_WHITESPACE;
+  if (value === null || value === Infinity) return null;
+  if (!Number.isSafeInteger(value) || value < 0) throw new GrammarError(`maxWhitespace must be a whole number of at least 0, or null for unbounded whitespace, not ${value}`);
+  return value;
+}
 /** Beyond this depth a pretty-printed recursive schema accepts no further nesting. */
 export const MAX_INDENT_DEPTH = 24;
 
@@ -31,12 +64,13 @@ export class Formatting {
   readonly indent: number | null;
   private readonly itemSepText: string;
   private readonly keySepText: string;
-  private readonly maxWs: number;
+  private readonly wsExpr: Expr;
 
   constructor(options: JsonSchemaOptions) {
     this.anyWhitespace = options.anyWhitespace ?? true;
     this.indent = this.anyWhitespace ? null : options.indent ?? null;
-    this.maxWs = options.maxWhitespaceCount ?? -1;
+    const max = maxWhitespaceOf(options.maxWhitespace);
+    this.wsExpr = options.maxWhitespaceCount !== undefined ? rep(WS_CLASS, 0, options.maxWhitespaceCount) : whitespace(max);
     const [item, key] = options.separators ?? [];
     this.itemSepText = item ?? (this.anyWhitespace || this.indent !== null ? ',' : ', ');
     this.keySepText = key ?? (this.anyWhitespace ? ':' : ': ');
@@ -48,7 +82,7 @@ export class Formatting {
   }
 
   ws(): Expr {
-    return this.anyWhitespace ? rep(WS_CLASS, 0, this.maxWs) : EMPTY;
+    return this.anyWhitespace ? this.wsExpr : EMPTY;
   }
 
   private newline(depth: number): Expr {

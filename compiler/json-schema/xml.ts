@@ -16,11 +16,13 @@ import { regexToExpr } from '../regex/regex.js';
 import { FORMATS } from './formats.js';
 import { exprIsEmpty } from '../passes/productive.js';
 import { excludingTrie } from './json-chars.js';
+import { DEFAULT_MAX_WHITESPACE, whitespace } from './options.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { entrySequence, objectShape } from './objects.js';
 
 interface Style {
-  open(key: Expr): Expr;
+  /** `ws`: the whitespace allowed between parts of the opening (bounded like all whitespace). */
+  open(key: Expr, ws: Expr): Expr;
   close: string;
   /** The family's template writes each value between newlines: an enum or const string may be too. */
   framedLiterals?: boolean;
@@ -36,7 +38,7 @@ const STYLES: Record<string, Style> = {
     close: '</｜DSML｜parameter>',
   },
   glm_xml: {
-    open: (k) => seq(lit('<arg_key>'), k, lit('</arg_key>'), rep(cls([0x09, 0x0a, 0x0d, 0x0d, 0x20, 0x20]), 0, -1), lit('<arg_value>')),
+    open: (k, ws) => seq(lit('<arg_key>'), k, lit('</arg_key>'), ws, lit('<arg_value>')),
     close: '</arg_value>',
   },
 };
@@ -67,7 +69,9 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
     excludes: [utf8.encode(style.close)],
   });
   const ws = ctx.fmt.ws();
-  const param = (key: Expr, value: Expr): Expr => seq(style.open(key), value, lit(style.close));
+  // GLM writes a newline inside the opening whatever the layout elsewhere.
+  const gap = ctx.fmt.anyWhitespace ? ws : whitespace(DEFAULT_MAX_WHITESPACE);
+  const param = (key: Expr, value: Expr): Expr => seq(style.open(key, gap), value, lit(style.close));
   const shape = objectShape(
     ctx,
     { ...schema, type: 'object' },

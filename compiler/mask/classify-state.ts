@@ -346,9 +346,9 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       let k = Math.min(common, reached);
       failed = false;
       let d = stack[k]!;
-      const table = dfa.table;
-      const ends = dfa.ends;
-      const opaque = dfa.opaque;
+      let table = dfa.table;
+      let ends = dfa.ends;
+      let opaque = dfa.opaque;
       let handOff = false;
       for (; k < len; k++) {
         if (opaque[d] === 1) {
@@ -357,7 +357,13 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
         }
         const byte = bytes[start + k]!;
         let next = table[d * 256 + byte]!;
-        if (next < -2) next = dfa.next(d, byte);
+        if (next < -2) {
+          next = dfa.next(d, byte);
+          // A new DFA state may have grown the tables: the old ones lack it.
+          table = dfa.table;
+          ends = dfa.ends;
+          opaque = dfa.opaque;
+        }
         if (next < 0) {
           if (next === DFA_OVERFLOW) return false;
           failed = true;

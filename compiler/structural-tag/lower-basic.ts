@@ -32,8 +32,16 @@ export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 
     case 'json_schema': {
       let ir;
       try {
-        // Structural tags always use free whitespace and strict mode, as the reference does.
-        ir = jsonSchemaToGrammar(node.schema, { style: node.style, anyOrder: node.anyOrder, anyWhitespace: true, strictMode: true });
+        // Structural tags always use free (bounded) whitespace and strict mode, as the
+        // reference does; after the value only inside a tag, whose end follows.
+        ir = jsonSchemaToGrammar(node.schema, {
+          style: node.style,
+          anyOrder: node.anyOrder,
+          anyWhitespace: true,
+          strictMode: true,
+          trailingWhitespace: node.insideTag,
+          ...(node.maxWhitespace !== undefined ? { maxWhitespace: node.maxWhitespace } : {}),
+        });
       } catch (error) {
         throw reissue(error, pointerJoin(node.at, 'json_schema'), (inner) => (inner.location.kind === 'pointer' ? inner.location.pointer : ''));
       }

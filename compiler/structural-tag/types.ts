@@ -33,7 +33,7 @@ export interface TagNode extends At {
 export type StNode = At &
   (
     | { type: 'const_string'; value: string }
-    | { type: 'json_schema'; schema: unknown; style: JsonSchemaStyle; anyOrder: boolean }
+    | { type: 'json_schema'; schema: unknown; style: JsonSchemaStyle; anyOrder: boolean; maxWhitespace: number | null | undefined; insideTag: boolean }
     | { type: 'any_text'; excludes: string[] }
     | { type: 'token'; token: number }
     | { type: 'exclude_token' | 'any_tokens'; excludeTokens: number[] }

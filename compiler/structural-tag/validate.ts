@@ -15,7 +15,7 @@ const STYLES: readonly JsonSchemaStyle[] = ['json', 'qwen_xml', 'minimax_xml', '
 /** Fields of each node kind besides `type`. */
 const FIELDS: Record<NodeKind, readonly string[]> = {
   const_string: ['value'],
-  json_schema: ['json_schema', 'style', 'any_order'],
+  json_schema: ['json_schema', 'style', 'any_order', 'max_whitespace'],
   any_text: ['excludes'],
   token: ['token'],
   exclude_token: ['exclude_tokens'],
@@ -72,10 +72,12 @@ export class Validator {
       case 'qwen_xml_parameter': {
         const schema = r.required('json_schema');
         if (typeof schema !== 'boolean' && !isPlainObject(schema)) throw r.wrongType('json_schema', 'a JSON schema (an object or a boolean)');
-        if (kind === 'qwen_xml_parameter') return { type: 'json_schema', at, schema, style: 'qwen_xml', anyOrder: false };
+        // Inside a tag its end follows the value, so one whitespace run may come before it.
+        const insideTag = end.strings.length > 0 || end.token !== null;
+        if (kind === 'qwen_xml_parameter') return { type: 'json_schema', at, schema, style: 'qwen_xml', anyOrder: false, maxWhitespace: undefined, insideTag };
         const style = r.string('style', 'json');
         if (!(STYLES as readonly string[]).includes(style)) throw GrammarError.at(r.ptr('style'), `unknown style '${style}' (expected one of ${STYLES.join(', ')})`);
-        return { type: kind, at, schema, style: style as JsonSchemaStyle, anyOrder: r.boolean('any_order', false) };
+        return { type: kind, at, schema, style: style as JsonSchemaStyle, anyOrder: r.boolean('any_order', false), maxWhitespace: maxWhitespaceField(r), insideTag };
       }
       case 'any_text': {
         const own = r.strings('excludes', { fallback: [], nonEmpty: 'excluded' });
@@ -159,6 +161,15 @@ export class Validator {
     const r = new NodeReader(value, at, 'token', FIELDS.token);
     return tokenId(r.required('token'), r.ptr('token'), what, this.options);
   }
+}
+
+/** lmforge's `max_whitespace` of a json_schema node: a whole number, or null for unbounded. */
+function maxWhitespaceField(r: NodeReader): number | null | undefined {
+  if (!('max_whitespace' in r.obj)) return undefined;
+  const value = r.obj.max_whitespace;
+  if (value === null) return null;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw r.wrongType('max_whitespace', 'a whole number of at least 0, or null for unbounded whitespace');
+  return value;
 }
 
 export function unique<T>(items: T[]): T[] {

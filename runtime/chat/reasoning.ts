@@ -37,9 +37,10 @@ export function thinkStartOf(prompt: string): ThinkStart {
 function formatNodeOf(spec: GrammarSpec): object {
   switch (spec.kind) {
     case 'json_object':
-      return { type: 'json_schema', json_schema: { type: 'object' } };
+      // Any object: structural tags use strict mode, where a bare {"type": "object"} is only {}.
+      return { type: 'json_schema', json_schema: { type: 'object', additionalProperties: true }, ...whitespaceOf(spec.options?.maxWhitespace) };
     case 'json_schema':
-      return { type: 'json_schema', json_schema: spec.schema, ...(spec.options?.style ? { style: spec.options.style } : {}) };
+      return { type: 'json_schema', json_schema: spec.schema, ...(spec.options?.style ? { style: spec.options.style } : {}), ...whitespaceOf(spec.options?.maxWhitespace) };
     case 'structural_tag': {
       const tag = spec.tag as { type?: string; format?: object };
       return tag.format ?? tag;
@@ -51,10 +52,16 @@ function formatNodeOf(spec: GrammarSpec): object {
   }
 }
 
-/** `spec` constrained only after a free think block (whitespace allowed after `</think>`, as Qwen3 writes `\n\n`). */
+/** The json_schema node's `max_whitespace` for a spec's option, when it has one. */
+function whitespaceOf(max: number | null | undefined): { max_whitespace?: number | null } {
+  return max === undefined ? {} : { max_whitespace: max === Infinity ? null : max };
+}
+
+/** `spec` constrained only after a free think block (whitespace allowed after `</think>`, as
+ * Qwen3 writes `\n\n`; a little: unbounded, a model could write nothing else). */
 export function afterThinking(spec: GrammarSpec, start: Exclude<ThinkStart, 'closed'>): GrammarSpec {
   const think = { type: 'tag', begin: start === 'open' ? '' : THINK_OPEN, content: { type: 'any_text' }, end: THINK_CLOSE };
-  const gap = { type: 'regex', pattern: '[ \\t\\r\\n]*' };
+  const gap = { type: 'regex', pattern: '[ \\t\\r\\n]{0,4}' };
   return { kind: 'structural_tag', tag: { type: 'structural_tag', format: { type: 'sequence', elements: [think, gap, formatNodeOf(spec)] } } };
 }
 

@@ -1,9 +1,9 @@
 // What a request asks its output to follow, in a form that crosses threads as plain data:
 // the server builds it from `response_format`, the grammar worker compiles it.
-import { Grammar, type JsonSchemaOptions } from '../../compiler/index.js';
+import { type BuiltinJsonOptions, Grammar, type JsonSchemaOptions } from '../../compiler/index.js';
 
 export type GrammarSpec =
-  | { kind: 'json_object' }
+  | { kind: 'json_object'; options?: BuiltinJsonOptions }
   | { kind: 'json_schema'; schema: unknown; options?: JsonSchemaOptions }
   | { kind: 'structural_tag'; tag: unknown }
   | { kind: 'ebnf'; text: string }
@@ -13,7 +13,7 @@ export type GrammarSpec =
 export function grammarFromSpec(spec: GrammarSpec, resolveToken?: (text: string) => number | undefined, vocabSize?: number): Grammar {
   switch (spec.kind) {
     case 'json_object':
-      return Grammar.builtinJSONObject();
+      return Grammar.builtinJSONObject(spec.options ?? {});
     case 'json_schema':
       return Grammar.fromJSONSchema(spec.schema, spec.options ?? {});
     case 'structural_tag':

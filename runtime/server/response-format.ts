@@ -4,8 +4,8 @@ import { badRequest } from './api-error.js';
 
 const FIELDS: Record<string, string[]> = {
   text: [],
-  json_object: ['schema'],
-  json_schema: ['json_schema'],
+  json_object: ['schema', 'max_whitespace'],
+  json_schema: ['json_schema', 'max_whitespace'],
   structural_tag: ['format'],
   grammar: ['grammar'],
   regex: ['pattern'],
@@ -23,8 +23,10 @@ export function grammarSpecOf(format: ({ type: string } & Record<string, unknown
   switch (format.type) {
     case 'text':
       return undefined;
-    case 'json_object':
-      return format.schema === undefined ? { kind: 'json_object' } : { kind: 'json_schema', schema: parseSchema(format.schema, 'response_format.schema') };
+    case 'json_object': {
+      const options = whitespaceOption(format);
+      return format.schema === undefined ? { kind: 'json_object', ...options } : { kind: 'json_schema', schema: parseSchema(format.schema, 'response_format.schema'), ...options };
+    }
     case 'json_schema': {
       const wrapper = format.json_schema as Record<string, unknown> | undefined;
       if (typeof wrapper !== 'object' || wrapper === null || Array.isArray(wrapper)) {
@@ -38,7 +40,8 @@ export function grammarSpecOf(format: ({ type: string } & Record<string, unknown
       }
       if (wrapper.strict !== undefined && typeof wrapper.strict !== 'boolean') throw badRequest('response_format.json_schema.strict must be a boolean.', 'response_format.json_schema.strict');
       // Without a schema OpenAI's form means any JSON object; strict or not, the schema is enforced exactly.
-      return wrapper.schema === undefined ? { kind: 'json_object' } : { kind: 'json_schema', schema: parseSchema(wrapper.schema, 'response_format.json_schema.schema') };
+      const options = whitespaceOption(format);
+      return wrapper.schema === undefined ? { kind: 'json_object', ...options } : { kind: 'json_schema', schema: parseSchema(wrapper.schema, 'response_format.json_schema.schema'), ...options };
     }
     case 'structural_tag':
       if (typeof format.format !== 'object' || format.format === null) {
@@ -54,6 +57,19 @@ export function grammarSpecOf(format: ({ type: string } & Record<string, unknown
     default:
       throw badRequest(`unknown response_format type '${format.type}'.`, 'response_format.type');
   }
+}
+
+/**
+ * `max_whitespace` (an lmforge addition): JSON output allows whitespace runs of one line break
+ * and up to 20 spaces or tabs by default; a number sets that bound, null lifts it.
+ */
+function whitespaceOption(format: Record<string, unknown>): { options?: { maxWhitespace: number | null } } {
+  if (!('max_whitespace' in format)) return {};
+  const value = format.max_whitespace;
+  if (value !== null && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)) {
+    throw badRequest('response_format.max_whitespace must be a whole number of at least 0 (spaces or tabs after a line break), or null for unbounded whitespace.', 'response_format.max_whitespace');
+  }
+  return { options: { maxWhitespace: value } };
 }
 
 /** A schema given as an object or as its JSON text. */

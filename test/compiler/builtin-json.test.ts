@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { Grammar } from '../../compiler/index.js';
 import { JSON_GRAMMAR, JSON_OBJECT_GRAMMAR } from '../../compiler/builtin-json.js';
 import { accepts } from './helpers.js';
+import { whitespaceRuns } from './json-layout.js';
 
 const test = suite('builtin-json');
 
@@ -13,9 +14,10 @@ test('the data copies in grammars/ match the built-in text', () => {
   assert.is(readFileSync(new URL('../../grammars/json-object.ebnf', import.meta.url), 'utf8'), JSON_OBJECT_GRAMMAR);
 });
 
-test('any JSON value: agrees with JSON.parse on random texts', () => {
+test('any JSON value: agrees with JSON.parse on random texts, within the whitespace bound', () => {
   const ok = accepts(Grammar.builtinJSON());
-  const pretty = fc.tuple(fc.jsonValue(), fc.constantFrom(undefined, 2, '\t')).map(([v, space]) => JSON.stringify(v, null, space));
+  const unbounded = accepts(Grammar.builtinJSON({ maxWhitespace: null }));
+  const pretty = fc.tuple(fc.jsonValue(), fc.constantFrom(undefined, 2, '\t', 12)).map(([v, space]) => JSON.stringify(v, null, space));
   const mutated = fc.tuple(pretty, fc.nat(), fc.constantFrom('', ',', '"', '}', ']', ' ', '\r', '0', '-', 'e', '\\', '\u0001')).map(
     ([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice((i % (t.length + 1)) + (c === '' ? 1 : 0)),
   );
@@ -27,11 +29,17 @@ test('any JSON value: agrees with JSON.parse on random texts', () => {
       } catch {
         valid = false;
       }
-      return ok(text) === valid;
+      // The value ends the output; each whitespace run is one line break at most, then at most
+      // 20 spaces or tabs (unbounded: any run, but still none after the value).
+      const runs = valid ? whitespaceRuns(text) : null;
+      const ends = runs !== null && !runs.trailing;
+      const bounded = ends && runs!.inner.every((r) => /^(\r?\n)?[ \t]{0,20}$/.test(r));
+      return ok(text) === bounded && unbounded(text) === ends;
     }),
     { numRuns: 400 },
   );
-  assert.ok(ok(' \r\n{"a" :[1, -2.5e+3, true, null, "\\u00e9\\n"]}\t'));
+  assert.ok(ok('\r\n{"a" :[1, -2.5e+3, true, null, "\\u00e9\\n"]}'));
+  assert.not.ok(ok('{"a": 1}\t'), 'nothing after the value');
 });
 
 test('any JSON object (JSON mode)', () => {

@@ -69,4 +69,30 @@ json('answers a JSON-schema request with valid JSON', async ({ s }) => {
   assert.type(value.city, 'string');
 });
 
+json('a pydantic model\'s schema and JSON mode end with the value, not with newlines until max_tokens', async ({ s }) => {
+  // What `client.chat.completions.parse(..., response_format=CalendarEvent)` sends. Seed 11
+  // completed the object in ~40 tokens, then wrote "\n" and "\t" up to max_tokens.
+  const schema = {
+    properties: { name: { title: 'Name', type: 'string' }, date: { title: 'Date', type: 'string' }, participants: { items: { type: 'string' }, title: 'Participants', type: 'array' } },
+    required: ['name', 'date', 'participants'],
+    title: 'CalendarEvent',
+    type: 'object',
+    additionalProperties: false,
+  };
+  const messages = [
+    { role: 'system' as const, content: 'Extract the event information.' },
+    { role: 'user' as const, content: 'Alice and Bob are going to a science fair on Friday.' },
+  ];
+  for (const response_format of [{ type: 'json_schema', json_schema: { name: 'CalendarEvent', schema, strict: true } }, { type: 'json_object' }]) {
+    for (const seed of [11, 12, 13]) {
+      const completion = await s.client.chat.completions.create({ model: 'smollm2', messages, seed, max_tokens: 300, response_format: response_format as never });
+      const text = completion.choices[0]!.message.content!;
+      assert.is(completion.choices[0]!.finish_reason, 'stop', `${response_format.type} seed ${seed}: ${JSON.stringify(text)}`);
+      assert.ok(completion.usage!.completion_tokens < 100, `${completion.usage!.completion_tokens} tokens`);
+      assert.is(text, text.trimEnd(), 'nothing after the value');
+      JSON.parse(text);
+    }
+  }
+});
+
 json.run();

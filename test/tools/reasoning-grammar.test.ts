@@ -44,4 +44,15 @@ test('the model may open the block itself; auto and response_format follow the t
   assert.not.ok(wrapped({ kind: 'ebnf', text: 'root ::= "yes" | "no"' }, 'open')('hm</think>maybe'));
 });
 
+test('after the thinking, JSON mode is any object, whitespace is bounded, and max_whitespace carries over', () => {
+  const object = wrapped({ kind: 'json_object' }, 'open');
+  assert.ok(object('hm</think>\n\n{"a": [1, {"b": null}]}'), 'any object, not only {}');
+  assert.not.ok(object('hm</think>\n\n{"a": 1}\n'), 'nothing after the value');
+  assert.not.ok(object(`hm</think>${'\n'.repeat(40)}{}`), 'no endless whitespace before the answer');
+  const lifted = wrapped({ kind: 'json_object', options: { maxWhitespace: null } }, 'open');
+  assert.ok(lifted(`hm</think>\n{\n\n${' '.repeat(40)}"a": 1}`));
+  const bounded = wrapped({ kind: 'json_schema', schema: { type: 'object', properties: { n: { type: 'integer' } } }, options: { maxWhitespace: 2 } }, 'open');
+  assert.not.ok(bounded('hm</think>{   "n": 1}'));
+});
+
 test.run();

