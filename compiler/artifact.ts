@@ -11,7 +11,10 @@ import type { RuleMaskCache } from './mask/mask-cache.js';
 import type { TokenMask } from './mask/token-mask.js';
 import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
-export const ARTIFACT_FORMAT_VERSION = 2;
+/** Bumped when the layout changes, and when the same input compiles to another language, since
+ * caches keyed by the input and this version (the server's spec cache) would serve stale
+ * artifacts: 3 bounds JSON whitespace, ends JSON with its value and drops empty parts. */
+export const ARTIFACT_FORMAT_VERSION = 3;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 

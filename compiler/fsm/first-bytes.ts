@@ -2,6 +2,7 @@
 // add none). The mask compiler's flat DFA stops at a recursive reference; knowing which bytes
 // can enter it, a token that does not start into the recursion is decided without the Earley
 // matcher.
+import { components } from './components.js';
 import { EDGE_BYTE, EDGE_REPEAT, EDGE_RULE } from './edges.js';
 import type { GrammarFsm } from './grammar-fsm.js';
 
@@ -42,21 +43,24 @@ export function ruleFirstBytes(fsm: GrammarFsm): Uint8Array[] {
       }
     }
   }
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (let r = 0; r < n; r++) {
+  // Callees first, over the components of the call graph: a rule's set is its own bytes and
+  // its callees' sets, and the rules of a cycle share one set. (A fixpoint over all rules took
+  // a pass per level of a long chain: quadratic.)
+  const componentOf = new Int32Array(n).fill(-1);
+  components(callees).forEach((component, k) => {
+    for (const r of component) componentOf[r] = k;
+    const set = new Uint8Array(256);
+    for (const r of component) {
       const own = first[r]!;
+      for (let b = 0; b < 256; b++) set[b]! |= own[b]!;
       for (const c of callees[r]!) {
+        if (componentOf[c] === k) continue;
         const theirs = first[c]!;
-        for (let b = 0; b < 256; b++) {
-          if (theirs[b] === 1 && own[b] === 0) {
-            own[b] = 1;
-            changed = true;
-          }
-        }
+        for (let b = 0; b < 256; b++) set[b]! |= theirs[b]!;
       }
     }
-  }
+    for (const r of component) first[r]!.set(set);
+  });
   cache.set(fsm, first);
   return first;
 }

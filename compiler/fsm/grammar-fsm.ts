@@ -125,11 +125,16 @@ export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
 /**
  * Fixpoint: a rule is nullable when a path of nullable references and passable repeats leads
  * from its start to a final state. A repeat of a nullable body then gets min 0, because
- * iterations that match nothing cannot be counted.
+ * iterations that match nothing cannot be counted. A worklist: a rule is looked at again only
+ * when a rule it calls turned nullable (passes over all rules took one per level of a chain).
  */
 function analyseNullable(fsm: GrammarFsm): void {
   const n = fsm.ruleStart.length;
   const nullable = fsm.ruleNullable;
+  const calleeOf = (e: number): number => {
+    const kind = fsm.edgeKind[e]!;
+    return kind === EDGE_RULE ? fsm.edgeAux[e]! : kind === EDGE_REPEAT ? fsm.repRule[fsm.edgeAux[e]!]! : -1;
+  };
   const passable = (e: number): boolean => {
     const kind = fsm.edgeKind[e]!;
     if (kind === EDGE_RULE) return nullable[fsm.edgeAux[e]!] === 1;
@@ -139,25 +144,39 @@ function analyseNullable(fsm: GrammarFsm): void {
     }
     return false;
   };
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (let r = 0; r < n; r++) {
-      if (nullable[r]) continue;
-      const seen = new Set<number>([fsm.ruleStart[r]!]);
-      const stack = [fsm.ruleStart[r]!];
-      while (stack.length > 0 && !nullable[r]) {
-        const s = stack.pop()!;
-        if (fsm.stateFinal[s]) {
-          nullable[r] = 1;
-          changed = true;
-          break;
+  const callers: number[][] = Array.from({ length: n }, () => []);
+  for (let s = 0; s < fsm.stateRule.length; s++) {
+    for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
+      const c = calleeOf(e);
+      if (c >= 0) callers[c]!.push(fsm.stateRule[s]!);
+    }
+  }
+  const canEnd = (r: number): boolean => {
+    const seen = new Set<number>([fsm.ruleStart[r]!]);
+    const stack = [fsm.ruleStart[r]!];
+    while (stack.length > 0) {
+      const s = stack.pop()!;
+      if (fsm.stateFinal[s]) return true;
+      for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
+        if (passable(e) && !seen.has(fsm.edgeTarget[e]!)) {
+          seen.add(fsm.edgeTarget[e]!);
+          stack.push(fsm.edgeTarget[e]!);
         }
-        for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
-          if (passable(e) && !seen.has(fsm.edgeTarget[e]!)) {
-            seen.add(fsm.edgeTarget[e]!);
-            stack.push(fsm.edgeTarget[e]!);
-          }
-        }
+      }
+    }
+    return false;
+  };
+  const queued = new Uint8Array(n).fill(1);
+  const work = Array.from({ length: n }, (_, r) => n - 1 - r);
+  while (work.length > 0) {
+    const r = work.pop()!;
+    queued[r] = 0;
+    if (nullable[r] || !canEnd(r)) continue;
+    nullable[r] = 1;
+    for (const p of callers[r]!) {
+      if (nullable[p] === 0 && queued[p] === 0) {
+        queued[p] = 1;
+        work.push(p);
       }
     }
   }

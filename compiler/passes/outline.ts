@@ -10,6 +10,14 @@ export const MAX_EXPR_DEPTH = 128;
 export function outlineDeepExpressions(grammar: GrammarIR): GrammarIR {
   const rules: Rule[] = grammar.rules.map((r) => ({ ...r }));
   const done = new Map<Expr, { expr: Expr; height: number }>();
+  // Names stay unique: the canonical text (the compile cache's key) refers to rules by name.
+  const names = new Set(rules.map((r) => r.name));
+  const fresh = (owner: string): string => {
+    let k = 1;
+    while (names.has(`${owner}_deep_${k}`)) k++;
+    names.add(`${owner}_deep_${k}`);
+    return `${owner}_deep_${k}`;
+  };
   const rewrite = (root: Expr, owner: string): Expr => {
     // Post-order without recursion: a node is rebuilt once its children are.
     const stack: { e: Expr; expanded: boolean }[] = [{ e: root, expanded: false }];
@@ -34,7 +42,7 @@ export function outlineDeepExpressions(grammar: GrammarIR): GrammarIR {
         else if (top.e.kind === 'repeat') expr = { ...top.e, body: built[0]!.expr };
       }
       if (height >= MAX_EXPR_DEPTH && top.e !== root) {
-        rules.push({ name: `${owner}_part`, body: expr, lookahead: null, exactLookahead: false });
+        rules.push({ name: fresh(owner), body: expr, lookahead: null, exactLookahead: false });
         expr = { kind: 'ref', rule: rules.length - 1 };
         height = 1;
       }
