@@ -1,4 +1,5 @@
-// A llama.cpp context: the KV cache of every sequence, decode, and zero-copy logits.
+// A llama.cpp context: the KV cache of every sequence, decode, and zero-copy logits. Its cache
+// operations are the engine's KvOps (engine/kv-manager.ts).
 import koffi from 'koffi';
 import type { ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
 import type { LlamaModel } from './model.js';
@@ -151,19 +152,19 @@ export class LlamaContext {
     return this.logitsView.subarray(row * this.vocabSize, (row + 1) * this.vocabSize);
   }
 
-  /** Forgets positions [from, to) of a sequence (to = -1: to the end); frees its KV cells. */
-  removeTokens(sequence: number, from = -1, to = -1): boolean {
+  /** Forgets positions [from, to) of a sequence (to = -1: to the end); frees cells no sequence holds. */
+  remove(sequence: number, from = -1, to = -1): boolean {
     return this.api.llama_memory_seq_rm(this.memory, sequence, from, to);
   }
 
   /** Shares positions [from, to) of `source`'s cache with `target` (no copy of the data on unified caches). */
-  copySequence(source: number, target: number, from = -1, to = -1): void {
+  copy(source: number, target: number, from = -1, to = -1): void {
     this.api.llama_memory_seq_cp(this.memory, source, target, from, to);
   }
 
-  /** Drops every sequence but `sequence`. */
-  keepOnly(sequence: number): void {
-    this.api.llama_memory_seq_keep(this.memory, sequence);
+  /** Smallest position cached for a sequence (sliding-window layers drop old ones), or -1 when it has none. */
+  minPosition(sequence: number): number {
+    return this.api.llama_memory_seq_pos_min(this.memory, sequence);
   }
 
   /** Largest position cached for a sequence, or -1 when it has none. */

@@ -27,6 +27,8 @@ export interface EngineConfig {
   contextWindowSize: number;
   /** Sliding-window size of the model's attention, 0 when it has none. */
   slidingWindowSize: number;
+  /** Finished sequences kept only for their KV cells, for prompts that start the same (0: no prefix cache). */
+  prefixCacheRecyclingSeqs: number;
   tensorParallelShards: number;
   gpuMemoryUtilization: number;
   /** Requests waiting beyond this many are refused as overload. */
@@ -153,6 +155,7 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     prefillChunkSize,
     contextWindowSize: Math.min(contextWindowSize, maxTotalSeqLength),
     slidingWindowSize: facts.slidingWindow,
+    prefixCacheRecyclingSeqs: 0,
     tensorParallelShards: overrides.tensor_parallel_shards ?? 1,
     gpuMemoryUtilization: overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION,
     maxQueuedRequests: 1024,

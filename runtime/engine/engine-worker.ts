@@ -47,7 +47,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   context = LlamaContext.create(model, {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
-    sequences: config.maxNumSequence,
+    sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
     threads,
     adaptiveThreads,
   });

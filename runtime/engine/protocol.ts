@@ -57,7 +57,7 @@ export type FinishReason = 'stop' | 'length';
 export type EngineEvent =
   | { type: 'started'; id: number; promptTokens: number }
   | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[] }
-  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number }
+  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number }
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };
 
@@ -127,7 +127,13 @@ export type FromWorker =
 export interface EngineStats {
   running: number;
   waiting: number;
+  /** KV cells running sequences hold. */
   kvCellsUsed: number;
+  /** KV cells only the prefix cache holds (given up whenever running sequences need room). */
+  kvCellsCached: number;
+  /** Finished sequences kept for the prefix cache. */
+  cachedSequences: number;
+  /** Sequences that could still start (max_num_sequence less those running). */
   freeSlots: number;
   steps: number;
   /** Requests sent back to the queue to make room in the KV cache (they recompute on resumption). */

@@ -1,46 +1,210 @@
-// Step planning, a pure function: which tokens of which sequences go into the next batch.
-// Running sequences each get their next token first (decode), then prefill chunks of the
-// others fill what is left of the chunk budget, oldest request first.
-import type { Sequence } from './sequence.js';
+// Which requests run, and which of their tokens go into the next step. Phase-free (vLLM v1):
+// every running sequence's computed tokens catch up with its known ones, whether they are a
+// prompt, a prompt resumed after preemption, or the token just sampled. Before computing, a
+// sequence takes what the prefix cache holds of its tokens, and waits for an older sequence
+// that is computing the same tokens rather than computing them twice.
+import type { KvManager } from './kv-manager.js';
+import type { RequestState, Sequence } from './sequence.js';
+import type { StepBudget } from './step-budget.js';
 
 export interface StepEntry {
   sequence: Sequence;
   /** Index in `sequence.tokens` of the first token computed this step. */
   start: number;
   count: number;
-  /** Whether this chunk ends at the sequence's last known token, so it needs logits. */
-  logits: boolean;
+  /** Logit rows wanted: for the last `logits` tokens of the entry (1 when it reaches the last known token). */
+  logits: number;
 }
 
 export interface StepPlan {
   entries: StepEntry[];
   tokens: number;
+  /** Entries computing one token after the last sampled one (streams decoding). */
+  decoding: number;
 }
 
-export interface StepLimits {
-  /** Most prompt (catch-up) tokens in one step. */
-  prefillChunkSize: number;
-  /** Most tokens the batch holds in all. */
+export interface SchedulerLimits {
+  /** KV cells in all (max_total_seq_length). */
+  maxTotalSeqLength: number;
+  /** Most tokens the batch holds. */
   batchCapacity: number;
+  /**
+   * Whether a request may take cells other requests computed (the prefix cache is on). The
+   * choices of one request share their prompt either way.
+   */
+  shareAcrossRequests: boolean;
 }
 
-/** `running` is in admission order; sequences that are finished or wait for their leader are skipped. */
-export function planStep(running: readonly Sequence[], limits: StepLimits): StepPlan {
-  const entries: StepEntry[] = [];
-  let tokens = 0;
-  for (const sequence of running) {
-    if (sequence.finish !== undefined || sequence.slot < 0 || sequence.pending !== 1) continue;
-    entries.push({ sequence, start: sequence.computed, count: 1, logits: true });
-    tokens++;
+/** A sequence waits for another to compute a shared prefix only when it saves at least this many tokens. */
+const WAIT_FOR_SHARED_PREFIX = 32;
+
+export class Scheduler {
+  readonly waiting: RequestState[] = [];
+  readonly running: RequestState[] = [];
+  private admissions = 0;
+  preemptions = 0;
+
+  constructor(
+    private readonly kv: KvManager,
+    private readonly limits: SchedulerLimits,
+    private readonly budget: StepBudget,
+    private readonly onAdmit: (state: RequestState) => void = () => undefined,
+  ) {}
+
+  enqueue(state: RequestState): void {
+    this.waiting.push(state);
   }
-  let prefillBudget = Math.min(limits.prefillChunkSize, limits.batchCapacity - tokens);
-  for (const sequence of running) {
-    if (prefillBudget <= 0) break;
-    if (sequence.finish !== undefined || sequence.slot < 0 || sequence.pending < 2 || sequence.waitsForLeader) continue;
-    const count = Math.min(sequence.pending, prefillBudget);
-    entries.push({ sequence, start: sequence.computed, count, logits: count === sequence.pending });
-    tokens += count;
-    prefillBudget -= count;
+
+  /** Admits what fits, then plans the next step within the step budget and the KV budget. */
+  schedule(): StepPlan {
+    this.admit();
+    for (;;) {
+      const plan = this.plan();
+      if (plan.tokens <= this.kv.freeCells || this.kv.makeRoom(plan.tokens)) return plan;
+      if (!this.preemptYoungest()) return plan;
+    }
   }
-  return { entries, tokens };
+
+  /** Records a decoded step: the planned tokens are now in the KV cache. */
+  update(plan: StepPlan): void {
+    for (const { sequence, start, count } of plan.entries) {
+      sequence.computed += count;
+      sequence.computedHere += count;
+      this.kv.extend(sequence.slot, sequence.tokens.slice(start, start + count));
+    }
+  }
+
+  /** Takes a request out of the engine (finished, cancelled or failed), releasing its slots. */
+  retire(state: RequestState, keepCells: boolean): void {
+    for (const list of [this.running, this.waiting]) {
+      const index = list.indexOf(state);
+      if (index >= 0) list.splice(index, 1);
+    }
+    for (const sequence of state.sequences) this.release(sequence, keepCells);
+  }
+
+  /** Gives back a sequence's slot; with `keepCells` its cells stay in the prefix cache. */
+  release(sequence: Sequence, keepCells: boolean): void {
+    if (sequence.slot < 0) return;
+    this.kv.release(sequence.slot, keepCells);
+    sequence.slot = -1;
+  }
+
+  /** Frees the youngest running request's cells and puts it back at the head of the queue. */
+  preemptYoungest(): boolean {
+    if (this.running.length < 2) return false;
+    const victim = this.running.reduce((a, b) => (b.admittedAt > a.admittedAt ? b : a));
+    this.running.splice(this.running.indexOf(victim), 1);
+    for (const sequence of victim.sequences) {
+      this.release(sequence, false);
+      sequence.computed = 0;
+      sequence.computedHere = 0;
+    }
+    this.waiting.unshift(victim);
+    this.preemptions++;
+    return true;
+  }
+
+  /** Moves waiting requests into slots, oldest first, while slots and KV cells allow. */
+  private admit(): void {
+    while (this.waiting.length > 0) {
+      const next = this.waiting[0]!;
+      const live = next.live;
+      if (!this.kv.canAllocate(live.length)) break;
+      if (this.running.length > 0 && this.committedCells() + projectedCells(next) > this.limits.maxTotalSeqLength) break;
+      this.waiting.shift();
+      for (const sequence of live) sequence.slot = this.kv.allocate();
+      next.admittedAt = this.admissions++;
+      this.running.push(next);
+      this.onAdmit(next);
+    }
+  }
+
+  /** Cells the running requests will hold once their known tokens are computed. */
+  private committedCells(): number {
+    let cells = 0;
+    for (const state of this.running) cells += projectedCells(state);
+    return cells;
+  }
+
+  private plan(): StepPlan {
+    const ready: Sequence[] = [];
+    let decoding = 0;
+    for (const state of this.running) {
+      for (const sequence of state.sequences) {
+        if (sequence.finish !== undefined || sequence.slot < 0 || sequence.pending === 0) continue;
+        if (sequence.computedHere === 0) {
+          const mayShareWith = this.limits.shareAcrossRequests ? undefined : (holder: number) => state.sequences.some((s) => s.slot === holder);
+          sequence.computed = this.kv.share(sequence.slot, sequence.tokens, sequence.tokens.length - 1, mayShareWith);
+          if (this.waitsForSharedPrefix(sequence)) continue;
+        }
+        if (sequence.pending === 1) decoding++;
+        ready.push(sequence);
+      }
+    }
+    const entries = new Map<Sequence, StepEntry>();
+    let room = Math.min(this.limits.batchCapacity, decoding + this.budget.catchUpTokens(decoding));
+    const grant = (sequence: Sequence, most: number): void => {
+      const entry = entries.get(sequence);
+      const already = entry?.count ?? 0;
+      const count = Math.min(sequence.pending - already, most, room);
+      if (count <= 0) return;
+      room -= count;
+      if (entry) entry.count += count;
+      else entries.set(sequence, { sequence, start: sequence.computed, count, logits: 0 });
+    };
+    // Shortest first: decoding streams keep their pace and a short prompt is not stuck behind a
+    // long one. The oldest prompt still catching up is promised half of what is left, so a
+    // stream of short prompts cannot starve it either.
+    const byPending = [...ready].sort((a, b) => a.pending - b.pending);
+    for (const sequence of byPending) if (sequence.pending === 1) grant(sequence, 1);
+    const oldest = ready.find((sequence) => sequence.pending > 1);
+    if (oldest) grant(oldest, Math.ceil(room / 2));
+    for (const sequence of byPending) grant(sequence, room);
+    let tokens = 0;
+    for (const entry of entries.values()) {
+      if (entry.start + entry.count === entry.sequence.tokens.length) entry.logits = 1;
+      if (entry.sequence.computedHere === 0 && entry.sequence.choice === 0) entry.sequence.request.cachedTokens ??= entry.start;
+      tokens += entry.count;
+    }
+    return { entries: [...entries.values()], tokens, decoding };
+  }
+
+  /**
+   * Whether an older running sequence is computing tokens this one also starts with (a
+   * shared system prompt, the other choices of the same request): then this one waits and
+   * takes them from the cache once they are computed.
+   */
+  private waitsForSharedPrefix(sequence: Sequence): boolean {
+    const limit = sequence.tokens.length - 1;
+    for (const state of this.running) {
+      if (!this.limits.shareAcrossRequests && state !== sequence.request) continue;
+      for (const other of state.sequences) {
+        if (other === sequence) return false;
+        if (other.finish !== undefined || other.slot < 0) continue;
+        const common = commonPrefix(other.tokens, sequence.tokens, limit);
+        // The choices of one request always share their prompt; other requests only when it is worth a wait.
+        const worth = state === sequence.request ? 1 : WAIT_FOR_SHARED_PREFIX;
+        if (other.computed < common && common >= sequence.computed + worth) return true;
+      }
+    }
+    return false;
+  }
+}
+
+/** Cells a request will hold once its known tokens are computed (its choices share the prompt). */
+function projectedCells(state: RequestState): number {
+  let cells = 0;
+  for (const sequence of state.sequences) {
+    if (sequence.finish !== undefined) continue;
+    cells += sequence.tokens.length + 1 - (sequence.choice > 0 ? state.promptLength : 0);
+  }
+  return cells;
+}
+
+function commonPrefix(a: readonly number[], b: readonly number[], limit: number): number {
+  const most = Math.min(a.length, b.length, limit);
+  let i = 0;
+  while (i < most && a[i] === b[i]) i++;
+  return i;
 }

@@ -10,10 +10,10 @@ export class Sequence {
   slot = -1;
   /** Prompt tokens followed by generated ones. */
   readonly tokens: number[];
-  /** How many of `tokens` are in the KV cache. */
+  /** How many of `tokens` are in the KV cache (computed here or shared from the prefix cache). */
   computed = 0;
-  /** Leading cells shared with the request's first choice (copied prompt), not owned. */
-  sharedCells = 0;
+  /** Of those, the ones this sequence computed itself since it got its slot (the rest were shared). */
+  computedHere = 0;
   generated = 0;
   finish: FinishReason | undefined;
   /** Output gathered since the last event. */
@@ -43,16 +43,6 @@ export class Sequence {
   get pending(): number {
     return this.tokens.length - this.computed;
   }
-
-  /** KV cells this sequence alone holds. */
-  get ownCells(): number {
-    return this.computed - this.sharedCells;
-  }
-
-  /** Later choices wait for the first choice's prompt and then share its cells. */
-  get waitsForLeader(): boolean {
-    return this.choice > 0 && this.computed === 0 && this.request.sequences[0]!.computed < this.promptLength && this.generated === 0;
-  }
 }
 
 export class RequestState {
@@ -64,6 +54,8 @@ export class RequestState {
   admittedAt = -1;
   /** When the request arrived (microseconds since the epoch), for its trace. */
   submittedAt = 0;
+  /** Prompt tokens the first choice took from the prefix cache when it started; undefined before. */
+  cachedTokens: number | undefined;
 
   constructor(
     readonly id: number,
@@ -78,5 +70,10 @@ export class RequestState {
 
   get done(): boolean {
     return this.sequences.every((sequence) => sequence.finish !== undefined);
+  }
+
+  /** Choices still generating. */
+  get live(): Sequence[] {
+    return this.sequences.filter((sequence) => sequence.finish === undefined);
   }
 }

@@ -10,6 +10,8 @@ export interface ChoiceResult {
   logprobs: TokenLogprob[];
   reason: string | undefined;
   completionTokens: number;
+  /** Prompt tokens the request took from the prefix cache. */
+  cachedTokens: number;
 }
 
 export async function runToEnd(engine: Engine, request: GenerateRequest, signal?: AbortSignal): Promise<{ promptTokens: number; choices: ChoiceResult[] }> {
@@ -18,7 +20,7 @@ export async function runToEnd(engine: Engine, request: GenerateRequest, signal?
   for await (const event of engine.generate(request, signal)) {
     if (event.type === 'started') promptTokens = event.promptTokens;
     if (event.type !== 'delta' && event.type !== 'finished') continue;
-    const choice = (choices[event.choice] ??= { text: '', pieces: [], tokens: [], logprobs: [], reason: undefined, completionTokens: 0 });
+    const choice = (choices[event.choice] ??= { text: '', pieces: [], tokens: [], logprobs: [], reason: undefined, completionTokens: 0, cachedTokens: 0 });
     if (event.type === 'delta') {
       choice.text += event.text;
       choice.pieces.push(event.text);
@@ -27,6 +29,7 @@ export async function runToEnd(engine: Engine, request: GenerateRequest, signal?
     } else {
       choice.reason = event.reason;
       choice.completionTokens = event.completionTokens;
+      choice.cachedTokens = event.cachedTokens;
     }
   }
   return { promptTokens, choices };

@@ -1,0 +1,52 @@
+// Runs one planned step on the model: the batch in, the requested logit rows out.
+import { Batch } from '../backend/batch.js';
+import type { LlamaContext } from '../backend/context.js';
+import type { StepEntry } from './scheduler.js';
+
+export class ModelRunner {
+  private readonly batch: Batch;
+  /** First logit row of each entry of the last step (-1 for entries that asked for none). */
+  private firstRows: number[] = [];
+
+  constructor(private readonly context: LlamaContext) {
+    this.batch = new Batch(context.batchSize);
+  }
+
+  get capacity(): number {
+    return this.batch.capacity;
+  }
+
+  /** Tokens in the last step's batch. */
+  get batchTokens(): number {
+    return this.batch.length;
+  }
+
+  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. */
+  async run(entries: readonly StepEntry[], whileDecoding?: () => void): Promise<void> {
+    const batch = this.batch;
+    batch.clear();
+    this.firstRows = [];
+    for (const { sequence, start, count, logits } of entries) {
+      let first = -1;
+      for (let i = 0; i < count; i++) {
+        const row = batch.add(sequence.tokens[start + i]!, start + i, sequence.slot, i >= count - logits);
+        if (first < 0 && row >= 0) first = row;
+      }
+      this.firstRows.push(first);
+    }
+    const decoding = this.context.decode(batch);
+    whileDecoding?.();
+    await decoding;
+  }
+
+  /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
+  logits(entry: number, k = 0): Float32Array {
+    const first = this.firstRows[entry]!;
+    if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
+    return this.context.logits(first + k, this.batch.outputs);
+  }
+
+  dispose(): void {
+    this.batch.dispose();
+  }
+}

@@ -1,0 +1,59 @@
+// How many tokens the next step may carry. A lone request prefills at full speed (the whole
+// prefill_chunk_size); while streams are decoding, the prompt tokens that join their step are
+// bounded so that a step takes at most `slowdown` times a plain decode step (Sarathi-Serve's
+// stall-free batching): a long prompt arriving no longer freezes every stream for its whole
+// prefill. The costs are learnt from the steps themselves, so the budget follows the device,
+// the model, the number of streams and the load of the machine.
+
+export interface StepBudgetOptions {
+  /** prefill_chunk_size: the most prompt tokens in any step. */
+  chunk: number;
+  /** Longest a step with prompt tokens may take, as a multiple of a decode-only step (default 2). */
+  slowdown?: number;
+  /** Prompt tokens granted per step whatever the costs, so prefill always progresses (default 16). */
+  minTokens?: number;
+  /** Prompt tokens per step before any cost is known (default 64). */
+  firstGuess?: number;
+}
+
+/** Weight of the newest observation in the running averages. */
+const SMOOTHING = 0.2;
+
+export class StepBudget {
+  private readonly slowdown: number;
+  private readonly minTokens: number;
+  private readonly firstGuess: number;
+  /** Running average of a decode-only step, in microseconds. */
+  private decodeMicros: number | undefined;
+  /** Running average of what one prompt token adds to a step, in microseconds. */
+  private tokenMicros: number | undefined;
+
+  constructor(private readonly options: StepBudgetOptions) {
+    this.slowdown = options.slowdown ?? 2;
+    this.minTokens = Math.min(options.minTokens ?? 16, options.chunk);
+    this.firstGuess = Math.min(options.firstGuess ?? 64, options.chunk);
+  }
+
+  /** Most prompt (catch-up) tokens the next step may carry beside `decoding` one-token entries. */
+  catchUpTokens(decoding: number): number {
+    if (decoding === 0) return this.options.chunk;
+    if (this.decodeMicros === undefined || this.tokenMicros === undefined) return this.firstGuess;
+    const spare = (this.slowdown - 1) * this.decodeMicros;
+    const affordable = Math.floor(spare / Math.max(this.tokenMicros, 1e-3));
+    return Math.max(this.minTokens, Math.min(this.options.chunk, affordable));
+  }
+
+  /** Learns from a finished step: its one-token entries, its prompt tokens and how long it took. */
+  observe(decoding: number, catchUp: number, micros: number): void {
+    if (catchUp === 0) {
+      if (decoding > 0) this.decodeMicros = average(this.decodeMicros, micros);
+      return;
+    }
+    const decodePart = decoding > 0 ? (this.decodeMicros ?? 0) : 0;
+    this.tokenMicros = average(this.tokenMicros, Math.max(0, micros - decodePart) / catchUp);
+  }
+}
+
+function average(previous: number | undefined, sample: number): number {
+  return previous === undefined ? sample : previous + SMOOTHING * (sample - previous);
+}

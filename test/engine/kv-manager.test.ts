@@ -1,0 +1,175 @@
+// The KV manager and its radix tree against a model of llama.cpp's cache (no model): shared
+// prefixes, splits, recycling, LRU eviction, and cell counts that match the cache's own.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KvManager, type KvManagerOptions } from '../../runtime/engine/kv-manager.js';
+import { FakeKvCache, prefixPositions } from '../helpers/fake-kv-cache.js';
+
+const test = suite('kv manager');
+
+function setup(options: Partial<KvManagerOptions> = {}) {
+  const cache = new FakeKvCache();
+  const kv = new KvManager(cache, { cells: 1000, runningSlots: 4, recyclingSlots: 2, ...options });
+  /** Allocates a slot, takes what the cache holds of `tokens`, computes the rest (all but nothing). */
+  const run = (tokens: number[]): { slot: number; shared: number } => {
+    const slot = kv.allocate();
+    const shared = kv.share(slot, tokens, tokens.length - 1);
+    compute(slot, tokens.slice(shared), shared);
+    return { slot, shared };
+  };
+  const compute = (slot: number, tokens: number[], from = kv.lengthOf(slot)): void => {
+    cache.compute(slot, from, tokens.length);
+    kv.extend(slot, tokens);
+  };
+  return { cache, kv, run, compute };
+}
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+
+test('a finished sequence leaves its cells; a prompt that starts the same shares them and computes the rest', () => {
+  const { cache, kv, run } = setup();
+  const a = run(range(100, 120));
+  kv.release(a.slot, true);
+  assert.is(kv.usedCells, 20);
+  assert.is(kv.cachedOnlyCells, 20, 'all of them are only cached now');
+  const b = run([...range(100, 112), 7, 8, 9]);
+  assert.is(b.shared, 12);
+  assert.equal(cache.positionsOf(b.slot), prefixPositions(15));
+  for (const p of range(0, 12)) assert.ok(cache.shareCell(a.slot, b.slot, p), `position ${p} is one cell`);
+  assert.is(kv.usedCells, 23, '20 cached + 3 new');
+  assert.is(cache.cells.size, kv.usedCells, 'the count matches the cache');
+  assert.is(kv.cachedOnlyCells, 8, 'the 8 cells after the split point are only cached');
+});
+
+test('a match never takes the last token: its logits are needed', () => {
+  const { kv, run } = setup();
+  const a = run(range(0, 10));
+  kv.release(a.slot, true);
+  const b = run(range(0, 10));
+  assert.is(b.shared, 9);
+});
+
+test('sharing follows a slot’s own chain and goes on from where it stands', () => {
+  const { cache, kv, compute } = setup();
+  const a = kv.allocate();
+  compute(a, range(0, 50));
+  const b = kv.allocate();
+  assert.is(kv.share(b, range(0, 30), 30), 30);
+  assert.is(kv.share(b, range(0, 60), 59), 50, 'later it takes what the holder has added since');
+  assert.equal(cache.positionsOf(b), prefixPositions(50));
+  compute(b, range(50, 55));
+  compute(a, [1, 2, 3]);
+  assert.is(kv.usedCells, 58);
+  assert.is(cache.cells.size, 58);
+});
+
+test('two sequences that compute the same tokens hold two copies, counted twice', () => {
+  const { cache, kv, compute } = setup();
+  const a = kv.allocate();
+  compute(a, range(0, 10));
+  const b = kv.allocate();
+  kv.share(b, range(0, 10), 10);
+  compute(a, [42]);
+  compute(b, [42]);
+  assert.is(kv.usedCells, 12);
+  assert.is(cache.cells.size, 12);
+  kv.release(a, false);
+  assert.is(kv.usedCells, 11);
+  assert.is(cache.cells.size, 11);
+  const c = kv.allocate();
+  assert.is(kv.share(c, [...range(0, 10), 42, 1], 11), 11, 'the remaining copy serves the match');
+});
+
+test('releasing without keeping frees exactly the cells nobody else holds', () => {
+  const { cache, kv, run } = setup({ recyclingSlots: 0 });
+  const a = run(range(0, 40));
+  const b = run([...range(0, 30), 5, 6]);
+  assert.is(b.shared, 30);
+  kv.release(a.slot, false);
+  kv.release(b.slot, false);
+  assert.is(kv.usedCells, 0);
+  assert.is(cache.cells.size, 0);
+});
+
+test('running holders share too: a prefix is served while its holder still runs', () => {
+  const { cache, kv, run } = setup({ recyclingSlots: 0 });
+  const a = run(range(0, 40));
+  const b = run([...range(0, 30), 5, 6]);
+  assert.is(b.shared, 30);
+  assert.is(cache.cells.size, 42);
+  kv.release(a.slot, false);
+  assert.is(cache.cells.size, 32, "a's own 10 cells are gone; the shared 30 stay with b");
+  assert.is(kv.usedCells, 32);
+});
+
+test('the recycling quota: the oldest cached sequence makes way', () => {
+  const { cache, kv, run } = setup({ recyclingSlots: 2 });
+  const a = run(range(0, 10));
+  kv.release(a.slot, true);
+  const b = run(range(100, 110));
+  kv.release(b.slot, true);
+  const c = run(range(200, 210));
+  kv.release(c.slot, true);
+  assert.is(kv.recycledSlots, 2);
+  assert.is(kv.usedCells, 20);
+  assert.is(cache.cells.size, 20);
+  const d = kv.allocate();
+  assert.is(kv.share(d, range(0, 10), 9), 0, 'the oldest is gone');
+  assert.is(kv.share(d, range(100, 110), 9), 9);
+});
+
+test('makeRoom evicts least recently used leaves first and never a running sequence’s cells', () => {
+  const { cache, kv, run } = setup({ cells: 100, recyclingSlots: 3 });
+  const a = run(range(0, 30)); // system prompt + question a
+  kv.release(a.slot, true);
+  const b = run([...range(0, 20), ...range(500, 510)]); // same system prompt, question b
+  kv.release(b.slot, true);
+  const c = run(range(1000, 1030)); // unrelated, still running
+  assert.is(kv.usedCells, 70);
+  // The oldest leaf is a's own question (positions 20..29).
+  assert.ok(kv.makeRoom(40));
+  assert.is(kv.freeCells, 40);
+  const probe = kv.allocate();
+  assert.is(kv.share(probe, range(0, 30), 29), 20, "a's leaf went first; the shared system prompt stayed");
+  kv.release(probe, false);
+  assert.not.ok(kv.makeRoom(71), 'only the running sequence is left: no room can be made');
+  assert.equal(cache.positionsOf(c.slot), prefixPositions(30), "the running sequence's cells are intact");
+  assert.is(kv.recycledSlots, 0, 'the evicted sequences gave their slots back');
+  assert.is(cache.cells.size, kv.usedCells);
+});
+
+test('sharing can be limited to some holders (the choices of one request)', () => {
+  const { kv, compute } = setup();
+  const a = kv.allocate();
+  compute(a, range(0, 20));
+  const b = kv.allocate();
+  kv.share(b, range(0, 10), 10);
+  compute(b, range(10, 30).map((t) => t + 1000));
+  const c = kv.allocate();
+  assert.is(kv.share(c, range(0, 20), 19, (holder) => holder === b), 10, 'only what b holds');
+  const d = kv.allocate();
+  assert.is(kv.share(d, range(0, 20), 19, () => false), 0);
+});
+
+test('a reuse rule (sliding windows) caps what is shared', () => {
+  const { kv, run } = setup({ reusable: (matched) => Math.max(0, matched - 8) });
+  const a = run(range(0, 40));
+  kv.release(a.slot, true);
+  assert.is(run(range(0, 40)).shared, 31);
+});
+
+test('slots: running sequences are bounded by runningSlots; cached ones never take their places', () => {
+  const { kv, run } = setup({ runningSlots: 2, recyclingSlots: 2 });
+  const a = run(range(0, 5));
+  const b = run(range(10, 15));
+  assert.not.ok(kv.canAllocate(1));
+  kv.release(a.slot, true);
+  kv.release(b.slot, true);
+  assert.ok(kv.canAllocate(2));
+  assert.is(kv.slotCount, 4);
+  const c = run(range(0, 5));
+  const d = run(range(20, 25));
+  assert.ok(c.slot !== a.slot && d.slot !== b.slot && c.slot !== b.slot && d.slot !== a.slot, 'the cached slots stay cached');
+});
+
+test.run();

@@ -1,0 +1,176 @@
+// The scheduler without a model: a fake KV cache plays llama.cpp's, the test plays the decode
+// and the sampler. Phase-free catch-up, the step budget, shared prefixes (in flight and
+// cached), n choices, fairness between short and long prompts, and preemption.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KvManager } from '../../runtime/engine/kv-manager.js';
+import { Scheduler, type StepPlan } from '../../runtime/engine/scheduler.js';
+import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
+import { StepBudget } from '../../runtime/engine/step-budget.js';
+import { FakeKvCache, prefixPositions } from '../helpers/fake-kv-cache.js';
+
+const test = suite('scheduler');
+
+interface Setup {
+  cells?: number;
+  runningSlots?: number;
+  recyclingSlots?: number;
+  chunk?: number;
+  budget?: StepBudget;
+}
+
+function setup(options: Setup = {}) {
+  const cache = new FakeKvCache();
+  const recyclingSlots = options.recyclingSlots ?? 4;
+  const kv = new KvManager(cache, { cells: options.cells ?? 10_000, runningSlots: options.runningSlots ?? 4, recyclingSlots });
+  const budget = options.budget ?? new StepBudget({ chunk: options.chunk ?? 512 });
+  const scheduler = new Scheduler(kv, { maxTotalSeqLength: options.cells ?? 10_000, batchCapacity: 4096, shareAcrossRequests: recyclingSlots > 0 }, budget);
+  let nextId = 1;
+  let nextToken = 50_000;
+  /** A request whose choices have this prompt and stop after `maxTokens`. */
+  const submit = (prompt: number[], n = 1, maxTokens = 4): RequestState => {
+    const state = new RequestState(nextId++, { prompt, n, maxTokens }, prompt.length, 100_000, false);
+    for (let choice = 0; choice < n; choice++) {
+      state.sequences.push(new Sequence(state, choice, Int32Array.from(prompt), undefined as never, undefined as never, undefined as never, undefined));
+    }
+    scheduler.enqueue(state);
+    return state;
+  };
+  /** One step: plan, "decode" into the fake cache, sample a fresh token where logits were asked. */
+  const step = (): StepPlan => {
+    const plan = scheduler.schedule();
+    for (const { sequence, start, count } of plan.entries) {
+      assert.equal(cache.positionsOf(sequence.slot), prefixPositions(start), 'a sequence computes right after what it holds');
+      cache.compute(sequence.slot, start, count);
+    }
+    scheduler.update(plan);
+    for (const { sequence, logits } of plan.entries) {
+      if (logits === 0) continue;
+      sequence.tokens.push(nextToken++);
+      sequence.generated++;
+      if (sequence.generated >= (sequence.request.request.maxTokens ?? 1)) {
+        sequence.finish = 'length';
+        scheduler.release(sequence, true);
+      }
+    }
+    for (const state of [...scheduler.running]) if (state.done) scheduler.retire(state, true);
+    assert.is(cache.cells.size, kv.usedCells, 'the manager counts the cells the cache has');
+    return plan;
+  };
+  const entryOf = (plan: StepPlan, state: RequestState, choice = 0) => plan.entries.find((e) => e.sequence === state.sequences[choice]);
+  return { cache, kv, scheduler, submit, step, entryOf };
+}
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
+
+test('a lone prompt is computed at full chunk size, then decoded one token a step', () => {
+  const { submit, step, entryOf } = setup({ chunk: 512 });
+  const r = submit(range(0, 1200));
+  assert.equal([512, 512, 176].map(() => entryOf(step(), r)!.count), [512, 512, 176]);
+  const decode = entryOf(step(), r)!;
+  assert.equal([decode.start, decode.count, decode.logits], [1200, 1, 1]);
+});
+
+test('while streams decode, a long prompt joins their steps a budgeted slice at a time', () => {
+  const budget = new StepBudget({ chunk: 4096, slowdown: 2, minTokens: 8 });
+  // Learnt costs: a decode step 10 ms; each prompt token 0.5 ms -> 20 prompt tokens a step.
+  budget.observe(2, 0, 10_000);
+  budget.observe(0, 100, 50_000);
+  const { submit, step, entryOf } = setup({ budget });
+  const streams = [submit(range(0, 10), 1, 50), submit(range(100, 110), 1, 50)];
+  step(); // both prompts at once: nobody decodes yet
+  const long = submit(range(1000, 3000), 1, 5);
+  for (let i = 0; i < 5; i++) {
+    const plan = step();
+    for (const s of streams) assert.is(entryOf(plan, s)!.count, 1, 'each stream keeps its token a step');
+    assert.is(entryOf(plan, long)!.count, 20);
+  }
+});
+
+test('a short prompt is not stuck behind a long one', () => {
+  const { submit, step, entryOf } = setup({ chunk: 256 });
+  const long = submit(range(0, 5000));
+  const first = step();
+  assert.is(entryOf(first, long)!.count, 256);
+  const short = submit(range(9000, 9030));
+  const plan = step();
+  assert.is(entryOf(plan, short)!.count, 30, 'the short prompt is computed whole in its first step');
+  assert.is(entryOf(plan, long)!.count, 226);
+});
+
+test('the oldest prompt keeps half of each step, however many short ones arrive', () => {
+  const { submit, step, entryOf } = setup({ chunk: 100, runningSlots: 8 });
+  const long = submit(range(0, 2000));
+  step();
+  for (let i = 0; i < 6; i++) {
+    submit(range(10_000 + i * 100, 10_060 + i * 100), 1, 1); // done at its first token: no stream slows the step
+    const plan = step();
+    assert.ok(entryOf(plan, long)!.count >= 50, `step ${i}: ${entryOf(plan, long)!.count}`);
+  }
+});
+
+test('a prompt that starts like one being computed waits for it, then shares its cells', () => {
+  const { cache, submit, step, entryOf } = setup({ chunk: 100 });
+  const system = range(0, 300);
+  const a = submit([...system, 1, 2, 3]);
+  const b = submit([...system, 7, 8]);
+  for (let i = 0; i < 3; i++) assert.is(entryOf(step(), b), undefined, 'b waits while a computes the shared part');
+  const plan = step();
+  assert.equal([entryOf(plan, b)!.start, entryOf(plan, b)!.count], [300, 2], 'b computes only its own tokens');
+  for (const p of range(0, 300)) assert.ok(cache.shareCell(a.sequences[0]!.slot, b.sequences[0]!.slot, p));
+  assert.is(b.cachedTokens, 300);
+  assert.is(a.cachedTokens, 0);
+});
+
+test('a later request takes a finished one’s prefix from the cache', () => {
+  const { submit, step, entryOf, kv } = setup({ chunk: 1000 });
+  const history = range(0, 400);
+  const first = submit(history, 1, 3);
+  while (!first.done) step();
+  assert.ok(kv.cachedOnlyCells >= 400);
+  const second = submit([...history, ...range(20_000, 20_050)]);
+  const plan = step();
+  assert.equal([entryOf(plan, second)!.start, entryOf(plan, second)!.count], [400, 50]);
+  assert.is(second.cachedTokens, 400);
+});
+
+test('with the cache off, requests never share, but the choices of one request do', () => {
+  const { submit, step, entryOf, cache } = setup({ recyclingSlots: 0, chunk: 1000 });
+  const a = submit(range(0, 200), 3);
+  const b = submit(range(0, 200));
+  const plan = step();
+  assert.is(entryOf(plan, a, 0)!.count, 200);
+  assert.is(entryOf(plan, a, 1), undefined, 'the other choices wait for the first');
+  assert.is(entryOf(plan, b)!.count, 200, 'another request computes its own copy');
+  const next = step();
+  for (const choice of [1, 2]) {
+    assert.equal([entryOf(next, a, choice)!.start, entryOf(next, a, choice)!.count], [199, 1], 'a choice computes only the last prompt token');
+    assert.ok(cache.shareCell(a.sequences[0]!.slot, a.sequences[choice]!.slot, 198));
+  }
+  assert.is(b.cachedTokens, 0);
+});
+
+test('when the KV budget is short, the youngest request is preempted and later resumed', () => {
+  const { submit, step, scheduler, kv } = setup({ cells: 120, recyclingSlots: 0, chunk: 1000 });
+  const a = submit(range(0, 50), 1, 30);
+  const b = submit(range(100, 150), 1, 30);
+  let steps = 0;
+  while (!(a.done && b.done) && steps++ < 500) step();
+  assert.ok(a.done && b.done, 'both finish');
+  assert.ok(scheduler.preemptions > 0, 'the budget forced a preemption');
+  assert.is(kv.usedCells, 0);
+});
+
+test('cached cells make way for running requests before anyone is preempted', () => {
+  const { submit, step, scheduler, kv } = setup({ cells: 200, recyclingSlots: 4, chunk: 1000 });
+  for (let i = 0; i < 3; i++) {
+    const r = submit(range(i * 1000, i * 1000 + 60), 1, 2);
+    while (!r.done) step();
+  }
+  assert.ok(kv.cachedOnlyCells >= 150);
+  const big = submit(range(50_000, 50_150), 1, 5);
+  while (!big.done) step();
+  assert.is(scheduler.preemptions, 0);
+});
+
+test.run();
