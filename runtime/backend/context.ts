@@ -24,6 +24,14 @@ export interface ContextOptions {
   adaptiveThreads?: boolean;
   /** Replaces the governor built from `threads` and `adaptiveThreads` (tests inject the load they want). */
   threadGovernor?: ThreadGovernor;
+  /**
+   * Sliding-window models only: give SWA layers as many cells as the context (llama.cpp's
+   * swa_full, and its default) instead of about window × sequences + batch. Cells out of the
+   * window are then rarely reclaimed, so cached prefixes stay reusable, and cells two sequences
+   * share (never reclaimed) cannot crowd out new tokens, at the cost of SWA layers' KV memory
+   * (and attention over the larger cache). Default true.
+   */
+  fullSlidingWindowCache?: boolean;
 }
 
 function logThreadChange(threads: number, load: { cpus: number; othersCores: number }): void {
@@ -93,6 +101,7 @@ export class LlamaContext {
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
     params.kv_unified = true;
+    params.swa_full = options.fullSlidingWindowCache ?? true;
     // Each running sequence needs its own output row in a step, and no step needs more rows
     // than there are sequences. Left at 0, llama.cpp reserves logits for a whole ubatch
     // (n_ubatch × vocabulary floats: 96 MiB for a 49k vocabulary) in its compute buffer.
@@ -170,6 +179,15 @@ export class LlamaContext {
   /** Largest position cached for a sequence, or -1 when it has none. */
   maxPosition(sequence: number): number {
     return this.api.llama_memory_seq_pos_max(this.memory, sequence);
+  }
+
+  /**
+   * Smallest position still cached for a sequence, or -1 when it has none. Above 0 only on
+   * sliding-window models, whose SWA cache reclaims cells that fell out of the window (an
+   * iSWA cache answers from its SWA half: llama-kv-cache-iswa.cpp seq_pos_min).
+   */
+  minPosition(sequence: number): number {
+    return this.api.llama_memory_seq_pos_min(this.memory, sequence);
   }
 
   clear(): void {

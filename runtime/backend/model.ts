@@ -69,6 +69,15 @@ export class LlamaModel {
     return new LlamaModel(api, handle, readInfo(api, handle, options.vocabOnly ?? false), Vocabulary.read(api, api.llama_model_get_vocab(handle)), options.devices);
   }
 
+  /**
+   * Tokens a sliding-window layer attends to (llama_model_n_swa), or 0 when every layer sees the
+   * whole context. Where it is not 0, a sequence's oldest KV cells may be gone, so a cached
+   * prefix is only reusable under engine/sliding-window.ts's rule.
+   */
+  get slidingWindow(): number {
+    return this.info.slidingWindow;
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
