@@ -171,10 +171,6 @@ export class LlamaContext {
     this.api.llama_memory_seq_cp(this.memory, source, target, from, to);
   }
 
-  /** Smallest position cached for a sequence (sliding-window layers drop old ones), or -1 when it has none. */
-  minPosition(sequence: number): number {
-    return this.api.llama_memory_seq_pos_min(this.memory, sequence);
-  }
 
   /** Largest position cached for a sequence, or -1 when it has none. */
   maxPosition(sequence: number): number {

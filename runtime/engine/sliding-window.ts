@@ -1,6 +1,6 @@
 // How much of a cached prefix a sliding-window model can reuse. Pure, for the prefix cache:
 //   const m = reusablePrefixLength(matched, context.minPosition(holder), model.slidingWindow);
-//   if (m > 0) context.copySequence(holder, target, 0, m);   // then decode from position m
+//   if (m > 0) context.copy(holder, target, 0, m);   // then decode from position m
 
 /**
  * The longest prefix length ≤ `matched` that a new sequence S may take from a holder sequence

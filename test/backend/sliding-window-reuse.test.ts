@@ -82,7 +82,7 @@ async function reuse(model: LlamaModel, options: ContextOptions, m: number, held
     context.clear();
     await decode(context, HOLDER, 0, held, 128);
     const holderMin = context.minPosition(HOLDER);
-    context.copySequence(HOLDER, SHARER, 0, m);
+    context.copy(HOLDER, SHARER, 0, m);
     const sharerMin = context.minPosition(SHARER);
     const shared = await decode(context, SHARER, m, prompt.length, 32);
     return { holderMin, sharerMin, firstDiff: maxAbsDifference(shared.first, reference.first), lastDiff: maxAbsDifference(shared.last, reference.last) };
