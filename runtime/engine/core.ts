@@ -14,6 +14,7 @@ import { KvManager } from './kv-manager.js';
 import { ModelRunner } from './model-runner.js';
 import { Scheduler, type StepPlan } from './scheduler.js';
 import type { RequestState, Sequence } from './sequence.js';
+import { reusablePrefixLength } from './sliding-window.js';
 import { StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
 
@@ -51,6 +52,8 @@ export class EngineCore {
       cells: config.maxTotalSeqLength,
       runningSlots: config.maxNumSequence,
       recyclingSlots: config.prefixCacheRecyclingSeqs,
+      // A sliding-window model needs the window before a shared prefix's end still in the holder's cells.
+      reusable: (matched, holder) => reusablePrefixLength(matched, context.minPosition(holder), config.slidingWindowSize),
     });
     if (context.sequences < this.kv.slotCount) {
       throw new Error(`the context has ${context.sequences} sequence ids; the engine needs ${this.kv.slotCount}`);

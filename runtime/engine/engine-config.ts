@@ -83,7 +83,7 @@ const RULES: Record<OverrideKey, KeyRule> = {
   attention_sink_size: { kind: 'int', min: 0, notYet: { noop: 0, why: 'attention sinks are not available in the llama.cpp backend' } },
   max_history_size: { kind: 'int', min: 0, notYet: { noop: 0, why: 'history rollback for recurrent models is not implemented yet' } },
   spec_draft_length: { kind: 'int', min: 0, notYet: { noop: 0, why: 'speculative decoding is not available yet' } },
-  prefix_cache_max_num_recycling_seqs: { kind: 'int', min: 0, notYet: { noop: 0, why: 'the prefix cache is not available yet' } },
+  prefix_cache_max_num_recycling_seqs: { kind: 'int', min: 0 },
 };
 
 export type Overrides = Partial<Record<OverrideKey, number>>;
@@ -144,6 +144,7 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
   if (maxNumSequence > facts.maxParallelSequences) {
     throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} exceeds llama.cpp's limit of ${facts.maxParallelSequences} sequences`);
   }
+  const prefixCacheRecyclingSeqs = recyclingSeqs(overrides, facts, maxNumSequence);
   const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence);
   const maxTotalSeqLength = kv.cells;
   let prefillChunkSize = overrides.prefill_chunk_size ?? (server ? Math.min(maxTotalSeqLength, SERVER_PREFILL_CHUNK) : contextWindowSize);
@@ -155,12 +156,31 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     prefillChunkSize,
     contextWindowSize: Math.min(contextWindowSize, maxTotalSeqLength),
     slidingWindowSize: facts.slidingWindow,
-    prefixCacheRecyclingSeqs: 0,
+    prefixCacheRecyclingSeqs,
     tensorParallelShards: overrides.tensor_parallel_shards ?? 1,
     gpuMemoryUtilization: overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION,
     maxQueuedRequests: 1024,
     memoryNote: kv.note,
   };
+}
+
+/** Finished sequences kept for the prefix cache by default (their cells count in the KV budget and are evicted first). */
+const DEFAULT_RECYCLING_SEQS = 16;
+
+/**
+ * Sequence ids kept only for the prefix cache: each holds one finished request's cells until
+ * the KV budget needs them. Ids cost nearly nothing; cells are bounded by the KV budget anyway.
+ */
+function recyclingSeqs(overrides: Overrides, facts: ModelFacts, maxNumSequence: number): number {
+  const room = facts.maxParallelSequences - maxNumSequence;
+  const asked = overrides.prefix_cache_max_num_recycling_seqs;
+  if (asked === undefined) return Math.min(Math.max(DEFAULT_RECYCLING_SEQS, maxNumSequence), room);
+  if (asked > room) {
+    throw new ConfigError(
+      `--overrides: prefix_cache_max_num_recycling_seqs=${asked} with max_num_sequence=${maxNumSequence} exceeds llama.cpp's limit of ${facts.maxParallelSequences} sequences (at most ${room})`,
+    );
+  }
+  return asked;
 }
 
 /**

@@ -193,7 +193,16 @@ const logprobsSchema = {
 
 const usageSchema = {
   type: 'object',
-  properties: { prompt_tokens: { type: 'integer' }, completion_tokens: { type: 'integer' }, total_tokens: { type: 'integer' } },
+  properties: {
+    prompt_tokens: { type: 'integer' },
+    completion_tokens: { type: 'integer' },
+    total_tokens: { type: 'integer' },
+    prompt_tokens_details: {
+      type: 'object',
+      description: 'cached_tokens: prompt tokens whose KV cells came from the prefix cache instead of being computed.',
+      properties: { cached_tokens: { type: 'integer' } },
+    },
+  },
 } as const;
 
 /** Response and stream chunk differ only in `object`, the message field and the finish reasons. */

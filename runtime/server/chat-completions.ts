@@ -205,6 +205,8 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
   const wantLogprobs = request.logprobs === true;
   const stream = request.stream === true;
   let promptTokens = 0;
+  /** Prompt tokens served from the prefix cache (the choices share one prompt). */
+  let cachedTokens = 0;
   let streaming = false;
 
   const startStream = () => {
@@ -250,6 +252,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
         const choice = choices[event.choice]!;
         choice.finish = event.reason;
         choice.completionTokens = event.completionTokens;
+        cachedTokens = event.cachedTokens;
         const last = choice.parser || choice.splitter ? advance(choice, undefined) : [];
         if (stream) for (const delta of last) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta, logprobs: null, finish_reason: null }] });
         if (stream) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [{ index: event.choice, delta: {}, logprobs: null, finish_reason: finishReason(choice) }] });
@@ -275,7 +278,12 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
   }
   context.tracer?.instant(completionId, 'finished', {});
   const completionTokens = choices.reduce((sum, choice) => sum + choice.completionTokens, 0);
-  const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+    prompt_tokens_details: { cached_tokens: cachedTokens },
+  };
   if (stream) {
     if (request.stream_options?.include_usage) sendEvent(res, { ...base, object: 'chat.completion.chunk', choices: [], usage });
     endEventStream(res);

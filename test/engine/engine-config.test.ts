@@ -133,12 +133,24 @@ test('unknown keys, bad values and impossible combinations name the key', () => 
   throwsConfig(() => parseOverrides('max_num_sequence'), /max_num_sequence needs a value/);
   throwsConfig(() => parseOverrides('max_num_sequence=2;max_num_sequence=3'), /max_num_sequence is given twice/);
   throwsConfig(() => parseOverrides('spec_draft_length=4'), /spec_draft_length=4 cannot be honoured: speculative decoding/);
-  throwsConfig(() => parseOverrides('prefix_cache_max_num_recycling_seqs=2'), /prefix cache/);
+  throwsConfig(() => parseOverrides('prefix_cache_max_num_recycling_seqs=-1'), /prefix_cache_max_num_recycling_seqs=-1 is not valid/);
+  throwsConfig(
+    () => computeEngineConfig('local', parseOverrides('max_num_sequence=200;prefix_cache_max_num_recycling_seqs=100'), facts),
+    /prefix_cache_max_num_recycling_seqs=100 with max_num_sequence=200 exceeds llama\.cpp's limit of 256 sequences \(at most 56\)/,
+  );
   throwsConfig(() => parseOverrides('attention_sink_size=4'), /attention_sink_size=4 cannot be honoured/);
   throwsConfig(() => computeEngineConfig('local', parseOverrides('context_window_size=9000'), facts), /context_window_size=9000 is larger than the model's context of 8192/);
   throwsConfig(() => computeEngineConfig('interactive', parseOverrides('max_num_sequence=4'), facts), /max_num_sequence=4 contradicts --mode interactive/);
   throwsConfig(() => computeEngineConfig('local', parseOverrides('max_num_sequence=300'), facts), /exceeds llama\.cpp's limit of 256/);
   throwsConfig(() => parseMode('batch'), /--mode 'batch' is not valid: use one of local, interactive, server/);
+});
+
+test('the prefix cache keeps 16 finished sequences by default (at least max_num_sequence, within llama.cpp\'s limit); 0 turns it off', () => {
+  assert.is(computeEngineConfig('local', {}, facts).prefixCacheRecyclingSeqs, 16);
+  assert.is(computeEngineConfig('local', parseOverrides('max_num_sequence=32'), facts).prefixCacheRecyclingSeqs, 32);
+  assert.is(computeEngineConfig('server', {}, facts).prefixCacheRecyclingSeqs, 128);
+  assert.is(computeEngineConfig('local', parseOverrides('max_num_sequence=250'), facts).prefixCacheRecyclingSeqs, 6);
+  assert.is(computeEngineConfig('local', parseOverrides('prefix_cache_max_num_recycling_seqs=0'), facts).prefixCacheRecyclingSeqs, 0);
 });
 
 test('no-op values of keys the backend cannot change are accepted', () => {

@@ -37,6 +37,27 @@ test('a whole (non-streamed) completion', async ({ s }) => {
   assert.is(completion.usage!.total_tokens, completion.usage!.prompt_tokens + 12);
 });
 
+test('usage.prompt_tokens_details.cached_tokens: a conversation\'s next turn is served from the cache', async ({ s }) => {
+  const system = { role: 'system' as const, content: 'You answer in one short sentence. '.repeat(12) };
+  const first = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages: [system, { role: 'user', content: 'Name a colour.' }], max_tokens: 6, temperature: 0 });
+  // Only the template's opening can be cached from earlier tests: the system prompt is new.
+  assert.ok(first.usage!.prompt_tokens_details!.cached_tokens! < 10, `${first.usage!.prompt_tokens_details!.cached_tokens}`);
+  const history = [system, { role: 'user' as const, content: 'Name a colour.' }, { role: 'assistant' as const, content: first.choices[0]!.message.content ?? '' }];
+  const stream = await s.client.chat.completions.create({
+    model: TINY_MODEL_ID,
+    messages: [...history, { role: 'user', content: 'And another one?' }],
+    max_tokens: 6,
+    temperature: 0,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let usage: { prompt_tokens: number; prompt_tokens_details?: { cached_tokens?: number } } | undefined;
+  for await (const chunk of stream) usage = chunk.usage ?? usage;
+  const cached = usage!.prompt_tokens_details!.cached_tokens!;
+  assert.ok(cached >= first.usage!.prompt_tokens, `the whole first prompt is reused (${cached} of ${usage!.prompt_tokens}; the first had ${first.usage!.prompt_tokens})`);
+  assert.ok(cached < usage!.prompt_tokens);
+});
+
 test('a streamed completion with usage matches the whole one', async ({ s }) => {
   const whole = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 10, temperature: 0, ...extra });
   const stream = await s.client.chat.completions.create({
