@@ -11,10 +11,10 @@ import { availableParallelism } from 'node:os';
 import { cac } from 'cac';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { formatTable } from './prefix/format-table.js';
-import { runLongPrompt } from './prefix/long-prompt.js';
-import { runMultiTurn } from './prefix/multi-turn.js';
+import { runLongPrompt, type LongPromptResult } from './prefix/long-prompt.js';
+import { runMultiTurn, type MultiTurnResult } from './prefix/multi-turn.js';
 import { longPromptRows, multiTurnRows, sharedSystemRows, type Row } from './prefix/rows.js';
-import { runSharedSystem } from './prefix/shared-system.js';
+import { runSharedSystem, type SharedSystemResult } from './prefix/shared-system.js';
 import { SERVER_KINDS, startServer, type ServerKind, type ServerLimits } from './prefix/servers.js';
 import { FULL, QUICK, type Sizes } from './prefix/sizes.js';
 
@@ -74,9 +74,10 @@ async function runScenario(scenario: Scenario, url: string): Promise<unknown> {
 }
 
 function rowsOf(scenario: Scenario, results: Partial<Record<ServerKind, unknown>>): Row[] {
-  if (scenario === 'multi-turn') return multiTurnRows(results as never, sizes.multiTurn.turns);
-  if (scenario === 'shared-system') return sharedSystemRows(results as never);
-  return longPromptRows(results as never);
+  // runScenario gave each server the result type of this scenario.
+  if (scenario === 'multi-turn') return multiTurnRows(results as Partial<Record<ServerKind, MultiTurnResult>>, sizes.multiTurn.turns);
+  if (scenario === 'shared-system') return sharedSystemRows(results as Partial<Record<ServerKind, SharedSystemResult>>);
+  return longPromptRows(results as Partial<Record<ServerKind, LongPromptResult>>);
 }
 
 function describeScenario(scenario: Scenario): string {

@@ -1,9 +1,12 @@
 // Starts lmforge or llama-server as a fresh child process with the same limits (KV cells,
 // parallel sequences, prefill chunk, threads), waits until GET /health answers 200, and
-// stops it again. A fresh process per scenario means neither server starts with a warm cache.
+// stops it again. A fresh process per scenario means neither server starts with a warm prompt
+// cache; one short request before handing it over pays each server's first-request costs
+// (thread pools, template compilation, allocations) outside the measurement.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { streamChatCompletion } from '../serve/stream-request.js';
 
 export type ServerKind = 'lmforge' | 'llama-server';
 export const SERVER_KINDS: readonly ServerKind[] = ['lmforge', 'llama-server'];
@@ -41,6 +44,7 @@ export async function startServer(kind: ServerKind, limits: ServerLimits): Promi
   const stop = () => stopChild(child);
   try {
     await waitHealthy(url, child, () => output);
+    await warmUp(url, limits.model);
   } catch (error) {
     await stop();
     throw error;
@@ -67,10 +71,11 @@ function spawnLlamaServer(limits: ServerLimits, port: number): ChildProcess {
 
 function describe(kind: ServerKind, limits: ServerLimits, output: string): string {
   if (kind === 'lmforge') return /^engine:\s*(.*)$/m.exec(output)?.[1] ?? 'engine line not found';
-  const cacheRam = /cache.?ram[^\n]*?(\d+ MiB)/i.exec(output)?.[1];
+  // llama-server's own prompt reuse stays at its defaults: it is what lmforge is measured against.
   return (
     `--parallel ${limits.slots} --ctx-size ${limits.kvCells} --kv-unified --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +
-    `--threads ${limits.threads}${cacheRam ? ` (prompt cache ${cacheRam})` : ''}`
+    `--threads ${limits.threads}; prompt reuse at its defaults: a slot keeps its last prompt (--slot-prompt-similarity 0.10), ` +
+    `prompts are cached in RAM (--cache-ram 8192 MiB)`
   );
 }
 
@@ -87,6 +92,12 @@ async function waitHealthy(url: string, child: ChildProcess, output: () => strin
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   throw new Error(`the server was not ready within 180 s:\n${output().slice(-2000)}`);
+}
+
+/** A few tokens from a prompt no scenario shares beyond the template's first tokens. */
+async function warmUp(url: string, model: string): Promise<void> {
+  const r = await streamChatCompletion({ url, model, prompt: 'Warm up.', maxTokens: 4, temperature: 0, timeoutMs: 120_000 });
+  if (!r.ok) throw new Error(`the warm-up request failed: ${r.error}`);
 }
 
 /** SIGTERM (lmforge drains, llama-server stops), then SIGKILL after 15 s. */
