@@ -4,13 +4,27 @@
 import { performance } from 'node:perf_hooks';
 import { readSseData } from './sse.js';
 
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
 export interface RequestSpec {
   url: string;
   model: string;
+  /** One user message; ignored when `messages` is given. */
   prompt: string;
+  /** The whole conversation, for benchmarks that replay chat history. */
+  messages?: ChatMessage[];
   maxTokens: number;
+  /** Default true, so every output has max_tokens tokens. */
+  ignoreEos?: boolean;
   temperature: number;
   timeoutMs: number;
+  /** Ends the stream early; the result then fails with 'aborted' but keeps its timings. */
+  signal?: AbortSignal;
+  /** Called at the arrival of each content chunk, with performance.now(). */
+  onContent?: (at: number) => void;
 }
 
 export interface RequestResult {
@@ -26,6 +40,12 @@ export interface RequestResult {
   outputTokens: number;
   /** From the usage chunk; -1 when the server sent none. */
   promptTokens: number;
+  /** usage.prompt_tokens_details.cached_tokens; -1 when the server sent none. */
+  cachedTokens: number;
+  /** The generated content, concatenated. */
+  text: string;
+  /** performance.now() at each content chunk, for splitting gaps by time window. */
+  contentTimes: number[];
   contentChunks: number;
   /** performance.now() at the start and end, for the run's duration. */
   startedAt: number;
@@ -34,7 +54,7 @@ export interface RequestResult {
 
 interface Chunk {
   choices?: { delta?: { content?: string | null; reasoning_content?: string | null } }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
+  usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null;
   error?: { message?: string };
 }
 
@@ -46,6 +66,9 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
     itlMs: [],
     outputTokens: 0,
     promptTokens: -1,
+    cachedTokens: -1,
+    text: '',
+    contentTimes: [],
     contentChunks: 0,
     startedAt: performance.now(),
     endedAt: Number.NaN,
@@ -59,14 +82,14 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
         model: spec.model,
-        messages: [{ role: 'user', content: spec.prompt }],
+        messages: spec.messages ?? [{ role: 'user', content: spec.prompt }],
         max_tokens: spec.maxTokens,
-        ignore_eos: true,
+        ignore_eos: spec.ignoreEos ?? true,
         temperature: spec.temperature,
         stream: true,
         stream_options: { include_usage: true },
       }),
-      signal: AbortSignal.timeout(spec.timeoutMs),
+      signal: spec.signal ? AbortSignal.any([spec.signal, AbortSignal.timeout(spec.timeoutMs)]) : AbortSignal.timeout(spec.timeoutMs),
     });
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => '');
@@ -88,6 +111,7 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
       if (chunk.usage?.completion_tokens !== undefined) {
         usageTokens = chunk.usage.completion_tokens;
         result.promptTokens = chunk.usage.prompt_tokens ?? -1;
+        result.cachedTokens = chunk.usage.prompt_tokens_details?.cached_tokens ?? -1;
       }
       const delta = chunk.choices?.[0]?.delta;
       // Reasoning text is generated output too: it counts for TTFT and ITL like content.
@@ -96,8 +120,12 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
       else result.itlMs.push(now - lastChunkAt);
       lastChunkAt = now;
       result.contentChunks++;
+      result.text += delta.content ?? '';
+      result.contentTimes.push(now);
+      spec.onContent?.(now);
     }
   } catch (error) {
+    if (spec.signal?.aborted) return fail(result, 'aborted');
     return fail(result, (error as Error).name === 'TimeoutError' ? `timed out after ${spec.timeoutMs} ms` : describeFetchError(error));
   }
   result.endedAt = performance.now();

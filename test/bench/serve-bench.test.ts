@@ -119,7 +119,7 @@ test('bad options are refused with the flag named', async ({ server }) => {
 
 test('summary percentiles on known per-request figures', () => {
   const result = (ttftMs: number, latencyMs: number, outputTokens: number, itlMs: number[]): RequestResult => ({
-    ok: true, ttftMs, latencyMs, itlMs, outputTokens, promptTokens: 10, contentChunks: outputTokens, startedAt: 0, endedAt: latencyMs,
+    ok: true, ttftMs, latencyMs, itlMs, outputTokens, promptTokens: 10, cachedTokens: -1, text: '', contentTimes: [], contentChunks: outputTokens, startedAt: 0, endedAt: latencyMs,
   });
   const results = Array.from({ length: 10 }, (_, i) => result(10 * (i + 1), 10 * (i + 1) + 90, 10, [10]));
   results.push({ ...result(1, 1, 0, []), ok: false, error: 'HTTP 500' });

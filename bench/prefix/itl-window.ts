@@ -1,0 +1,26 @@
+// Inter-token gaps of several streams, split by time window: the "before" window takes gaps
+// that lie wholly inside it, the "during" window every gap that overlaps it, so the stall a
+// long prefill causes (one gap that starts before the prefill and ends after it) is counted
+// during, never before.
+
+/** Gaps (ms) between consecutive chunk times of each stream that lie wholly inside [from, to]. */
+export function gapsWithin(streams: readonly (readonly number[])[], from: number, to: number): number[] {
+  return gapsWhere(streams, (start, end) => start >= from && end <= to);
+}
+
+/** Gaps (ms) between consecutive chunk times of each stream that overlap (from, to). */
+export function gapsOverlapping(streams: readonly (readonly number[])[], from: number, to: number): number[] {
+  return gapsWhere(streams, (start, end) => start < to && end > from);
+}
+
+function gapsWhere(streams: readonly (readonly number[])[], keep: (start: number, end: number) => boolean): number[] {
+  const gaps: number[] = [];
+  for (const times of streams) {
+    for (let i = 1; i < times.length; i++) {
+      const start = times[i - 1]!;
+      const end = times[i]!;
+      if (keep(start, end)) gaps.push(end - start);
+    }
+  }
+  return gaps;
+}
