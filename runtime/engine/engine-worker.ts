@@ -104,7 +104,11 @@ port.on('message', (message: ToWorker) => {
     case 'init':
       init(message.options).then(
         (info) => post({ type: 'ready', info }),
-        (error: Error) => post({ type: 'init-failed', message: error.message, userFacing: (error as { userFacing?: boolean }).userFacing === true }),
+        (error: Error) => {
+          // The main thread ends this worker next: llama.cpp must not keep logging into it.
+          releaseLlamaLogs();
+          post({ type: 'init-failed', message: error.message, userFacing: (error as { userFacing?: boolean }).userFacing === true });
+        },
       );
       break;
     case 'submit':
