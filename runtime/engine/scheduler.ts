@@ -143,7 +143,8 @@ export class Scheduler {
       }
     }
     const entries = new Map<Sequence, StepEntry>();
-    let room = Math.min(this.limits.batchCapacity, decoding + this.budget.catchUpTokens(decoding));
+    const prompts = ready.length - decoding;
+    let room = Math.min(this.limits.batchCapacity, decoding + this.budget.catchUpTokens(decoding, prompts));
     const grant = (sequence: Sequence, most: number): void => {
       const entry = entries.get(sequence);
       const already = entry?.count ?? 0;

@@ -38,11 +38,15 @@ export class StepBudget {
     this.firstGuess = Math.min(options.firstGuess ?? 64, options.chunk);
   }
 
-  /** Most prompt (catch-up) tokens the next step may carry beside `decoding` one-token entries. */
-  catchUpTokens(decoding: number): number {
+  /**
+   * Most prompt (catch-up) tokens the next step may carry beside `decoding` one-token entries
+   * while `prompts` sequences are catching up. The streams' slowdown is worth more when it
+   * serves several waiting prompts per stream: the allowance grows with that ratio.
+   */
+  catchUpTokens(decoding: number, prompts = 1): number {
     if (decoding === 0) return this.options.chunk;
     if (this.decodeMicros === undefined || this.tokenMicros === undefined) return this.firstGuess;
-    const spare = (this.slowdown - 1) * this.decodeMicros;
+    const spare = (this.slowdown - 1) * this.decodeMicros * Math.max(1, prompts / decoding);
     const affordable = Math.floor(spare / Math.max(this.tokenMicros, 1e-3));
     return Math.max(this.minTokens, Math.min(this.options.chunk, affordable));
   }
