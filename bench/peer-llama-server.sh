@@ -11,8 +11,9 @@
 # (default ${LMFORGE_HOME:-$HOME/.cache/lmforge}/peer/llama.cpp); the build is skipped when
 # the binary is already there. The bundle comes from the npm package node-llama-cpp, fetched
 # with `npm pack` by fixtures/llama-source-bundle.ts (the registry is the only download).
-# llama-server keeps finished prompts in a cache (--cache-ram) and lmforge has no prefix cache
-# yet: give each `lmforge bench` run its own --seed so neither sees prompts it has seen before.
+# Both servers keep finished prompts (llama-server per slot and in --cache-ram, lmforge in its
+# prefix cache): give each `lmforge bench` run its own --seed so neither sees prompts it has
+# seen before, unless prompt reuse is what is measured (npm run bench:prefix).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
