@@ -38,7 +38,7 @@ while (($#)); do
     --ctx) ctx=$2; shift ;;
     --threads) threads=$2; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     -*) echo "peer-llama-server: unknown option $1" >&2; exit 2 ;;
     *) model=$1 ;;
   esac
