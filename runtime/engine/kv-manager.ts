@@ -153,11 +153,6 @@ export class KvManager {
     return true;
   }
 
-  /** Drops every recycled slot (the cache empties; running sequences keep their cells). */
-  clearCache(): void {
-    for (const slot of [...this.recycled]) this.evictSlot(slot);
-  }
-
   private onlyCached(node: KvNode): boolean {
     for (const holder of node.holders) if (!this.recycled.has(holder)) return false;
     return true;

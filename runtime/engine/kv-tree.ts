@@ -144,7 +144,7 @@ export class KvTree {
 }
 
 /** How many of `run`'s tokens equal tokens[offset...], stopping at `limit` in `tokens`. */
-function commonLength(run: readonly number[], tokens: ArrayLike<number>, offset: number, limit: number): number {
+export function commonLength(run: readonly number[], tokens: ArrayLike<number>, offset: number, limit: number): number {
   const most = Math.min(run.length, limit - offset);
   let i = 0;
   while (i < most && run[i] === tokens[offset + i]) i++;

@@ -4,6 +4,7 @@
 // sequence takes what the prefix cache holds of its tokens, and waits for an older sequence
 // that is computing the same tokens rather than computing them twice.
 import type { KvManager } from './kv-manager.js';
+import { commonLength } from './kv-tree.js';
 import type { RequestState, Sequence } from './sequence.js';
 import type { StepBudget } from './step-budget.js';
 
@@ -183,7 +184,7 @@ export class Scheduler {
       for (const other of state.sequences) {
         if (other === sequence) return false;
         if (other.finish !== undefined || other.slot < 0) continue;
-        const common = commonPrefix(other.tokens, sequence.tokens, limit);
+        const common = commonLength(other.tokens, sequence.tokens, 0, limit);
         // The choices of one request always share their prompt; other requests only when it is worth a wait.
         const worth = state === sequence.request ? 1 : WAIT_FOR_SHARED_PREFIX;
         if (other.computed < common && common >= sequence.computed + worth) return true;
@@ -201,11 +202,4 @@ function projectedCells(state: RequestState): number {
     cells += sequence.tokens.length + 1 - (sequence.choice > 0 ? state.promptLength : 0);
   }
   return cells;
-}
-
-function commonPrefix(a: readonly number[], b: readonly number[], limit: number): number {
-  const most = Math.min(a.length, b.length, limit);
-  let i = 0;
-  while (i < most && a[i] === b[i]) i++;
-  return i;
 }
