@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { KvManager, type KvManagerOptions } from '../../runtime/engine/kv-manager.js';
-import { FakeKvCache, prefixPositions } from '../helpers/fake-kv-cache.js';
+import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 
 const test = suite('kv manager');
 
@@ -24,8 +24,6 @@ function setup(options: Partial<KvManagerOptions> = {}) {
   return { cache, kv, run, compute };
 }
 
-const range = (from: number, to: number): number[] => Array.from({ length: to - from }, (_, i) => from + i);
-
 test('a finished sequence leaves its cells; a prompt that starts the same shares them and computes the rest', () => {
   const { cache, kv, run } = setup();
   const a = run(range(100, 120));
@@ -34,7 +32,7 @@ test('a finished sequence leaves its cells; a prompt that starts the same shares
   assert.is(kv.cachedOnlyCells, 20, 'all of them are only cached now');
   const b = run([...range(100, 112), 7, 8, 9]);
   assert.is(b.shared, 12);
-  assert.equal(cache.positionsOf(b.slot), prefixPositions(15));
+  assert.equal(cache.positionsOf(b.slot), range(0, 15));
   for (const p of range(0, 12)) assert.ok(cache.shareCell(a.slot, b.slot, p), `position ${p} is one cell`);
   assert.is(kv.usedCells, 23, '20 cached + 3 new');
   assert.is(cache.cells.size, kv.usedCells, 'the count matches the cache');
@@ -56,7 +54,7 @@ test('sharing follows a slot’s own chain and goes on from where it stands', ()
   const b = kv.allocate();
   assert.is(kv.share(b, range(0, 30), 30), 30);
   assert.is(kv.share(b, range(0, 60), 59), 50, 'later it takes what the holder has added since');
-  assert.equal(cache.positionsOf(b), prefixPositions(50));
+  assert.equal(cache.positionsOf(b), range(0, 50));
   compute(b, range(50, 55));
   compute(a, [1, 2, 3]);
   assert.is(kv.usedCells, 58);
@@ -133,7 +131,7 @@ test('makeRoom evicts least recently used leaves first and never a running seque
   assert.is(kv.share(probe, range(0, 30), 29), 20, "a's leaf went first; the shared system prompt stayed");
   kv.release(probe, false);
   assert.not.ok(kv.makeRoom(71), 'only the running sequence is left: no room can be made');
-  assert.equal(cache.positionsOf(c.slot), prefixPositions(30), "the running sequence's cells are intact");
+  assert.equal(cache.positionsOf(c.slot), range(0, 30), "the running sequence's cells are intact");
   assert.is(kv.recycledSlots, 0, 'the evicted sequences gave their slots back');
   assert.is(cache.cells.size, kv.usedCells);
 });

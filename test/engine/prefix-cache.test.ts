@@ -8,6 +8,7 @@ import { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyGemma3SwaPath, tinyModelPath, TINY_SLIDING_WINDOW } from '../../fixtures/paths.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
+import { testRandom } from '../helpers/test-random.js';
 
 interface Engines {
   cached: Engine;
@@ -26,13 +27,10 @@ test.after(async ({ cached, uncached }) => {
   await uncached.dispose();
 });
 
-/** Deterministic token ids of the GPT-2 vocabulary (plain words, no control tokens). */
+/** Seeded token ids of the GPT-2 vocabulary, from 1000 to 30999 (plain words, no control tokens). */
 function tokens(seed: number, length: number): number[] {
-  let state = seed;
-  return Array.from({ length }, () => {
-    state = (state * 1103515245 + 12345) % 2 ** 31;
-    return 1000 + (state % 30000);
-  });
+  const random = testRandom(seed);
+  return Array.from({ length }, () => 1000 + Math.floor(random() * 30000));
 }
 
 /** What a choice produced: tokens, text, finish reason and the tokens its logprobs describe. */

@@ -62,7 +62,7 @@ function inRange(position: number, from: number, to: number): boolean {
   return (from < 0 || position >= from) && (to < 0 || position < to);
 }
 
-/** Positions [0, length) in order: what a sequence that holds a whole prefix has. */
-export function prefixPositions(length: number): number[] {
-  return Array.from({ length }, (_, i) => i);
+/** The integers [from, to) in order: token runs, and the positions a whole prefix holds. */
+export function range(from: number, to: number): number[] {
+  return Array.from({ length: to - from }, (_, i) => from + i);
 }
