@@ -17,10 +17,20 @@ export type Expr =
   | { kind: 'repeat'; body: Expr; min: number; max: number } // inline; max -1 = unbounded
   | { kind: 'ref'; rule: number }
   | { kind: 'counted'; rule: number; min: number; max: number } // matcher counts iterations
+  | { kind: 'automaton'; states: number; finals: number[]; edges: number[] } // see Automaton
   | { kind: 'token'; ids: number[] }
   | { kind: 'excludeToken'; ids: number[] }
   | { kind: 'tagDispatch'; tags: { trigger: Uint8Array; rule: number }[]; loop: boolean; excludes: Uint8Array[] }
   | { kind: 'tokenDispatch'; tags: { token: number; rule: number }[]; loop: boolean; excludes: number[] };
+
+/**
+ * A deterministic byte automaton, start state 0, built by dfa/ from products of languages
+ * (a number range with a remainder, keys matched by some patterns and not others) that no
+ * regular expression writes compactly. `edges` holds [from, lo, hi, to] quadruples, sorted by
+ * source and byte; every state can reach a final one. It is never empty (an empty language is
+ * `nothing`).
+ */
+export type Automaton = Extract<Expr, { kind: 'automaton' }>;
 
 /** Why a front end produced an expression that matches nothing, and where the input says so:
  * reported if the whole language turns out empty because of it (passes/empty-language.ts). */

@@ -36,3 +36,12 @@ export const MAX_RULES = 100_000;
 /** Most automaton states (before minimisation) of one grammar: bounded repeats nested in
  * each other multiply (`((a{100}){100}){100}` is a million), and memory with them. */
 export const MAX_AUTOMATON_STATES = 1_000_000;
+
+/** Most states of an automaton built from a product of languages (a number range with
+ * `multipleOf`, keys matched by some patterns and not others, a pattern within a length):
+ * a product multiplies states, and each is a mask to compute. */
+export const MAX_LANGUAGE_STATES = 50_000;
+
+/** Most states of the remainder automaton of `multipleOf` (a divisor d needs d of them, a
+ * decimal step a·10^-k needs a·(k + 2)). */
+export const MAX_REMAINDER_STATES = 20_000;

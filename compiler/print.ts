@@ -44,6 +44,8 @@ export function exprText(e: Expr, names: (rule: number) => string): string {
       return names(e.rule);
     case 'counted':
       return `Repeat(${names(e.rule)}, ${e.min}, ${e.max})`;
+    case 'automaton':
+      return automatonText(e.finals, e.edges);
     case 'token':
       return `Token(${e.ids.join(', ')})`;
     case 'excludeToken':
@@ -53,6 +55,19 @@ export function exprText(e: Expr, names: (rule: number) => string): string {
     case 'tokenDispatch':
       return `TokenTagDispatch(${e.tags.map((t) => `(${t.token}, ${names(t.rule)})`).join(', ')}, loop=${e.loop}, excludes=(${e.excludes.join(', ')}))`;
   }
+}
+
+/** `Automaton(finals; from:lo-hi>to ...)`, bytes in hex: canonical, since dfa/ numbers states
+ * in the order a walk from the start reaches them. */
+function automatonText(finals: number[], edges: number[]): string {
+  const hex = (b: number): string => b.toString(16).padStart(2, '0');
+  let out = `Automaton(${finals.join(' ')};`;
+  for (let i = 0; i < edges.length; i += 4) {
+    const lo = edges[i + 1]!;
+    const hi = edges[i + 2]!;
+    out += ` ${edges[i]}:${hex(lo)}${hi === lo ? '' : '-' + hex(hi)}>${edges[i + 3]}`;
+  }
+  return out + ')';
 }
 
 function wrap(e: Expr, names: (rule: number) => string, ctx: 'seq' | 'choice' | 'repeat'): string {

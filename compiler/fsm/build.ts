@@ -7,6 +7,7 @@ import { buildDispatch } from './aho-corasick.js';
 import {
   type CountedRepeat,
   EDGE_BYTE,
+  EDGE_EPSILON,
   EDGE_EXCLUDE_TOKEN,
   EDGE_REPEAT,
   EDGE_RULE,
@@ -115,6 +116,16 @@ function build(fsm: RuleFsm, expr: Expr, from: number, ruleId: number, tables: F
       }
       return end;
     }
+    case 'automaton': {
+      // Its own states behind an epsilon edge (its start may be the target of a loop).
+      const base = fsm.numStates;
+      for (let s = 0; s < expr.states; s++) fsm.newState();
+      const end = fsm.newState();
+      fsm.eps(from, base);
+      for (let i = 0; i < expr.edges.length; i += 4) fsm.edge(base + expr.edges[i]!, EDGE_BYTE, base + expr.edges[i + 3]!, expr.edges[i + 1], expr.edges[i + 2]);
+      for (const f of expr.finals) fsm.eps(base + f, end);
+      return end;
+    }
     case 'ref': {
       const next = fsm.newState();
       fsm.edge(from, EDGE_RULE, next, 0, 0, expr.rule);
@@ -142,6 +153,20 @@ function build(fsm: RuleFsm, expr: Expr, from: number, ruleId: number, tables: F
     case 'tokenDispatch':
       throw new Error('internal: a dispatch must be a whole rule body after normalisation');
   }
+}
+
+/**
+ * The epsilon-free automaton of one expression that refers to no rule and no token (a
+ * language the dfa/ operations work on), within the grammar-wide state limit.
+ */
+export function expressionFsm(expr: Expr): RuleFsm {
+  const fsm = new RuleFsm();
+  fsm.budget = { left: MAX_AUTOMATON_STATES };
+  const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [] };
+  fsm.finals[build(fsm, expr, 0, -1, tables)] = true;
+  if (fsm.kind.some((k) => k !== EDGE_BYTE && k !== EDGE_EPSILON)) throw new Error('internal: a language expression refers to a rule or token');
+  fsm.budget = null;
+  return fsm.simplify();
 }
 
 /** Builds `expr` behind an epsilon edge, so a loop inside it cannot capture `from`. */

@@ -26,7 +26,7 @@ export function minimizeRuleFsm(fsm: RuleFsm): RuleFsm {
 }
 
 /** Subset construction; null when it would pass `limit` states. */
-function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
+export function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
   const n = fsm.numStates;
   const out: number[][] = Array.from({ length: n }, () => []);
   for (let e = 0; e < fsm.from.length; e++) out[fsm.from[e]!]!.push(e);
@@ -86,7 +86,7 @@ function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
  * another look, so a long literal costs one pass rather than one round per character. Then
  * one state per class, numbered from the start's.
  */
-function minimize(dfa: RuleFsm): RuleFsm {
+export function minimize(dfa: RuleFsm): RuleFsm {
   const n = dfa.numStates;
   const out: number[][] = Array.from({ length: n }, () => []);
   const preds: number[][] = Array.from({ length: n }, () => []);

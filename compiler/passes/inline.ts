@@ -17,6 +17,8 @@ function inlineCost(e: Expr): number {
       return 1 + (e.ranges.length >> 1);
     case 'byteRange':
       return 1;
+    case 'automaton':
+      return e.edges.length >> 2;
     case 'seq':
     case 'choice':
       return e.items.reduce((n, i) => n + inlineCost(i), 0);
