@@ -1,29 +1,37 @@
-// Up-front checks of a JSON schema: valid JSON Schema (ajv's meta-schema), and every keyword
-// either enforced by the converter or a pure annotation. An assertion the grammar cannot
-// enforce is an error naming it by JSON pointer, never a silent relaxation.
-import { Ajv2020 } from 'ajv/dist/2020.js';
+// Up-front checks of a JSON schema: valid JSON Schema (ajv's meta-schema of its dialect), and
+// every keyword either enforced by the converter or a pure annotation. An assertion the grammar
+// cannot enforce is an error naming it by JSON pointer, never a silent relaxation.
+import type { Ajv } from 'ajv';
 import { GrammarError, pointerJoin } from '../errors.js';
+import { ajvFor, type Dialect, dialectOf } from './dialect.js';
 import { FORMATS } from './formats.js';
 
 const ENFORCED = new Set([
-  'type', 'enum', 'const', 'anyOf', 'oneOf', '$ref', '$defs', 'definitions',
-  'properties', 'required', 'additionalProperties', 'patternProperties', 'minProperties', 'maxProperties',
-  'items', 'prefixItems', 'minItems', 'maxItems', 'minLength', 'maxLength', 'pattern', 'format',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum',
+  'type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', '$ref', '$defs', 'definitions',
+  'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties',
+  'minProperties', 'maxProperties', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'minItems', 'maxItems',
+  'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
 ]);
 const ANNOTATIONS = new Set([
   'title', 'description', 'examples', 'default', '$comment', '$schema', 'deprecated', 'readOnly',
   'writeOnly', 'contentMediaType', 'contentEncoding', '$vocabulary',
 ]);
 
-let metaValidator: Ajv2020 | null = null;
+const metaValidators = new Map<Dialect, Ajv>();
 
 export function checkSchema(schema: unknown): void {
   if (typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
     throw GrammarError.at('', 'a JSON schema must be an object or a boolean');
   }
-  metaValidator ??= new Ajv2020({ strict: false, validateFormats: false });
-  if (!metaValidator.validateSchema(schema as object)) {
+  const dialect = dialectOf(schema);
+  let metaValidator = metaValidators.get(dialect);
+  if (!metaValidator) {
+    metaValidator = ajvFor(dialect, { validateFormats: false });
+    metaValidators.set(dialect, metaValidator);
+  }
+  // Against the dialect's own meta-schema, whatever `$schema` URI names it.
+  const body = typeof schema === 'object' && '$schema' in schema ? Object.fromEntries(Object.entries(schema).filter(([k]) => k !== '$schema')) : schema;
+  if (!metaValidator.validateSchema(body as object)) {
     const error = metaValidator.errors?.[0];
     const pointer = error?.instancePath ?? '';
     throw GrammarError.at(pointer, `not a valid JSON schema: ${error?.message ?? 'invalid'}`);
@@ -55,11 +63,11 @@ function walk(schema: unknown, pointer: string, isRoot: boolean): void {
       for (const [name, sub] of Object.entries(map)) walk(sub, pointerJoin(pointer, key, name), false);
     }
   }
-  for (const key of ['anyOf', 'oneOf', 'prefixItems']) {
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items']) {
     const list = s[key];
     if (Array.isArray(list)) list.forEach((sub, i) => walk(sub, pointerJoin(pointer, key, i), false));
   }
-  for (const key of ['additionalProperties', 'items']) {
-    if (key in s) walk(s[key], pointerJoin(pointer, key), false);
+  for (const key of ['additionalProperties', 'items', 'additionalItems', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems']) {
+    if (key in s && !Array.isArray(s[key])) walk(s[key], pointerJoin(pointer, key), false);
   }
 }

@@ -1,37 +1,55 @@
-// anyOf and oneOf. Keywords next to the combinator are merged into every branch (an
-// intersection) where that is exact; keywords that interact across schemas (properties with
-// additionalProperties, items with prefixItems) or clash are errors. oneOf becomes a choice
-// only when its branches are provably disjoint: a grammar cannot check "exactly one".
+// anyOf and oneOf among the parts of a conjunction: each branch becomes the conjunction of the
+// branch and everything else (the keywords beside the combinator, the other parts), which is
+// exact. Two combinators multiply out. oneOf becomes a choice only when its branches are
+// provably disjoint: a grammar cannot check "exactly one".
 import { GrammarError, pointerJoin } from '../errors.js';
-import { isObject, type Lowering, type Schema } from './lowering.js';
-
-const ANNOTATION = new Set(['title', 'description', '$comment', 'default', 'examples', '$defs', 'definitions', '$schema', '$id']);
-const GROUPS = [['properties', 'patternProperties', 'additionalProperties'], ['items', 'prefixItems']];
+import { isObject, type Schema } from './lowering.js';
+import { commonTypes, type Conjunction, conjunctionOf, hasAssertions, type Part } from './parts.js';
 
 export interface Branch {
-  schema: Schema;
+  /** The branch schema alone, where nothing else applies to it (lowered as it stands). */
+  alone?: { schema: Schema; pointer: string };
+  /** Else the conjunction it takes part in. */
+  conjunction?: Conjunction;
   pointer: string;
 }
 
-export function combineBranches(ctx: Lowering, schema: Record<string, unknown>, pointer: string): Branch[] {
-  if (Array.isArray(schema.anyOf) && Array.isArray(schema.oneOf)) {
-    throw GrammarError.at(pointerJoin(pointer, 'oneOf'), "'anyOf' and 'oneOf' in one schema cannot be combined");
-  }
-  const key = Array.isArray(schema.oneOf) ? 'oneOf' : 'anyOf';
-  const siblings = Object.fromEntries(Object.entries(schema).filter(([k]) => k !== key && !ANNOTATION.has(k)));
-  const branches = (schema[key] as Schema[]).map((b, i) => {
-    const at = pointerJoin(pointer, key, i);
-    if (Object.keys(siblings).length === 0) return { schema: b, pointer: at };
-    const resolved = ctx.resolve(b, at);
-    return { schema: merge(siblings, resolved.schema, pointer), pointer: resolved.pointer };
+type Resolve = (ref: string, at: string) => { schema: Schema; pointer: string };
+
+/** The index of the first part with anyOf or oneOf, or -1. */
+export function combinatorPart(parts: Part[]): number {
+  return parts.findIndex((p) => Array.isArray(p.schema.anyOf) || Array.isArray(p.schema.oneOf));
+}
+
+/** The branches of that part's combinator (anyOf before oneOf; the other stays beside each
+ * branch and multiplies out when that branch is lowered). */
+export function distribute(parts: Part[], index: number, resolve: Resolve): Branch[] {
+  const holder = parts[index]!;
+  const key = Array.isArray(holder.schema.anyOf) ? 'anyOf' : 'oneOf';
+  const list = holder.schema[key] as Schema[];
+  const rest = Object.fromEntries(Object.entries(holder.schema).filter(([k]) => k !== key));
+  const others = parts.filter((_, i) => i !== index);
+  if (hasAssertions(rest)) others.push({ schema: rest, pointer: holder.pointer });
+  const branches: Branch[] = list.map((b, i) => {
+    const at = pointerJoin(holder.pointer, key, i);
+    if (others.length === 0) return { alone: { schema: b, pointer: at }, pointer: at };
+    const own = conjunctionOf(b, at, resolve);
+    return { conjunction: Array.isArray(own) ? [...others, ...own] : own, pointer: at };
   });
   if (key === 'oneOf') {
+    const partsOf = (b: Branch): Part[] | null => {
+      if (b.alone) {
+        const own = conjunctionOf(b.alone.schema, b.alone.pointer, resolve);
+        return Array.isArray(own) ? own : null;
+      }
+      return Array.isArray(b.conjunction) ? b.conjunction : null;
+    };
     for (let i = 0; i < branches.length; i++) {
       for (let j = i + 1; j < branches.length; j++) {
-        const a = ctx.resolve(branches[i]!.schema, branches[i]!.pointer).schema;
-        const b = ctx.resolve(branches[j]!.schema, branches[j]!.pointer).schema;
-        if (!disjoint(ctx, a, b, 0)) {
-          throw GrammarError.at(pointerJoin(pointer, 'oneOf'), `branches ${i} and ${j} may both match a value, so 'oneOf' cannot be enforced; use 'anyOf' or make them disjoint (different types, consts or a required discriminator)`);
+        const a = partsOf(branches[i]!);
+        const b = partsOf(branches[j]!);
+        if (a !== null && b !== null && !disjoint(a, b, resolve, 0)) {
+          throw GrammarError.at(pointerJoin(holder.pointer, 'oneOf'), `branches ${i} and ${j} may both match a value, so 'oneOf' cannot be enforced; use 'anyOf' or make them disjoint (different types, consts or a required discriminator)`);
         }
       }
     }
@@ -39,45 +57,28 @@ export function combineBranches(ctx: Lowering, schema: Record<string, unknown>, 
   return branches;
 }
 
-function merge(siblings: Record<string, unknown>, branch: Schema, pointer: string): Schema {
-  if (branch === false) return false;
-  if (branch === true) return siblings;
-  const out: Record<string, unknown> = { ...branch };
-  for (const [k, v] of Object.entries(siblings)) {
-    if (k === 'required' && Array.isArray(out.required)) out.required = [...new Set([...(out.required as string[]), ...(v as string[])])];
-    else if (k in out && JSON.stringify(out[k]) !== JSON.stringify(v)) {
-      throw GrammarError.at(pointerJoin(pointer, k), `'${k}' next to a combinator clashes with the same keyword in a branch`);
-    } else out[k] = v;
+/** Values an enum or const allows, from the first part that has one; null if none does. */
+function listedValues(parts: Part[]): unknown[] | null {
+  for (const { schema: s } of parts) {
+    if ('const' in s) return [s.const];
+    if (Array.isArray(s.enum)) return s.enum;
   }
-  for (const group of GROUPS) {
-    const fromSiblings = group.filter((k) => k in siblings);
-    const fromBranch = group.filter((k) => k in branch);
-    if (fromSiblings.length > 0 && fromBranch.some((k) => !fromSiblings.includes(k) || JSON.stringify(siblings[k]) !== JSON.stringify(branch[k]))) {
-      throw GrammarError.at(pointerJoin(pointer, fromSiblings[0]!), `'${fromSiblings[0]}' next to a combinator interacts with '${fromBranch[0]}' in a branch; move it into the branches`);
-    }
-  }
-  return out;
-}
-
-/** JSON types a schema can match, as far as its own keywords tell. */
-function types(s: Schema): Set<string> {
-  const all = ['null', 'boolean', 'number', 'integer', 'string', 'array', 'object'];
-  if (s === false) return new Set();
-  if (s === true) return new Set(all);
-  const values = 'const' in s ? [s.const] : Array.isArray(s.enum) ? s.enum : null;
-  if (values) return new Set(values.map(typeOfValue));
-  const t = typeof s.type === 'string' ? [s.type] : Array.isArray(s.type) ? (s.type as string[]) : null;
-  if (!t) return new Set(all);
-  const set = new Set(t);
-  if (set.has('number')) set.add('integer');
-  if (set.has('integer')) set.add('number');
-  return set;
+  return null;
 }
 
 function typeOfValue(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'array';
-  return typeof v === 'number' ? 'number' : typeof v;
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
+
+/** JSON types the parts can match, as far as type, enum and const tell. */
+function typesOf(parts: Part[]): Set<string> {
+  const types = new Set(commonTypes(parts));
+  const values = listedValues(parts);
+  if (values === null) return types;
+  return new Set(values.map(typeOfValue).filter((t) => types.has(t)));
 }
 
 function canonical(v: unknown): string {
@@ -86,27 +87,37 @@ function canonical(v: unknown): string {
   return JSON.stringify(v);
 }
 
-function disjoint(ctx: Lowering, a: Schema, b: Schema, depth: number): boolean {
+/** Whether no value can satisfy both conjunctions, as far as types, values and a required
+ * discriminator property show (false when unsure). */
+function disjoint(a: Part[], b: Part[], resolve: Resolve, depth: number): boolean {
   if (depth > 8) return false;
-  const ta = types(a);
-  if (![...types(b)].some((t) => ta.has(t))) return true;
-  if (!isObject(a) || !isObject(b)) return false;
-  const va = 'const' in a ? [a.const] : Array.isArray(a.enum) ? a.enum : null;
-  const vb = 'const' in b ? [b.const] : Array.isArray(b.enum) ? b.enum : null;
+  const tb = typesOf(b);
+  if (![...typesOf(a)].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) return true;
+  const va = listedValues(a);
+  const vb = listedValues(b);
   if (va && vb) {
     const set = new Set(va.map(canonical));
     if (!vb.some((v) => set.has(canonical(v)))) return true;
   }
-  // A discriminator: a property both require, with disjoint values.
-  const ra = Array.isArray(a.required) ? (a.required as string[]) : [];
-  const rb = new Set(Array.isArray(b.required) ? (b.required as string[]) : []);
-  const pa = isObject(a.properties) ? a.properties : {};
-  const pb = isObject(b.properties) ? b.properties : {};
-  for (const name of ra) {
-    if (!rb.has(name) || !(name in pa) || !(name in pb)) continue;
-    const sa = ctx.resolve(pa[name] as Schema, '').schema;
-    const sb = ctx.resolve(pb[name] as Schema, '').schema;
-    if (disjoint(ctx, sa, sb, depth + 1)) return true;
+  // A discriminator: a property both require, whose schemas are disjoint.
+  const required = (parts: Part[]): Set<string> => new Set(parts.flatMap((p) => (Array.isArray(p.schema.required) ? (p.schema.required as string[]) : [])));
+  const propertyParts = (parts: Part[], name: string): Part[] | null => {
+    const out: Part[] = [];
+    for (const p of parts) {
+      const props = p.schema.properties;
+      if (!isObject(props) || !(name in props)) continue;
+      const own = conjunctionOf(props[name] as Schema, pointerJoin(p.pointer, 'properties', name), resolve);
+      if (!Array.isArray(own)) return null;
+      out.push(...own);
+    }
+    return out.length > 0 ? out : null;
+  };
+  const rb = required(b);
+  for (const name of required(a)) {
+    if (!rb.has(name)) continue;
+    const pa = propertyParts(a, name);
+    const pb = propertyParts(b, name);
+    if (pa && pb && disjoint(pa, pb, resolve, depth + 1)) return true;
   }
   return false;
 }

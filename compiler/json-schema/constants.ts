@@ -1,22 +1,23 @@
 // enum and const: each allowed value written out in the grammar's own formatting. Values the
 // rest of the schema rejects (for example an enum entry of the wrong type) are dropped, using
 // ajv on the sub-schema itself.
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { GrammarError } from '../errors.js';
 import { type Expr, lit, seq } from '../ir.js';
+import { ajvFor, dialectOf } from './dialect.js';
 import type { Schema } from './lowering.js';
 import type { Formatting } from './options.js';
+import { NON_ASSERTIONS, type Part } from './parts.js';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
-const validators = new WeakMap<object, Ajv2020>();
+const validators = new WeakMap<object, Ajv>();
 const ROOT_ID = 'lmforge:schema';
 
-function validatorAt(root: Schema, pointer: string): ValidateFunction {
+/** ajv's validator of the whole sub-schema at `pointer` of `root`. */
+export function validatorAt(root: Schema, pointer: string): ValidateFunction {
   if (typeof root === 'boolean') throw new Error('internal: boolean root has no sub-schemas');
   let ajv = validators.get(root);
   if (!ajv) {
-    ajv = addFormats(new Ajv2020({ strict: false, allErrors: false }));
+    ajv = ajvFor(dialectOf(root));
     ajv.addSchema({ ...root, $id: ROOT_ID });
     validators.set(root, ajv);
   }
@@ -26,11 +27,17 @@ function validatorAt(root: Schema, pointer: string): ValidateFunction {
   return validate;
 }
 
-export function valuesAllowedAt(root: Schema, schema: Record<string, unknown>, pointer: string): unknown[] {
-  const values = 'const' in schema ? [schema.const] : (schema.enum as unknown[]);
-  if (Object.keys(schema).every((k) => ['const', 'enum', 'title', 'description', '$comment', 'default', 'examples'].includes(k))) return values;
-  const validate = validatorAt(root, pointer);
-  return values.filter((v) => validate(v));
+/**
+ * The values of the first enum or const among the parts that every part accepts (checked by
+ * ajv against each part's whole schema, so every other keyword is taken into account).
+ */
+export function valuesAllowed(root: Schema, parts: Part[]): unknown[] {
+  const first = parts.find((p) => 'const' in p.schema || Array.isArray(p.schema.enum))!.schema;
+  const values = 'const' in first ? [first.const] : (first.enum as unknown[]);
+  const onlyValues = parts.length === 1 && Object.keys(first).every((k) => k === 'const' || k === 'enum' || NON_ASSERTIONS.has(k));
+  if (onlyValues) return values;
+  const checks = parts.map((p) => validatorAt(root, p.pointer));
+  return values.filter((v) => checks.every((validate) => validate(v)));
 }
 
 /** A JSON value written with the grammar's separators and whitespace. */

@@ -254,8 +254,8 @@ export interface NumberBounds {
   hi: { value: number; strict: boolean } | null;
 }
 
-/** JSON numbers in the range, plain or with an exponent. */
-export function numberRange({ lo, hi }: NumberBounds): Expr {
+/** JSON numbers in the range, plain or (unless `exponents` is false) with an exponent. */
+export function numberRange({ lo, hi }: NumberBounds, exponents = true): Expr {
   const side = (sign: 1 | -1): Expr => {
     // Magnitude bounds of the values of this sign.
     const from = sign === 1 ? lo : hi;
@@ -266,7 +266,7 @@ export function numberRange({ lo, hi }: NumberBounds): Expr {
     if (to && to.value * sign < 0) return NOTHING;
     const mHi = to ? toDec(to) : null;
     if (to && to.value === 0 && to.strict) return NOTHING;
-    const body = alt(decimalRange(mLo, mHi), exponentForms(mLo, mHi));
+    const body = exponents ? alt(decimalRange(mLo, mHi), exponentForms(mLo, mHi)) : decimalRange(mLo, mHi);
     return sign === 1 ? body : seq(lit('-'), body);
   };
   return alt(side(1), side(-1));

@@ -1,12 +1,14 @@
 // Objects. Declared properties come in declaration order (required ones must appear), then
-// additional or pattern-matched entries; min/maxProperties are tracked by indexing the tail
+// additional or pattern-matched entries (which keys, with which values: object-keys.ts); min/maxProperties are tracked by indexing the tail
 // rules with the number of entries so far. With anyOrder, one entry rule is repeated within
 // the count bounds (the spec's rules: keys may repeat or be missing). Bounds that no object
 // can meet make the object empty, with the reason (see emptyAt).
-import { GrammarError, pointerJoin } from '../errors.js';
-import { alt, EMPTY, type Expr, lit, NOTHING, ref, rep, seq, star } from '../ir.js';
+import { GrammarError } from '../errors.js';
+import { alt, EMPTY, type Expr, lit, NOTHING, ref, rep, seq } from '../ir.js';
 import { contentExcluding } from './json-chars.js';
-import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
+import { emptyAt, type Lowering, type Schema } from './lowering.js';
+import { planKeys } from './object-keys.js';
+import { type Part, tightest } from './parts.js';
 
 export interface Entry {
   expr: Expr;
@@ -29,59 +31,31 @@ export interface KeyWriter {
   additional(declared: string[], value: Expr): Expr;
   /** A key matching the regex, and its value. */
   pattern(pattern: string, pointer: string, value: Expr): Expr;
+  /** A key whose characters (between the quotes) `content` matches, and its value; absent
+   * where the layout cannot write such keys. */
+  region?(content: Expr, value: Expr): Expr;
 }
 
 /** How a property value is lowered (JSON by default; the XML styles write raw text). */
 export type ValueWriter = (schema: Schema, pointer: string) => Expr;
 
-/** The shape of an object schema, or why no object can match it. */
-export function objectShape(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter): ObjectShape | { empty: string } {
-  const props = isObject(schema.properties) ? (schema.properties as Record<string, Schema>) : {};
-  const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties as Record<string, Schema>) : [];
-  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
-  let additional: Schema = 'additionalProperties' in schema ? (schema.additionalProperties as Schema) : !ctx.options.strictMode;
-  if (patterns.length > 0) {
-    if (additional !== false) {
-      throw GrammarError.at(pointerJoin(pointer, 'additionalProperties'), "additional properties next to 'patternProperties' cannot be enforced (keys would have to avoid every pattern)");
-    }
-    const first = JSON.stringify(patterns[0]![1]);
-    if (patterns.some(([, s]) => JSON.stringify(s) !== first)) {
-      throw GrammarError.at(pointerJoin(pointer, 'patternProperties'), 'patterns with different schemas cannot be enforced (a key may match several)');
-    }
-    for (const [p] of patterns) {
-      const clash = Object.keys(props).find((name) => new RegExp(p, 'u').test(name));
-      if (clash !== undefined) throw GrammarError.at(pointerJoin(pointer, 'patternProperties', p), `the pattern also matches the declared property '${clash}'`);
-    }
-  }
-  const names = Object.keys(props);
-  // A required key that is not declared is written as declared, with the schema that applies to it.
-  for (const name of required) {
-    if (name in props) continue;
-    const pat = patterns.find(([p]) => new RegExp(p, 'u').test(name));
-    const applies = pat ? pat[1] : additional;
-    if (applies === false) {
-      const why = pat ? `its pattern property's schema is false` : "it is not among 'properties' and additional properties are not allowed";
-      return { empty: `the property '${name}' is required, but ${why}` };
-    }
-    props[name] = applies;
-    names.push(name);
-  }
-  const value = (s: Schema, at: string): Expr => ctx.rule(`${ruleBase(at)}_value`, valueOf ? valueOf(s, at) : ctx.value(s, at, depth + 1), at);
-  const declared = names.map((name) => {
-    const at = pointerJoin(pointer, 'properties', name);
-    return { expr: keys.declared(name, value(props[name]!, at)), required: required.has(name) };
+/** The shape of an object with every part's keywords (object-keys.ts), or why none matches. */
+export function objectShape(ctx: Lowering, parts: Part[], pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter): ObjectShape | { empty: string } {
+  const plan = planKeys(ctx, parts, pointer);
+  if ('empty' in plan) return plan;
+  const value = (v: { schema: Schema; pointer: string }): Expr => ctx.rule(`${ruleBase(v.pointer)}_value`, valueOf ? valueOf(v.schema, v.pointer) : ctx.value(v.schema, v.pointer, depth + 1), v.pointer);
+  const declared = plan.declared.map((d) => ({ expr: keys.declared(d.name, value(d.value)), required: d.required }));
+  const extras = plan.others.map((o) => {
+    if (o.kind === 'excluding') return keys.additional(o.names, value(o.value));
+    if (o.kind === 'pattern') return keys.pattern(o.pattern, o.pointer, value(o.value));
+    if (!keys.region) throw GrammarError.at(o.pointer, 'keys given by patterns or property names are not supported in this layout');
+    return keys.region(o.content, value(o.value));
   });
-  const extras: Expr[] = [];
-  if (additional !== false) extras.push(keys.additional(names, value(additional, pointerJoin(pointer, 'additionalProperties'))));
-  for (const [p, s] of patterns) {
-    const at = pointerJoin(pointer, 'patternProperties', p);
-    extras.push(keys.pattern(p, at, value(s, at)));
-  }
   const shape: ObjectShape = {
     declared,
     extra: extras.length > 0 ? ctx.rule(`${ruleBase(pointer)}_extra`, alt(...extras)) : null,
-    minProperties: typeof schema.minProperties === 'number' ? schema.minProperties : 0,
-    maxProperties: typeof schema.maxProperties === 'number' ? schema.maxProperties : null,
+    minProperties: tightest(parts, 'minProperties', true) ?? 0,
+    maxProperties: tightest(parts, 'maxProperties', false),
   };
   const problem = countProblem(shape, ctx.options.anyOrder);
   return problem === null ? shape : { empty: problem };
@@ -167,13 +141,14 @@ export function entrySequence(ctx: Lowering, shape: ObjectShape, sep: Expr, name
   }
 }
 
-export function lowerObject(ctx: Lowering, schema: Record<string, unknown>, pointer: string, depth: number): Expr {
+export function lowerObject(ctx: Lowering, parts: Part[], pointer: string, depth: number): Expr {
   const fmt = ctx.fmt;
   const keySep = fmt.keySep();
-  const shape = objectShape(ctx, schema, pointer, depth, {
+  const shape = objectShape(ctx, parts, pointer, depth, {
     declared: (name, value) => seq(lit(JSON.stringify(name)), keySep, value),
     additional: (names, value) => seq(lit('"'), contentExcluding(names, (body) => ctx.rule('other_key', body)), lit('"'), keySep, value),
     pattern: (p, at, value) => seq(ctx.patternString(p, at), keySep, value),
+    region: (content, value) => seq(lit('"'), content, lit('"'), keySep, value),
   });
   if ('empty' in shape) return emptyAt(pointer, shape.empty);
   const { nonEmpty, emptyAllowed } = entrySequence(ctx, shape, fmt.itemSep(depth), ruleBase(pointer));

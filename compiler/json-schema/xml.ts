@@ -12,13 +12,14 @@
 import { GrammarError, pointerJoin } from '../errors.js';
 import { alt, cls, type Expr, lit, NOTHING, rep, seq, star } from '../ir.js';
 import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
-import { regexToExpr } from '../regex/regex.js';
-import { FORMATS } from './formats.js';
+import { dfaExpr } from '../dfa/byte-dfa.js';
 import { exprIsEmpty } from '../passes/productive.js';
 import { excludingTrie } from './json-chars.js';
 import { DEFAULT_MAX_WHITESPACE, whitespace } from './options.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { entrySequence, objectShape } from './objects.js';
+import { commonTypes, conjunctionOf, partsOfConjunction } from './parts.js';
+import { contentDfa, RAW_SPELLING, singleContent, stringConstraints } from './strings.js';
 
 interface Style {
   /** `ws`: the whitespace allowed between parts of the opening (bounded like all whitespace). */
@@ -59,8 +60,8 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
   if (!isObject(schema) || (schema.type !== undefined && schema.type !== 'object')) {
     throw GrammarError.at(pointer, `the '${styleName}' style needs an object schema at the top level`);
   }
-  if (schema.patternProperties !== undefined) {
-    throw GrammarError.at(pointerJoin(pointer, 'patternProperties'), `'patternProperties' is not supported with the '${styleName}' style`);
+  for (const keyword of ['patternProperties', 'propertyNames', 'unevaluatedProperties', 'allOf']) {
+    if (schema[keyword] !== undefined) throw GrammarError.at(pointerJoin(pointer, keyword), `'${keyword}' is not supported with the '${styleName}' style`);
   }
   const rawText = ctx.rule('xml_raw_text', {
     kind: 'tagDispatch',
@@ -74,7 +75,7 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
   const param = (key: Expr, value: Expr): Expr => seq(style.open(key, gap), value, lit(style.close));
   const shape = objectShape(
     ctx,
-    { ...schema, type: 'object' },
+    [{ schema: { ...schema, type: 'object' }, pointer }],
     pointer,
     0,
     {
@@ -94,6 +95,11 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, fram
   const resolved = ctx.resolve(s, pointer);
   const schema = resolved.schema;
   const at = resolved.pointer;
+  if (isObject(schema) && (partsOfConjunction(schema) || Array.isArray(schema.allOf) || typeof schema.$ref === 'string')) {
+    // A conjunction that may be a string would be written as JSON: not this layout's raw text.
+    const parts = conjunctionOf(schema, at, ctx.lookupRef);
+    if (Array.isArray(parts) && commonTypes(parts).includes('string')) throw GrammarError.at(at, `a string value made of several schemas ('allOf', '$ref' with keywords beside it) is not supported in an XML style`);
+  }
   const ws = ctx.fmt.ws();
   if (schema === true || (isObject(schema) && Object.keys(schema).filter((k) => !['title', 'description', '$comment', 'default', 'examples'].includes(k)).length === 0)) {
     return ctx.rule('xml_any_value', alt(rawText, seq(ws, ctx.value({ type: 'array', items: true }, at, 1), ws), seq(ws, ctx.value({ type: 'object', additionalProperties: true }, at, 1), ws)));
@@ -107,22 +113,14 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, fram
     if (values.length === 0) return emptyAt(at, `none of the ${'const' in schema ? "'const'" : "'enum'"} values is a string`);
     return alt(...values.map((v) => (framed(v) ? alt(lit(v), lit(`\n${v}\n`)) : lit(v))));
   }
-  const anyChar = cls([0, MAX_CODE_POINT]);
-  if (typeof schema.pattern === 'string') {
-    try {
-      const expr = regexToExpr(schema.pattern, { search: true });
-      return exprIsEmpty(expr) ? emptyAt(at, "'pattern' matches no string") : expr;
-    } catch (error) {
-      if (error instanceof GrammarError) throw GrammarError.at(pointerJoin(at, 'pattern'), error.message);
-      throw error;
-    }
-  }
-  if (typeof schema.format === 'string') return regexToExpr(FORMATS[schema.format]!);
-  if (typeof schema.minLength === 'number' || typeof schema.maxLength === 'number') {
-    const min = (schema.minLength as number | undefined) ?? 0;
-    const max = (schema.maxLength as number | undefined) ?? -1;
-    if (max !== -1 && max < min) return emptyAt(at, `'minLength' (${min}) is greater than 'maxLength' (${max})`);
-    return rep(anyChar, min, max);
+  const c = stringConstraints([{ schema, pointer: at }]);
+  const hasLength = c.minLength > 0 || c.maxLength !== -1;
+  if (c.maxLength !== -1 && c.maxLength < c.minLength) return emptyAt(at, `'minLength' (${c.minLength}) is greater than 'maxLength' (${c.maxLength})`);
+  const kinds = c.patterns.length + c.formats.length + (hasLength ? 1 : 0);
+  if (kinds === 1 && hasLength) return rep(cls([0, MAX_CODE_POINT]), c.minLength, c.maxLength);
+  if (kinds > 0) {
+    const content = kinds === 1 ? singleContent(c, RAW_SPELLING) : dfaExpr(contentDfa(c, RAW_SPELLING));
+    return exprIsEmpty(content) ? emptyAt(at, 'no string meets its pattern, format and length') : content;
   }
   return rawText;
 }

@@ -1,0 +1,102 @@
+// String schemas: length limits, patterns and formats of every part. One kind of constraint
+// alone is written directly; several (a pattern and a length, two patterns from allOf, a
+// format and a pattern) are intersected as automata over the string's characters, each in
+// its one canonical spelling (json-chars.ts), within the state limit.
+import { MAX_CODE_POINT } from '../charset.js';
+import { GrammarError } from '../errors.js';
+import { cls, type Expr, lit, type Ranges, rep, seq } from '../ir.js';
+import { MAX_LANGUAGE_STATES } from '../limits.js';
+import { type ByteDfa, dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
+import { productDfa } from '../dfa/product.js';
+import { repeatDfa } from '../dfa/repeat.js';
+import { exprIsEmpty } from '../passes/productive.js';
+import { regexToExpr } from '../regex/regex.js';
+import { FORMATS } from './formats.js';
+import { JSON_CHAR_UNIT, JSON_STRING_BODY, jsonChars } from './json-chars.js';
+import { emptyAt, type Lowering } from './lowering.js';
+import { isString, keywordValues, type Part, tightest } from './parts.js';
+
+export interface StringConstraints {
+  minLength: number;
+  /** -1: unbounded. */
+  maxLength: number;
+  patterns: { value: string; pointer: string }[];
+  formats: { value: string; pointer: string }[];
+  /** Where a length limit is, for errors. */
+  lengthPointer: string | null;
+}
+
+export function stringConstraints(parts: Part[]): StringConstraints {
+  const lengths = [...keywordValues(parts, 'minLength', (v): v is number => typeof v === 'number'), ...keywordValues(parts, 'maxLength', (v): v is number => typeof v === 'number')];
+  const formats = keywordValues(parts, 'format', isString).filter((f, i, all) => all.findIndex((g) => g.value === f.value) === i);
+  return {
+    minLength: tightest(parts, 'minLength', true) ?? 0,
+    maxLength: tightest(parts, 'maxLength', false) ?? -1,
+    patterns: keywordValues(parts, 'pattern', isString),
+    formats,
+    lengthPointer: lengths[0]?.pointer ?? null,
+  };
+}
+
+const ANY: Ranges = [0, MAX_CODE_POINT];
+
+/** How the characters of a string are written: JSON's canonical escapes, or raw (XML styles). */
+export interface Spelling {
+  chars: (ranges: Ranges) => Expr;
+}
+export const JSON_SPELLING: Spelling = { chars: jsonChars };
+export const RAW_SPELLING: Spelling = { chars: cls };
+
+/** A JSON string (with its quotes) meeting the constraints, or empty with the reason. */
+export function lowerString(ctx: Lowering, parts: Part[], pointer: string): Expr {
+  const c = stringConstraints(parts);
+  const quote = lit('"');
+  const hasLength = c.minLength > 0 || c.maxLength !== -1;
+  if (c.maxLength !== -1 && c.maxLength < c.minLength) return emptyAt(pointer, `'minLength' (${c.minLength}) is greater than 'maxLength' (${c.maxLength})`);
+  const kinds = c.patterns.length + c.formats.length + (hasLength ? 1 : 0);
+  if (kinds === 0) return ctx.sharedRule('basic_string', () => seq(quote, JSON_STRING_BODY, quote));
+  if (kinds === 1 && hasLength) return seq(quote, rep(ctx.sharedRule('json_char', () => JSON_CHAR_UNIT), c.minLength, c.maxLength), quote);
+  const content = kinds === 1 ? singleContent(c, JSON_SPELLING) : dfaExpr(contentDfa(c, JSON_SPELLING));
+  if (!exprIsEmpty(content)) return seq(quote, content, quote);
+  return emptyAt(pointer, kinds === 1 ? `'${c.patterns.length > 0 ? 'pattern' : 'format'}' matches no string` : `${describe(c)} leave no string`);
+}
+
+/** The characters of a string meeting exactly one pattern or one format. */
+export function singleContent(c: StringConstraints, spelling: Spelling): Expr {
+  if (c.patterns.length === 1) return patternContent(c.patterns[0]!.value, c.patterns[0]!.pointer, spelling);
+  return regexToExpr(FORMATS[c.formats[0]!.value]!, { chars: spelling.chars });
+}
+
+/** The characters of a string meeting every constraint, as one automaton. */
+export function contentDfa(c: StringConstraints, spelling: Spelling): ByteDfa {
+  const at = c.patterns[0]?.pointer ?? c.formats[0]?.pointer ?? c.lengthPointer ?? '';
+  try {
+    const languages: ByteDfa[] = [
+      ...c.patterns.map((p) => dfaOfExpr(patternContent(p.value, p.pointer, spelling))),
+      ...c.formats.map((f) => dfaOfExpr(regexToExpr(FORMATS[f.value]!, { chars: spelling.chars }))),
+    ];
+    if (c.minLength > 0 || c.maxLength !== -1 || languages.length === 0) languages.push(repeatDfa(dfaOfExpr(spelling.chars(ANY)), c.minLength, c.maxLength));
+    const all = (1 << languages.length) - 1;
+    return languages.length === 1 ? languages[0]! : productDfa(languages, (bits) => bits === all);
+  } catch (error) {
+    if (!(error instanceof LanguageTooLarge)) throw error;
+    throw GrammarError.at(at, `${describe(c)} together need more than ${MAX_LANGUAGE_STATES} automaton states (the limit)`);
+  }
+}
+
+/** The characters of a string matching a JSON Schema pattern (a search, not a whole match). */
+export function patternContent(pattern: string, pointer: string, spelling: Spelling): Expr {
+  try {
+    return regexToExpr(pattern, { chars: spelling.chars, search: true });
+  } catch (error) {
+    if (error instanceof GrammarError) throw GrammarError.at(pointer, error.message);
+    throw error;
+  }
+}
+
+function describe(c: StringConstraints): string {
+  const parts = [...c.patterns.map((p) => `'pattern' ${JSON.stringify(p.value)}`), ...c.formats.map((f) => `'format' ${JSON.stringify(f.value)}`)];
+  if (c.minLength > 0) parts.push(`'minLength' ${c.minLength}`);
+  if (c.maxLength !== -1) parts.push(`'maxLength' ${c.maxLength}`);
+  return parts.join(', ');
+}
