@@ -42,6 +42,6 @@ export const MAX_AUTOMATON_STATES = 1_000_000;
  * a product multiplies states, and each is a mask to compute. */
 export const MAX_LANGUAGE_STATES = 50_000;
 
-/** Most states of the remainder automaton of `multipleOf` (a divisor d needs d of them, a
- * decimal step a·10^-k needs a·(k + 2)). */
+/** Most states of the remainder automaton of `multipleOf`: a whole step m·10^n (m not a
+ * multiple of 10) needs about m·(n + 1) of them, a fractional step a·10^-k about a·(k + 2). */
 export const MAX_REMAINDER_STATES = 20_000;

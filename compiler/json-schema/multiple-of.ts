@@ -10,7 +10,9 @@
 // plain decimals here (no exponent form), integers plain digits as always.
 import { type Expr } from '../ir.js';
 import { MAX_REMAINDER_STATES } from '../limits.js';
-import { type ByteDfa, dfaExpr, dfaOfExpr, dfaOfTable } from '../dfa/byte-dfa.js';
+import { type ByteDfa, dfaExpr, dfaOfExpr, dfaOfFsm, dfaOfTable } from '../dfa/byte-dfa.js';
+import { EDGE_BYTE } from '../fsm/edges.js';
+import { RuleFsm } from '../fsm/rule-fsm.js';
 import { intersectDfa } from '../dfa/product.js';
 import { decimalOf } from './numbers.js';
 
@@ -43,9 +45,23 @@ export function integerDivisor(step: DecimalStep): bigint {
   return step.units / gcd(step.units, 10n ** BigInt(step.scale));
 }
 
+/** d as m·10^n with m not a multiple of 10. */
+function splitTens(d: bigint): { m: bigint; n: number } {
+  let n = 0;
+  while (d % 10n === 0n) {
+    d /= 10n;
+    n++;
+  }
+  return { m: d, n };
+}
+
 /** States the remainder automaton needs, to check against MAX_REMAINDER_STATES first. */
 export function remainderStates(step: DecimalStep, integer: boolean): bigint {
-  return integer ? integerDivisor(step) + 2n : step.units * BigInt(step.scale + 2) + 2n;
+  if (integer || step.scale === 0) {
+    const { m, n } = splitTens(integer ? integerDivisor(step) : step.units);
+    return m * BigInt(n + 1) + 4n;
+  }
+  return step.units * BigInt(step.scale + 2) + 2n;
 }
 
 /**
@@ -54,7 +70,11 @@ export function remainderStates(step: DecimalStep, integer: boolean): bigint {
  */
 export function multiplesIn(range: Expr, step: DecimalStep, integer: boolean): Expr {
   if (remainderStates(step, integer) > BigInt(MAX_REMAINDER_STATES)) throw new Error('internal: check remainderStates first');
-  const remainders = integer ? remainderDfa(Number(integerDivisor(step)), 0, false) : remainderDfa(Number(step.units), step.scale, true);
+  let remainders: ByteDfa;
+  if (integer || step.scale === 0) {
+    const { m, n } = splitTens(integer ? integerDivisor(step) : step.units);
+    remainders = wholeMultiplesDfa(Number(m), n, !integer);
+  } else remainders = remainderDfa(Number(step.units), step.scale);
   return dfaExpr(intersectDfa(dfaOfExpr(range), remainders));
 }
 
@@ -63,17 +83,16 @@ const DOT = 0x2e;
 const ZERO = 0x30;
 
 /**
- * An optional sign, digits, and (with `fraction`) a point and more digits, accepted when the
- * value is a multiple of a·10^-k. The text's form is left to the range it is intersected with.
+ * An optional sign, digits, a point and more digits, accepted when the value is a multiple of
+ * a·10^-k (k ≥ 1). The text's form is left to the range it is intersected with.
  */
-function remainderDfa(a: number, k: number, fraction: boolean): ByteDfa {
-  const K = Math.max(k, 1);
+function remainderDfa(a: number, k: number): ByteDfa {
   // States: 0 start, 1 after '-', then per remainder r: whole part, after the point, and
-  // after j fraction digits (j = 1..K; at j = K only zeros may follow).
+  // after j fraction digits (j = 1..k; at j = k only zeros may follow).
   const whole = (r: number): number => 2 + r;
   const point = (r: number): number => 2 + a + r;
   const frac = (r: number, j: number): number => 2 + 2 * a + (j - 1) * a + r;
-  const n = 2 + 2 * a + K * a;
+  const n = 2 + 2 * a + k * a;
   const finals = new Uint8Array(n);
   const edges: number[] = [];
   const pow = (j: number): number => Number(10n ** BigInt(j) % BigInt(a));
@@ -86,15 +105,47 @@ function remainderDfa(a: number, k: number, fraction: boolean): ByteDfa {
   for (let r = 0; r < a; r++) {
     finals[whole(r)] = (r * pow(k)) % a === 0 ? 1 : 0;
     digits(whole(r), (c) => whole((10 * r + c) % a));
-    if (!fraction) continue;
     edges.push(whole(r), DOT, DOT, point(r));
-    if (k === 0) edges.push(point(r), ZERO, ZERO, frac(r, 1));
-    else digits(point(r), (c) => frac((10 * r + c) % a, 1));
-    for (let j = 1; j <= K; j++) {
+    digits(point(r), (c) => frac((10 * r + c) % a, 1));
+    for (let j = 1; j <= k; j++) {
       finals[frac(r, j)] = (r * pow(k - Math.min(j, k))) % a === 0 ? 1 : 0;
       if (j < k) digits(frac(r, j), (c) => frac((10 * r + c) % a, j + 1));
       else edges.push(frac(r, j), ZERO, ZERO, frac(r, j));
     }
   }
   return dfaOfTable(finals, edges, false);
+}
+
+/**
+ * Multiples of m·10^n (m not a multiple of 10): an optional sign, then "0", or the digits of
+ * a multiple of m followed by n zeros; with `fraction`, a point and zeros may follow. Where
+ * the multiple of m ends is not known while reading, so this is built as a nondeterministic
+ * automaton and determinised: a few states per remainder, not 10^n.
+ */
+function wholeMultiplesDfa(m: number, n: number, fraction: boolean): ByteDfa {
+  // 0 start, 1 after '-', 2 the number 0, 3 after the point, 4 in the zeros after it, then
+  // remainders r of the leading digits (5 + r), then j of the n trailing zeros read.
+  const rem = (r: number): number => 5 + r;
+  const zeros = (j: number): number => (j === 0 ? rem(0) : 5 + m + j - 1);
+  const fsm = new RuleFsm();
+  for (let s = 1; s < 5 + m + n; s++) fsm.newState();
+  const edge = (from: number, lo: number, hi: number, to: number): void => fsm.edge(from, EDGE_BYTE, to, lo, hi);
+  const done = zeros(n);
+  edge(0, MINUS, MINUS, 1);
+  for (const s of [0, 1]) {
+    edge(s, ZERO, ZERO, 2);
+    for (let c = 1; c <= 9; c++) edge(s, ZERO + c, ZERO + c, rem(c % m));
+  }
+  for (let r = 0; r < m; r++) for (let c = 0; c <= 9; c++) edge(rem(r), ZERO + c, ZERO + c, rem((10 * r + c) % m));
+  for (let j = 0; j < n; j++) edge(zeros(j), ZERO, ZERO, zeros(j + 1));
+  fsm.finals[2] = true;
+  fsm.finals[done] = true;
+  if (fraction) {
+    fsm.finals[4] = true;
+    edge(2, DOT, DOT, 3);
+    edge(done, DOT, DOT, 3);
+    edge(3, ZERO, ZERO, 4);
+    edge(4, ZERO, ZERO, 4);
+  }
+  return dfaOfFsm(fsm);
 }

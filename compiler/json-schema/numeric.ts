@@ -78,7 +78,7 @@ function withStep(range: Expr, parts: Part[], pointer: string, integer: boolean)
   const step = steps.map((s) => stepOf(s.value)).reduce(lcmStep);
   if (integer && integerDivisor(step) === 1n) return range;
   if (remainderStates(step, integer) > BigInt(MAX_REMAINDER_STATES)) {
-    const need = integer ? 'a divisor d needs d + 2' : 'a step a·10^-k needs a·(k + 2) + 2';
+    const need = 'a whole step m·10^n, m not a multiple of 10, needs about m·(n + 1); a fractional step a·10^-k about a·(k + 2)';
     throw GrammarError.at(at, `'multipleOf' ${describeStep(step, steps.length)} needs more than ${MAX_REMAINDER_STATES} automaton states (the limit; ${need})`);
   }
   try {
