@@ -28,7 +28,25 @@ const FORMAT_ARBS: Record<string, Arb> = {
   ipv4: fc.oneof(fc.ipV4(), fc.constantFrom('256.0.0.1', '01.2.3.4', '1.2.3')),
   ipv6: fc.oneof(fc.ipV6(), fc.constantFrom('1::2::3', '::', 'fe80::1%1')),
   uri: fc.oneof(fc.webUrl({ withQueryParameters: true, withFragments: true }), fc.constantFrom('no scheme', 'urn:isbn:123', 'a:b c')),
+  duration: fc.constantFrom('P1Y', 'P1Y2M3DT4H5M6S', 'PT1M', 'P2W', 'P1M2D', 'PT1H30M', 'P', 'PT', 'P1.5Y', '1Y', 'P1W2D'),
+  'json-pointer': fc.oneof(fc.string({ maxLength: 6 }).map((x) => `/${x}`), fc.constantFrom('', '/a~0b/c~1d', 'a', '/~', '/~2')),
+  hostname: fc.oneof(fc.constantFrom('example.com', 'a-b.c0.', 'xn--bcher-kva.ch', 'localhost', '-a.com', 'a..b', 'a_b.com', 'é.com'), fc.string({ unit: fc.constantFrom('a', 'z', '0', '-', '.'), minLength: 1, maxLength: 12 })),
 };
+
+/** allOf members merged into their holder, to draw values near all of them at once. */
+function mergeAllOf(s: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...s };
+  delete out.allOf;
+  for (const part of s.allOf as Schema[]) {
+    if (!isObj(part)) continue;
+    for (const [k, v] of Object.entries(part)) {
+      if (k === 'properties' && isObj(out.properties) && isObj(v)) out.properties = { ...out.properties, ...v };
+      else if (k === 'required' && Array.isArray(out.required)) out.required = [...(out.required as string[]), ...(v as string[])];
+      else out[k] = v;
+    }
+  }
+  return out;
+}
 
 export function instanceArbitrary(root: Schema): Arb {
   const arb = (s: Schema, depth: number): Arb => {
@@ -36,6 +54,7 @@ export function instanceArbitrary(root: Schema): Arb {
     if (s === true) return noise;
     if (s === false) return noise;
     if (typeof s.$ref === 'string') return fc.constant(null).chain(() => arb(lookup(root, s.$ref as string), depth + 1));
+    if (Array.isArray(s.allOf)) return arb(mergeAllOf(s), depth);
     const options: Arb[] = [noise];
     if ('const' in s) options.push(fc.constant(s.const), fc.constant(s.const));
     if (Array.isArray(s.enum)) options.push(fc.constantFrom(...(s.enum as unknown[])), fc.constantFrom(...(s.enum as unknown[])));
@@ -60,7 +79,9 @@ export function instanceArbitrary(root: Schema): Arb {
         const lo = num('minimum') ?? num('exclusiveMinimum');
         const hi = num('maximum') ?? num('exclusiveMaximum');
         const near = [lo, hi].filter((x): x is number => x !== undefined).flatMap((x) => [Math.floor(x) - 1, Math.floor(x), Math.ceil(x), Math.ceil(x) + 1]);
-        return fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.maxSafeInteger(), ...(near.length > 0 ? [fc.constantFrom(...near)] : []));
+        const step = num('multipleOf');
+        const multiples = step === undefined ? [] : [fc.integer({ min: -300, max: 300 }).map((k) => k * step)];
+        return fc.oneof(fc.integer({ min: -1000, max: 1000 }), fc.maxSafeInteger(), ...multiples, ...(near.length > 0 ? [fc.constantFrom(...near)] : []));
       }
       case 'number': {
         const bounds = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'].map(num).filter((x): x is number => x !== undefined);
@@ -68,7 +89,9 @@ export function instanceArbitrary(root: Schema): Arb {
         const lo = bounds.length > 0 ? Math.min(...bounds) : -1e6;
         const hi = bounds.length > 0 ? Math.max(...bounds) : 1e6;
         const span = Math.max(hi - lo, 1e-9);
+        const step = num('multipleOf');
         return fc.oneof(
+          ...(step === undefined ? [] : [fc.integer({ min: -500, max: 500 }).map((k) => k * step)]),
           fc.double({ noNaN: true, noDefaultInfinity: true }),
           fc.double({ min: lo - span, max: hi + span, noNaN: true, noDefaultInfinity: true }),
           fc.integer({ min: -100, max: 100 }),
@@ -84,8 +107,11 @@ export function instanceArbitrary(root: Schema): Arb {
         return fc.oneof(fc.string({ unit, minLength: Math.max(0, min - 1), maxLength: max + 1 }), text);
       }
       case 'array': {
-        const prefix = Array.isArray(s.prefixItems) ? (s.prefixItems as Schema[]).map((p) => arb(p, depth + 1)) : [];
-        const item = 'items' in s ? arb(s.items as Schema, depth + 1) : noise;
+        const tuple = Array.isArray(s.items);
+        const prefixSchemas = tuple ? (s.items as Schema[]) : Array.isArray(s.prefixItems) ? (s.prefixItems as Schema[]) : [];
+        const prefix = prefixSchemas.map((p) => arb(p, depth + 1));
+        const rest = tuple ? s.additionalItems : 'items' in s ? s.items : s.unevaluatedItems;
+        const item = rest !== undefined ? arb(rest as Schema, depth + 1) : noise;
         const min = num('minItems') ?? 0;
         const max = num('maxItems') ?? Math.max(min, prefix.length) + 2;
         const len = fc.integer({ min: Math.max(0, min - 1), max: Math.min(max + 1, 400) });
@@ -94,8 +120,10 @@ export function instanceArbitrary(root: Schema): Arb {
       case 'object': {
         const props = isObj(s.properties) ? (s.properties as Record<string, Schema>) : {};
         const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
-        const extraValue = isObj(s.additionalProperties) || typeof s.additionalProperties === 'boolean' ? arb(s.additionalProperties as Schema, depth + 1) : noise;
-        const patternKeys = isObj(s.patternProperties) ? Object.keys(s.patternProperties).map((p) => fc.stringMatching(new RegExp(p, 'u'))) : [];
+        const other = 'additionalProperties' in s ? s.additionalProperties : s.unevaluatedProperties;
+        const extraValue = isObj(other) || typeof other === 'boolean' ? arb(other as Schema, depth + 1) : noise;
+        const names = isObj(s.propertyNames) && typeof s.propertyNames.pattern === 'string' ? [fc.stringMatching(new RegExp(s.propertyNames.pattern, 'u'))] : [];
+        const patternKeys = [...names, ...(isObj(s.patternProperties) ? Object.keys(s.patternProperties).map((p) => fc.stringMatching(new RegExp(p, 'u'))) : [])];
         const patternValue = isObj(s.patternProperties) ? arb(Object.values(s.patternProperties)[0] as Schema, depth + 1) : noise;
         const entries = Object.entries(props).map(([k, v]) => fc.tuple(fc.constant(k), arb(v, depth + 1), fc.double({ min: 0, max: 1, noNaN: true })));
         const extraKeys = fc.array(fc.tuple(fc.oneof(fc.string({ maxLength: 4 }), ...patternKeys), fc.oneof(extraValue, patternValue)), { maxLength: 3 });
