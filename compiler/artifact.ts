@@ -13,8 +13,10 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
 /** Bumped when the layout changes, and when the same input compiles to another language, since
  * caches keyed by the input and this version (the server's spec cache) would serve stale
- * artifacts: 3 bounds JSON whitespace, ends JSON with its value and drops empty parts. */
-export const ARTIFACT_FORMAT_VERSION = 3;
+ * artifacts: 3 bounds JSON whitespace, ends JSON with its value and drops empty parts; 4 adds
+ * automaton leaves to the IR (multipleOf, key regions, strings under several constraints) and
+ * changes the language of the time and date-time formats. */
+export const ARTIFACT_FORMAT_VERSION = 4;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 

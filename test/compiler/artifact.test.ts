@@ -17,6 +17,17 @@ test('round trip: the loaded grammar matches like the original', () => {
   }
 });
 
+test('round trip of automaton leaves (multipleOf, key regions)', () => {
+  const schema = { type: 'object', properties: { n: { type: 'integer', multipleOf: 7 } }, patternProperties: { '^x': { type: 'string' } }, additionalProperties: { type: 'boolean' } };
+  const compiled = new GrammarCompiler().compile(Grammar.fromJSONSchema(schema));
+  const loaded = deserializeCompiledGrammar(serializeCompiledGrammar(compiled));
+  assert.is(loaded.toString(), compiled.toString());
+  for (const [text, ok] of [['{"n": 21, "xa": "s", "b": true}', true], ['{"n": 22}', false], ['{"xa": true}', false]] as const) {
+    const m = new GrammarMatcher(loaded);
+    assert.is(m.acceptString(text) && m.isCompleted(), ok, text);
+  }
+});
+
 test('a wrong magic or format version is refused', () => {
   const bytes = serializeCompiledGrammar(new GrammarCompiler().compile(Grammar.fromRegex('a')));
   const badMagic = bytes.slice();

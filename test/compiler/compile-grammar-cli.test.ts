@@ -35,7 +35,7 @@ test('compiles every kind of input into content-addressed, loadable artifacts', 
   assert.is(r.out.length, 4);
   const files = readdirSync(out);
   assert.is(files.length, 3, 'schema flags apply to every schema input: the same schema twice is one artifact');
-  assert.ok(files.every((f) => /^v3-[0-9a-f]{64}\.lmgrammar$/.test(f)));
+  assert.ok(files.every((f) => /^v4-[0-9a-f]{64}\.lmgrammar$/.test(f)));
   const regexArtifact = r.out.find((l) => l.startsWith('regex'))!.split(' -> ')[1]!;
   const m = new GrammarMatcher(deserializeCompiledGrammar(readFileSync(regexArtifact)));
   assert.ok(m.acceptString('123') && m.isCompleted());
