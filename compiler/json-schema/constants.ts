@@ -18,7 +18,9 @@ export function validatorAt(root: Schema, pointer: string): ValidateFunction {
   let ajv = validators.get(root);
   if (!ajv) {
     ajv = ajvFor(dialectOf(root));
-    ajv.addSchema({ ...root, $id: ROOT_ID });
+    // Read in its dialect whatever `$schema` URI names it (ajv knows one per class).
+    const { $schema: _, ...body } = root;
+    ajv.addSchema({ ...body, $id: ROOT_ID });
     validators.set(root, ajv);
   }
   const fragment = pointer.split('/').map((s) => encodeURIComponent(s)).join('/');
