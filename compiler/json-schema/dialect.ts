@@ -1,21 +1,23 @@
-// Which JSON Schema draft a schema is written in, and an ajv for it. 2020-12 by default; draft-07
-// (and 04/06, read as 07) when `$schema` says so, or when the schema has none and uses the
-// draft-07 tuple form (`items: [...]`, `additionalItems`), as llama.cpp and older tools write.
+// Which JSON Schema draft a schema is written in, and an ajv for it. 2020-12 by default; 2019-09
+// and draft-07 (04 and 06 read as 07) when `$schema` says so; draft-07 too when the schema has
+// no `$schema` and uses the tuple form (`items: [...]`, `additionalItems`), as llama.cpp and
+// older tools write.
 // ajv checks enum values and validates test outputs with our own formats (formats.ts), so
 // what it calls valid is what the grammar enforces.
 import { Ajv, type Format } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { FORMATS } from './formats.js';
 import { isObject } from './lowering.js';
 
-export type Dialect = '2020-12' | 'draft-07';
+export type Dialect = '2020-12' | '2019-09' | 'draft-07';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export function dialectOf(schema: unknown): Dialect {
   const uri = isObject(schema) && typeof schema.$schema === 'string' ? schema.$schema : null;
-  if (uri !== null) return /draft-0[467]\b/.test(uri) ? 'draft-07' : '2020-12';
+  if (uri !== null) return /draft-0[467]\b/.test(uri) ? 'draft-07' : /2019-09/.test(uri) ? '2019-09' : '2020-12';
   return usesTupleItems(schema, 0) ? 'draft-07' : '2020-12';
 }
 
@@ -29,7 +31,8 @@ function usesTupleItems(value: unknown, depth: number): boolean {
 
 /** An ajv for the dialect, non-strict, with every format as formats.ts defines it. */
 export function ajvFor(dialect: Dialect, options: { validateFormats?: boolean } = {}): Ajv {
-  const ajv: Ajv = dialect === 'draft-07' ? new Ajv({ strict: false, ...options }) : (new Ajv2020({ strict: false, ...options }) as unknown as Ajv);
+  const settings = { strict: false, ...options };
+  const ajv: Ajv = dialect === 'draft-07' ? new Ajv(settings) : ((dialect === '2019-09' ? new Ajv2019(settings) : new Ajv2020(settings)) as unknown as Ajv);
   if (options.validateFormats === false) return ajv;
   addFormats(ajv);
   for (const [name, regex] of Object.entries(FORMATS)) ajv.addFormat(name, new RegExp(`^(?:${regex})$`, 'u') as Format);
