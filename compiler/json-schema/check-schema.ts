@@ -11,10 +11,11 @@ const ENFORCED = new Set([
   'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties',
   'minProperties', 'maxProperties', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'minItems', 'maxItems',
   'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
+  'uniqueItems', // false only: true is refused below
 ]);
 const ANNOTATIONS = new Set([
   'title', 'description', 'examples', 'default', '$comment', '$schema', 'deprecated', 'readOnly',
-  'writeOnly', 'contentMediaType', 'contentEncoding', '$vocabulary',
+  'writeOnly', 'contentMediaType', 'contentEncoding', 'contentSchema', '$vocabulary',
 ]);
 
 const metaValidators = new Map<Dialect, Ajv>();

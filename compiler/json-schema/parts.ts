@@ -34,11 +34,12 @@ export function partsOfConjunction(schema: Schema): Part[] | null {
 /** Keywords that do not constrain a value (nor point at schemas that would). */
 export const NON_ASSERTIONS = new Set([
   'title', 'description', 'examples', 'default', '$comment', '$schema', '$id', '$defs', 'definitions',
-  'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding', '$vocabulary',
+  'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding', 'contentSchema', '$vocabulary',
 ]);
 
 export function hasAssertions(schema: Record<string, unknown>): boolean {
-  return Object.keys(schema).some((k) => !NON_ASSERTIONS.has(k));
+  // `uniqueItems: false` allows every array.
+  return Object.keys(schema).some((k) => !NON_ASSERTIONS.has(k) && !(k === 'uniqueItems' && schema[k] === false));
 }
 
 /**
