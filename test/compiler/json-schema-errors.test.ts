@@ -69,6 +69,8 @@ test('objects', () => {
 test('XML styles', () => {
   fails({ type: 'string' }, '', /needs an object schema/, { style: 'qwen_xml' });
   fails({ type: 'object', patternProperties: { '^a': { type: 'string' } } }, '/patternProperties', /not supported with the 'glm_xml' style/, { style: 'glm_xml' });
+  fails({ type: 'object', propertyNames: { maxLength: 2 } }, '/propertyNames', /not supported with the 'qwen_xml' style/, { style: 'qwen_xml' });
+  fails({ type: 'object', properties: { s: { allOf: [{ type: 'string' }, { maxLength: 3 }] } } }, '/properties/s', /made of several schemas/, { style: 'qwen_xml' });
   fails({ type: 'object' }, '', /unknown style 'yaml'/, { style: 'yaml' as 'json' });
 });
 

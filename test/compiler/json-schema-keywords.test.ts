@@ -83,6 +83,8 @@ test('allOf: objects, types, enums, numeric bounds, $ref and anyOf with siblings
   agrees('allOf bounds', { allOf: [{ type: 'number', minimum: 0 }, { exclusiveMaximum: 7 }, { multipleOf: 2.5 }] }, [], [0, 2.5, 5, 7.5]);
   agrees('$ref siblings', { $defs: { pos: { type: 'integer', minimum: 0 } }, $ref: '#/$defs/pos', maximum: 9 }, [], [0, 5, 12, -3]);
   agrees('anyOf siblings', { type: 'object', properties: { k: {} }, required: ['k'], additionalProperties: false, anyOf: [{ properties: { k: { const: 5 } } }, { properties: { k: { type: 'string' } } }] }, ['k'], [{ k: 5 }, { k: 'x' }, { k: 7 }], ['k']);
+  agrees('anyOf beside anyOf', { allOf: [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }, { anyOf: [{ minimum: 5 }, { maxLength: 1 }] }], anyOf: [{ maximum: 7 }, { type: 'string' }] }, [], [5, 7, 12, 'a', 'ab', -3]);
+  agrees('uniqueItems false, contentSchema', { type: 'array', uniqueItems: false, items: { type: 'string', contentMediaType: 'application/json', contentSchema: { type: 'object' } } }, [], [['x', 'x'], [1]]);
   agrees('oneOf siblings', { type: 'object', properties: { k: {}, a: {} }, oneOf: [{ properties: { k: { const: 'x' } }, required: ['k'] }, { properties: { k: { const: 'ab' }, a: { type: 'integer' } }, required: ['k', 'a'] }] }, ['k', 'a'], [{ k: 'x' }, { k: 'ab', a: 5 }, { k: 'ab' }], ['k', 'a']);
 });
 
