@@ -155,7 +155,7 @@ function regions(ctx: Lowering, views: KeyView[], names: string[], membersFor: (
   if (patterns.length + nameRules.length + 2 > MAX_PRODUCT_PARTS) throw GrammarError.at(at, `more than ${MAX_PRODUCT_PARTS - 2} patterns and property-name schemas in one object cannot be combined (the limit)`);
   try {
     const universe = contentDfa(stringConstraints([]), JSON_SPELLING);
-    const declared = names.length > 0 ? dfaOfExpr(alt(...names.map((n) => lit([...n].map((ch) => canonicalSpelling(ch.codePointAt(0)!)).join(''))))) : null;
+    const declared = names.length > 0 ? spelledDfa(names) : null;
     const components: ByteDfa[] = [universe, ...(declared ? [declared] : []), ...patterns.map((p) => dfaOfExpr(patternContent(p, patternPointer(p), JSON_SPELLING))), ...nameRules.map((r) => nameLanguage(ctx, r.schema, r.pointer))];
     const first = declared ? 2 : 1;
     const ruleBits = ((1 << nameRules.length) - 1) << (first + patterns.length);
@@ -213,8 +213,13 @@ function nameLanguageOfParts(ctx: Lowering, parts: Part[]): ByteDfa {
   if (parts.some((p) => 'const' in p.schema || Array.isArray(p.schema.enum))) {
     const values = valuesAllowed(ctx.root, parts).filter((v): v is string => typeof v === 'string');
     if (values.length === 0) return EMPTY_DFA;
-    return dfaOfExpr(alt(...values.map((v) => lit([...v].map((ch) => canonicalSpelling(ch.codePointAt(0)!)).join('')))));
+    return spelledDfa(values);
   }
   return contentDfa(stringConstraints(parts), JSON_SPELLING);
 }
 
+
+/** The given strings as the characters between quotes, each in its canonical spelling. */
+function spelledDfa(strings: string[]): ByteDfa {
+  return dfaOfExpr(alt(...strings.map((v) => lit([...v].map((ch) => canonicalSpelling(ch.codePointAt(0)!)).join('')))));
+}

@@ -40,29 +40,42 @@ export function stringConstraints(parts: Part[]): StringConstraints {
 
 const ANY: Ranges = [0, MAX_CODE_POINT];
 
-/** How the characters of a string are written: JSON's canonical escapes, or raw (XML styles). */
+/** How the characters of a string are written: JSON's canonical escapes, or raw (XML styles);
+ * `unit()`: one character in any spelling, for a length limit alone. */
 export interface Spelling {
   chars: (ranges: Ranges) => Expr;
+  unit: () => Expr;
 }
-export const JSON_SPELLING: Spelling = { chars: jsonChars };
-export const RAW_SPELLING: Spelling = { chars: cls };
+export const JSON_SPELLING: Spelling = { chars: jsonChars, unit: () => JSON_CHAR_UNIT };
+export const RAW_SPELLING: Spelling = { chars: cls, unit: () => cls(ANY) };
 
-/** A JSON string (with its quotes) meeting the constraints, or empty with the reason. */
+/** A JSON string (with its quotes) meeting the parts' constraints, or empty with the reason. */
 export function lowerString(ctx: Lowering, parts: Part[], pointer: string): Expr {
-  const c = stringConstraints(parts);
   const quote = lit('"');
+  const content = constrainedContent(stringConstraints(parts), { ...JSON_SPELLING, unit: () => ctx.sharedRule('json_char', () => JSON_CHAR_UNIT) }, pointer);
+  if (content === null) return ctx.sharedRule('basic_string', () => seq(quote, JSON_STRING_BODY, quote));
+  // An empty string language stands alone, so its reason is the one reported.
+  return content.kind === 'choice' && content.items.length === 0 ? content : seq(quote, content, quote);
+}
+
+/**
+ * The characters of a string meeting the constraints, or null when there are none. A length
+ * limit alone counts characters in any spelling; a pattern or format alone is its regex;
+ * several kinds are one automaton. Empty, with the reason, when no string meets them.
+ */
+export function constrainedContent(c: StringConstraints, spelling: Spelling, pointer: string): Expr | null {
   const hasLength = c.minLength > 0 || c.maxLength !== -1;
   if (c.maxLength !== -1 && c.maxLength < c.minLength) return emptyAt(pointer, `'minLength' (${c.minLength}) is greater than 'maxLength' (${c.maxLength})`);
   const kinds = c.patterns.length + c.formats.length + (hasLength ? 1 : 0);
-  if (kinds === 0) return ctx.sharedRule('basic_string', () => seq(quote, JSON_STRING_BODY, quote));
-  if (kinds === 1 && hasLength) return seq(quote, rep(ctx.sharedRule('json_char', () => JSON_CHAR_UNIT), c.minLength, c.maxLength), quote);
-  const content = kinds === 1 ? singleContent(c, JSON_SPELLING) : dfaExpr(contentDfa(c, JSON_SPELLING));
-  if (!exprIsEmpty(content)) return seq(quote, content, quote);
+  if (kinds === 0) return null;
+  if (kinds === 1 && hasLength) return rep(spelling.unit(), c.minLength, c.maxLength);
+  const content = kinds === 1 ? singleContent(c, spelling) : dfaExpr(contentDfa(c, spelling));
+  if (!exprIsEmpty(content)) return content;
   return emptyAt(pointer, kinds === 1 ? `'${c.patterns.length > 0 ? 'pattern' : 'format'}' matches no string` : `${describe(c)} leave no string`);
 }
 
 /** The characters of a string meeting exactly one pattern or one format. */
-export function singleContent(c: StringConstraints, spelling: Spelling): Expr {
+function singleContent(c: StringConstraints, spelling: Spelling): Expr {
   if (c.patterns.length === 1) return patternContent(c.patterns[0]!.value, c.patterns[0]!.pointer, spelling);
   return regexToExpr(FORMATS[c.formats[0]!.value]!, { chars: spelling.chars });
 }

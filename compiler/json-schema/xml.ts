@@ -10,16 +10,14 @@
 // template writes every value). Anything else is whitespace, JSON, whitespace; a value that
 // may be anything is raw text, a JSON array or a JSON object.
 import { GrammarError, pointerJoin } from '../errors.js';
-import { alt, cls, type Expr, lit, NOTHING, rep, seq, star } from '../ir.js';
-import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
-import { dfaExpr } from '../dfa/byte-dfa.js';
-import { exprIsEmpty } from '../passes/productive.js';
+import { alt, cls, type Expr, lit, NOTHING, seq, star } from '../ir.js';
+import { normalizeRanges } from '../charset.js';
 import { excludingTrie } from './json-chars.js';
 import { DEFAULT_MAX_WHITESPACE, whitespace } from './options.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { entrySequence, objectShape } from './objects.js';
 import { commonTypes, conjunctionOf, partsOfConjunction } from './parts.js';
-import { contentDfa, RAW_SPELLING, singleContent, stringConstraints } from './strings.js';
+import { constrainedContent, RAW_SPELLING, stringConstraints } from './strings.js';
 
 interface Style {
   /** `ws`: the whitespace allowed between parts of the opening (bounded like all whitespace). */
@@ -113,15 +111,6 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, fram
     if (values.length === 0) return emptyAt(at, `none of the ${'const' in schema ? "'const'" : "'enum'"} values is a string`);
     return alt(...values.map((v) => (framed(v) ? alt(lit(v), lit(`\n${v}\n`)) : lit(v))));
   }
-  const c = stringConstraints([{ schema, pointer: at }]);
-  const hasLength = c.minLength > 0 || c.maxLength !== -1;
-  if (c.maxLength !== -1 && c.maxLength < c.minLength) return emptyAt(at, `'minLength' (${c.minLength}) is greater than 'maxLength' (${c.maxLength})`);
-  const kinds = c.patterns.length + c.formats.length + (hasLength ? 1 : 0);
-  if (kinds === 1 && hasLength) return rep(cls([0, MAX_CODE_POINT]), c.minLength, c.maxLength);
-  if (kinds > 0) {
-    const content = kinds === 1 ? singleContent(c, RAW_SPELLING) : dfaExpr(contentDfa(c, RAW_SPELLING));
-    return exprIsEmpty(content) ? emptyAt(at, 'no string meets its pattern, format and length') : content;
-  }
-  return rawText;
+  return constrainedContent(stringConstraints([{ schema, pointer: at }]), RAW_SPELLING, at) ?? rawText;
 }
 
