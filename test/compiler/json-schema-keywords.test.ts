@@ -103,4 +103,11 @@ test('strings: pattern, format and length together', () => {
   agrees('format+length', { type: 'string', format: 'email', maxLength: 8 }, [], ['a@b.co', 'ab@c.de', 'abc@d.com']);
 });
 
+test('XML styles: a raw string value meets its pattern and length together', () => {
+  const accepts = grammarFor({ type: 'object', properties: { s: { type: 'string', pattern: '^a+$', maxLength: 3 } }, required: ['s'] }, { style: 'qwen_xml' });
+  assert.ok(accepts('<parameter=s>aaa</parameter>'));
+  assert.not.ok(accepts('<parameter=s>aaaa</parameter>'));
+  assert.not.ok(accepts('<parameter=s>ab</parameter>'));
+});
+
 test.run();
