@@ -107,9 +107,9 @@ test('streamed and whole constrained outputs agree for the same seed; n > 1 choi
 
 test('an invalid schema or tag is a 400 whose param points into response_format', async ({ s }) => {
   const ask = (response_format: object) => post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, response_format });
-  const schema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'number', multipleOf: 3 } } } } });
+  const schema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'array', uniqueItems: true } } } } });
   assert.is(schema.status, 400);
-  assert.is(schema.json.error.param, 'response_format.json_schema.schema/properties/a/multipleOf');
+  assert.is(schema.json.error.param, 'response_format.json_schema.schema/properties/a/uniqueItems');
   assert.is(schema.json.error.code, 'invalid_grammar');
   const notASchema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'objekt' } } });
   assert.is(notASchema.status, 400);

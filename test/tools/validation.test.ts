@@ -39,8 +39,8 @@ test('duplicate and malformed names, wrong tool type', async ({ s }) => {
 });
 
 test('a parameters schema that does not compile is named down to the spot', async ({ s }) => {
-  const bad = { type: 'object', properties: { x: { type: 'number', multipleOf: 3 } } };
-  await expect400(s, { tools: [fn('a'), fn('b'), fn('c', bad)] }, 'tools[2].function.parameters/properties/x/multipleOf');
+  const bad = { type: 'object', properties: { x: { type: 'array', uniqueItems: true } } };
+  await expect400(s, { tools: [fn('a'), fn('b'), fn('c', bad)] }, 'tools[2].function.parameters/properties/x/uniqueItems');
   await expect400(s, { tools: [fn('a', { type: 'string' })] }, 'tools[0].function.parameters/type', /object/);
   const response = await post(`${s.url}/v1/chat/completions`, { ...base, tools: [fn('c', bad)] });
   assert.is(response.json.error.code, 'invalid_tool_schema');
