@@ -97,6 +97,7 @@ function xmlValue(ctx: Lowering, s: Schema, pointer: string, rawText: Expr, fram
     // A conjunction that may be a string would be written as JSON: not this layout's raw text.
     const parts = conjunctionOf(schema, at, ctx.lookupRef);
     if (Array.isArray(parts) && commonTypes(parts).includes('string')) throw GrammarError.at(at, `a string value made of several schemas ('allOf', '$ref' with keywords beside it) is not supported in an XML style`);
+    return seq(ctx.fmt.ws(), ctx.value(schema, at, 1), ctx.fmt.ws());
   }
   const ws = ctx.fmt.ws();
   if (schema === true || (isObject(schema) && Object.keys(schema).filter((k) => !['title', 'description', '$comment', 'default', 'examples'].includes(k)).length === 0)) {

@@ -108,6 +108,11 @@ test('XML styles: a raw string value meets its pattern and length together', () 
   assert.ok(accepts('<parameter=s>aaa</parameter>'));
   assert.not.ok(accepts('<parameter=s>aaaa</parameter>'));
   assert.not.ok(accepts('<parameter=s>ab</parameter>'));
+  // A value two parts constrain is JSON, meeting both.
+  const both = grammarFor({ type: 'object', properties: { n: { allOf: [{ type: 'integer' }, { minimum: 5 }] } }, required: ['n'] }, { style: 'qwen_xml' });
+  assert.ok(both('<parameter=n>7</parameter>'));
+  assert.not.ok(both('<parameter=n>3</parameter>'));
+  assert.not.ok(both('<parameter=n>x</parameter>'));
 });
 
 test.run();
