@@ -1,7 +1,6 @@
 // Which JSON Schema draft a schema is written in, and an ajv for it. 2020-12 by default; 2019-09
 // and draft-07 (04 and 06 read as 07) when `$schema` says so; draft-07 too when the schema has
-// no `$schema` and uses the tuple form (`items: [...]`, `additionalItems`), as llama.cpp and
-// older tools write.
+// no `$schema` and uses the tuple form (`items: [...]`), as llama.cpp and older tools write.
 // ajv checks enum values and validates test outputs with our own formats (formats.ts), so
 // what it calls valid is what the grammar enforces.
 import { Ajv, type Format } from 'ajv';
@@ -21,13 +20,16 @@ export function dialectOf(schema: unknown): Dialect {
   return usesTupleItems(schema, 0) ? 'draft-07' : '2020-12';
 }
 
+/** Whether some sub-schema has `items: [...]` (data in enum, const, default and examples aside). */
 function usesTupleItems(value: unknown, depth: number): boolean {
   if (depth > 300 || typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) return value.some((v) => usesTupleItems(v, depth + 1));
   const record = value as Record<string, unknown>;
-  if (Array.isArray(record.items) || 'additionalItems' in record) return true;
-  return Object.values(value).some((v) => usesTupleItems(v, depth + 1));
+  if (Array.isArray(record.items)) return true;
+  return Object.entries(record).some(([k, v]) => !DATA.has(k) && usesTupleItems(v, depth + 1));
 }
+
+const DATA = new Set(['enum', 'const', 'default', 'examples']);
 
 /** An ajv for the dialect, non-strict, with every format as formats.ts defines it. */
 export function ajvFor(dialect: Dialect, options: { validateFormats?: boolean } = {}): Ajv {
