@@ -56,8 +56,9 @@ export function checkSchemaSize(schema: unknown, strictMode = true): void {
       if (othersAllowed && key === 'properties' && typeof child === 'object' && child !== null) for (const name of Object.keys(child)) countName(name, () => pointerJoin(pointerOf(i), key, name));
       if (othersAllowed && key === 'required' && Array.isArray(child)) child.forEach((name, k) => typeof name === 'string' && countName(name, () => pointerJoin(pointerOf(i), key, k)));
       if (!isSchema) push(child, key, i, json + 1, -1);
-      else if (ONE.has(key)) push(child, key, i, json + 1, level + 1);
-      else if ((LIST.has(key) && Array.isArray(child)) || (MAP.has(key) && typeof child === 'object' && child !== null && !Array.isArray(child))) {
+      else if (ONE.has(key) && !Array.isArray(child)) push(child, key, i, json + 1, level + 1);
+      // A draft-07 tuple (`items: [...]`) is a list of sub-schemas.
+      else if (((LIST.has(key) || key === 'items') && Array.isArray(child)) || (MAP.has(key) && typeof child === 'object' && child !== null && !Array.isArray(child))) {
         // The list or map itself is one JSON level; its members are the sub-schemas.
         entries.push({ value: null, parent: i, key, json: json + 1, schema: -1 });
         const holder = entries.length - 1;
