@@ -6,6 +6,10 @@ import { GrammarError, pointerJoin } from '../errors.js';
 import { isObject, type Schema } from './lowering.js';
 import { commonTypes, type Conjunction, conjunctionOf, hasAssertions, type Part } from './parts.js';
 
+/** Most branches the combinators of one conjunction may multiply out to (each becomes rules
+ * of its own; a dozen anyOf in an allOf would otherwise ask for millions). */
+export const MAX_BRANCHES = 1024;
+
 export interface Branch {
   /** The branch schema alone, where nothing else applies to it (lowered as it stands). */
   alone?: { schema: Schema; pointer: string };
@@ -27,6 +31,9 @@ export function distribute(parts: Part[], index: number, resolve: Resolve): Bran
   const holder = parts[index]!;
   const key = Array.isArray(holder.schema.anyOf) ? 'anyOf' : 'oneOf';
   const list = holder.schema[key] as Schema[];
+  let product = 1;
+  for (const p of parts) for (const k of ['anyOf', 'oneOf']) if (Array.isArray(p.schema[k])) product *= Math.max(1, (p.schema[k] as unknown[]).length);
+  if (product > MAX_BRANCHES) throw GrammarError.at(pointerJoin(holder.pointer, key), `the combinators of this schema and the schemas it is combined with multiply out to ${product} branches (the limit is ${MAX_BRANCHES})`);
   const rest = Object.fromEntries(Object.entries(holder.schema).filter(([k]) => k !== key));
   const others = parts.filter((_, i) => i !== index);
   if (hasAssertions(rest)) others.push({ schema: rest, pointer: holder.pointer });

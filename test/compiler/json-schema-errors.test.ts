@@ -51,6 +51,8 @@ test('combinators', () => {
   fails({ oneOf: [{ type: 'integer' }, { type: 'number' }] }, '/oneOf', /branches 0 and 1 may both match/);
   fails({ oneOf: [{ type: 'object', properties: { a: { type: 'string' } } }, { type: 'object' }] }, '/oneOf', /may both match/);
   fails({ type: 'string', anyOf: [{ type: 'integer' }] }, '/anyOf/0', /have no type in common/);
+  const tenWays = { anyOf: Array.from({ length: 10 }, (_, i) => ({ properties: { [`k${i}`]: { minimum: i } } })) };
+  fails({ allOf: [tenWays, tenWays, tenWays, tenWays] }, '/allOf/0/anyOf', /multiply out to 10000 branches \(the limit is 1024\)/);
 });
 
 test('strings', () => {
