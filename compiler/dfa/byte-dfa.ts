@@ -21,6 +21,10 @@ export interface ByteDfa {
   readonly edgeTo: Int32Array;
 }
 
+/** Steps subset construction may take for one language (about a second): subsets of many
+ * states (`.{0,400}a` searched) cost in proportion to their edges. */
+const MAX_DETERMINIZE_WORK = 30_000_000;
+
 /** Thrown when a language would need more than MAX_LANGUAGE_STATES states; the front end
  * turns it into a GrammarError at the keyword responsible. */
 export class LanguageTooLarge extends Error {
@@ -31,7 +35,7 @@ export class LanguageTooLarge extends Error {
 
 /** The language of an epsilon-free automaton over bytes (deterministic or not), minimal. */
 export function dfaOfFsm(fsm: RuleFsm): ByteDfa {
-  const dfa = determinize(fsm, MAX_LANGUAGE_STATES);
+  const dfa = determinize(fsm, MAX_LANGUAGE_STATES, MAX_DETERMINIZE_WORK);
   if (!dfa) throw new LanguageTooLarge();
   // Subsets of live states are live, but a product's tuples need not be: trim first.
   return packed(minimize(dfa.simplify()));

@@ -25,8 +25,10 @@ export function minimizeRuleFsm(fsm: RuleFsm): RuleFsm {
   return merged.numStates < fsm.numStates ? merged : fsm;
 }
 
-/** Subset construction; null when it would pass `limit` states. */
-export function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
+/** Subset construction; null when it would pass `limit` states, or `workLimit` steps (edges
+ * looked at per byte piece: large subsets cost in proportion to their edges). */
+export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): RuleFsm | null {
+  let work = 0;
   const n = fsm.numStates;
   const out: number[][] = Array.from({ length: n }, () => []);
   for (let e = 0; e < fsm.from.length; e++) out[fsm.from[e]!]!.push(e);
@@ -69,6 +71,8 @@ export function determinize(fsm: RuleFsm, limit: number): RuleFsm | null {
       cuts.add(fsm.hi[e]! + 1);
     }
     const points = [...cuts].sort((a, b) => a - b);
+    work += byteEdges.length * points.length;
+    if (work > workLimit) return null;
     for (let i = 0; i + 1 < points.length; i++) {
       const lo = points[i]!;
       const targets: number[] = [];
