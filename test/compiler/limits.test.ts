@@ -130,4 +130,17 @@ test('inputs at the limits compile, and their token masks follow valid outputs',
   walk(Grammar.fromStructuralTag({ type: 'structural_tag', format: tag }), '<'.repeat(MAX_NESTING - 1) + 'x' + '>'.repeat(MAX_NESTING - 1));
 });
 
+test('built languages: automata too large for the state limit are refused within seconds, by pointer', () => {
+  const started = performance.now();
+  refused(() => Grammar.fromJSONSchema({ type: 'object', patternProperties: { '.{0,400}a': { type: 'integer' }, 'b.{0,400}': { type: 'string' } }, additionalProperties: false }), at('/patternProperties'), /need more than 50000 automaton states/);
+  refused(() => Grammar.fromJSONSchema({ type: 'string', pattern: '(a|b)*a(a|b){15}', maxLength: 30 }), at('/pattern'), /together need more than 50000 automaton states/);
+  refused(() => Grammar.fromJSONSchema(draft07Tuple(70)), at('/items/0'.repeat(MAX_NESTING + 1)), /more than 64 levels/);
+  assert.ok(performance.now() - started < 20_000, 'refused within seconds');
+});
+
+/** A draft-07 tuple nested n levels deep. */
+function draft07Tuple(n: number): unknown {
+  return nest(n, (s) => ({ type: 'array', items: [s] }), { type: 'integer' });
+}
+
 test.run();
