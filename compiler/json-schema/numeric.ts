@@ -7,17 +7,13 @@ import { LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { exprIsEmpty } from '../passes/productive.js';
 import { emptyAt } from './lowering.js';
 import { type DecimalStep, integerDivisor, lcmStep, multiplesIn, remainderStates, stepOf } from './multiple-of.js';
-import { intRange, numberRange } from './numbers.js';
+import { intRange, type NumberBounds, numberRange } from './numbers.js';
 import { isNumber, keywordValues, type Part } from './parts.js';
 
 type Bound = { value: number; strict: boolean };
-export interface Bounds {
-  lo: Bound | null;
-  hi: Bound | null;
-}
 
 /** The tightest of every part's minimum, exclusiveMinimum, maximum and exclusiveMaximum. */
-export function boundsOf(parts: Part[]): Bounds {
+function boundsOf(parts: Part[]): NumberBounds {
   let lo: Bound | null = null;
   let hi: Bound | null = null;
   const tighten = (value: unknown, strict: boolean, lower: boolean): void => {

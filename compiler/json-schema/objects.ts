@@ -1,6 +1,6 @@
 // Objects. Declared properties come in declaration order (required ones must appear), then
-// additional or pattern-matched entries (which keys, with which values: object-keys.ts); min/maxProperties are tracked by indexing the tail
-// rules with the number of entries so far. With anyOrder, one entry rule is repeated within
+// other entries (which keys, with which values: object-keys.ts); min/maxProperties are
+// tracked by indexing the tail rules with the number of entries so far. With anyOrder, one entry rule is repeated within
 // the count bounds (the spec's rules: keys may repeat or be missing). Bounds that no object
 // can meet make the object empty, with the reason (see emptyAt).
 import { GrammarError } from '../errors.js';
