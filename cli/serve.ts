@@ -3,6 +3,7 @@ import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { describeEngineConfig, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
 import { Engine } from '../runtime/engine/engine.js';
+import { SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { ApiServer } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
@@ -38,7 +39,8 @@ export interface ServeFlags {
   reasoning: string;
 }
 
-const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa'];
+/** The spec's modes, plus `ngram` (prompt lookup, no second model). */
+const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa', 'ngram'];
 
 export function registerServe(cli: CAC): void {
   cli
@@ -48,7 +50,7 @@ export function registerServe(cli: CAC): void {
     .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
     .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
-    .option('--speculative-mode <mode>', 'disable, small_draft, eagle or medusa', { default: 'disable' })
+    .option('--speculative-mode <mode>', 'disable, ngram (draft by prompt lookup; with a grammar, forced text too), small_draft, eagle or medusa', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
     .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
     .option('--host <host>', 'Address to bind', { default: '127.0.0.1' })
@@ -132,10 +134,14 @@ export function checkServeFlags(flags: ServeFlags) {
       throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
     }
   }
-  if (flags.speculativeMode !== 'disable' || flags.additionalModels !== undefined) {
+  const speculativeMode = flags.speculativeMode as SpeculativeMode | 'small_draft' | 'eagle' | 'medusa';
+  if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode) || flags.additionalModels !== undefined) {
     throw new UsageError(
-      `speculative decoding (--speculative-mode ${flags.speculativeMode}${flags.additionalModels ? `, --additional-models ${flags.additionalModels}` : ''}) is not available yet; leave it at disable`,
+      `speculative decoding with a second model (--speculative-mode ${flags.speculativeMode}${flags.additionalModels ? `, --additional-models ${flags.additionalModels}` : ''}) is not available yet; use --speculative-mode ngram or disable`,
     );
+  }
+  if ((overrides.spec_draft_length ?? 0) > 0 && speculativeMode === 'disable') {
+    throw new UsageError(`--overrides spec_draft_length=${overrides.spec_draft_length} needs speculative decoding: add --speculative-mode ngram`);
   }
   if (flags.toolFormat !== undefined && !isToolFormatKey(String(flags.toolFormat))) {
     throw new UsageError(`--tool-format '${flags.toolFormat}' is not valid: use one of ${TOOL_FORMAT_KEYS.join(', ')}`);
@@ -149,6 +155,7 @@ export function checkServeFlags(flags: ServeFlags) {
   return {
     mode,
     overrides,
+    speculativeMode: speculativeMode as SpeculativeMode,
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -196,6 +203,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     overrides: checked.overrides,
     maxQueuedRequests: checked.maxQueuedRequests,
     tracing: flags.enableTracing === true,
+    speculativeMode: checked.speculativeMode,
     ...(checked.threads ? { threads: checked.threads } : {}),
     grammarTimeoutMs: checked.grammarTimeoutMs,
     grammarCacheDir: defaultGrammarCacheDir(),

@@ -9,7 +9,7 @@ import { describeDevice, libraryKindsFor, listDevices, selectDevices, type Devic
 import { readHostMemory } from '../backend/host-memory.js';
 import { loadLlamaLibrary, releaseLlamaLogs } from '../backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
-import { computeEngineConfig } from './engine-config.js';
+import { computeEngineConfig, ConfigError } from './engine-config.js';
 import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
 import type { EngineInfo, EngineInitOptions, FromWorker, ToWorker } from './protocol.js';
@@ -39,8 +39,12 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     embeddingLength: info.embeddingLength,
     memory,
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
-  });
+  }, (options.speculativeMode ?? 'disable') !== 'disable');
   if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
+  if ((options.speculativeMode ?? 'disable') !== 'disable' && info.recurrent) {
+    // Rejected drafts are undone by removing their positions, which a recurrent state cannot do.
+    throw new ConfigError(`--speculative-mode ${options.speculativeMode} is not available for ${info.architecture}: its recurrent layers cannot drop rejected draft tokens (max_history_size snapshots are not implemented); use a transformer model or --speculative-mode disable`);
+  }
   // An explicit --threads is used as given; by default the count follows the load of other processes.
   const threads = options.threads ?? usableCpus();
   const adaptiveThreads = options.threads === undefined;
@@ -48,6 +52,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+    outputs: config.maxNumSequence + config.maxDraftTokens,
     threads,
     adaptiveThreads,
   });
@@ -55,6 +60,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
+    speculation: { mode: options.speculativeMode ?? 'disable', draftLength: options.overrides.spec_draft_length ?? 0 },
   });
   core.start();
   return {

@@ -1,0 +1,167 @@
+// Speculative decoding through the real llama.cpp backend (a tiny random-weight model with
+// GPT-2's vocabulary): with drafts from prompt lookup and forced grammar text, every output is
+// the one plain decoding gives, token for token and seed for seed: greedy, sampled, with
+// penalties and logit bias, stop strings, logprobs, n choices and grammars. Equality per seed is
+// stronger than equal distributions: it holds for every seed, so the distributions of the
+// first, second and every later token match too. Drafts are proposed and both accepted and
+// rejected along the way (the tests check the counts), and rejected ones leave no KV cells.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Engine } from '../../runtime/engine/engine.js';
+import type { GenerateRequest } from '../../runtime/engine/protocol.js';
+import { tinyModelPath } from '../../fixtures/paths.js';
+import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
+import { testRandom } from '../helpers/test-random.js';
+
+interface Engines {
+  plain: Engine;
+  adaptive: Engine;
+  fixed: Engine;
+}
+
+const test = suite<Engines>('speculative decoding');
+
+test.before(async (context) => {
+  const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
+  context.plain = await Engine.create({ ...base, overrides: { context_window_size: 1024 } });
+  context.adaptive = await Engine.create({ ...base, overrides: { context_window_size: 1024 }, speculativeMode: 'ngram' });
+  context.fixed = await Engine.create({ ...base, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+});
+test.after(async ({ plain, adaptive, fixed }) => {
+  await plain.dispose();
+  await adaptive.dispose();
+  await fixed.dispose();
+});
+
+/**
+ * A prompt that repeats itself (a phrase of `period` tokens, several times), so that prompt
+ * lookup finds continuations; GPT-2 ids 1000-30999 are plain words.
+ */
+function repetitivePrompt(seed: number, period: number, repeats: number): number[] {
+  const random = testRandom(seed);
+  const phrase = Array.from({ length: period }, () => 1000 + Math.floor(random() * 30000));
+  return Array.from({ length: period * repeats }, (_, i) => phrase[i % period]!);
+}
+
+function outputOf(choice: ChoiceResult) {
+  return { tokens: choice.tokens, text: choice.text, reason: choice.reason, completionTokens: choice.completionTokens, logprobTokens: choice.logprobs.map((e) => e.token) };
+}
+
+/** Runs the request on the three engines; the speculative ones must give the plain one's output. */
+async function assertSameOutputs(engines: Engines, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {
+  const plain = await runToEnd(engines.plain, request);
+  for (const name of ['adaptive', 'fixed'] as const) {
+    const speculative = await runToEnd(engines[name], request);
+    assert.equal(speculative.choices.map(outputOf), plain.choices.map(outputOf), `${what} (${name})`);
+  }
+  return plain.choices;
+}
+
+async function draftCounts(engine: Engine) {
+  const stats = await engine.stats();
+  return { proposed: stats.draftTokens, accepted: stats.acceptedDraftTokens };
+}
+
+test('greedy outputs are the plain ones, token for token, while drafts are accepted and rejected', async (engines) => {
+  const before = await draftCounts(engines.fixed);
+  for (let seed = 1; seed <= 12; seed++) {
+    const prompt = repetitivePrompt(seed, 3 + (seed % 5), 6);
+    await assertSameOutputs(engines, { prompt, maxTokens: 48, sampling: { temperature: 0 } }, `prompt ${seed}`);
+  }
+  const after = await draftCounts(engines.fixed);
+  const proposed = after.proposed - before.proposed;
+  const accepted = after.accepted - before.accepted;
+  assert.ok(accepted > 20, `drafts were accepted (${accepted} of ${proposed})`);
+  assert.ok(proposed - accepted > 20, `drafts were rejected (${proposed - accepted} of ${proposed})`);
+});
+
+test('seeded sampling gives the same tokens with speculation, seed for seed', async (engines) => {
+  for (let seed = 0; seed < 24; seed++) {
+    const prompt = repetitivePrompt(100 + seed, 4, 5);
+    await assertSameOutputs(engines, { prompt, maxTokens: 32, seed, sampling: { temperature: 0.8, topP: 0.95 } }, `seed ${seed}`);
+  }
+});
+
+test('penalties and logit bias see only accepted tokens', async (engines) => {
+  for (let seed = 0; seed < 6; seed++) {
+    const prompt = repetitivePrompt(200 + seed, 5, 4);
+    const bias = new Map([[prompt[1]!, 3], [prompt[2]!, -2]]);
+    await assertSameOutputs(
+      engines,
+      { prompt, maxTokens: 40, seed, sampling: { temperature: seed % 2 ? 0.7 : 0, frequencyPenalty: 0.6, presencePenalty: 0.4, logitBias: bias } },
+      `penalties, seed ${seed}`,
+    );
+  }
+});
+
+test('stop strings end the output where plain decoding ends it, also inside an accepted draft', async (engines) => {
+  for (let seed = 1; seed <= 6; seed++) {
+    const prompt = repetitivePrompt(300 + seed, 3, 6);
+    const [free] = await assertSameOutputs(engines, { prompt, maxTokens: 40, sampling: { temperature: 0 } }, `free ${seed}`);
+    // A stop string from the middle of the free output, spanning a token boundary where possible.
+    const text = free!.text;
+    const stop = text.slice(Math.floor(text.length / 2), Math.floor(text.length / 2) + 4);
+    if (stop.trim() === '') continue;
+    const [stopped] = await assertSameOutputs(engines, { prompt, maxTokens: 40, stop: [stop], sampling: { temperature: 0 } }, `stop ${JSON.stringify(stop)}`);
+    assert.is(stopped!.reason, 'stop');
+    assert.ok(!stopped!.text.includes(stop));
+  }
+});
+
+test('logprobs describe the accepted tokens from the target distribution', async (engines) => {
+  const prompt = repetitivePrompt(400, 4, 6);
+  const request: GenerateRequest = { prompt, maxTokens: 32, seed: 3, sampling: { temperature: 0.7, logprobs: true, topLogprobs: 3 } };
+  const plain = await runToEnd(engines.plain, request);
+  const speculative = await runToEnd(engines.fixed, request);
+  assert.equal(speculative.choices.map(outputOf), plain.choices.map(outputOf));
+  plain.choices[0]!.logprobs.forEach((entry, k) => {
+    const other = speculative.choices[0]!.logprobs[k]!;
+    // Rows computed in another batch shape move by float rounding only.
+    assert.ok(Math.abs(entry.logprob - other.logprob) < 0.01, `token ${k}: ${entry.logprob} against ${other.logprob}`);
+    assert.equal(other.top.map((top) => top.token), entry.top.map((top) => top.token));
+    assert.equal(other.bytes, entry.bytes);
+  });
+});
+
+test('n choices each follow their own seeded stream, drafted or not', async (engines) => {
+  const prompt = repetitivePrompt(500, 5, 5);
+  const choices = await assertSameOutputs(engines, { prompt, n: 3, maxTokens: 32, seed: 9, sampling: { temperature: 0.9 } }, 'n = 3');
+  assert.is(choices.length, 3);
+});
+
+test('under a grammar, forced text is drafted and the output is the plain one', async (engines) => {
+  const schema = {
+    type: 'object',
+    properties: { identifier_of_the_item: { type: 'integer' }, category_name: { type: 'string', enum: ['first_category_value', 'second_category_value'] } },
+    required: ['identifier_of_the_item', 'category_name'],
+    additionalProperties: false,
+  };
+  const grammar = await engines.plain.compileGrammar({ kind: 'json_schema', schema });
+  // The fixed draft length drafts whatever the learnt costs say, so the counts do not depend on the machine.
+  const before = await draftCounts(engines.fixed);
+  for (let seed = 0; seed < 4; seed++) {
+    const prompt = repetitivePrompt(600 + seed, 4, 3);
+    const [choice] = await assertSameOutputs(engines, { prompt, maxTokens: 80, seed, grammar, sampling: { temperature: seed % 2 ? 0.8 : 0 } }, `grammar, seed ${seed}`);
+    if (choice!.reason === 'stop') assert.ok(['first_category_value', 'second_category_value'].includes(JSON.parse(choice!.text).category_name));
+  }
+  // A random-weight model often spells forced text in other tokens than the tokenizer's (the
+  // grammar allows every spelling): drafts are accepted, but far less often than with a real model.
+  const after = await draftCounts(engines.fixed);
+  const [proposed, accepted] = [after.proposed - before.proposed, after.accepted - before.accepted];
+  assert.ok(proposed > 20 && accepted > 5, `forced tokens were drafted (${proposed}) and accepted (${accepted})`);
+});
+
+test('an accepted draft arrives as one delta of several tokens, and no draft cell outlives its step', async ({ fixed }) => {
+  const prompt = repetitivePrompt(700, 3, 8);
+  const result = await runToEnd(fixed, { prompt, maxTokens: 48, sampling: { temperature: 0 } });
+  const choice = result.choices[0]!;
+  assert.ok(choice.pieces.length < choice.tokens.length, `${choice.tokens.length} tokens came in ${choice.pieces.length} deltas`);
+  const stats = await fixed.stats();
+  assert.is(stats.running, 0);
+  assert.is(stats.kvCellsUsed, 0, 'nothing running holds cells');
+  // The finished request's cells stay cached: its prompt and output, not one more.
+  const again = await runToEnd(fixed, { prompt: [...prompt, ...choice.tokens], maxTokens: 1, sampling: { temperature: 0 } });
+  assert.is(again.choices[0]!.cachedTokens, prompt.length + choice.tokens.length - 1);
+});
+
+test.run();
