@@ -50,7 +50,7 @@ export function registerServe(cli: CAC): void {
     .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
     .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
-    .option('--speculative-mode <mode>', 'disable, ngram (draft by prompt lookup; with a grammar, forced text too), small_draft, eagle or medusa', { default: 'disable' })
+    .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), ngram (drafts by prompt lookup, no second model), eagle or medusa; with a grammar, forced text is drafted too', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
     .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
     .option('--host <host>', 'Address to bind', { default: '127.0.0.1' })
@@ -118,6 +118,24 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   return merged;
 }
 
+/** The draft model of `--additional-models` (model_path or model_path,model_lib), which small_draft needs and only it uses. */
+function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode): string | undefined {
+  if (value === undefined) {
+    if (mode === 'small_draft') throw new UsageError('--speculative-mode small_draft needs a draft model: give it with --additional-models PATH');
+    return undefined;
+  }
+  const models = String(value).split(';').filter(Boolean);
+  const parts = String(models[0] ?? '').split(',');
+  if (models.length !== 1 || parts.length > 2) {
+    throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
+  }
+  if (mode !== 'small_draft') throw new UsageError(`--additional-models ${value} is a draft model: add --speculative-mode small_draft to use it`);
+  if (parts.length === 2) {
+    throw new UsageError(`--additional-models ${value}: a separate model library for the draft is not supported; the main library runs it (give model_path alone)`);
+  }
+  return parts[0]!;
+}
+
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
 export function checkServeFlags(flags: ServeFlags) {
   const mode = parseMode(flags.mode);
@@ -128,20 +146,13 @@ export function checkServeFlags(flags: ServeFlags) {
   if (!SPECULATIVE_MODES.includes(flags.speculativeMode)) {
     throw new UsageError(`--speculative-mode '${flags.speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES.join(', ')}`);
   }
-  if (flags.additionalModels !== undefined) {
-    const models = String(flags.additionalModels).split(';').filter(Boolean);
-    if (models.length !== 1 || String(models[0]).split(',').length > 2) {
-      throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
-    }
+  const speculativeMode = flags.speculativeMode;
+  if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
+    throw new UsageError(`--speculative-mode ${speculativeMode} is not available yet (it needs trained ${speculativeMode} heads); use small_draft, ngram or disable`);
   }
-  const speculativeMode = flags.speculativeMode as SpeculativeMode | 'small_draft' | 'eagle' | 'medusa';
-  if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode) || flags.additionalModels !== undefined) {
-    throw new UsageError(
-      `speculative decoding with a second model (--speculative-mode ${flags.speculativeMode}${flags.additionalModels ? `, --additional-models ${flags.additionalModels}` : ''}) is not available yet; use --speculative-mode ngram or disable`,
-    );
-  }
+  const draftModel = parseAdditionalModels(flags.additionalModels, speculativeMode as SpeculativeMode);
   if ((overrides.spec_draft_length ?? 0) > 0 && speculativeMode === 'disable') {
-    throw new UsageError(`--overrides spec_draft_length=${overrides.spec_draft_length} needs speculative decoding: add --speculative-mode ngram`);
+    throw new UsageError(`--overrides spec_draft_length=${overrides.spec_draft_length} needs speculative decoding: add --speculative-mode ngram or small_draft`);
   }
   if (flags.toolFormat !== undefined && !isToolFormatKey(String(flags.toolFormat))) {
     throw new UsageError(`--tool-format '${flags.toolFormat}' is not valid: use one of ${TOOL_FORMAT_KEYS.join(', ')}`);
@@ -156,6 +167,7 @@ export function checkServeFlags(flags: ServeFlags) {
     mode,
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
+    ...(draftModel ? { draftModel } : {}),
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -204,6 +216,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     maxQueuedRequests: checked.maxQueuedRequests,
     tracing: flags.enableTracing === true,
     speculativeMode: checked.speculativeMode,
+    ...(checked.draftModel ? { draftModelPath: (await resolveModel(checked.draftModel)).ggufPath } : {}),
     ...(checked.threads ? { threads: checked.threads } : {}),
     grammarTimeoutMs: checked.grammarTimeoutMs,
     grammarCacheDir: defaultGrammarCacheDir(),

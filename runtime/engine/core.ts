@@ -18,6 +18,7 @@ import { reusablePrefixLength } from './sliding-window.js';
 import { StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
 import { Drafter } from './speculative/drafter.js';
+import type { DraftModel } from './speculative/draft-model.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 import { verifyDraft } from './speculative/verify.js';
 
@@ -50,8 +51,8 @@ export class EngineCore {
       tracing?: boolean;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
-      /** Speculative decoding: where drafts come from, and spec_draft_length (0: adaptive). */
-      speculation?: { mode: SpeculativeMode; draftLength: number };
+      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and the draft model of small_draft. */
+      speculation?: { mode: SpeculativeMode; draftLength: number; draftModel?: DraftModel };
     } = {},
   ) {
     this.kv = new KvManager(context, {
@@ -68,7 +69,11 @@ export class EngineCore {
     this.budget = new StepBudget({ chunk: config.prefillChunkSize });
     const speculation = options.speculation;
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
-      this.drafter = new Drafter({ draftLength: speculation.draftLength, tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }) });
+      this.drafter = new Drafter({
+        draftLength: speculation.draftLength,
+        tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
+        ...(speculation.draftModel ? { draftModel: speculation.draftModel } : {}),
+      });
     }
     this.scheduler = new Scheduler(
       this.kv,
@@ -80,7 +85,7 @@ export class EngineCore {
       },
       this.budget,
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
-      this.drafter && ((sequence, most) => this.drafter!.propose(sequence, most)),
+      this.drafter && ((sequence, most, width) => this.drafter!.propose(sequence, most, width)),
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit });
     this.committer = new TokenCommitter(vocabulary);
@@ -148,6 +153,14 @@ export class EngineCore {
   private async run(): Promise<void> {
     while (!this.stopped) {
       for (const state of [...this.scheduler.running]) if (state.cancelled) this.retire(state, 'cancelled');
+      if (this.drafter?.preparesDrafts) {
+        try {
+          await this.drafter.prepare(this.decodingSequences());
+        } catch (error) {
+          this.recoverFromDecodeFailure(error);
+          continue;
+        }
+      }
       const plan = this.scheduler.schedule();
       if (plan.entries.length === 0) {
         // Idle: nothing runs, so only a submit, a cancel or stop() can change anything.
@@ -197,6 +210,16 @@ export class EngineCore {
   private sampleAndCommit(sequence: Sequence, logits: Float32Array): void {
     if (this.committer.endIfGrammarComplete(sequence)) return;
     this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+  }
+
+  /** Sequences whose next step computes the one token they sampled last. */
+  private decodingSequences(): Sequence[] {
+    const sequences: Sequence[] = [];
+    for (const state of this.scheduler.running) {
+      if (state.cancelled || state.failed) continue;
+      for (const sequence of state.sequences) if (sequence.finish === undefined && sequence.slot >= 0 && sequence.pending === 1) sequences.push(sequence);
+    }
+    return sequences;
   }
 
   /** Commits what the target chose at each drafted position; returns the draft tokens accepted. */

@@ -85,6 +85,8 @@ export interface EngineInitOptions {
   tracing?: boolean;
   /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */
   speculativeMode?: SpeculativeMode;
+  /** small_draft: the draft model's GGUF (the spec's --additional-models); it must share the model's vocabulary. */
+  draftModelPath?: string;
   /** Deadline for compiling one output format (default 10 s). */
   grammarTimeoutMs?: number;
   /** Folder for compiled output formats on disk (default: memory only). */

@@ -31,8 +31,11 @@ export interface StepPlan {
   drafted: number;
 }
 
-/** Draft tokens for a sequence whose known tokens this step completes, at most `most` (speculative decoding). */
-export type ProposeDraft = (sequence: Sequence, most: number) => number[];
+/**
+ * Draft tokens for a sequence whose known tokens this step completes, at most `most`, in a
+ * step that decodes `width` sequences (speculative decoding).
+ */
+export type ProposeDraft = (sequence: Sequence, most: number, width: number) => number[];
 
 export interface SchedulerLimits {
   /** KV cells in all (max_total_seq_length). */
@@ -219,7 +222,7 @@ export class Scheduler {
       const outputLeft = (maxTokens ?? Infinity) - sequence.generated - 1;
       const most = Math.min(room, outputLeft, sequence.request.lengthLimit - sequence.tokens.length - 1);
       if (most <= 0) continue;
-      const draft = this.proposeDraft(sequence, most);
+      const draft = this.proposeDraft(sequence, most, Math.max(1, plan.decoding));
       if (draft.length === 0) continue;
       entry.draft = draft;
       entry.logits = 1 + draft.length;

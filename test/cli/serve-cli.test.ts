@@ -47,7 +47,11 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
   await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
   await failsWith(['serve', tinyModelPath, '--allowed-origins', 'http://x'], /--allowed-origins .* JSON list of strings/);
-  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /speculative decoding .* not available yet/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle is not available yet .*; use small_draft, ngram or disable/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft'], /small_draft needs a draft model: give it with --additional-models PATH/);
+  await failsWith(['serve', tinyModelPath, '--additional-models', tinyModelPath], /is a draft model: add --speculative-mode small_draft/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft', '--additional-models', `${tinyModelPath},/lib/libllama.so`], /a separate model library for the draft is not supported/);
+  await failsWith(['serve', tinyModelPath, '--overrides', 'spec_draft_length=4'], /spec_draft_length=4 needs speculative decoding: add --speculative-mode ngram or small_draft/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'fastest'], /--speculative-mode 'fastest' is not valid/);
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '2', '--overrides', 'max_num_sequence=3'], /both set the same limit/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
@@ -102,8 +106,9 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
 });
 
 test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says how', async () => {
-  const limit = 2 ** 30;
-  // The expected limits, from the tiny model's own figures and the same 1 GiB.
+  // 1.5 GiB: the logits of 256 sequence ids (128 running, 128 kept for the prefix cache) take ~100 MiB.
+  const limit = 1.5 * 2 ** 30;
+  // The expected limits, from the tiny model's own figures and the same 1.5 GiB.
   const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
   const model = await LlamaModel.create(api, { path: tinyModelPath, devices: listDevices(api).filter((d) => d.kind === 'cpu').slice(0, 1) });
   const expected = computeEngineConfig('server', {}, {
@@ -117,14 +122,14 @@ test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says 
     maxParallelSequences: api.llama_max_parallel_sequences(),
   });
   model.dispose();
-  // 40% of 1 GiB holds far fewer cells than 128 sequences × the 2048-token context.
+  // 40% of 1.5 GiB holds fewer cells than 128 sequences × the 2048-token context.
   assert.ok(expected.maxTotalSeqLength >= 256 && expected.maxTotalSeqLength < 128 * 2048);
   const run = start(['serve', tinyModelPath, '--mode', 'server', '--port', String(await freePort()), '--threads', '1'], { LMFORGE_MEMORY_LIMIT_BYTES: String(limit) });
   try {
     await waitForLine(run, /serving: /);
     const out = run.stdout();
     assert.match(out, new RegExp(`engine: +mode=server max_num_sequence=128 max_total_seq_length=${expected.maxTotalSeqLength} `));
-    assert.match(out, new RegExp(`memory: +kv cache: ${expected.maxTotalSeqLength} cells \\(\\d+ MiB\\) = 40% of 1\\.0 GiB total \\(LMFORGE_MEMORY_LIMIT_BYTES\\) after 25 MiB weights and \\d+ MiB buffers and runtime\n`));
+    assert.match(out, new RegExp(`memory: +kv cache: ${expected.maxTotalSeqLength} cells \\(\\d+ MiB\\) = 40% of 1\\.5 GiB total \\(LMFORGE_MEMORY_LIMIT_BYTES\\) after 25 MiB weights and \\d+ MiB buffers and runtime\n`));
     assert.match(out, /threads: +1 \(--threads\)/);
   } finally {
     run.child.kill('SIGKILL');

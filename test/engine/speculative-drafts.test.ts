@@ -62,19 +62,25 @@ test('the draft policy learns acceptance from verifications and drifts back to i
   assert.is(fixed.next(2, 10), 2);
 });
 
-test('a draft token\'s relative cost is learnt from steps with and without drafts', () => {
+test('a draft token\'s relative cost is learnt per batch width, and a high one is measured again after a while', () => {
   const cost = new DraftCost();
-  assert.ok(Math.abs(cost.relative - 1 / 3) < 1e-9, 'a first guess before any step');
+  assert.ok(Math.abs(cost.relative(1) - 1 / 3) < 1e-9, 'a first guess before any step');
   cost.observe(1, 0, 0, 10_000);
   cost.observe(1, 0, 4, 22_000);
-  assert.ok(Math.abs(cost.relative - 0.3) < 1e-9, '3 ms a draft token against a 10 ms step');
+  assert.ok(Math.abs(cost.relative(1) - 0.3) < 1e-9, '3 ms a draft token against a 10 ms step');
   cost.observe(1, 100, 4, 500_000);
-  assert.ok(Math.abs(cost.relative - 0.3) < 1e-9, 'steps with prompt tokens say nothing about drafts');
-  // Four sequences share a 20 ms step: one sequence's token costs 5 ms of it.
-  const wide = new DraftCost();
-  wide.observe(4, 0, 0, 20_000);
-  wide.observe(4, 0, 2, 26_000);
-  assert.ok(Math.abs(wide.relative - 0.6) < 1e-9);
+  assert.ok(Math.abs(cost.relative(1) - 0.3) < 1e-9, 'steps with prompt tokens say nothing about drafts');
+  // Four sequences share a 20 ms step: one sequence's token costs 5 ms of it; 3 ms a draft token there.
+  assert.ok(Math.abs(cost.relative(4) - 1 / 3) < 1e-9, 'another width starts from the first guess');
+  cost.observe(4, 0, 0, 20_000);
+  cost.observe(4, 0, 2, 26_000);
+  assert.ok(Math.abs(cost.relative(4) - 0.6) < 1e-9);
+  assert.ok(Math.abs(cost.relative(1) - 0.3) < 1e-9, 'width 1 keeps its own figures');
+  // A burst of load made drafting look dear; steps without drafts bring the estimate back.
+  cost.observe(1, 0, 1, 60_000);
+  assert.ok(cost.relative(1) > 0.7);
+  for (let i = 0; i < 300; i++) cost.observe(1, 0, 0, 10_000);
+  assert.ok(Math.abs(cost.relative(1) - 1 / 3) < 0.05, `drifted back: ${cost.relative(1)}`);
 });
 
 /** A raw vocabulary and a tokenizer that takes the longest token first. */
@@ -162,12 +168,14 @@ test('the scheduler drafts after decoding sequences within their limits, and a v
   const cache = new FakeKvCache();
   const kv = new KvManager(cache, { cells: 1000, runningSlots: 4, recyclingSlots: 0 });
   const proposals: number[] = [];
+  const widths: number[] = [];
   const scheduler = new Scheduler(
     kv,
     { maxTotalSeqLength: 1000, batchCapacity: 256, shareAcrossRequests: false, maxDraftTokens: 6 },
     new StepBudget({ chunk: 256 }),
     undefined,
-    (sequence, most) => {
+    (sequence, most, width) => {
+      widths.push(width);
       proposals.push(most);
       return range(500, 500 + Math.min(most, 4));
     },
@@ -187,6 +195,7 @@ test('the scheduler drafts after decoding sequences within their limits, and a v
   const plan = decode();
   assert.equal(plan.entries.map((e) => [e.count, e.draft.length, e.logits]), [[10, 2, 3], [10, 4, 5]]);
   assert.equal(proposals, [2, 4]);
+  assert.equal(widths, [1, 1], 'prompts: no sequence decodes yet');
   assert.is(plan.drafted, 6);
   assert.is(plan.tokens, 26);
   // The target agrees with the first token of the first draft and with none of the second.
@@ -205,6 +214,7 @@ test('the scheduler drafts after decoding sequences within their limits, and a v
   const next = decode();
   assert.equal(next.entries.map((e) => [e.start, e.count, e.draft.length]), [[11, 1, 0], [10, 1, 4]]);
   assert.equal(proposals, [6]);
+  assert.equal(widths, [1, 1, 2], 'two sequences decode');
 });
 
 test.run();

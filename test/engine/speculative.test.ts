@@ -9,14 +9,19 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
-import { tinyModelPath } from '../../fixtures/paths.js';
+import { tinyDraftModelPath, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
+import { EngineStartError } from '../../runtime/engine/engine.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
 import { testRandom } from '../helpers/test-random.js';
 
 interface Engines {
   plain: Engine;
+  /** ngram, with the draft length chosen per sequence. */
   adaptive: Engine;
+  /** ngram, 4 draft tokens whenever a lookup finds them. */
   fixed: Engine;
+  /** small_draft: the tiny model's first block alone drafts 4 tokens a step. */
+  drafted: Engine;
 }
 
 const test = suite<Engines>('speculative decoding');
@@ -26,11 +31,10 @@ test.before(async (context) => {
   context.plain = await Engine.create({ ...base, overrides: { context_window_size: 1024 } });
   context.adaptive = await Engine.create({ ...base, overrides: { context_window_size: 1024 }, speculativeMode: 'ngram' });
   context.fixed = await Engine.create({ ...base, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  context.drafted = await Engine.create({ ...base, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyDraftModelPath });
 });
-test.after(async ({ plain, adaptive, fixed }) => {
-  await plain.dispose();
-  await adaptive.dispose();
-  await fixed.dispose();
+test.after(async ({ plain, adaptive, fixed, drafted }) => {
+  for (const engine of [plain, adaptive, fixed, drafted]) await engine.dispose();
 });
 
 /**
@@ -50,7 +54,7 @@ function outputOf(choice: ChoiceResult) {
 /** Runs the request on the three engines; the speculative ones must give the plain one's output. */
 async function assertSameOutputs(engines: Engines, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {
   const plain = await runToEnd(engines.plain, request);
-  for (const name of ['adaptive', 'fixed'] as const) {
+  for (const name of ['adaptive', 'fixed', 'drafted'] as const) {
     const speculative = await runToEnd(engines[name], request);
     assert.equal(speculative.choices.map(outputOf), plain.choices.map(outputOf), `${what} (${name})`);
   }
@@ -64,6 +68,7 @@ async function draftCounts(engine: Engine) {
 
 test('greedy outputs are the plain ones, token for token, while drafts are accepted and rejected', async (engines) => {
   const before = await draftCounts(engines.fixed);
+  const modelBefore = await draftCounts(engines.drafted);
   for (let seed = 1; seed <= 12; seed++) {
     const prompt = repetitivePrompt(seed, 3 + (seed % 5), 6);
     await assertSameOutputs(engines, { prompt, maxTokens: 48, sampling: { temperature: 0 } }, `prompt ${seed}`);
@@ -73,6 +78,34 @@ test('greedy outputs are the plain ones, token for token, while drafts are accep
   const accepted = after.accepted - before.accepted;
   assert.ok(accepted > 20, `drafts were accepted (${accepted} of ${proposed})`);
   assert.ok(proposed - accepted > 20, `drafts were rejected (${proposed - accepted} of ${proposed})`);
+  const modelAfter = await draftCounts(engines.drafted);
+  const [modelProposed, modelAccepted] = [modelAfter.proposed - modelBefore.proposed, modelAfter.accepted - modelBefore.accepted];
+  assert.ok(modelAccepted > 20 && modelProposed - modelAccepted > 20, `the draft model's drafts were accepted (${modelAccepted}) and rejected (${modelProposed - modelAccepted})`);
+});
+
+test('a draft model with the target\'s own weights has its greedy drafts accepted', async ({ plain }) => {
+  const self = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyModelPath });
+  try {
+    for (let seed = 1; seed <= 4; seed++) {
+      const request: GenerateRequest = { prompt: repetitivePrompt(800 + seed, 7, 2), maxTokens: 40, sampling: { temperature: 0 } };
+      assert.equal((await runToEnd(self, request)).choices.map(outputOf), (await runToEnd(plain, request)).choices.map(outputOf));
+    }
+    const { proposed, accepted } = await draftCounts(self);
+    // Only batch-shape rounding can tell the two apart.
+    assert.ok(proposed > 50 && accepted >= 0.95 * proposed, `${accepted} of ${proposed} accepted`);
+  } finally {
+    await self.dispose();
+  }
+});
+
+test('a draft model whose vocabulary differs is refused at start-up, saying where', async () => {
+  try {
+    await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 256 }, speculativeMode: 'small_draft', draftModelPath: tinyLlama3Path });
+    assert.unreachable('the engine started');
+  } catch (error) {
+    assert.instance(error, EngineStartError);
+    assert.match((error as Error).message, /^--additional-models .*tiny-llama3\.gguf: its vocabulary is not the model's, so its drafts cannot be verified: it has \d+ tokens, the model 50257$/);
+  }
 });
 
 test('seeded sampling gives the same tokens with speculation, seed for seed', async (engines) => {
