@@ -1,15 +1,17 @@
-// The HTTP server: routes, CORS, body limits, errors (answered in one place), readiness and
-// graceful draining. It talks to the engine only through the Engine interface.
+// The HTTP server: routes, CORS, body limits, errors (answered in one place), metrics,
+// readiness and graceful draining. It talks to the engine only through the Engine interface.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
 import type { Engine } from '../engine/engine.js';
 import { ChatTemplate } from '../chat/chat-template.js';
 import { ApiError, sendError, toApiError } from './api-error.js';
+import { ChatMeter } from './chat-meter.js';
 import { completeChat, newCompletionId, type CompletionContext } from './chat-completions.js';
 import { parseChatRequest } from './chat-request.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
-import { docsPage, ENDPOINTS, openApiDocument } from './endpoints.js';
+import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
+import { ServerMetrics } from './metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
 import { TraceBuffer } from './trace-buffer.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
@@ -44,6 +46,8 @@ export class ApiServer {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
+  /** This server's Prometheus metrics (GET /metrics). */
+  readonly metrics = new ServerMetrics();
 
   constructor(private readonly options: ApiServerOptions) {
     this.cors = new CorsPolicy(options.cors);
@@ -59,6 +63,7 @@ export class ApiServer {
       onNoMatch: (req, res) => this.noMatch(req, res),
       onError: (error, _req, res) => sendError(res, toApiError(error)),
     });
+    app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, this.modelList()));
     app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
@@ -66,6 +71,7 @@ export class ApiServer {
       const status = this.phase === 'ready' && !this.context?.engine.alive ? 'engine_stopped' : this.phase === 'ready' ? 'ok' : this.phase;
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
+    app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
     app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version)));
     app.get('/docs', (_req, res) => {
       const page = docsPage(options.version);
@@ -120,6 +126,7 @@ export class ApiServer {
       reasoning,
       tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
       modelId: this.options.modelId,
+      metrics: this.metrics,
       template: new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText }),
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
       tracer: this.tracer,
@@ -150,9 +157,19 @@ export class ApiServer {
     return { object: 'list', data: [{ id: this.options.modelId, object: 'model', created: this.created, owned_by: 'lmforge' }] };
   }
 
+  private async sendMetrics(res: ServerResponse): Promise<void> {
+    const text = await this.metrics.render(this.phase === 'ready' ? this.context?.engine : undefined);
+    res.writeHead(200, { 'content-type': this.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
+  }
+
   private async chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.inFlight++;
     const id = newCompletionId();
+    const meter = new ChatMeter(this.metrics);
+    res.once('finish', () => {
+      if (res.statusCode === 200) meter.completed();
+    });
     try {
       this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
       const body = await readJsonBody(req, this.options.maxBodyBytes);
@@ -164,7 +181,7 @@ export class ApiServer {
       if (this.phase !== 'ready' || !this.context) {
         throw new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
       }
-      await completeChat(request, res, this.context, id);
+      await completeChat(request, res, this.context, id, meter);
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error);
@@ -173,6 +190,17 @@ export class ApiServer {
       this.inFlight--;
       if (this.inFlight === 0) this.idle?.();
     }
+  }
+
+  /** Counts every answer once its connection is done with it: by method, endpoint and status. */
+  private countResponse(req: Request, res: ServerResponse, next: () => void): void {
+    res.once('close', () => {
+      const path = endpointsAt(req.path)[0]?.path ?? 'other';
+      // 499 (as nginx logs it): the client went away before any answer was sent.
+      const status = res.headersSent ? String(res.statusCode) : '499';
+      this.metrics.httpRequests.inc({ method: req.method ?? '', path, status });
+    });
+    next();
   }
 
   private applyCors(req: Request, res: ServerResponse, next: () => void): void {
@@ -191,7 +219,7 @@ export class ApiServer {
   }
 
   private noMatch(req: Request, res: ServerResponse): void {
-    const allowed = ENDPOINTS.filter((e) => e.path === req.path && (e.onlyWith === undefined || this.tracer)).map((e) => e.method);
+    const allowed = endpointsAt(req.path).filter((e) => e.onlyWith === undefined || this.tracer).map((e) => e.method);
     if (allowed.length > 0) {
       sendError(res, new ApiError(405, `Method ${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, 'invalid_request_error', null, 'method_not_allowed'), {
         allow: allowed.join(', '),

@@ -16,6 +16,8 @@ export interface Endpoint {
   response?: object;
   /** Schema of each `data:` event when the endpoint streams. */
   stream?: object;
+  /** Media type of a response that is not JSON. */
+  textResponse?: string;
   /** Only present when the server runs with this launch flag. */
   onlyWith?: string;
 }
@@ -31,7 +33,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     stream: chatCompletionChunkSchema,
   },
   { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads or drains.', response: healthSchema },
-  { method: 'GET', path: '/docs', summary: 'This listing of the endpoints, as a web page.' },
+  {
+    method: 'GET',
+    path: '/metrics',
+    summary: 'Prometheus metrics (text format 0.0.4): requests by status and finish reason, TTFT, inter-token and end-to-end latency, tokens, queue depth, running sequences, KV cells, preemptions, grammar compiles and cache hits.',
+    textResponse: 'text/plain',
+  },
+  { method: 'GET', path: '/docs', summary: 'This listing of the endpoints, as a web page.', textResponse: 'text/html' },
   { method: 'GET', path: '/openapi.json', summary: 'The OpenAPI 3.1 description of this API.' },
   {
     method: 'GET',
@@ -41,12 +49,18 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
 ];
 
+/** The endpoints at a request path (several methods may share one). */
+export function endpointsAt(path: string): Endpoint[] {
+  return ENDPOINTS.filter((endpoint) => endpoint.path === path);
+}
+
 export function openApiDocument(version: string): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const endpoint of ENDPOINTS) {
     const content: Record<string, object> = {};
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
     if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
+    if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
     (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
       summary: endpoint.summary,
       ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
