@@ -6,7 +6,9 @@ import { Engine } from '../runtime/engine/engine.js';
 import { SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { ApiServer } from '../runtime/server/api-server.js';
+import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
 import { UsageError } from './cli-error.js';
+import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from './version.js';
 import { defaultGrammarCacheDir } from '../compiler/index.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
@@ -37,6 +39,8 @@ export interface ServeFlags {
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
+  /** Each value as typed (see raw-option.ts). */
+  apiKey?: string[];
 }
 
 /** The spec's modes, plus `ngram` (prompt lookup, no second model). */
@@ -70,7 +74,9 @@ export function registerServe(cli: CAC): void {
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
+    .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
     .action(async (model: string, flags: ServeFlags) => {
+      flags.apiKey = rawOptionValues(process.argv, '--api-key');
       await serve(model, flags);
     });
 }
@@ -118,8 +124,21 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   return merged;
 }
 
+/** The keys from --api-key, else from LMFORGE_API_KEY; each value may hold several, comma-separated. */
+export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (flagValues.length === 0) return parseApiKeys([env.LMFORGE_API_KEY ?? '']);
+  const keys = parseApiKeys(flagValues);
+  if (keys.length < flagValues.length) throw new UsageError('--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)');
+  return keys;
+}
+
+/** Whether a bound address is reachable only from this machine. */
+export function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
+}
+
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
-export function checkServeFlags(flags: ServeFlags) {
+export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
   const mode = parseMode(flags.mode);
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
@@ -156,6 +175,7 @@ export function checkServeFlags(flags: ServeFlags) {
     mode,
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
+    apiKeys: apiKeysOf(flags.apiKey ?? [], env),
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -184,6 +204,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const model = await resolveModel(modelSpec);
   const server = new ApiServer({
     modelId: modelSpec,
+    apiKeys: checked.apiKeys,
     cors: checked.cors,
     tracing: flags.enableTracing === true,
     maxBodyBytes: checked.maxRequestBytes,
@@ -194,6 +215,9 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   });
   const address = await server.listen(flags.host, checked.port);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
+    console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);
+  }
   console.log(`lmforge ${LMFORGE_VERSION}: loading ${model.ggufPath} (health at ${url}/health answers 503 until ready)`);
   const engine = await Engine.create({
     modelPath: model.ggufPath,
@@ -219,6 +243,8 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`tools:   ${server.toolFormatNote}`);
   console.log(`reasoning: ${server.reasoningNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
+  console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
+  console.log(`metrics: ${url}/metrics (Prometheus)`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 
   let stopping = false;

@@ -1,11 +1,12 @@
-// The HTTP server: routes, CORS, body limits, errors (answered in one place), metrics,
-// readiness and graceful draining. It talks to the engine only through the Engine interface.
+// The HTTP server: routes, CORS, API keys, body limits, errors (answered in one place),
+// metrics, readiness and graceful draining. It talks to the engine only through the Engine interface.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
 import type { Engine } from '../engine/engine.js';
 import { ChatTemplate } from '../chat/chat-template.js';
 import { ApiError, sendError, toApiError } from './api-error.js';
+import { ApiKeys } from './auth.js';
 import { ChatMeter } from './chat-meter.js';
 import { completeChat, newCompletionId, type CompletionContext } from './chat-completions.js';
 import { parseChatRequest } from './chat-request.js';
@@ -22,6 +23,8 @@ import type { ToolCallArguments } from './tool-calls.js';
 export interface ApiServerOptions {
   /** The id clients send as `model` and GET /v1/models lists: the name or path given to `serve`. */
   modelId: string;
+  /** Keys a request needs one of, as `Authorization: Bearer KEY` (none: the server is open). */
+  apiKeys?: readonly string[];
   cors: CorsOptions;
   tracing: boolean;
   maxBodyBytes: number;
@@ -46,11 +49,14 @@ export class ApiServer {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly apiKeys: ApiKeys;
   /** This server's Prometheus metrics (GET /metrics). */
   readonly metrics = new ServerMetrics();
 
   constructor(private readonly options: ApiServerOptions) {
     this.cors = new CorsPolicy(options.cors);
+    this.apiKeys = new ApiKeys(options.apiKeys ?? []);
+    const keyed = { apiKeys: this.apiKeys.required };
     this.tracer = options.tracing ? new TraceBuffer() : undefined;
     this.server = createServer();
     this.server.on('connection', (socket) => {
@@ -65,6 +71,7 @@ export class ApiServer {
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
+    app.use((req, res, next) => this.checkApiKey(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, this.modelList()));
     app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
     app.get('/health', (_req, res) => {
@@ -72,9 +79,9 @@ export class ApiServer {
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
     app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
-    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version)));
+    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, keyed)));
     app.get('/docs', (_req, res) => {
-      const page = docsPage(options.version);
+      const page = docsPage(options.version, keyed);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
       res.end(page);
     });
@@ -201,6 +208,12 @@ export class ApiServer {
       this.metrics.httpRequests.inc({ method: req.method ?? '', path, status });
     });
     next();
+  }
+
+  private checkApiKey(req: Request, res: ServerResponse, next: () => void): void {
+    const refusal = this.apiKeys.refusal(req.path, req.headers.authorization);
+    if (refusal) sendError(res, refusal, { 'www-authenticate': 'Bearer' });
+    else next();
   }
 
   private applyCors(req: Request, res: ServerResponse, next: () => void): void {

@@ -7,6 +7,7 @@ import {
   healthSchema,
   modelListSchema,
 } from './api-schemas.js';
+import { OPEN_PATHS } from './auth.js';
 
 export interface Endpoint {
   method: 'GET' | 'POST';
@@ -54,29 +55,39 @@ export function endpointsAt(path: string): Endpoint[] {
   return ENDPOINTS.filter((endpoint) => endpoint.path === path);
 }
 
-export function openApiDocument(version: string): object {
+/** With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is. */
+export function openApiDocument(version: string, options: { apiKeys: boolean } = { apiKeys: false }): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const endpoint of ENDPOINTS) {
     const content: Record<string, object> = {};
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
     if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
     if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
+    const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
+    const envelope = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
     (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
       summary: endpoint.summary,
       ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
+      ...(secured ? { security: [{ bearerAuth: [] }] } : {}),
       ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.request } } } } : {}),
       responses: {
         '200': { description: 'Success', ...(Object.keys(content).length > 0 ? { content } : {}) },
-        default: { description: 'An OpenAI error envelope', content: { 'application/json': { schema: errorSchema } } },
+        ...(secured ? { '401': envelope('A missing or wrong API key') } : {}),
+        default: envelope('An OpenAI error envelope'),
       },
     };
   }
-  return { openapi: '3.1.0', info: { title: 'lmforge', version, description: 'OpenAI-compatible chat completions' }, paths };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'lmforge', version, description: 'OpenAI-compatible chat completions' },
+    ...(options.apiKeys ? { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key given to the server with --api-key or LMFORGE_API_KEY' } } } } : {}),
+    paths,
+  };
 }
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function docsPage(version: string): string {
+export function docsPage(version: string, options: { apiKeys: boolean } = { apiKeys: false }): string {
   const sections = ENDPOINTS.map((endpoint) => {
     const block = (title: string, schema: object | undefined) =>
       schema ? `<h4>${title}</h4><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>` : '';
@@ -87,5 +98,5 @@ export function docsPage(version: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>lmforge ${version} API</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto;max-height:30rem}</style></head>
 <body><h1>lmforge ${version}: endpoints</h1><p>Errors use OpenAI's envelope: <code>{"error": {"message", "type", "param", "code"}}</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
-${sections}</body></html>`;
+${options.apiKeys ? `<p>This server needs an API key: send <code>Authorization: Bearer KEY</code> to every endpoint but ${[...OPEN_PATHS].map((path) => `<code>${path}</code>`).join(', ')}.</p>\n` : ''}${sections}</body></html>`;
 }
