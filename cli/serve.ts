@@ -7,6 +7,7 @@ import { SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/en
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { ApiServer } from '../runtime/server/api-server.js';
 import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
+import { defaultServedModelName, modelAliases } from '../runtime/models/served-model-name.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from './version.js';
@@ -41,6 +42,7 @@ export interface ServeFlags {
   reasoning: string;
   /** Each value as typed (see raw-option.ts). */
   apiKey?: string[];
+  servedModelName?: string[];
 }
 
 /** The spec's modes, plus `ngram` (prompt lookup, no second model). */
@@ -75,8 +77,10 @@ export function registerServe(cli: CAC): void {
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
     .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
+    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
       flags.apiKey = rawOptionValues(process.argv, '--api-key');
+      flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
       await serve(model, flags);
     });
 }
@@ -132,6 +136,13 @@ export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv)
   return keys;
 }
 
+function servedModelNameOf(values: readonly string[]): string | undefined {
+  if (values.length > 1) throw new UsageError(`--served-model-name is given ${values.length} times; give one name`);
+  const name = values[0]?.trim();
+  if (name === '') throw new UsageError('--served-model-name needs a name after it');
+  return name;
+}
+
 /** Whether a bound address is reachable only from this machine. */
 export function isLoopbackAddress(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\./.test(address);
@@ -171,11 +182,13 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   if (!(REASONING_MODES as readonly string[]).includes(flags.reasoning)) {
     throw new UsageError(`--reasoning '${flags.reasoning}' is not valid: use one of ${REASONING_MODES.join(', ')}`);
   }
+  const servedModelName = servedModelNameOf(flags.servedModelName ?? []);
   return {
     mode,
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
     apiKeys: apiKeysOf(flags.apiKey ?? [], env),
+    ...(servedModelName !== undefined ? { servedModelName } : {}),
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -202,8 +215,10 @@ function describeThreads(threads: { max: number; adaptive: boolean }, given: boo
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const checked = checkServeFlags(flags);
   const model = await resolveModel(modelSpec);
+  const servedName = checked.servedModelName ?? defaultServedModelName(model);
   const server = new ApiServer({
-    modelId: modelSpec,
+    modelId: servedName,
+    modelAliases: modelAliases(model, servedName),
     apiKeys: checked.apiKeys,
     cors: checked.cors,
     tracing: flags.enableTracing === true,
@@ -234,7 +249,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   });
   server.ready(engine);
   const info = engine.info;
-  console.log(`model:   ${modelSpec} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
+  console.log(`model:   ${servedName} from ${model.ggufPath} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);

@@ -249,17 +249,18 @@ export const chatCompletionChunkSchema = completionSchema({
   usage: { anyOf: [usageSchema, { type: 'null' }] },
 });
 
+/** OpenAI's model object: `id` is the served model name. */
+export const modelSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
+  required: ['id', 'object', 'created', 'owned_by'],
+} as const;
+
 export const modelListSchema = {
   type: 'object',
   properties: {
     object: { const: 'list' },
-    data: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
-      },
-    },
+    data: { type: 'array', items: modelSchema },
   },
 } as const;
 

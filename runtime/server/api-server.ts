@@ -21,8 +21,10 @@ import { modelThinks, type ReasoningMode } from '../chat/reasoning.js';
 import type { ToolCallArguments } from './tool-calls.js';
 
 export interface ApiServerOptions {
-  /** The id clients send as `model` and GET /v1/models lists: the name or path given to `serve`. */
+  /** The served model name: the id GET /v1/models lists, responses carry and requests send as `model`. */
   modelId: string;
+  /** Other names requests may send as `model` (the MODEL argument, the file's path); never listed. */
+  modelAliases?: readonly string[];
   /** Keys a request needs one of, as `Authorization: Bearer KEY` (none: the server is open). */
   apiKeys?: readonly string[];
   cors: CorsOptions;
@@ -72,7 +74,9 @@ export class ApiServer {
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
     app.use((req, res, next) => this.checkApiKey(req, res, next));
-    app.get('/v1/models', (_req, res) => this.json(res, 200, this.modelList()));
+    app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
+    // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
+    app.get('/v1/models/*', (req, res) => this.retrieveModel(req, res));
     app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
     app.get('/health', (_req, res) => {
       const status = this.phase === 'ready' && !this.context?.engine.alive ? 'engine_stopped' : this.phase === 'ready' ? 'ok' : this.phase;
@@ -160,8 +164,29 @@ export class ApiServer {
     for (const socket of this.sockets) socket.destroy();
   }
 
-  private modelList(): object {
-    return { object: 'list', data: [{ id: this.options.modelId, object: 'model', created: this.created, owned_by: 'lmforge' }] };
+  private modelObject(): object {
+    return { id: this.options.modelId, object: 'model', created: this.created, owned_by: 'lmforge' };
+  }
+
+  /** Whether `model` names the served model: its served name or one of its aliases. */
+  private serves(model: string): boolean {
+    return model === this.options.modelId || (this.options.modelAliases ?? []).includes(model);
+  }
+
+  private unknownModel(model: string): ApiError {
+    return new ApiError(404, `The model '${model}' does not exist; this server serves '${this.options.modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
+  }
+
+  private retrieveModel(req: Request, res: ServerResponse): void {
+    const raw = req.path.slice('/v1/models/'.length);
+    let model: string;
+    try {
+      model = decodeURIComponent(raw);
+    } catch {
+      model = raw;
+    }
+    if (this.serves(model)) this.json(res, 200, this.modelObject());
+    else sendError(res, this.unknownModel(model));
   }
 
   private async sendMetrics(res: ServerResponse): Promise<void> {
@@ -182,9 +207,7 @@ export class ApiServer {
       const body = await readJsonBody(req, this.options.maxBodyBytes);
       const request = parseChatRequest(body);
       this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
-      if (request.model !== this.options.modelId) {
-        throw new ApiError(404, `The model '${request.model}' does not exist; this server serves '${this.options.modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
-      }
+      if (!this.serves(request.model)) throw this.unknownModel(request.model);
       if (this.phase !== 'ready' || !this.context) {
         throw new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
       }

@@ -6,11 +6,13 @@ import {
   errorSchema,
   healthSchema,
   modelListSchema,
+  modelSchema,
 } from './api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
 
 export interface Endpoint {
   method: 'GET' | 'POST';
+  /** `{name}` stands for one path parameter (which may hold an encoded `/`). */
   path: string;
   summary: string;
   request?: object;
@@ -25,6 +27,12 @@ export interface Endpoint {
 
 export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/v1/models', summary: 'Lists the models this server serves.', response: modelListSchema },
+  {
+    method: 'GET',
+    path: '/v1/models/{model}',
+    summary: 'The model object of one served model: its served name, or the path it was loaded from. An unknown model is a 404 with param "model".',
+    response: modelSchema,
+  },
   {
     method: 'POST',
     path: '/v1/chat/completions',
@@ -50,9 +58,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
 ];
 
-/** The endpoints at a request path (several methods may share one). */
+const pathParameters = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A path template as a pattern: `{name}` takes any non-empty text, `/` included (a model name may hold one). */
+const templatePattern = (path: string) => new RegExp(`^${path.split(/\{\w+\}/).map(escapeRegExp).join('.+')}$`);
+const PATTERNS = new Map(ENDPOINTS.map((endpoint) => [endpoint, templatePattern(endpoint.path)]));
+
+/** The endpoints whose path template a request path matches (several methods may share one). */
 export function endpointsAt(path: string): Endpoint[] {
-  return ENDPOINTS.filter((endpoint) => endpoint.path === path);
+  return ENDPOINTS.filter((endpoint) => PATTERNS.get(endpoint)!.test(path));
 }
 
 /** With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is. */
@@ -63,11 +78,13 @@ export function openApiDocument(version: string, options: { apiKeys: boolean } =
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
     if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
     if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
+    const parameters = pathParameters(endpoint.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
     const envelope = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
     (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
       summary: endpoint.summary,
       ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
       ...(secured ? { security: [{ bearerAuth: [] }] } : {}),
       ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.request } } } } : {}),
       responses: {

@@ -32,7 +32,7 @@ test('serve --help documents every option of the spec with its default', async (
   const run = start(['serve', '--help']);
   assert.is(await run.exit, 0);
   const help = run.stdout();
-  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key']) {
+  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key', '--served-model-name']) {
     assert.ok(help.includes(option), `${option} is documented`);
   }
   assert.match(help, /--api-key <key> +Require Authorization: Bearer KEY .*repeat the flag or comma-separate .*\$LMFORGE_API_KEY/);
@@ -126,22 +126,34 @@ test('listening beyond loopback without an API key prints a warning', async () =
   });
 });
 
-test('--api-key, repeated and comma-separated, kept exactly as typed, replaces LMFORGE_API_KEY, on 0.0.0.0 without a warning', async () => {
-  await whileServing(['--host', '0.0.0.0', '--api-key', '0123', '--api-key', 'b,c'], { LMFORGE_API_KEY: 'from-env' }, async (run, url) => {
+test('LMFORGE_API_KEY (comma-separated) guards the server; the model is served as its file stem, its path still works', async () => {
+  await whileServing(['--host', '0.0.0.0'], { LMFORGE_API_KEY: 'env-one,env-two' }, async (run, url) => {
     assert.not.match(run.stderr(), /warning/);
-    assert.match(run.stdout(), /api key: +required \(3 keys\); \/health, \/docs, \/openapi\.json stay open/);
-    assert.is((await fetch(`${url}/health`)).status, 200);
+    assert.match(run.stdout(), /api key: +required \(2 keys\); \/health, \/docs, \/openapi\.json stay open/);
+    assert.match(run.stdout(), /model: +tiny-gpt2 from .*tiny-gpt2\.gguf/);
     assert.is((await fetch(`${url}/v1/models`)).status, 401);
-    for (const key of ['0123', 'b', 'c']) assert.is((await fetch(`${url}/v1/models`, { headers: withKey(key) })).status, 200, key);
-    for (const key of ['123', 'from-env']) assert.is((await fetch(`${url}/v1/models`, { headers: withKey(key) })).status, 401, key);
+    assert.is((await fetch(`${url}/health`)).status, 200);
+    const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('env-two') })).json()) as { data: { id: string }[] };
+    assert.equal(list.data.map((model) => model.id), ['tiny-gpt2']);
+    const reply = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...withKey('env-one') },
+      body: JSON.stringify({ model: tinyModelPath, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+    });
+    assert.is(reply.status, 200);
+    assert.is(((await reply.json()) as { model: string }).model, 'tiny-gpt2');
   });
 });
 
-test('LMFORGE_API_KEY (comma-separated) guards the server when no --api-key is given', async () => {
-  await whileServing([], { LMFORGE_API_KEY: 'env-one,env-two' }, async (run, url) => {
-    assert.match(run.stdout(), /api key: +required \(2 keys\)/);
-    assert.is((await fetch(`${url}/v1/models`, { headers: withKey('env-two') })).status, 200);
-    assert.is((await fetch(`${url}/v1/models`, { headers: withKey('env-three') })).status, 401);
+test('--api-key, repeated and comma-separated, kept exactly as typed, replaces LMFORGE_API_KEY; --served-model-name names the model', async () => {
+  await whileServing(['--api-key', '0123', '--api-key', 'b,c', '--served-model-name', 'my-model'], { LMFORGE_API_KEY: 'from-env' }, async (run, url) => {
+    assert.match(run.stdout(), /api key: +required \(3 keys\)/);
+    assert.match(run.stdout(), /model: +my-model from /);
+    for (const key of ['0123', 'b', 'c']) assert.is((await fetch(`${url}/v1/models/my-model`, { headers: withKey(key) })).status, 200, key);
+    for (const key of ['123', 'from-env']) assert.is((await fetch(`${url}/v1/models`, { headers: withKey(key) })).status, 401, key);
+    const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('c') })).json()) as { data: { id: string }[] };
+    assert.equal(list.data.map((model) => model.id), ['my-model']);
+    assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
   });
 });
 

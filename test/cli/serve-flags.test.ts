@@ -1,5 +1,5 @@
-// The serve flags read without starting anything: API keys (flags, then LMFORGE_API_KEY),
-// values kept exactly as typed, and which bound addresses are loopback.
+// The serve flags read without starting anything: API keys (flags, then LMFORGE_API_KEY), the
+// served model name, values kept exactly as typed, and which bound addresses are loopback.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../../cli/cli-error.js';
@@ -41,6 +41,13 @@ test('API keys: repeated flags and commas; LMFORGE_API_KEY only when no flag is 
   throwsError(() => apiKeysOf([''], {}), UsageError, /--api-key needs a key/);
   throwsError(() => apiKeysOf(['k', ' , '], {}), UsageError, /--api-key needs a key/);
   assert.equal(checkServeFlags({ ...defaults, apiKey: ['a'] }, { LMFORGE_API_KEY: 'b' }).apiKeys, ['a']);
+});
+
+test('--served-model-name: one non-empty name', () => {
+  assert.is(checkServeFlags({ ...defaults, servedModelName: ['my-model'] }, {}).servedModelName, 'my-model');
+  assert.is(checkServeFlags(defaults, {}).servedModelName, undefined);
+  throwsError(() => checkServeFlags({ ...defaults, servedModelName: ['a', 'b'] }, {}), UsageError, /given 2 times; give one name/);
+  throwsError(() => checkServeFlags({ ...defaults, servedModelName: [' '] }, {}), UsageError, /needs a name/);
 });
 
 test('loopback addresses are those of 127.0.0.0/8 and ::1', () => {
