@@ -33,45 +33,13 @@ export class ServerMetrics {
     labelNames: ['finish_reason'] as const,
     registers: this.registers,
   });
-  readonly timeToFirstToken = new Histogram({
-    name: 'lmforge_time_to_first_token_seconds',
-    help: 'From receiving a chat completion request to its first generated token',
-    buckets: TIME_TO_FIRST_TOKEN_BUCKETS,
-    registers: this.registers,
-  });
-  readonly interTokenLatency = new Histogram({
-    name: 'lmforge_inter_token_latency_seconds',
-    help: 'Between consecutive output tokens of one choice (tokens that arrive together share the gap)',
-    buckets: INTER_TOKEN_BUCKETS,
-    registers: this.registers,
-  });
-  readonly requestLatency = new Histogram({
-    name: 'lmforge_e2e_request_latency_seconds',
-    help: 'From receiving a chat completion request to the end of its 200 response',
-    buckets: REQUEST_BUCKETS,
-    registers: this.registers,
-  });
-  readonly promptTokens = new Counter({
-    name: 'lmforge_prompt_tokens_total',
-    help: 'Prompt tokens of the requests the engine started (usage.prompt_tokens)',
-    registers: this.registers,
-  });
-  readonly cachedPromptTokens = new Counter({
-    name: 'lmforge_cached_prompt_tokens_total',
-    help: 'Prompt tokens served from the prefix cache (usage.prompt_tokens_details.cached_tokens)',
-    registers: this.registers,
-  });
-  readonly completionTokens = new Counter({
-    name: 'lmforge_completion_tokens_total',
-    help: 'Generated tokens (usage.completion_tokens; for a cancelled request, those sent before it was cancelled)',
-    registers: this.registers,
-  });
-  readonly grammarCompileTime = new Histogram({
-    name: 'lmforge_grammar_compile_seconds',
-    help: 'How long a request waited for its response_format or tools to be compiled (cache hits included)',
-    buckets: GRAMMAR_BUCKETS,
-    registers: this.registers,
-  });
+  readonly timeToFirstToken = this.histogram('lmforge_time_to_first_token_seconds', 'From receiving a chat completion request to its first generated token', TIME_TO_FIRST_TOKEN_BUCKETS);
+  readonly interTokenLatency = this.histogram('lmforge_inter_token_latency_seconds', 'Between consecutive output tokens of one choice (tokens that arrive together share the gap)', INTER_TOKEN_BUCKETS);
+  readonly requestLatency = this.histogram('lmforge_e2e_request_latency_seconds', 'From receiving a chat completion request to the end of its 200 response', REQUEST_BUCKETS);
+  readonly promptTokens = this.counter('lmforge_prompt_tokens_total', 'Prompt tokens of the requests the engine started (usage.prompt_tokens)');
+  readonly cachedPromptTokens = this.counter('lmforge_cached_prompt_tokens_total', 'Prompt tokens served from the prefix cache (usage.prompt_tokens_details.cached_tokens)');
+  readonly completionTokens = this.counter('lmforge_completion_tokens_total', 'Generated tokens (usage.completion_tokens; for a cancelled request, those sent before it was cancelled)');
+  readonly grammarCompileTime = this.histogram('lmforge_grammar_compile_seconds', 'How long a request waited for its response_format or tools to be compiled (cache hits included)', GRAMMAR_BUCKETS);
 
   // Read from the engine at scrape time.
   private readonly waiting = this.gauge('lmforge_requests_waiting', 'Requests queued for a free sequence (queue depth)');
@@ -117,6 +85,10 @@ export class ServerMetrics {
 
   private counter(name: string, help: string): Counter {
     return new Counter({ name, help, registers: this.registers });
+  }
+
+  private histogram(name: string, help: string, buckets: number[]): Histogram {
+    return new Histogram({ name, help, buckets, registers: this.registers });
   }
 }
 
