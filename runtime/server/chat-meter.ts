@@ -26,11 +26,11 @@ export class ChatMeter {
       const count = event.tokens.length;
       if (count === 0) return;
       const last = this.lastTokensAt[event.choice];
-      // A choice's first tokens have no gap before them.
-      if (last !== undefined) {
-        const gap = seconds(last, now) / count;
-        for (let i = 0; i < count; i++) this.metrics.interTokenLatency.observe(gap);
-      }
+      // Tokens that arrive together (accepted drafts) share the gap since the last ones; those
+      // that come with a choice's first token came at no extra wait. So each choice gives one
+      // observation per token after its first.
+      const gap = last === undefined ? 0 : seconds(last, now) / count;
+      for (let i = last === undefined ? 1 : 0; i < count; i++) this.metrics.interTokenLatency.observe(gap);
       this.lastTokensAt[event.choice] = now;
       this.tokensSeen[event.choice] = (this.tokensSeen[event.choice] ?? 0) + count;
       this.metrics.completionTokens.inc(count);

@@ -45,7 +45,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   {
     method: 'GET',
     path: '/metrics',
-    summary: 'Prometheus metrics (text format 0.0.4): requests by status and finish reason, TTFT, inter-token and end-to-end latency, tokens, queue depth, running sequences, KV cells, preemptions, grammar compiles and cache hits.',
+    summary: 'Prometheus metrics (text format 0.0.4): requests by status and finish reason, TTFT, inter-token and end-to-end latency, tokens, queue depth, running sequences, KV cells, preemptions, speculative drafts proposed and accepted, grammar compiles and cache hits.',
     textResponse: 'text/plain',
   },
   { method: 'GET', path: '/docs', summary: 'This listing of the endpoints, as a web page.', textResponse: 'text/html' },

@@ -50,6 +50,8 @@ export class ServerMetrics {
   private readonly kvCellsTotal = this.gauge('lmforge_kv_cells_total', 'KV cache cells in all (max_total_seq_length)');
   private readonly preemptions = this.counter('lmforge_preemptions_total', 'Requests sent back to the queue to make room in the KV cache');
   private readonly engineSteps = this.counter('lmforge_engine_steps_total', 'Engine steps (one batched decode each)');
+  private readonly draftTokens = this.counter('lmforge_spec_draft_tokens_total', 'Speculative decoding: draft tokens proposed');
+  private readonly acceptedDraftTokens = this.counter('lmforge_spec_accepted_tokens_total', 'Speculative decoding: draft tokens the model accepted (acceptance rate: this over lmforge_spec_draft_tokens_total)');
   private readonly grammarCacheHits = this.counter('lmforge_grammar_cache_hits_total', 'Output formats found compiled in the cache (memory or disk)');
   private readonly grammarJoins = this.counter('lmforge_grammar_compile_joins_total', 'Output formats that joined the same compile already running for another request');
   private readonly grammarCompiles = this.counter('lmforge_grammar_compiles_total', 'Output formats compiled (cache misses)');
@@ -71,6 +73,8 @@ export class ServerMetrics {
       this.kvCellsTotal.set(config.maxTotalSeqLength);
       setCounter(this.preemptions, stats.preemptions);
       setCounter(this.engineSteps, stats.steps);
+      setCounter(this.draftTokens, stats.draftTokens);
+      setCounter(this.acceptedDraftTokens, stats.acceptedDraftTokens);
       const grammars = engine.grammarCacheCounts;
       setCounter(this.grammarCacheHits, grammars.hits);
       setCounter(this.grammarJoins, grammars.joined);

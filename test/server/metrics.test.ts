@@ -223,6 +223,31 @@ metrics('grammar compiles, cache hits and compile time', async ({ s }) => {
 
 metrics.run();
 
+const speculative = suite<{ s: TinyServer }>('/metrics: speculative decoding');
+speculative.before(async (context) => {
+  context.s = await startTinyServer({ engine: { overrides: { context_window_size: 512, spec_draft_length: 4 }, speculativeMode: 'ngram' } });
+});
+speculative.after(async (context) => {
+  await context.s.close();
+});
+
+speculative('draft and accepted tokens mirror the engine; tokens accepted together still give one gap per token', async ({ s }) => {
+  const before = await scrape(s);
+  // Greedy decoding of a repeated phrase: prompt lookup finds drafts, and the model takes some.
+  const phrase = 'one two three four five six seven eight nine ten ';
+  const response = await post(`${s.url}/v1/chat/completions`, chat({ messages: [{ role: 'user', content: phrase.repeat(8) }], max_tokens: 60, temperature: 0 }));
+  assert.is(response.status, 200, response.text);
+  const after = await scrapeUntil(s, (f) => delta(before, f, ...http('POST', '/v1/chat/completions', '200')) === 1, 'the request counted');
+  const stats = await s.engine.stats();
+  assert.ok(stats.acceptedDraftTokens > 0, 'drafts were proposed and some accepted, so some deltas carried several tokens');
+  assert.is(sampleValue(after, 'lmforge_spec_draft_tokens_total'), stats.draftTokens);
+  assert.is(sampleValue(after, 'lmforge_spec_accepted_tokens_total'), stats.acceptedDraftTokens);
+  assert.is(delta(before, after, 'lmforge_completion_tokens_total'), 60);
+  assert.is(histogramDelta(before, after, 'lmforge_inter_token_latency_seconds').count, 59);
+});
+
+speculative.run();
+
 const apart = suite('/metrics: one registry per server');
 
 apart('two servers in one process count apart', async () => {
