@@ -6,7 +6,10 @@ import { Engine } from '../runtime/engine/engine.js';
 import { SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { ApiServer } from '../runtime/server/api-server.js';
+import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
+import { defaultServedModelName, modelAliases } from '../runtime/models/served-model-name.js';
 import { UsageError } from './cli-error.js';
+import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from './version.js';
 import { defaultGrammarCacheDir } from '../compiler/index.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
@@ -37,6 +40,9 @@ export interface ServeFlags {
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
+  /** Each value as typed (see raw-option.ts). */
+  apiKey?: string[];
+  servedModelName?: string[];
 }
 
 /** The spec's modes, plus `ngram` (prompt lookup, no second model). */
@@ -70,7 +76,11 @@ export function registerServe(cli: CAC): void {
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
+    .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
+    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
+      flags.apiKey = rawOptionValues(process.argv, '--api-key');
+      flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
       await serve(model, flags);
     });
 }
@@ -136,8 +146,28 @@ function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode)
   return parts[0]!;
 }
 
+/** The keys from --api-key, else from LMFORGE_API_KEY; each value may hold several, comma-separated. */
+export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (flagValues.length === 0) return parseApiKeys([env.LMFORGE_API_KEY ?? '']);
+  const keys = parseApiKeys(flagValues);
+  if (keys.length < flagValues.length) throw new UsageError('--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)');
+  return keys;
+}
+
+function servedModelNameOf(values: readonly string[]): string | undefined {
+  if (values.length > 1) throw new UsageError(`--served-model-name is given ${values.length} times; give one name`);
+  const name = values[0]?.trim();
+  if (name === '') throw new UsageError('--served-model-name needs a name after it');
+  return name;
+}
+
+/** Whether a bound address is reachable only from this machine. */
+export function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
+}
+
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
-export function checkServeFlags(flags: ServeFlags) {
+export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
   const mode = parseMode(flags.mode);
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
@@ -163,11 +193,14 @@ export function checkServeFlags(flags: ServeFlags) {
   if (!(REASONING_MODES as readonly string[]).includes(flags.reasoning)) {
     throw new UsageError(`--reasoning '${flags.reasoning}' is not valid: use one of ${REASONING_MODES.join(', ')}`);
   }
+  const servedModelName = servedModelNameOf(flags.servedModelName ?? []);
   return {
     mode,
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
     ...(draftModel ? { draftModel } : {}),
+    apiKeys: apiKeysOf(flags.apiKey ?? [], env),
+    ...(servedModelName !== undefined ? { servedModelName } : {}),
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -194,8 +227,11 @@ function describeThreads(threads: { max: number; adaptive: boolean }, given: boo
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const checked = checkServeFlags(flags);
   const model = await resolveModel(modelSpec);
+  const servedName = checked.servedModelName ?? defaultServedModelName(model);
   const server = new ApiServer({
-    modelId: modelSpec,
+    modelId: servedName,
+    modelAliases: modelAliases(model, servedName),
+    apiKeys: checked.apiKeys,
     cors: checked.cors,
     tracing: flags.enableTracing === true,
     maxBodyBytes: checked.maxRequestBytes,
@@ -206,6 +242,9 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   });
   const address = await server.listen(flags.host, checked.port);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
+    console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);
+  }
   console.log(`lmforge ${LMFORGE_VERSION}: loading ${model.ggufPath} (health at ${url}/health answers 503 until ready)`);
   const engine = await Engine.create({
     modelPath: model.ggufPath,
@@ -223,7 +262,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   });
   server.ready(engine);
   const info = engine.info;
-  console.log(`model:   ${modelSpec} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
+  console.log(`model:   ${servedName} from ${model.ggufPath} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
@@ -232,6 +271,8 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`tools:   ${server.toolFormatNote}`);
   console.log(`reasoning: ${server.reasoningNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
+  console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
+  console.log(`metrics: ${url}/metrics (Prometheus)`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 
   let stopping = false;
