@@ -6,11 +6,14 @@
 // correction), and if every draft matches, the last row gives one more (the bonus).
 //
 // Acceptance by equality with the target's own draw keeps every output identical to the one
-// without speculation, token for token and seed for seed, whatever is drafted or batched. With
-// the exponential race (sampling/exponential-race.ts) the draw is a function of the logits and
-// the step's keys, so a drafter that draws with the same keys from a close distribution is
-// accepted about as often as under the classic rejection rule, which would instead consume
-// extra randomness and change seeded outputs.
+// without speculation, token for token and seed for seed, whatever is drafted or batched. It
+// is the classic rejection rule (accept x with probability min(1, p(x)/q(x)), else resample
+// from max(0, p - q)) for the drafters lmforge has, which all propose deterministically: with q
+// one-hot at the draft token d, the rule accepts with probability p(d) and resamples from p
+// without d, which is exactly "the target's draw, accepted where it is d". The rule's own
+// randomness would change seeded outputs; the target's draw does not. (A drafter that samples
+// would draw with the same race keys, sampling/exponential-race.ts, to stay about as likely to
+// be accepted as under the rule.)
 import type { Sequence } from '../sequence.js';
 
 /**
