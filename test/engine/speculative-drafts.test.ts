@@ -8,7 +8,7 @@ import { KvManager } from '../../runtime/engine/kv-manager.js';
 import { Scheduler } from '../../runtime/engine/scheduler.js';
 import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
 import { DraftCost } from '../../runtime/engine/speculative/draft-cost.js';
-import { bestDraftLength, DraftPolicy } from '../../runtime/engine/speculative/draft-policy.js';
+import { AcceptanceRate, bestDraftLength, DraftPolicy } from '../../runtime/engine/speculative/draft-policy.js';
 import { admissiblePrefix, forcedTokens } from '../../runtime/engine/speculative/grammar-drafts.js';
 import { lookupContinuation } from '../../runtime/engine/speculative/ngram-lookup.js';
 import { verifyDraft } from '../../runtime/engine/speculative/verify.js';
@@ -30,57 +30,70 @@ test('n-gram lookup continues the latest earlier occurrence of the longest match
   assert.equal(lookupContinuation([1, 2, 1, 2], 0), []);
 });
 
+const perToken = (cost: number) => ({ fixed: 0, perToken: cost });
+
 test('the draft length maximises expected tokens per unit of time, and is 0 where drafting cannot pay', () => {
-  // (1 + a + … + a^k) / (1 + ρk), worked by hand: a = 0.9, ρ = 0.1 -> k = 9: 6.513 / 1.9 = 3.428,
-  // k = 10: 6.862 / 2.0 = 3.431, k = 11: 7.176 / 2.1 = 3.417.
-  assert.is(bestDraftLength(0.9, 0.1, 16), 10);
-  assert.is(bestDraftLength(0.9, 0.1, 3), 3, 'capped by what the sequence may take');
-  // a = 0.5, ρ = 1/3: k = 1 gives 1.5 / 1.33 = 1.125; k = 2 gives 1.75 / 1.67 = 1.05.
-  assert.is(bestDraftLength(0.5, 1 / 3, 16), 1);
-  // Costly positions and poor acceptance: plain decoding is best.
-  assert.is(bestDraftLength(0.3, 0.5, 16), 0);
-  assert.is(bestDraftLength(0.99, 0, 16), 16, 'free positions: draft all that is allowed');
+  // (1 + a + … + a^k) / (1 + fixed + perToken × k), worked by hand: a = 0.9, perToken = 0.1 ->
+  // k = 9: 6.513 / 1.9 = 3.428, k = 10: 6.862 / 2.0 = 3.431, k = 11: 7.176 / 2.1 = 3.417.
+  assert.is(bestDraftLength(0.9, perToken(0.1), 16), 10);
+  assert.is(bestDraftLength(0.9, perToken(0.1), 3), 3, 'capped by what the sequence may take');
+  // a = 0.5, perToken = 1/3: k = 1 gives 1.5 / 1.33 = 1.125; k = 2 gives 1.75 / 1.67 = 1.05.
+  assert.is(bestDraftLength(0.5, perToken(1 / 3), 16), 1);
+  // A fixed cost favours longer drafts or none: a = 0.8, fixed 0.6, perToken 0.1 -> k = 1 gives
+  // 1.8 / 1.7 = 1.06, k = 6 gives 3.95 / 2.2 = 1.80; with a = 0.4 nothing beats 1.05.
+  assert.is(bestDraftLength(0.8, { fixed: 0.6, perToken: 0.1 }, 16) >= 6, true);
+  assert.is(bestDraftLength(0.4, { fixed: 0.6, perToken: 0.1 }, 16), 0);
+  assert.is(bestDraftLength(0.3, perToken(0.5), 16), 0, 'costly positions and poor acceptance: plain decoding');
+  assert.is(bestDraftLength(0.99, perToken(0), 16), 16, 'free positions: draft all that is allowed');
 });
 
-test('the draft policy learns acceptance from verifications and drifts back to its prior while idle', () => {
+test('the draft policy learns acceptance from verifications, and probes now and then when it does not draft', () => {
   const policy = new DraftPolicy(0, 0.5);
   assert.is(policy.rate, 0.5);
   for (let i = 0; i < 10; i++) policy.record(8, 8);
   assert.ok(policy.rate > 0.95, `whole drafts accepted: ${policy.rate}`);
-  assert.ok(policy.next(16, 0.2) >= 12);
+  assert.ok(policy.next(16, perToken(0.2)) >= 12);
   for (let i = 0; i < 10; i++) policy.record(4, 0);
   assert.ok(policy.rate < 0.2, `drafts rejected outright: ${policy.rate}`);
-  assert.is(policy.next(16, 0.3), 0);
-  let idle = 1;
-  while (policy.next(16, 0.3) === 0) idle++;
-  assert.ok(idle > 10 && idle < 200, `tried again after ${idle} idle steps`);
+  const lengths = Array.from({ length: 24 }, () => policy.next(16, perToken(0.3)));
+  assert.equal(lengths.filter((k) => k > 0), [2, 2, 2], 'a two-token probe every 8 steps');
+  assert.is(lengths.indexOf(2), 7);
   // A fixed spec_draft_length is used as given, whatever happens, within what the sequence may take.
   const fixed = new DraftPolicy(3, 0.5);
   fixed.record(3, 0);
   fixed.record(3, 0);
-  assert.is(fixed.next(16, 10), 3);
-  assert.is(fixed.next(2, 10), 2);
+  assert.is(fixed.next(16, perToken(10)), 3);
+  assert.is(fixed.next(2, perToken(10)), 2);
 });
 
-test('a draft token\'s relative cost is learnt per batch width, and a high one is measured again after a while', () => {
+test('the acceptance rate counts tokens accepted in order until the first rejection, the recent past weighing most', () => {
+  const rate = new AcceptanceRate(0.5);
+  rate.record(4, 3); // 3 accepted, 1 rejected
+  assert.ok(Math.abs(rate.rate - (0.35 + 3) / (0.35 + 3 + 0.35 + 1)) < 1e-9);
+  rate.record(0, 0);
+  assert.ok(Math.abs(rate.rate - (0.35 + 3) / (0.35 + 3 + 0.35 + 1)) < 1e-9, 'no draft, no news');
+  rate.record(2, 2); // all accepted: no rejection counted
+  assert.ok(Math.abs(rate.rate - (0.245 + 2.1 + 2) / (0.245 + 2.1 + 2 + 0.245 + 0.7)) < 1e-9);
+});
+
+test('the cost of drafting is fitted as fixed + per token from the steps, per batch width', () => {
   const cost = new DraftCost();
-  assert.ok(Math.abs(cost.relative(1) - 1 / 3) < 1e-9, 'a first guess before any step');
+  assert.equal(cost.relative(1), { fixed: 0.4, perToken: 0.3 }, 'the first guess before any step');
+  // A lone decode takes 10 ms; K draft tokens add 6 + 2 K ms: fixed 0.6, per token 0.2 of a step.
   cost.observe(1, 0, 0, 10_000);
-  cost.observe(1, 0, 4, 22_000);
-  assert.ok(Math.abs(cost.relative(1) - 0.3) < 1e-9, '3 ms a draft token against a 10 ms step');
+  for (let i = 0; i < 60; i++) for (const k of [1, 3, 8]) cost.observe(1, 0, k, 10_000 + 6_000 + 2_000 * k);
+  const lone = cost.relative(1);
+  assert.ok(Math.abs(lone.fixed - 0.6) < 0.01 && Math.abs(lone.perToken - 0.2) < 0.01, JSON.stringify(lone));
   cost.observe(1, 100, 4, 500_000);
-  assert.ok(Math.abs(cost.relative(1) - 0.3) < 1e-9, 'steps with prompt tokens say nothing about drafts');
-  // Four sequences share a 20 ms step: one sequence's token costs 5 ms of it; 3 ms a draft token there.
-  assert.ok(Math.abs(cost.relative(4) - 1 / 3) < 1e-9, 'another width starts from the first guess');
+  assert.equal(cost.relative(1), lone, 'steps with prompt tokens say nothing about drafts');
+  // Four sequences share a 20 ms step (5 ms a sequence); there a draft token adds 1 ms, nothing fixed.
   cost.observe(4, 0, 0, 20_000);
-  cost.observe(4, 0, 2, 26_000);
-  assert.ok(Math.abs(cost.relative(4) - 0.6) < 1e-9);
-  assert.ok(Math.abs(cost.relative(1) - 0.3) < 1e-9, 'width 1 keeps its own figures');
-  // A burst of load made drafting look dear; steps without drafts bring the estimate back.
-  cost.observe(1, 0, 1, 60_000);
-  assert.ok(cost.relative(1) > 0.7);
-  for (let i = 0; i < 300; i++) cost.observe(1, 0, 0, 10_000);
-  assert.ok(Math.abs(cost.relative(1) - 1 / 3) < 0.05, `drifted back: ${cost.relative(1)}`);
+  for (let i = 0; i < 60; i++) for (const k of [2, 6]) cost.observe(4, 0, k, 20_000 + 1_000 * k);
+  const wide = cost.relative(4);
+  assert.ok(Math.abs(wide.fixed) < 0.01 && Math.abs(wide.perToken - 0.2) < 0.01, JSON.stringify(wide));
+  // A draft model's time to propose counts per token too: 2.5 ms a token is half a sequence's 5 ms.
+  for (let i = 0; i < 100; i++) cost.observeProposer(5_000, 2);
+  assert.ok(Math.abs(cost.relative(4).perToken - 0.7) < 0.01);
 });
 
 /** A raw vocabulary and a tokenizer that takes the longest token first. */

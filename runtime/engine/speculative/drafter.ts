@@ -9,7 +9,7 @@ import { nowMicros } from '../clock.js';
 import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
 import type { DraftModel } from './draft-model.js';
-import { DraftPolicy, MAX_DRAFT } from './draft-policy.js';
+import { AcceptanceRate, DraftPolicy, MAX_DRAFT } from './draft-policy.js';
 import { admissiblePrefix, forcedTokens } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
 
@@ -30,13 +30,19 @@ interface DraftState {
   lastContinuation: number;
 }
 
-/** Prior acceptance of a forced token (the model nearly always writes what the grammar forces) and of a continuation token. */
+/**
+ * Prior acceptance of a forced token (a model usually writes what the grammar forces as the
+ * tokenizer splits it) and of a continuation token, before any verification.
+ */
 const FORCED_PRIOR = 0.9;
 const CONTINUATION_PRIOR = 0.5;
 
 export class Drafter {
   private readonly states = new WeakMap<Sequence, DraftState>();
   private readonly cost = new DraftCost();
+  /** Each source's acceptance across sequences: where a new sequence's estimate starts. */
+  private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
+  private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
   /** The draft model's proposals for this step. */
   private prepared = new Map<Sequence, number[]>();
   proposed = 0;
@@ -105,8 +111,12 @@ export class Drafter {
   /** What the target made of the sequence's last draft. */
   record(sequence: Sequence, accepted: number): void {
     const state = this.stateOf(sequence);
-    state.forced.record(state.lastForced, Math.min(accepted, state.lastForced));
-    state.continuation.record(state.lastContinuation, Math.max(0, accepted - state.lastForced));
+    const forcedAccepted = Math.min(accepted, state.lastForced);
+    const continuationAccepted = Math.max(0, accepted - state.lastForced);
+    state.forced.record(state.lastForced, forcedAccepted);
+    state.continuation.record(state.lastContinuation, continuationAccepted);
+    this.forcedAcceptance.record(state.lastForced, forcedAccepted);
+    this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
     this.proposed += state.lastForced + state.lastContinuation;
     this.accepted += accepted;
   }
@@ -121,7 +131,12 @@ export class Drafter {
     let state = this.states.get(sequence);
     if (!state) {
       const fixed = this.options.draftLength;
-      state = { forced: new DraftPolicy(fixed, FORCED_PRIOR), continuation: new DraftPolicy(fixed, CONTINUATION_PRIOR), lastForced: 0, lastContinuation: 0 };
+      state = {
+        forced: new DraftPolicy(fixed, this.forcedAcceptance.rate),
+        continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate),
+        lastForced: 0,
+        lastContinuation: 0,
+      };
       this.states.set(sequence, state);
     }
     return state;
