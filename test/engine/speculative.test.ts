@@ -26,12 +26,17 @@ interface Engines {
 
 const test = suite<Engines>('speculative decoding');
 
+// The prefix cache is off: a prompt taken from it was computed in other batches than one
+// computed whole, which moves logits by ~1e-3 here, enough to flip a near tie of this random
+// model. Speculation changes batch shapes only for generated tokens.
+const limits = { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 };
+
 test.before(async (context) => {
   const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
-  context.plain = await Engine.create({ ...base, overrides: { context_window_size: 1024 } });
-  context.adaptive = await Engine.create({ ...base, overrides: { context_window_size: 1024 }, speculativeMode: 'ngram' });
-  context.fixed = await Engine.create({ ...base, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
-  context.drafted = await Engine.create({ ...base, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyDraftModelPath });
+  context.plain = await Engine.create({ ...base, overrides: limits });
+  context.adaptive = await Engine.create({ ...base, overrides: limits, speculativeMode: 'ngram' });
+  context.fixed = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  context.drafted = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyDraftModelPath });
 });
 test.after(async ({ plain, adaptive, fixed, drafted }) => {
   for (const engine of [plain, adaptive, fixed, drafted]) await engine.dispose();
@@ -84,7 +89,7 @@ test('greedy outputs are the plain ones, token for token, while drafts are accep
 });
 
 test('a draft model with the target\'s own weights has its greedy drafts accepted', async ({ plain }) => {
-  const self = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyModelPath });
+  const self = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyModelPath });
   try {
     for (let seed = 1; seed <= 4; seed++) {
       const request: GenerateRequest = { prompt: repetitivePrompt(800 + seed, 7, 2), maxTokens: 40, sampling: { temperature: 0 } };
@@ -112,6 +117,59 @@ test('seeded sampling gives the same tokens with speculation, seed for seed', as
   for (let seed = 0; seed < 24; seed++) {
     const prompt = repetitivePrompt(100 + seed, 4, 5);
     await assertSameOutputs(engines, { prompt, maxTokens: 32, seed, sampling: { temperature: 0.8, topP: 0.95 } }, `seed ${seed}`);
+  }
+});
+
+/**
+ * Pearson's two-sample chi-square statistic over the categories both histograms use, rare ones
+ * (fewer than 10 draws in both together) pooled into one; returns it with its degrees of freedom.
+ */
+function chiSquare(a: Map<number, number>, b: Map<number, number>): { statistic: number; freedom: number } {
+  const na = [...a.values()].reduce((x, y) => x + y, 0);
+  const nb = [...b.values()].reduce((x, y) => x + y, 0);
+  const bins: [number, number][] = [];
+  const pooled: [number, number] = [0, 0];
+  for (const token of new Set([...a.keys(), ...b.keys()])) {
+    const pair: [number, number] = [a.get(token) ?? 0, b.get(token) ?? 0];
+    if (pair[0] + pair[1] < 10) [pooled[0], pooled[1]] = [pooled[0] + pair[0], pooled[1] + pair[1]];
+    else bins.push(pair);
+  }
+  if (pooled[0] + pooled[1] > 0) bins.push(pooled);
+  let statistic = 0;
+  for (const [x, y] of bins) {
+    const expectedA = ((x + y) * na) / (na + nb);
+    const expectedB = ((x + y) * nb) / (na + nb);
+    statistic += (x - expectedA) ** 2 / expectedA + (y - expectedB) ** 2 / expectedB;
+  }
+  return { statistic, freedom: bins.length - 1 };
+}
+
+/** Wilson–Hilferty: the chi-square quantile with k degrees of freedom at the normal quantile z (3.09: p = 0.001). */
+function chiSquareQuantile(k: number, z: number): number {
+  const h = 2 / (9 * k);
+  return k * (1 - h + z * Math.sqrt(h)) ** 3;
+}
+
+test('over many seeds, the first three tokens are distributed as without speculation (chi-square)', async ({ plain, drafted }) => {
+  const prompt = repetitivePrompt(900, 3, 6);
+  // The draft model drafts from the second step on: the third token comes from a drafted row when
+  // the first draft token was accepted. A low temperature: this random model spreads its mass thin.
+  const histograms = () => [new Map<number, number>(), new Map<number, number>(), new Map<number, number>()];
+  const [plainTokens, speculativeTokens] = [histograms(), histograms()];
+  const before = await draftCounts(drafted);
+  for (let seed = 0; seed < 200; seed++) {
+    for (const [engine, counts] of [[plain, plainTokens], [drafted, speculativeTokens]] as const) {
+      const { tokens } = (await runToEnd(engine, { prompt, maxTokens: 3, seed, sampling: { temperature: 0.15 } })).choices[0]!;
+      tokens.forEach((token, position) => counts[position]!.set(token, (counts[position]!.get(token) ?? 0) + 1));
+    }
+  }
+  const after = await draftCounts(drafted);
+  assert.ok(after.accepted - before.accepted > 20, `third tokens came from drafted rows (${after.accepted - before.accepted})`);
+  for (const position of [0, 1, 2]) {
+    const { statistic, freedom } = chiSquare(plainTokens[position]!, speculativeTokens[position]!);
+    assert.ok(freedom >= 2, `position ${position}: the draws spread over several tokens`);
+    const critical = chiSquareQuantile(freedom, 3.09);
+    assert.ok(statistic < critical, `position ${position}: chi-square ${statistic.toFixed(2)} ≥ ${critical.toFixed(2)} (p < 0.001, ${freedom} degrees of freedom)`);
   }
 });
 
@@ -184,17 +242,23 @@ test('under a grammar, forced text is drafted and the output is the plain one', 
   assert.ok(proposed > 20 && accepted > 5, `forced tokens were drafted (${proposed}) and accepted (${accepted})`);
 });
 
-test('an accepted draft arrives as one delta of several tokens, and no draft cell outlives its step', async ({ fixed }) => {
-  const prompt = repetitivePrompt(700, 3, 8);
-  const result = await runToEnd(fixed, { prompt, maxTokens: 48, sampling: { temperature: 0 } });
-  const choice = result.choices[0]!;
-  assert.ok(choice.pieces.length < choice.tokens.length, `${choice.tokens.length} tokens came in ${choice.pieces.length} deltas`);
-  const stats = await fixed.stats();
-  assert.is(stats.running, 0);
-  assert.is(stats.kvCellsUsed, 0, 'nothing running holds cells');
-  // The finished request's cells stay cached: its prompt and output, not one more.
-  const again = await runToEnd(fixed, { prompt: [...prompt, ...choice.tokens], maxTokens: 1, sampling: { temperature: 0 } });
-  assert.is(again.choices[0]!.cachedTokens, prompt.length + choice.tokens.length - 1);
+test('an accepted draft arrives as one delta of several tokens, and no draft cell outlives its step', async () => {
+  const cached = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  try {
+    const prompt = repetitivePrompt(700, 3, 8);
+    const result = await runToEnd(cached, { prompt, maxTokens: 48, sampling: { temperature: 0 } });
+    const choice = result.choices[0]!;
+    assert.ok(choice.pieces.length < choice.tokens.length, `${choice.tokens.length} tokens came in ${choice.pieces.length} deltas`);
+    const stats = await cached.stats();
+    assert.is(stats.running, 0);
+    assert.is(stats.kvCellsUsed, 0, 'nothing running holds cells');
+    // The finished request's cells stay in the prefix cache: its prompt and output, not one more.
+    assert.is(stats.kvCellsCached, prompt.length + choice.tokens.length - 1, 'the last token was sampled, never computed');
+    const again = await runToEnd(cached, { prompt: [...prompt, ...choice.tokens], maxTokens: 1, sampling: { temperature: 0 } });
+    assert.is(again.choices[0]!.cachedTokens, prompt.length + choice.tokens.length - 1);
+  } finally {
+    await cached.dispose();
+  }
 });
 
 test.run();
