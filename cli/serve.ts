@@ -11,7 +11,7 @@ import { defaultServedModelName, modelAliases } from '../runtime/models/served-m
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from './version.js';
-import { defaultGrammarCacheDir } from '../compiler/index.js';
+import { defaultGrammarCacheDir } from '../compiler/node.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
 

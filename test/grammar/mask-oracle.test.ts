@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { greedyTokens, TOOL_CALL_SCHEMA, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { allowedIds, bruteForceMask, describe, differences, fastMask, has } from './token-oracle.js';
@@ -93,7 +94,7 @@ function checkStep(m: GrammarMatcher, info: TokenizerInfo, short: number[], brut
 
 for (const [vocabName, pkg] of VOCABS) {
   test(`${vocabName}: fast masks equal brute force along random walks and valid outputs`, () => {
-    const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath(pkg));
+    const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath(pkg));
     const short = [...info.sorted].filter((t) => info.tokenLength(t) <= 2);
     const compiler = new GrammarCompiler(info);
     GRAMMARS.forEach(([name, make, output], gi) => {
