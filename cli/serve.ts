@@ -2,16 +2,12 @@
 import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { describeEngineConfig, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
-import { Engine } from '../runtime/engine/engine.js';
 import { SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
-import { resolveModel } from '../runtime/models/resolve-model.js';
-import { ApiServer } from '../runtime/server/api-server.js';
 import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
-import { defaultServedModelName, modelAliases } from '../runtime/models/served-model-name.js';
+import { createServer } from '../runtime/server/create-server.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
-import { LMFORGE_VERSION } from './version.js';
-import { defaultGrammarCacheDir } from '../compiler/node.js';
+import { LMFORGE_VERSION } from '../runtime/version.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
 
@@ -226,50 +222,44 @@ function describeThreads(threads: { max: number; adaptive: boolean }, given: boo
 
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const checked = checkServeFlags(flags);
-  const model = await resolveModel(modelSpec);
-  const servedName = checked.servedModelName ?? defaultServedModelName(model);
-  const server = new ApiServer({
-    modelId: servedName,
-    modelAliases: modelAliases(model, servedName),
+  const server = await createServer({
+    model: modelSpec,
+    host: flags.host,
+    port: checked.port,
+    ...(checked.servedModelName !== undefined ? { servedModelName: checked.servedModelName } : {}),
     apiKeys: checked.apiKeys,
     cors: checked.cors,
     tracing: flags.enableTracing === true,
-    maxBodyBytes: checked.maxRequestBytes,
-    version: LMFORGE_VERSION,
+    maxRequestBytes: checked.maxRequestBytes,
     ...(checked.toolFormat ? { toolFormat: checked.toolFormat } : {}),
     toolCallArguments: checked.toolCallArguments,
     reasoning: checked.reasoning,
-  });
-  const address = await server.listen(flags.host, checked.port);
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
-    console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);
-  }
-  console.log(`lmforge ${LMFORGE_VERSION}: loading ${model.ggufPath} (health at ${url}/health answers 503 until ready)`);
-  const engine = await Engine.create({
-    modelPath: model.ggufPath,
     device: flags.device,
     ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
     mode: checked.mode,
     overrides: checked.overrides,
     maxQueuedRequests: checked.maxQueuedRequests,
-    tracing: flags.enableTracing === true,
     speculativeMode: checked.speculativeMode,
-    ...(checked.draftModel ? { draftModelPath: (await resolveModel(checked.draftModel)).ggufPath } : {}),
+    ...(checked.draftModel ? { draftModel: checked.draftModel } : {}),
     ...(checked.threads ? { threads: checked.threads } : {}),
     grammarTimeoutMs: checked.grammarTimeoutMs,
-    grammarCacheDir: defaultGrammarCacheDir(),
+    onListening: ({ url, address, modelPath }) => {
+      if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
+        console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);
+      }
+      console.log(`lmforge ${LMFORGE_VERSION}: loading ${modelPath} (health at ${url}/health answers 503 until ready)`);
+    },
   });
-  server.ready(engine);
+  const { url, engine, http } = server;
   const info = engine.info;
-  console.log(`model:   ${servedName} from ${model.ggufPath} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
+  console.log(`model:   ${server.servedModelName} from ${server.modelPath} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
   console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);
-  if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
-  console.log(`tools:   ${server.toolFormatNote}`);
-  console.log(`reasoning: ${server.reasoningNote}`);
+  if (http.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
+  console.log(`tools:   ${http.toolFormatNote}`);
+  console.log(`reasoning: ${http.reasoningNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);
@@ -280,8 +270,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`lmforge: ${signal}: finishing running requests (up to ${checked.drainMs / 1000} s), then stopping`);
-    await server.drain(checked.drainMs);
-    await engine.dispose();
+    await server.close(checked.drainMs);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));
