@@ -18,7 +18,7 @@ import { installTarball } from './install-tarball.js';
 
 const test = suite('packed package');
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const consumer = fileURLToPath(new URL('./consumer/', import.meta.url));
+const consumer = fileURLToPath(new URL('../../fixtures/package-consumer/', import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 let scratch = '';
 let tarball = '';
