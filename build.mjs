@@ -1,20 +1,17 @@
-// Bundles the CLI and the engine worker into dist/ (node bin/lmforge.mjs prefers dist/cli.js).
-// Dependencies stay external: koffi and the llama.cpp binaries are native and load from node_modules.
-import { build } from 'esbuild';
-import { readFileSync } from 'node:fs';
+// Builds dist/ for the package: tsc compiles cli/, compiler/ and runtime/ (tsconfig.build.json)
+// to JavaScript with declarations, one file per source file, so each worker's .js lands beside
+// the module that starts it (runtime/engine/worker-entry.ts) and `exports` points into it.
+// `npm pack` runs this (prepack); in a checkout bin/lmforge.mjs runs the sources instead.
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
-const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-const outdir = process.argv[2] ?? 'dist';
+const root = fileURLToPath(new URL('.', import.meta.url));
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-await build({
-  entryPoints: { cli: 'cli/main.ts', 'engine-worker': 'runtime/engine/engine-worker.ts', 'grammar-worker': 'runtime/engine/grammar-worker.ts', 'mask-worker': 'compiler/mask/mask-worker.ts' },
-  outdir,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'esm',
-  sourcemap: true,
-  external: [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})],
-  logLevel: 'warning',
-});
-console.log(`built ${outdir}/cli.js and its workers`);
+rmSync(`${root}dist`, { recursive: true, force: true }); // nothing of a deleted source stays behind
+const started = performance.now();
+const result = spawnSync(process.execPath, [tsc, '-p', `${root}tsconfig.build.json`], { stdio: 'inherit' });
+if (result.status !== 0) process.exit(result.status ?? 1);
+console.log(`built dist/ in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TokenizerInfo } from '../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../compiler/node.js';
 import { TOKEN_NORMAL } from '../compiler/tokenizer/tokenizer-info.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -116,7 +117,7 @@ export function greedyTokens(info: TokenizerInfo, text: string): number[] {
 // (base64), so both engines work on exactly the same tokens.
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const vocabs = VOCABS.map((v) => {
-    const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath(v.package));
+    const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath(v.package));
     const tokens: string[] = [];
     // xgrammar marks special tokens by an empty text; stop tokens are passed apart.
     for (let i = 0; i < info.numTokens; i++) tokens.push(info.kind[i] === TOKEN_NORMAL ? Buffer.from(info.tokenBytes(i)).toString('base64') : '');

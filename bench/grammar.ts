@@ -8,8 +8,9 @@
 //   npx tsx bench/grammar.ts --vocab qwen3 --grammar schema
 //   npx tsx bench/grammar.ts --cold --vocab llama3 --grammar json   # a fresh process, no warm-up
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../compiler/index.js';
+import { readFileSync } from 'node:fs';
 import { type BenchGrammar, GRAMMARS, greedyTokens, tokenizerJsonPath, VOCABS } from './grammar-inputs.js';
-import { readTokenizerJson } from '../compiler/tokenizer/tokenizer-json.js';
+import { tokenBytesFromTokenizerJson } from '../compiler/tokenizer/tokenizer-json.js';
 
 const args = process.argv.slice(2);
 const json = args.includes('--json');
@@ -66,7 +67,7 @@ let warm = false;
 for (const v of VOCABS) {
   if (onlyVocab && v.name !== onlyVocab) continue;
   // Build time from decoded token bytes, as the peer measures it (reading tokenizer.json apart).
-  const input = readTokenizerJson(tokenizerJsonPath(v.package));
+  const input = tokenBytesFromTokenizerJson(JSON.parse(readFileSync(tokenizerJsonPath(v.package), 'utf8')) as object);
   const builds: number[] = [];
   let info = TokenizerInfo.fromTokenBytes(input);
   for (let i = 0; i < REPEATS; i++) {

@@ -12,7 +12,7 @@ import { listDevices } from '../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../runtime/backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../runtime/backend/model.js';
 import { computeEngineConfig, parseOverrides, type EngineMode, type ModelFacts } from '../runtime/engine/engine-config.js';
-import { requiredBytes, ubatchFor } from '../runtime/engine/memory-budget.js';
+import { logitRows, requiredBytes, ubatchFor } from '../runtime/engine/memory-budget.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 
 const cli = cac('bench:memory');
@@ -88,7 +88,9 @@ for (const c of cases) {
   const cells = number('max_total_seq_length');
   const sequences = number('max_num_sequence');
   const prefill = number('prefill_chunk_size');
-  const predicted = requiredBytes(cells, facts, { onDevice: false, totalBytes: 0, availableBytes: 0, source: '' }, sequences, ubatchFor(prefill + sequences));
+  const recycling = number('prefix_cache_max_num_recycling_seqs');
+  const logitRowCount = logitRows(sequences, sequences + recycling);
+  const predicted = requiredBytes(cells, facts, { onDevice: false, totalBytes: 0, availableBytes: 0, source: '' }, logitRowCount, ubatchFor(prefill + sequences));
   // What the config rule chose from the same figures, as a cross-check of the parse.
   if (c.limit) {
     const memory = { onDevice: false, totalBytes: c.limit, availableBytes: c.limit, source: 'LMFORGE_MEMORY_LIMIT_BYTES' };

@@ -1,14 +1,15 @@
 #!/usr/bin/env node
-// Entry point: runs the esbuild bundle when one was built, else the TypeScript sources through tsx.
+// Entry point. In a checkout (the TypeScript sources are there, with tsx) it runs the sources,
+// so a stale dist/ never answers for them; the installed package has only dist/, built by tsc.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bundle = `${root}dist/cli.js`;
-if (existsSync(bundle)) {
-  await import(pathToFileURL(bundle).href);
+const source = `${root}cli/main.ts`;
+const tsx = existsSync(source) ? await import('tsx/esm/api').catch(() => undefined) : undefined;
+if (tsx) {
+  tsx.register();
+  await import(pathToFileURL(source).href);
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import(pathToFileURL(`${root}cli/main.ts`).href);
+  await import(pathToFileURL(`${root}dist/cli/main.js`).href);
 }

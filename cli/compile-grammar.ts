@@ -8,7 +8,8 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { CAC } from 'cac';
-import { defaultGrammarCacheDir, Grammar, GrammarCache, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
+import { Grammar, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
+import { GrammarCache, defaultGrammarCacheDir, tokenizerInfoFromGGUF } from '../compiler/node.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 
 export interface CompileGrammarFlags {
@@ -109,7 +110,7 @@ export interface CompileGrammarIo {
  */
 export async function modelVocabulary(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<TokenizerInfo> {
   const { ggufPath } = await resolveModel(spec, { env, pull: false });
-  return TokenizerInfo.fromGGUF(ggufPath);
+  return tokenizerInfoFromGGUF(ggufPath);
 }
 
 /**

@@ -5,7 +5,7 @@ import { registerPull } from './pull.js';
 import { registerCompileGrammar } from './compile-grammar.js';
 import { registerBench } from './bench.js';
 import { reportCliError } from './cli-error.js';
-import { LMFORGE_VERSION } from './version.js';
+import { LMFORGE_VERSION } from '../runtime/version.js';
 
 const cli = cac('lmforge');
 registerServe(cli);

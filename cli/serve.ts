@@ -2,12 +2,12 @@
 import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { describeEngineConfig, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
-import { Engine } from '../runtime/engine/engine.js';
-import { resolveModel } from '../runtime/models/resolve-model.js';
-import { ApiServer } from '../runtime/server/api-server.js';
+import { SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
+import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
+import { createServer } from '../runtime/server/create-server.js';
 import { UsageError } from './cli-error.js';
-import { LMFORGE_VERSION } from './version.js';
-import { defaultGrammarCacheDir } from '../compiler/index.js';
+import { rawOptionValues } from './raw-option.js';
+import { LMFORGE_VERSION } from '../runtime/version.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
 
@@ -36,9 +36,13 @@ export interface ServeFlags {
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
+  /** Each value as typed (see raw-option.ts). */
+  apiKey?: string[];
+  servedModelName?: string[];
 }
 
-const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa'];
+/** The spec's modes, plus `ngram` (prompt lookup, no second model). */
+const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa', 'ngram'];
 
 export function registerServe(cli: CAC): void {
   cli
@@ -48,7 +52,7 @@ export function registerServe(cli: CAC): void {
     .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
     .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
-    .option('--speculative-mode <mode>', 'disable, small_draft, eagle or medusa', { default: 'disable' })
+    .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), ngram (drafts by prompt lookup, no second model), eagle or medusa; with a grammar, forced text is drafted too', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
     .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
     .option('--host <host>', 'Address to bind', { default: '127.0.0.1' })
@@ -68,7 +72,11 @@ export function registerServe(cli: CAC): void {
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
+    .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
+    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
+      flags.apiKey = rawOptionValues(process.argv, '--api-key');
+      flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
       await serve(model, flags);
     });
 }
@@ -116,8 +124,46 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   return merged;
 }
 
+/** The draft model of `--additional-models` (model_path or model_path,model_lib), which small_draft needs and only it uses. */
+function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode): string | undefined {
+  if (value === undefined) {
+    if (mode === 'small_draft') throw new UsageError('--speculative-mode small_draft needs a draft model: give it with --additional-models PATH');
+    return undefined;
+  }
+  const models = String(value).split(';').filter(Boolean);
+  const parts = String(models[0] ?? '').split(',');
+  if (models.length !== 1 || parts.length > 2) {
+    throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
+  }
+  if (mode !== 'small_draft') throw new UsageError(`--additional-models ${value} is a draft model: add --speculative-mode small_draft to use it`);
+  if (parts.length === 2) {
+    throw new UsageError(`--additional-models ${value}: a separate model library for the draft is not supported; the main library runs it (give model_path alone)`);
+  }
+  return parts[0]!;
+}
+
+/** The keys from --api-key, else from LMFORGE_API_KEY; each value may hold several, comma-separated. */
+export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv): string[] {
+  if (flagValues.length === 0) return parseApiKeys([env.LMFORGE_API_KEY ?? '']);
+  const keys = parseApiKeys(flagValues);
+  if (keys.length < flagValues.length) throw new UsageError('--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)');
+  return keys;
+}
+
+function servedModelNameOf(values: readonly string[]): string | undefined {
+  if (values.length > 1) throw new UsageError(`--served-model-name is given ${values.length} times; give one name`);
+  const name = values[0]?.trim();
+  if (name === '') throw new UsageError('--served-model-name needs a name after it');
+  return name;
+}
+
+/** Whether a bound address is reachable only from this machine. */
+export function isLoopbackAddress(address: string): boolean {
+  return address === '::1' || /^(::ffff:)?127\./.test(address);
+}
+
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
-export function checkServeFlags(flags: ServeFlags) {
+export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
   const mode = parseMode(flags.mode);
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
@@ -126,16 +172,13 @@ export function checkServeFlags(flags: ServeFlags) {
   if (!SPECULATIVE_MODES.includes(flags.speculativeMode)) {
     throw new UsageError(`--speculative-mode '${flags.speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES.join(', ')}`);
   }
-  if (flags.additionalModels !== undefined) {
-    const models = String(flags.additionalModels).split(';').filter(Boolean);
-    if (models.length !== 1 || String(models[0]).split(',').length > 2) {
-      throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
-    }
+  const speculativeMode = flags.speculativeMode;
+  if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
+    throw new UsageError(`--speculative-mode ${speculativeMode} is not available yet (it needs trained ${speculativeMode} heads); use small_draft, ngram or disable`);
   }
-  if (flags.speculativeMode !== 'disable' || flags.additionalModels !== undefined) {
-    throw new UsageError(
-      `speculative decoding (--speculative-mode ${flags.speculativeMode}${flags.additionalModels ? `, --additional-models ${flags.additionalModels}` : ''}) is not available yet; leave it at disable`,
-    );
+  const draftModel = parseAdditionalModels(flags.additionalModels, speculativeMode as SpeculativeMode);
+  if ((overrides.spec_draft_length ?? 0) > 0 && speculativeMode === 'disable') {
+    throw new UsageError(`--overrides spec_draft_length=${overrides.spec_draft_length} needs speculative decoding: add --speculative-mode ngram or small_draft`);
   }
   if (flags.toolFormat !== undefined && !isToolFormatKey(String(flags.toolFormat))) {
     throw new UsageError(`--tool-format '${flags.toolFormat}' is not valid: use one of ${TOOL_FORMAT_KEYS.join(', ')}`);
@@ -146,9 +189,14 @@ export function checkServeFlags(flags: ServeFlags) {
   if (!(REASONING_MODES as readonly string[]).includes(flags.reasoning)) {
     throw new UsageError(`--reasoning '${flags.reasoning}' is not valid: use one of ${REASONING_MODES.join(', ')}`);
   }
+  const servedModelName = servedModelNameOf(flags.servedModelName ?? []);
   return {
     mode,
     overrides,
+    speculativeMode: speculativeMode as SpeculativeMode,
+    ...(draftModel ? { draftModel } : {}),
+    apiKeys: apiKeysOf(flags.apiKey ?? [], env),
+    ...(servedModelName !== undefined ? { servedModelName } : {}),
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -174,43 +222,47 @@ function describeThreads(threads: { max: number; adaptive: boolean }, given: boo
 
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const checked = checkServeFlags(flags);
-  const model = await resolveModel(modelSpec);
-  const server = new ApiServer({
-    modelId: modelSpec,
+  const server = await createServer({
+    model: modelSpec,
+    host: flags.host,
+    port: checked.port,
+    ...(checked.servedModelName !== undefined ? { servedModelName: checked.servedModelName } : {}),
+    apiKeys: checked.apiKeys,
     cors: checked.cors,
     tracing: flags.enableTracing === true,
-    maxBodyBytes: checked.maxRequestBytes,
-    version: LMFORGE_VERSION,
+    maxRequestBytes: checked.maxRequestBytes,
     ...(checked.toolFormat ? { toolFormat: checked.toolFormat } : {}),
     toolCallArguments: checked.toolCallArguments,
     reasoning: checked.reasoning,
-  });
-  const address = await server.listen(flags.host, checked.port);
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  console.log(`lmforge ${LMFORGE_VERSION}: loading ${model.ggufPath} (health at ${url}/health answers 503 until ready)`);
-  const engine = await Engine.create({
-    modelPath: model.ggufPath,
     device: flags.device,
     ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
     mode: checked.mode,
     overrides: checked.overrides,
     maxQueuedRequests: checked.maxQueuedRequests,
-    tracing: flags.enableTracing === true,
+    speculativeMode: checked.speculativeMode,
+    ...(checked.draftModel ? { draftModel: checked.draftModel } : {}),
     ...(checked.threads ? { threads: checked.threads } : {}),
     grammarTimeoutMs: checked.grammarTimeoutMs,
-    grammarCacheDir: defaultGrammarCacheDir(),
+    onListening: ({ url, address, modelPath }) => {
+      if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
+        console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);
+      }
+      console.log(`lmforge ${LMFORGE_VERSION}: loading ${modelPath} (health at ${url}/health answers 503 until ready)`);
+    },
   });
-  server.ready(engine);
+  const { url, engine, http } = server;
   const info = engine.info;
-  console.log(`model:   ${modelSpec} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
+  console.log(`model:   ${server.servedModelName} from ${server.modelPath} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
   console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);
-  if (server.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
-  console.log(`tools:   ${server.toolFormatNote}`);
-  console.log(`reasoning: ${server.reasoningNote}`);
+  if (http.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
+  console.log(`tools:   ${http.toolFormatNote}`);
+  console.log(`reasoning: ${http.reasoningNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
+  console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
+  console.log(`metrics: ${url}/metrics (Prometheus)`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 
   let stopping = false;
@@ -218,8 +270,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`lmforge: ${signal}: finishing running requests (up to ${checked.drainMs / 1000} s), then stopping`);
-    await server.drain(checked.drainMs);
-    await engine.dispose();
+    await server.close(checked.drainMs);
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,11 +1,11 @@
 // A compiled grammar: the optimised IR plus the packed automaton, shared by every matcher of
 // it. Compiled for a vocabulary, it also holds the token-mask cache, filled lazily (or all at
 // once with `completeMasks()`).
-import { createHash } from 'node:crypto';
 import type { GrammarFsm } from './fsm/grammar-fsm.js';
 import type { GrammarIR } from './ir.js';
 import { type RuleMaskCache, TokenMaskCache } from './mask/mask-cache.js';
 import { grammarText } from './print.js';
+import { sha256Hex } from './sha256.js';
 import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
 export class CompiledGrammar {
@@ -20,7 +20,7 @@ export class CompiledGrammar {
   constructor(ir: GrammarIR, fsm: GrammarFsm, hash?: string, tokenizer: TokenizerInfo | null = null, shared: RuleMaskCache | null = null) {
     this.ir = ir;
     this.fsm = fsm;
-    this.hash = hash ?? createHash('sha256').update(grammarText(ir)).digest('hex');
+    this.hash = hash ?? sha256Hex(grammarText(ir));
     this.tokenizer = tokenizer;
     this.masks = tokenizer ? new TokenMaskCache(this, tokenizer, shared) : null;
   }

@@ -1,6 +1,6 @@
 // Compiles grammars for one vocabulary, or with none for string-level matching.
 //
-//   const compiler = new GrammarCompiler(await TokenizerInfo.fromGGUF(path));
+//   const compiler = new GrammarCompiler(await tokenizerInfoFromGGUF(path)); // or without a vocabulary
 //   const compiled = compiler.compile(grammar);            // masks computed on first use
 //   const eager = compiler.compile(grammar, { eager: true }); // every mask now
 //

@@ -85,10 +85,10 @@ function startWorker(entry: { url: URL; tsEntry?: string }): PoolWorker {
   return w;
 }
 
-/** The worker's code: the .ts through a tsx boot file when running from source, else a bundled .js beside this module. */
+/** The worker's code: the .ts through a tsx boot file when running from source, else the compiled .js beside this module. */
 function workerEntry(): { url: URL; tsEntry?: string } | null {
   const source = new URL('./mask-worker.ts', import.meta.url);
   if (existsSync(fileURLToPath(source))) return { url: new URL('./ts-worker-boot.mjs', import.meta.url), tsEntry: source.href };
-  const bundled = new URL('./mask-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(bundled)) ? { url: bundled } : null;
+  const compiled = new URL('./mask-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(compiled)) ? { url: compiled } : null;
 }

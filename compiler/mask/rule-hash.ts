@@ -11,11 +11,11 @@
 // context-free masks treat them as the rule's end (matcher.ts, flat-dfa.ts). Rules chained
 // that way, like the property after property of a JSON-schema object, then hash alike in two
 // schemas that differ only further down the chain.
-import { createHash } from 'node:crypto';
 import { EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { components } from '../fsm/components.js';
 import { isTail } from '../matcher.js';
+import { Sha256 } from '../sha256.js';
 
 const COMPONENT_LIMIT = 64;
 
@@ -64,12 +64,12 @@ export function ruleHashes(fsm: GrammarFsm, cutTails = false): string[] {
     tailRefs.push(tails);
   }
   const digest = (parts: string[], slot: (k: number) => string): string => {
-    const hash = createHash('sha256');
+    const hash = new Sha256();
     for (let k = 0; k < parts.length; k++) {
       hash.update(parts[k]!);
       if (k < parts.length - 1) hash.update(slot(k));
     }
-    return hash.digest('hex').slice(0, 32);
+    return hash.digestHex().slice(0, 32);
   };
   const full = new Array<string>(numRules);
   for (const component of components(refs)) {
@@ -83,7 +83,7 @@ export function ruleHashes(fsm: GrammarFsm, cutTails = false): string[] {
       for (const r of component) {
         const order = [r];
         const index = new Map<number, number>([[r, 0]]);
-        const hash = createHash('sha256');
+        const hash = new Sha256();
         for (let i = 0; i < order.length; i++) {
           const rule = order[i]!;
           hash.update(`rule ${i}:`);
@@ -99,13 +99,13 @@ export function ruleHashes(fsm: GrammarFsm, cutTails = false): string[] {
             }),
           );
         }
-        full[r] = hash.digest('hex').slice(0, 32);
+        full[r] = hash.digestHex().slice(0, 32);
       }
     } else {
-      const whole = createHash('sha256');
+      const whole = new Sha256();
       for (const rule of component) whole.update(digest(texts[rule]!, (k) => (inside.has(refs[rule]![k]!) ? `@${inside.get(refs[rule]![k]!)}` : `=${full[refs[rule]![k]!]}`)));
-      const shared = whole.digest('hex');
-      component.forEach((r, i) => (full[r] = createHash('sha256').update(`${shared}:${i}`).digest('hex').slice(0, 32)));
+      const shared = whole.digestHex();
+      component.forEach((r, i) => (full[r] = new Sha256().update(`${shared}:${i}`).digestHex().slice(0, 32)));
     }
   }
   if (!cutTails) return full;

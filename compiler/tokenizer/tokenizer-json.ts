@@ -2,12 +2,10 @@
 // SentencePiece-style BPE with byte fallback like Gemma): each token's decoded bytes, special
 // added tokens (kept with their text, as the GGUF path and the server keep control tokens, but
 // never matched as text), and the end-of-generation tokens (the config's EOS plus the usual
-// end-of-turn texts, as llama.cpp picks them).
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+// end-of-turn texts, as llama.cpp picks them). Reading the files is tokenizer-files.ts's part.
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
-import { EOG_TEXTS } from './gguf-vocab.js';
+import { EOG_TEXTS } from './eog-texts.js';
 import type { TokenBytesInput } from './tokenizer-info.js';
 
 interface TokenizerJson {
@@ -16,19 +14,9 @@ interface TokenizerJson {
   decoder?: { type?: string; decoders?: { type?: string }[] } | null;
 }
 
-export function readTokenizerJson(pathOrObject: string | object): TokenBytesInput {
-  let json: TokenizerJson;
-  let eosText: string | undefined;
-  if (typeof pathOrObject === 'string') {
-    json = JSON.parse(readFileSync(pathOrObject, 'utf8')) as TokenizerJson;
-    const config = join(dirname(pathOrObject), 'tokenizer_config.json');
-    if (existsSync(config)) {
-      const eos = (JSON.parse(readFileSync(config, 'utf8')) as { eos_token?: string | { content?: string } }).eos_token;
-      eosText = typeof eos === 'string' ? eos : eos?.content;
-    }
-  } else {
-    json = pathOrObject as TokenizerJson;
-  }
+/** `eosText`: the EOS token's text from tokenizer_config.json, when there is one. */
+export function tokenBytesFromTokenizerJson(parsed: object, eosText?: string): TokenBytesInput {
+  const json = parsed as TokenizerJson;
   const vocab = json.model?.vocab;
   if (!vocab) throw new GrammarError('tokenizer.json has no model.vocab');
   const entries: [string, number][] = Array.isArray(vocab) ? vocab.map(([t], i) => [t, i]) : Object.entries(vocab);

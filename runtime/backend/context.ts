@@ -14,6 +14,8 @@ export interface ContextOptions {
   batchSize: number;
   /** Sequence slots (max_num_sequence, plus room for the n choices of a request). */
   sequences: number;
+  /** Logit rows one decode may ask for (at least one per sequence slot; more when drafts are verified). */
+  outputs?: number;
   /** CPU threads (default: every CPU this process may use); with `adaptiveThreads`, the most it uses. */
   threads?: number;
   /**
@@ -102,11 +104,13 @@ export class LlamaContext {
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
     params.kv_unified = true;
     params.swa_full = options.fullSlidingWindowCache ?? true;
-    // Each running sequence needs its own output row in a step, and no step needs more rows
-    // than there are sequences. Left at 0, llama.cpp reserves logits for a whole ubatch
-    // (n_ubatch × vocabulary floats: 96 MiB for a 49k vocabulary) in its compute buffer.
+    // A step needs one output row per running sequence, plus one per draft token verified.
+    // Left at 0, llama.cpp reserves logits for a whole ubatch (n_ubatch × vocabulary floats:
+    // 96 MiB for a 49k vocabulary) in its compute buffer. The per-sequence limit applies only
+    // to llama.cpp's own backend samplers, which lmforge does not use.
     params.n_outputs_max_per_seq = 1;
-    params.n_outputs_max = options.sequences;
+    // llama.cpp's output buffer holds a row per sequence id at least, and must fit in this.
+    params.n_outputs_max = Math.max(options.outputs ?? 0, options.sequences);
     const handle = api.llama_init_from_model(model.handle, params);
     if (!handle) {
       throw new Error(`llama.cpp could not create a context of ${options.contextSize} tokens for ${options.sequences} sequences (not enough memory?)`);

@@ -209,6 +209,8 @@ export function bindLlamaApi(lib: LibraryHandle) {
     llama_model_n_head: f<(m: ModelHandle) => number>('int32_t llama_model_n_head(const llama_model *m)'),
     llama_model_n_head_kv: f<(m: ModelHandle) => number>('int32_t llama_model_n_head_kv(const llama_model *m)'),
     llama_model_n_swa: f<(m: ModelHandle) => number>('int32_t llama_model_n_swa(const llama_model *m)'),
+    llama_model_is_recurrent: f<(m: ModelHandle) => boolean>('bool llama_model_is_recurrent(const llama_model *m)'),
+    llama_model_is_hybrid: f<(m: ModelHandle) => boolean>('bool llama_model_is_hybrid(const llama_model *m)'),
     llama_model_size: f<(m: ModelHandle) => number>('uint64_t llama_model_size(const llama_model *m)'),
     llama_model_n_params: f<(m: ModelHandle) => number>('uint64_t llama_model_n_params(const llama_model *m)'),
     llama_model_desc: f<(m: ModelHandle, buf: Buffer, size: number) => number>('int32_t llama_model_desc(const llama_model *m, _Out_ uint8_t *buf, size_t size)'),

@@ -24,6 +24,8 @@ export interface ModelInfo {
   contextLength: number;
   /** Sliding-window size, or 0 when every layer sees the whole context. */
   slidingWindow: number;
+  /** Whether some layers keep a recurrent state (Mamba, RWKV, hybrids) instead of per-position KV cells. */
+  recurrent: boolean;
   layers: number;
   embeddingLength: number;
   heads: number;
@@ -110,6 +112,7 @@ function readInfo(api: LlamaApi, handle: ModelHandle, vocabOnly: boolean): Model
     // A vocabulary-only model has no layers: llama.cpp aborts when asked for per-layer values.
     contextLength: vocabOnly ? 0 : api.llama_model_n_ctx_train(handle),
     slidingWindow: vocabOnly ? 0 : api.llama_model_n_swa(handle),
+    recurrent: !vocabOnly && (api.llama_model_is_recurrent(handle) || api.llama_model_is_hybrid(handle)),
     layers: vocabOnly ? 0 : api.llama_model_n_layer(handle),
     embeddingLength,
     heads,

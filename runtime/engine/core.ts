@@ -17,6 +17,10 @@ import type { RequestState, Sequence } from './sequence.js';
 import { reusablePrefixLength } from './sliding-window.js';
 import { StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
+import { Drafter } from './speculative/drafter.js';
+import type { DraftModel } from './speculative/draft-model.js';
+import type { SpeculativeMode } from './speculative/modes.js';
+import { verifyDraft } from './speculative/verify.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
 type Outcome = 'finished' | 'cancelled' | 'failed';
@@ -29,6 +33,7 @@ export class EngineCore {
   private readonly runner: ModelRunner;
   private readonly admission: Admission;
   private readonly committer: TokenCommitter;
+  private readonly drafter: Drafter | undefined;
   private events: EngineEvent[] = [];
   private traces: TraceEntry[] = [];
   private steps = 0;
@@ -46,6 +51,8 @@ export class EngineCore {
       tracing?: boolean;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
+      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and the draft model of small_draft. */
+      speculation?: { mode: SpeculativeMode; draftLength: number; draftModel?: DraftModel };
     } = {},
   ) {
     this.kv = new KvManager(context, {
@@ -60,11 +67,25 @@ export class EngineCore {
     }
     this.runner = new ModelRunner(context);
     this.budget = new StepBudget({ chunk: config.prefillChunkSize });
+    const speculation = options.speculation;
+    if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
+      this.drafter = new Drafter({
+        draftLength: speculation.draftLength,
+        tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
+        ...(speculation.draftModel ? { draftModel: speculation.draftModel } : {}),
+      });
+    }
     this.scheduler = new Scheduler(
       this.kv,
-      { maxTotalSeqLength: config.maxTotalSeqLength, batchCapacity: this.runner.capacity, shareAcrossRequests: config.prefixCacheRecyclingSeqs > 0 },
+      {
+        maxTotalSeqLength: config.maxTotalSeqLength,
+        batchCapacity: this.runner.capacity,
+        shareAcrossRequests: config.prefixCacheRecyclingSeqs > 0,
+        maxDraftTokens: config.maxDraftTokens,
+      },
       this.budget,
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
+      this.drafter && ((sequence, most, width) => this.drafter!.propose(sequence, most, width)),
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit });
     this.committer = new TokenCommitter(vocabulary);
@@ -124,12 +145,22 @@ export class EngineCore {
       freeSlots: this.config.maxNumSequence - this.kv.runningSlotsInUse,
       steps: this.steps,
       preemptions: this.scheduler.preemptions,
+      draftTokens: this.drafter?.proposed ?? 0,
+      acceptedDraftTokens: this.drafter?.accepted ?? 0,
     };
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       for (const state of [...this.scheduler.running]) if (state.cancelled) this.retire(state, 'cancelled');
+      if (this.drafter?.preparesDrafts) {
+        try {
+          await this.drafter.prepare(this.decodingSequences());
+        } catch (error) {
+          this.recoverFromDecodeFailure(error);
+          continue;
+        }
+      }
       const plan = this.scheduler.schedule();
       if (plan.entries.length === 0) {
         // Idle: nothing runs, so only a submit, a cancel or stop() can change anything.
@@ -151,19 +182,25 @@ export class EngineCore {
         continue;
       }
       const micros = nowMicros() - stepStart;
+      // Draft positions cost what prompt positions do: they count with them.
       this.budget.observe(plan.decoding, plan.tokens - plan.decoding, micros);
+      this.drafter?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, micros);
       this.scheduler.update(plan);
       this.steps++;
       if (this.options.tracing) this.traceStep(plan, stepStart, micros);
       plan.entries.forEach((entry, index) => {
         const { sequence } = entry;
-        if (entry.logits === 0 || sequence.request.cancelled || sequence.request.failed) return;
-        try {
-          this.sampleAndCommit(sequence, this.runner.logits(index));
-        } catch (error) {
-          // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
-          this.fail(sequence.request, error);
+        let accepted = 0;
+        if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
+          try {
+            if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
+            else accepted = this.verify(entry.sequence, entry.draft, index);
+          } catch (error) {
+            // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
+            this.fail(sequence.request, error);
+          }
         }
+        this.scheduler.settleDraft(entry, accepted);
       });
       this.collectOutput();
       this.flushEvents();
@@ -173,6 +210,24 @@ export class EngineCore {
   private sampleAndCommit(sequence: Sequence, logits: Float32Array): void {
     if (this.committer.endIfGrammarComplete(sequence)) return;
     this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+  }
+
+  /** Sequences whose next step computes the one token they sampled last. */
+  private decodingSequences(): Sequence[] {
+    const sequences: Sequence[] = [];
+    for (const state of this.scheduler.running) {
+      if (state.cancelled || state.failed) continue;
+      for (const sequence of state.sequences) if (sequence.finish === undefined && sequence.slot >= 0 && sequence.pending === 1) sequences.push(sequence);
+    }
+    return sequences;
+  }
+
+  /** Commits what the target chose at each drafted position; returns the draft tokens accepted. */
+  private verify(sequence: Sequence, draft: number[], index: number): number {
+    const accepted = verifyDraft(sequence, draft, (k) => this.runner.logits(index, k), (s, logits) => this.sampleAndCommit(s, logits));
+    this.drafter!.record(sequence, accepted);
+    this.trace(sequence.request, 'speculation', nowMicros(), undefined, { choice: sequence.choice, proposed: draft.length, accepted, step: this.steps });
+    return accepted;
   }
 
   /** Brings every stale grammar mask up to date; runs while a decode is in flight. */

@@ -4,6 +4,7 @@ import {
   cellsThatFit,
   fixedBytes,
   gib,
+  logitRows,
   memoryBudget,
   MIN_KV_CELLS,
   requiredBytes,
@@ -29,6 +30,8 @@ export interface EngineConfig {
   slidingWindowSize: number;
   /** Finished sequences kept only for their KV cells, for prompts that start the same (0: no prefix cache). */
   prefixCacheRecyclingSeqs: number;
+  /** Draft tokens one step may verify across all sequences (0: speculative decoding is off). */
+  maxDraftTokens: number;
   tensorParallelShards: number;
   gpuMemoryUtilization: number;
   /** Requests waiting beyond this many are refused as overload. */
@@ -82,7 +85,7 @@ const RULES: Record<OverrideKey, KeyRule> = {
   sliding_window_size: { kind: 'int', min: -1, notYet: { noop: -1, why: 'the sliding window is fixed by the model file in the llama.cpp backend' } },
   attention_sink_size: { kind: 'int', min: 0, notYet: { noop: 0, why: 'attention sinks are not available in the llama.cpp backend' } },
   max_history_size: { kind: 'int', min: 0, notYet: { noop: 0, why: 'history rollback for recurrent models is not implemented yet' } },
-  spec_draft_length: { kind: 'int', min: 0, notYet: { noop: 0, why: 'speculative decoding is not available yet' } },
+  spec_draft_length: { kind: 'int', min: 0 },
   prefix_cache_max_num_recycling_seqs: { kind: 'int', min: 0 },
 };
 
@@ -130,8 +133,18 @@ const DEFAULT_UTILIZATION = 0.85;
 /** Prompt tokens `server` computes per step unless told otherwise. */
 const SERVER_PREFILL_CHUNK = 2048;
 
-/** The preset for the mode, then every explicit override on top; impossible combinations are errors. */
-export function computeEngineConfig(mode: EngineMode, overrides: Overrides, facts: ModelFacts): EngineConfig {
+/**
+ * Draft tokens a step may verify when speculation is on: each needs a logit row, and llama.cpp
+ * reserves every row a step may ask for (vocabulary × 4 bytes each, twice), so they are capped
+ * for the whole step rather than per sequence.
+ */
+const DRAFT_TOKENS_PER_STEP = 64;
+
+/**
+ * The preset for the mode, then every explicit override on top; impossible combinations are
+ * errors. `speculative`: drafts are verified, which takes logit rows beyond one per sequence.
+ */
+export function computeEngineConfig(mode: EngineMode, overrides: Overrides, facts: ModelFacts, speculative = false): EngineConfig {
   const contextWindowSize = overrides.context_window_size ?? facts.contextLength;
   if (contextWindowSize > facts.contextLength) {
     throw new ConfigError(`--overrides: context_window_size=${contextWindowSize} is larger than the model's context of ${facts.contextLength} tokens`);
@@ -145,7 +158,9 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} exceeds llama.cpp's limit of ${facts.maxParallelSequences} sequences`);
   }
   const prefixCacheRecyclingSeqs = recyclingSeqs(overrides, facts, maxNumSequence);
-  const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence);
+  const maxDraftTokens = speculative ? DRAFT_TOKENS_PER_STEP : 0;
+  const rows = logitRows(maxNumSequence + maxDraftTokens, maxNumSequence + prefixCacheRecyclingSeqs);
+  const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence, rows);
   const maxTotalSeqLength = kv.cells;
   let prefillChunkSize = overrides.prefill_chunk_size ?? (server ? Math.min(maxTotalSeqLength, SERVER_PREFILL_CHUNK) : contextWindowSize);
   if (prefillChunkSize > maxTotalSeqLength) prefillChunkSize = maxTotalSeqLength;
@@ -157,6 +172,7 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     contextWindowSize: Math.min(contextWindowSize, maxTotalSeqLength),
     slidingWindowSize: facts.slidingWindow,
     prefixCacheRecyclingSeqs,
+    maxDraftTokens,
     tensorParallelShards: overrides.tensor_parallel_shards ?? 1,
     gpuMemoryUtilization: overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION,
     maxQueuedRequests: 1024,
@@ -190,7 +206,7 @@ function recyclingSeqs(overrides: Overrides, facts: ModelFacts, maxNumSequence: 
  * taken as given when the memory available holds it. Throws when not even the smallest
  * cache fits beside the weights.
  */
-function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, contextWindowSize: number, sequences: number): { cells: number; note: string } {
+function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, contextWindowSize: number, sequences: number, rows: number): { cells: number; note: string } {
   const server = mode === 'server';
   const explicit = overrides.max_total_seq_length;
   const cap = server ? sequences * contextWindowSize : contextWindowSize;
@@ -199,13 +215,13 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
   const ubatch = ubatchFor(Math.min(prefill, wanted) + sequences);
   // An explicit size may go beyond the server share, up to what is available now.
   const budget = memoryBudget(facts.memory, server && explicit === undefined, overrides.gpu_memory_utilization, DEFAULT_UTILIZATION);
-  const fit = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch);
-  const most = cellsThatFit(budget.bytes, facts, facts.memory, sequences, ubatch, 1);
+  const fit = cellsThatFit(budget.bytes, facts, facts.memory, rows, ubatch);
+  const most = cellsThatFit(budget.bytes, facts, facts.memory, rows, ubatch, 1);
   const smallest = Math.min(MIN_KV_CELLS, wanted);
-  const fixed = fixedBytes(facts, facts.memory, sequences, ubatch);
+  const fixed = fixedBytes(facts, facts.memory, rows, ubatch);
   const afterFixed = `after ${gib(facts.modelBytes)} weights and ${gib(fixed - facts.modelBytes)} buffers and runtime`;
   if (most < smallest) {
-    const needed = requiredBytes(smallest, facts, facts.memory, sequences, ubatch);
+    const needed = requiredBytes(smallest, facts, facts.memory, rows, ubatch);
     const hint = server || facts.memory.onDevice ? '; --overrides gpu_memory_utilization=F changes the share' : '';
     throw new ConfigError(
       `not enough memory for this model: ${gib(facts.modelBytes)} weights + ${gib(fixed - facts.modelBytes)} buffers and runtime + the smallest KV cache ` +
@@ -219,7 +235,7 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
         `--overrides: max_total_seq_length=${explicit} does not fit in memory: at most ${most} cells fit in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}`,
       );
     }
-    return { cells: explicit, note: `${describe(explicit)} as max_total_seq_length asks; ${gib(requiredBytes(explicit, facts, facts.memory, sequences, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
+    return { cells: explicit, note: `${describe(explicit)} as max_total_seq_length asks; ${gib(requiredBytes(explicit, facts, facts.memory, rows, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
   }
   if (server) {
     const cells = Math.min(fit, cap);
@@ -229,13 +245,15 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
   if (fit < cap) {
     return { cells: fit, note: `${describe(fit)}, less than the ${cap}-token context window: what fits in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}` };
   }
-  return { cells: cap, note: `${describe(cap)} for the ${cap}-token context window; ${gib(requiredBytes(cap, facts, facts.memory, sequences, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
+  return { cells: cap, note: `${describe(cap)} for the ${cap}-token context window; ${gib(requiredBytes(cap, facts, facts.memory, rows, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
 }
 
 export function describeEngineConfig(config: EngineConfig): string {
   return (
     `mode=${config.mode} max_num_sequence=${config.maxNumSequence} max_total_seq_length=${config.maxTotalSeqLength} ` +
-    `prefill_chunk_size=${config.prefillChunkSize} context_window_size=${config.contextWindowSize}` +
+    `prefill_chunk_size=${config.prefillChunkSize} context_window_size=${config.contextWindowSize} ` +
+    `prefix_cache_max_num_recycling_seqs=${config.prefixCacheRecyclingSeqs}` +
+    (config.maxDraftTokens > 0 ? ` draft_tokens_per_step=${config.maxDraftTokens}` : '') +
     (config.slidingWindowSize > 0 ? ` sliding_window_size=${config.slidingWindowSize}` : '') +
     (config.tensorParallelShards > 1 ? ` tensor_parallel_shards=${config.tensorParallelShards}` : '')
   );

@@ -9,9 +9,12 @@ import { describeDevice, libraryKindsFor, listDevices, selectDevices, type Devic
 import { readHostMemory } from '../backend/host-memory.js';
 import { loadLlamaLibrary, releaseLlamaLogs } from '../backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
-import { computeEngineConfig } from './engine-config.js';
+import { computeEngineConfig, ConfigError } from './engine-config.js';
 import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
+import { DraftModel } from './speculative/draft-model.js';
+import { vocabularyDifference } from './speculative/vocabulary-match.js';
+import type { LlamaApi } from '../backend/llama-api.js';
 import type { EngineInfo, EngineInitOptions, FromWorker, ToWorker } from './protocol.js';
 
 const port = parentPort;
@@ -21,6 +24,8 @@ const post = (message: FromWorker) => port.postMessage(message);
 let core: EngineCore | undefined;
 let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
+/** small_draft: the draft model, its context and the proposer running it. */
+let draft: { model: LlamaModel; context?: LlamaContext; proposer?: DraftModel } | undefined;
 
 async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const spec = parseDeviceSpec(options.device);
@@ -30,17 +35,25 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const memory = memoryOf(devices);
   model = await LlamaModel.create(library.api, { path: options.modelPath, devices });
   const info = model.info;
+  const speculativeMode = options.speculativeMode ?? 'disable';
+  if (speculativeMode === 'small_draft') draft = { model: await loadDraftModel(library.api, model, options.draftModelPath, devices) };
+  // The draft's weights and KV cells (as many as the target's) count in the same budget.
+  const draftInfo = draft?.model.info;
   const config = computeEngineConfig(options.mode, options.overrides, {
     contextLength: info.contextLength,
     slidingWindow: info.slidingWindow,
-    kvBytesPerToken: kvBytesPerToken(info),
-    modelBytes: info.sizeBytes,
+    kvBytesPerToken: kvBytesPerToken(info) + (draftInfo ? kvBytesPerToken(draftInfo) : 0),
+    modelBytes: info.sizeBytes + (draftInfo?.sizeBytes ?? 0),
     vocabSize: model.vocabulary.size,
     embeddingLength: info.embeddingLength,
     memory,
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
-  });
+  }, speculativeMode !== 'disable');
   if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
+  if (speculativeMode !== 'disable' && (info.recurrent || draftInfo?.recurrent)) {
+    // Rejected drafts are undone by removing their positions, which a recurrent state cannot do.
+    throw new ConfigError(`--speculative-mode ${options.speculativeMode} is not available for ${info.architecture}: its recurrent layers cannot drop rejected draft tokens (max_history_size snapshots are not implemented); use a transformer model or --speculative-mode disable`);
+  }
   // An explicit --threads is used as given; by default the count follows the load of other processes.
   const threads = options.threads ?? usableCpus();
   const adaptiveThreads = options.threads === undefined;
@@ -48,13 +61,25 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+    outputs: config.maxNumSequence + config.maxDraftTokens,
     threads,
     adaptiveThreads,
   });
   const vocabulary = model.vocabulary;
+  if (draft) {
+    draft.context = LlamaContext.create(draft.model, {
+      contextSize: config.maxTotalSeqLength,
+      batchSize: config.prefillChunkSize + config.maxNumSequence,
+      sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+      threads,
+      adaptiveThreads,
+    });
+    draft.proposer = new DraftModel(draft.context, (token) => vocabulary.isEndOfGeneration(token));
+  }
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
+    speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(draft?.proposer ? { draftModel: draft.proposer } : {}) },
   });
   core.start();
   return {
@@ -76,6 +101,18 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   };
 }
 
+/** Loads the small_draft model beside the target, refusing one whose vocabulary differs. */
+async function loadDraftModel(api: LlamaApi, target: LlamaModel, path: string | undefined, devices: Device[]): Promise<LlamaModel> {
+  if (!path) throw new ConfigError('--speculative-mode small_draft needs a draft model: give it with --additional-models PATH');
+  const loaded = await LlamaModel.create(api, { path, devices });
+  const difference = vocabularyDifference(target.vocabulary, loaded.vocabulary);
+  if (difference) {
+    loaded.dispose();
+    throw new ConfigError(`--additional-models ${path}: its vocabulary is not the model's, so its drafts cannot be verified: ${difference}`);
+  }
+  return loaded;
+}
+
 /** GPU memory for GPUs; for the CPU, the host's (ggml reports all of RAM as free there). */
 function memoryOf(devices: Device[]): MemoryFacts {
   const gpus = devices.filter((device) => device.kind !== 'cpu');
@@ -92,6 +129,9 @@ function memoryOf(devices: Device[]): MemoryFacts {
 
 async function shutdown(): Promise<void> {
   await core?.stop();
+  draft?.proposer?.dispose();
+  await draft?.context?.dispose();
+  draft?.model.dispose();
   await context?.dispose();
   model?.dispose();
   releaseLlamaLogs();

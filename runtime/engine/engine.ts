@@ -5,7 +5,7 @@
 //   await engine.dispose();
 import { Worker } from 'node:worker_threads';
 import { workerEntry } from './worker-entry.js';
-import { GrammarService } from './grammar-service.js';
+import { GrammarService, type GrammarCacheCounts } from './grammar-service.js';
 import type { GrammarSpec } from './grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from './protocol.js';
 
@@ -128,6 +128,11 @@ export class Engine {
    */
   compileGrammar(spec: GrammarSpec): Promise<Uint8Array> {
     return this.grammars.compile(spec);
+  }
+
+  /** How output-format lookups were answered so far (cache hits, joined compiles, compiles). */
+  get grammarCacheCounts(): GrammarCacheCounts {
+    return this.grammars.cacheCounts;
   }
 
   /** False once the engine was disposed or its worker ended. */

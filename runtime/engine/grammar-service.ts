@@ -22,6 +22,12 @@ export interface GrammarServiceOptions extends GrammarPoolOptions {
 
 const MEMORY_CACHE_ENTRIES = 256;
 
+export interface GrammarCacheCounts {
+  hits: number;
+  joined: number;
+  compiled: number;
+}
+
 async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
   await mkdir(join(file, '..'), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
@@ -36,6 +42,8 @@ export class GrammarService {
   private readonly cache = new Map<string, Uint8Array>();
   /** Loads under way, by the same hash, for requests that ask while one runs. */
   private readonly inFlight = new Map<string, Promise<Uint8Array>>();
+  /** How lookups were answered so far, for the server's metrics. */
+  private readonly counts: GrammarCacheCounts = { hits: 0, joined: 0, compiled: 0 };
 
   constructor(options: GrammarServiceOptions) {
     this.pool = new GrammarPool(options);
@@ -57,6 +65,11 @@ export class GrammarService {
     return this.pool.workersStarted;
   }
 
+  /** Lookups answered from the cache (memory or disk), by joining a compile in flight, or by a compile. */
+  get cacheCounts(): GrammarCacheCounts {
+    return { ...this.counts };
+  }
+
   /** The compiled artifact for a spec: from the cache, or compiled within the deadline. */
   compile(spec: GrammarSpec): Promise<Uint8Array> {
     // The artifact format is part of the key: a newer compiler never reads an older layout.
@@ -65,10 +78,14 @@ export class GrammarService {
     if (hit) {
       this.cache.delete(key);
       this.cache.set(key, hit);
+      this.counts.hits++;
       return Promise.resolve(hit);
     }
     const running = this.inFlight.get(key);
-    if (running) return running;
+    if (running) {
+      this.counts.joined++;
+      return running;
+    }
     const loading = this.load(key, spec).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, loading);
     return loading;
@@ -77,6 +94,8 @@ export class GrammarService {
   private async load(key: string, spec: GrammarSpec): Promise<Uint8Array> {
     const file = this.cacheDir ? join(this.cacheDir, `spec-${key}.lmgrammar`) : undefined;
     const stored = file ? await readFile(file).then((data) => new Uint8Array(data), () => undefined) : undefined;
+    if (stored) this.counts.hits++;
+    else this.counts.compiled++;
     const artifact = stored ?? (await this.pool.compile(spec));
     if (file && !stored) await writeAtomically(file, artifact).catch(() => undefined); // a cache that cannot write is still a cache in memory
     this.cache.set(key, artifact);

@@ -125,6 +125,11 @@ export class KvManager {
     this.tails.set(slot, this.tree.extend(slot, this.tails.get(slot)!, tokens, ++this.tick));
   }
 
+  /** Drops the slot's cells past the tokens it recorded: a rejected draft's. */
+  dropUnrecorded(slot: number): void {
+    this.ops.remove(slot, this.lengthOf(slot), -1);
+  }
+
   /**
    * Gives a slot back. With `keepCells` and a cache, its cells stay for later prompts (the
    * slot is recycled, the oldest recycled one making way when the quota is reached).

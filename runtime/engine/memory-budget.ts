@@ -6,7 +6,8 @@
 // + KV cache      cells × kvBytesPerToken        K and V, f16, every layer
 // + KQ mask       cells × n_ubatch × 2           f16 attention mask in llama.cpp's compute buffer
 // + activations   n_ubatch × n_embd × 4 × 12     the rest of the compute buffer
-// + logits        2 × sequences × vocab × 4      output buffer, plus its twin in the compute buffer
+// + logits        rows × vocab × 4               output buffer, plus its twin in the compute buffer,
+//                                                each a row per output or sequence id, whichever is more
 // + runtime       320 MiB                        Node.js, the JavaScript heaps, libraries, a request's peak
 // On a GPU the first four live on the device, and a fixed reserve stands in for the runtime
 // (CUDA context, cuBLAS workspace).
@@ -42,10 +43,16 @@ export const MIN_KV_CELLS = 256;
 /** llama.cpp's n_ubatch for a batch size: lmforge asks for min(512, batch). */
 export const ubatchFor = (batchSize: number) => Math.min(512, batchSize);
 
-/** Bytes that do not grow with the KV cache, for `sequences` slots and a ubatch of `ubatch` tokens. */
-export function fixedBytes(shape: ModelShape, memory: MemoryFacts, sequences: number, ubatch: number): number {
+/** Logit rows of llama.cpp's two buffers: for `outputs` rows a step, with `sequenceIds` sequence ids. */
+export function logitRows(outputs: number, sequenceIds: number): number {
+  // llama.cpp sizes its output buffer by whichever is larger, and the context's n_outputs_max must cover it.
+  return 2 * Math.max(outputs, sequenceIds);
+}
+
+/** Bytes that do not grow with the KV cache, for `rows` logit rows (logitRows) and a ubatch of `ubatch` tokens. */
+export function fixedBytes(shape: ModelShape, memory: MemoryFacts, rows: number, ubatch: number): number {
   const activations = ubatch * shape.embeddingLength * 4 * 12;
-  const logits = 2 * sequences * shape.vocabSize * 4;
+  const logits = rows * shape.vocabSize * 4;
   const runtime = memory.onDevice ? DEVICE_RESERVE_BYTES : RUNTIME_BYTES;
   return shape.modelBytes + activations + logits + runtime;
 }

@@ -26,10 +26,12 @@ export class ModelRunner {
     const batch = this.batch;
     batch.clear();
     this.firstRows = [];
-    for (const { sequence, start, count, logits } of entries) {
+    for (const { sequence, start, count, logits, draft } of entries) {
       let first = -1;
-      for (let i = 0; i < count; i++) {
-        const row = batch.add(sequence.tokens[start + i]!, start + i, sequence.slot, i >= count - logits);
+      const total = count + draft.length;
+      for (let i = 0; i < total; i++) {
+        const token = i < count ? sequence.tokens[start + i]! : draft[i - count]!;
+        const row = batch.add(token, start + i, sequence.slot, i >= total - logits);
         if (first < 0 && row >= 0) first = row;
       }
       this.firstRows.push(first);

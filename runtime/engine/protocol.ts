@@ -1,6 +1,7 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
 import type { EngineConfig, EngineMode, Overrides } from './engine-config.js';
+import type { SpeculativeMode } from './speculative/modes.js';
 
 /** What to generate for one request. */
 export interface GenerateRequest {
@@ -82,6 +83,10 @@ export interface EngineInitOptions {
   maxQueuedRequests?: number;
   /** Record timed trace entries for every request. */
   tracing?: boolean;
+  /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */
+  speculativeMode?: SpeculativeMode;
+  /** small_draft: the draft model's GGUF (the spec's --additional-models); it must share the model's vocabulary. */
+  draftModelPath?: string;
   /** Deadline for compiling one output format (default 10 s). */
   grammarTimeoutMs?: number;
   /** Folder for compiled output formats on disk (default: memory only). */
@@ -138,4 +143,7 @@ export interface EngineStats {
   steps: number;
   /** Requests sent back to the queue to make room in the KV cache (they recompute on resumption). */
   preemptions: number;
+  /** Speculative decoding: draft tokens proposed, and of those, accepted by the target. */
+  draftTokens: number;
+  acceptedDraftTokens: number;
 }

@@ -13,8 +13,13 @@ export interface StepEntry {
   /** Index in `sequence.tokens` of the first token computed this step. */
   start: number;
   count: number;
-  /** Logit rows wanted: for the last `logits` tokens of the entry (1 when it reaches the last known token). */
+  /**
+   * Logit rows wanted: for the last `logits` tokens of the entry, drafts included (1 + the
+   * drafts when it reaches the last known token).
+   */
   logits: number;
+  /** Draft tokens computed after the entry's known ones, for the target to verify (speculative decoding). */
+  draft: number[];
 }
 
 export interface StepPlan {
@@ -22,13 +27,23 @@ export interface StepPlan {
   tokens: number;
   /** Entries computing one token after the last sampled one (streams decoding). */
   decoding: number;
+  /** Of `tokens`, the draft tokens. */
+  drafted: number;
 }
+
+/**
+ * Draft tokens for a sequence whose known tokens this step completes, at most `most`, in a
+ * step that decodes `width` sequences (speculative decoding).
+ */
+export type ProposeDraft = (sequence: Sequence, most: number, width: number) => number[];
 
 export interface SchedulerLimits {
   /** KV cells in all (max_total_seq_length). */
   maxTotalSeqLength: number;
   /** Most tokens the batch holds. */
   batchCapacity: number;
+  /** Most draft tokens one step verifies, across sequences (each takes a logit row). */
+  maxDraftTokens?: number;
   /**
    * Whether a request may take cells other requests computed (the prefix cache is on). The
    * choices of one request share their prompt either way.
@@ -50,6 +65,7 @@ export class Scheduler {
     private readonly limits: SchedulerLimits,
     private readonly budget: StepBudget,
     private readonly onAdmit: (state: RequestState) => void = () => undefined,
+    private readonly proposeDraft?: ProposeDraft,
   ) {}
 
   enqueue(state: RequestState): void {
@@ -61,7 +77,10 @@ export class Scheduler {
     this.admit();
     for (;;) {
       const plan = this.plan();
-      if (plan.tokens <= this.kv.freeCells || this.kv.makeRoom(plan.tokens)) return plan;
+      if (plan.tokens <= this.kv.freeCells || this.kv.makeRoom(plan.tokens)) {
+        this.addDrafts(plan);
+        return plan;
+      }
       if (!this.preemptYoungest()) return plan;
     }
   }
@@ -73,6 +92,21 @@ export class Scheduler {
       sequence.computedHere += count;
       this.kv.extend(sequence.slot, sequence.tokens.slice(start, start + count));
     }
+  }
+
+  /**
+   * Records a verified draft: its first `accepted` tokens (now the sequence's own) keep their
+   * cells, the cells of the rest are dropped.
+   */
+  settleDraft(entry: StepEntry, accepted: number): void {
+    const { sequence, draft } = entry;
+    if (draft.length === 0 || sequence.slot < 0) return;
+    if (accepted > 0) {
+      sequence.computed += accepted;
+      sequence.computedHere += accepted;
+      this.kv.extend(sequence.slot, draft.slice(0, accepted));
+    }
+    this.kv.dropUnrecorded(sequence.slot);
   }
 
   /** Takes a request out of the engine (finished, cancelled or failed), releasing its slots. */
@@ -153,7 +187,7 @@ export class Scheduler {
       if (count <= 0) return;
       room -= count;
       if (entry) entry.count += count;
-      else entries.set(sequence, { sequence, start: sequence.computed, count, logits: 0 });
+      else entries.set(sequence, { sequence, start: sequence.computed, count, logits: 0, draft: [] });
     };
     // Shortest first: decoding streams keep their pace and a short prompt is not stuck behind a
     // long one. The oldest prompt still catching up is promised half of what is left, so a
@@ -169,7 +203,33 @@ export class Scheduler {
       if (entry.sequence.computedHere === 0 && entry.sequence.choice === 0) entry.sequence.request.cachedTokens ??= entry.start;
       tokens += entry.count;
     }
-    return { entries: [...entries.values()], tokens, decoding };
+    return { entries: [...entries.values()], tokens, decoding, drafted: 0 };
+  }
+
+  /**
+   * Draft tokens after each entry that completes its sequence's known tokens, in the batch
+   * room and KV cells the plan leaves, and never past the sequence's length limits.
+   */
+  private addDrafts(plan: StepPlan): void {
+    if (!this.proposeDraft) return;
+    let room = Math.min(this.limits.batchCapacity - plan.tokens, this.kv.freeCells - plan.tokens, this.limits.maxDraftTokens ?? Infinity);
+    for (const entry of plan.entries) {
+      if (room <= 0) break;
+      const { sequence } = entry;
+      if (entry.logits !== 1) continue;
+      const { maxTokens } = sequence.request.request;
+      // Every accepted draft token is one more output token, and the step adds one of its own.
+      const outputLeft = (maxTokens ?? Infinity) - sequence.generated - 1;
+      const most = Math.min(room, outputLeft, sequence.request.lengthLimit - sequence.tokens.length - 1);
+      if (most <= 0) continue;
+      const draft = this.proposeDraft(sequence, most, Math.max(1, plan.decoding));
+      if (draft.length === 0) continue;
+      entry.draft = draft;
+      entry.logits = 1 + draft.length;
+      plan.tokens += draft.length;
+      plan.drafted += draft.length;
+      room -= draft.length;
+    }
   }
 
   /**

@@ -1,4 +1,4 @@
-// Where a worker's code is: the bundled .js beside the caller, or, running from source, a boot
+// Where a worker's code is: the compiled .js beside the caller (dist/), or, running from source, a boot
 // file that registers tsx in the worker and then loads the .ts (loaders do not reach workers on Node 20).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

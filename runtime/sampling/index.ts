@@ -7,3 +7,4 @@ export { SamplingError } from './sampling-error.js';
 export { TokenSampler, type SampledToken, type TopLogprob } from './token-sampler.js';
 export { StopStringMatcher, type StopPush } from './stop-string-matcher.js';
 export { Utf8StreamDecoder } from './utf8-stream-decoder.js';
+export { maskedArgmax, plainArgmax } from './argmax.js';

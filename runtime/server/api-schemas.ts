@@ -72,7 +72,7 @@ export const chatCompletionRequestSchema = {
   description: 'Chat Completion Request',
   properties: {
     messages: { type: 'array', minItems: 1, maxItems: LIMITS.messages, items: chatMessageSchema, description: 'Conversation so far.' },
-    model: { type: 'string', description: 'Model to use: the id GET /v1/models lists.' },
+    model: { type: 'string', description: 'Model to use: the id GET /v1/models lists, or the MODEL argument or path the server was started with.' },
     frequency_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
     presence_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
     logprobs: { type: 'boolean', default: false },
@@ -249,17 +249,18 @@ export const chatCompletionChunkSchema = completionSchema({
   usage: { anyOf: [usageSchema, { type: 'null' }] },
 });
 
+/** OpenAI's model object: `id` is the served model name. */
+export const modelSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
+  required: ['id', 'object', 'created', 'owned_by'],
+} as const;
+
 export const modelListSchema = {
   type: 'object',
   properties: {
     object: { const: 'list' },
-    data: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
-      },
-    },
+    data: { type: 'array', items: modelSchema },
   },
 } as const;
 

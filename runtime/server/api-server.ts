@@ -1,15 +1,18 @@
-// The HTTP server: routes, CORS, body limits, errors (answered in one place), readiness and
-// graceful draining. It talks to the engine only through the Engine interface.
+// The HTTP server: routes, CORS, API keys, body limits, errors (answered in one place),
+// metrics, readiness and graceful draining. It talks to the engine only through the Engine interface.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
 import type { Engine } from '../engine/engine.js';
 import { ChatTemplate } from '../chat/chat-template.js';
 import { ApiError, sendError, toApiError } from './api-error.js';
+import { ApiKeys } from './auth.js';
+import { ChatMeter } from './chat-meter.js';
 import { completeChat, newCompletionId, type CompletionContext } from './chat-completions.js';
 import { parseChatRequest } from './chat-request.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
-import { docsPage, ENDPOINTS, openApiDocument } from './endpoints.js';
+import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
+import { ServerMetrics } from './metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
 import { TraceBuffer } from './trace-buffer.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
@@ -18,8 +21,12 @@ import { modelThinks, type ReasoningMode } from '../chat/reasoning.js';
 import type { ToolCallArguments } from './tool-calls.js';
 
 export interface ApiServerOptions {
-  /** The id clients send as `model` and GET /v1/models lists: the name or path given to `serve`. */
+  /** The served model name: the id GET /v1/models lists, responses carry and requests send as `model`. */
   modelId: string;
+  /** Other names requests may send as `model` (the MODEL argument, the file's path); never listed. */
+  modelAliases?: readonly string[];
+  /** Keys a request needs one of, as `Authorization: Bearer KEY` (none: the server is open). */
+  apiKeys?: readonly string[];
   cors: CorsOptions;
   tracing: boolean;
   maxBodyBytes: number;
@@ -44,9 +51,14 @@ export class ApiServer {
   private inFlight = 0;
   private idle: (() => void) | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
+  private readonly apiKeys: ApiKeys;
+  /** This server's Prometheus metrics (GET /metrics). */
+  readonly metrics = new ServerMetrics();
 
   constructor(private readonly options: ApiServerOptions) {
     this.cors = new CorsPolicy(options.cors);
+    this.apiKeys = new ApiKeys(options.apiKeys ?? []);
+    const keyed = { apiKeys: this.apiKeys.required };
     this.tracer = options.tracing ? new TraceBuffer() : undefined;
     this.server = createServer();
     this.server.on('connection', (socket) => {
@@ -59,16 +71,21 @@ export class ApiServer {
       onNoMatch: (req, res) => this.noMatch(req, res),
       onError: (error, _req, res) => sendError(res, toApiError(error)),
     });
+    app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
-    app.get('/v1/models', (_req, res) => this.json(res, 200, this.modelList()));
+    app.use((req, res, next) => this.checkApiKey(req, res, next));
+    app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
+    // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
+    app.get('/v1/models/*', (req, res) => this.retrieveModel(req, res));
     app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
     app.get('/health', (_req, res) => {
       const status = this.phase === 'ready' && !this.context?.engine.alive ? 'engine_stopped' : this.phase === 'ready' ? 'ok' : this.phase;
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
-    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version)));
+    app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
+    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, keyed)));
     app.get('/docs', (_req, res) => {
-      const page = docsPage(options.version);
+      const page = docsPage(options.version, keyed);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
       res.end(page);
     });
@@ -120,6 +137,7 @@ export class ApiServer {
       reasoning,
       tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
       modelId: this.options.modelId,
+      metrics: this.metrics,
       template: new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText }),
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
       tracer: this.tracer,
@@ -146,25 +164,54 @@ export class ApiServer {
     for (const socket of this.sockets) socket.destroy();
   }
 
-  private modelList(): object {
-    return { object: 'list', data: [{ id: this.options.modelId, object: 'model', created: this.created, owned_by: 'lmforge' }] };
+  private modelObject(): object {
+    return { id: this.options.modelId, object: 'model', created: this.created, owned_by: 'lmforge' };
+  }
+
+  /** Whether `model` names the served model: its served name or one of its aliases. */
+  private serves(model: string): boolean {
+    return model === this.options.modelId || (this.options.modelAliases ?? []).includes(model);
+  }
+
+  private unknownModel(model: string): ApiError {
+    return new ApiError(404, `The model '${model}' does not exist; this server serves '${this.options.modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
+  }
+
+  private retrieveModel(req: Request, res: ServerResponse): void {
+    const raw = req.path.slice('/v1/models/'.length);
+    let model: string;
+    try {
+      model = decodeURIComponent(raw);
+    } catch {
+      model = raw;
+    }
+    if (this.serves(model)) this.json(res, 200, this.modelObject());
+    else sendError(res, this.unknownModel(model));
+  }
+
+  private async sendMetrics(res: ServerResponse): Promise<void> {
+    const text = await this.metrics.render(this.phase === 'ready' ? this.context?.engine : undefined);
+    res.writeHead(200, { 'content-type': this.metrics.contentType, 'content-length': Buffer.byteLength(text) });
+    res.end(text);
   }
 
   private async chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.inFlight++;
     const id = newCompletionId();
+    const meter = new ChatMeter(this.metrics);
+    res.once('finish', () => {
+      if (res.statusCode === 200) meter.completed();
+    });
     try {
       this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
       const body = await readJsonBody(req, this.options.maxBodyBytes);
       const request = parseChatRequest(body);
       this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
-      if (request.model !== this.options.modelId) {
-        throw new ApiError(404, `The model '${request.model}' does not exist; this server serves '${this.options.modelId}'.`, 'invalid_request_error', 'model', 'model_not_found');
-      }
+      if (!this.serves(request.model)) throw this.unknownModel(request.model);
       if (this.phase !== 'ready' || !this.context) {
         throw new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
       }
-      await completeChat(request, res, this.context, id);
+      await completeChat(request, res, this.context, id, meter);
     } catch (error) {
       const apiError = toApiError(error);
       if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error);
@@ -173,6 +220,23 @@ export class ApiServer {
       this.inFlight--;
       if (this.inFlight === 0) this.idle?.();
     }
+  }
+
+  /** Counts every answer once its connection is done with it: by method, endpoint and status. */
+  private countResponse(req: Request, res: ServerResponse, next: () => void): void {
+    res.once('close', () => {
+      const path = endpointsAt(req.path)[0]?.path ?? 'other';
+      // 499 (as nginx logs it): the client went away before any answer was sent.
+      const status = res.headersSent ? String(res.statusCode) : '499';
+      this.metrics.httpRequests.inc({ method: req.method ?? '', path, status });
+    });
+    next();
+  }
+
+  private checkApiKey(req: Request, res: ServerResponse, next: () => void): void {
+    const refusal = this.apiKeys.refusal(req.path, req.headers.authorization);
+    if (refusal) sendError(res, refusal, { 'www-authenticate': 'Bearer' });
+    else next();
   }
 
   private applyCors(req: Request, res: ServerResponse, next: () => void): void {
@@ -191,7 +255,7 @@ export class ApiServer {
   }
 
   private noMatch(req: Request, res: ServerResponse): void {
-    const allowed = ENDPOINTS.filter((e) => e.path === req.path && (e.onlyWith === undefined || this.tracer)).map((e) => e.method);
+    const allowed = endpointsAt(req.path).filter((e) => e.onlyWith === undefined || this.tracer).map((e) => e.method);
     if (allowed.length > 0) {
       sendError(res, new ApiError(405, `Method ${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, 'invalid_request_error', null, 'method_not_allowed'), {
         allow: allowed.join(', '),

@@ -14,6 +14,8 @@ import { grammarErrorParam, grammarSpecOf } from './response-format.js';
 import { GrammarCompileError } from '../engine/grammar-service.js';
 import { nowMicros } from '../engine/clock.js';
 import type { TraceBuffer } from './trace-buffer.js';
+import type { ChatMeter } from './chat-meter.js';
+import type { ServerMetrics } from './metrics.js';
 import type { ToolFormat } from '../chat/tool-formats.js';
 import { withToolPrompt } from '../chat/tool-prompt.js';
 import type { ParsedDelta, ToolCallParser } from '../chat/tool-call-parser.js';
@@ -26,6 +28,7 @@ export interface CompletionContext {
   template: ChatTemplate;
   fingerprint: string;
   tracer: TraceBuffer | undefined;
+  metrics: ServerMetrics;
   /** The model's tool-call format, and whether its template renders `tools` itself. */
   tools: { format: ToolFormat; templateKnowsTools: boolean; arguments: ToolCallArguments };
   /** Whether the model thinks before answering (see reasoning.ts). */
@@ -167,11 +170,13 @@ async function compileResponseFormat(request: ChatRequest, context: CompletionCo
     const param = error.pointer && error.pointer !== '/' ? `${base}${error.pointer}` : base;
     throw badRequest(`Invalid response_format: ${error.message}`, param, error.timedOut ? 'grammar_timeout' : 'invalid_grammar');
   } finally {
-    context.tracer?.span(completionId, 'grammar compiled', started, nowMicros() - started, { kind: spec.kind });
+    const micros = nowMicros() - started;
+    context.tracer?.span(completionId, 'grammar compiled', started, micros, { kind: spec.kind });
+    context.metrics.grammarCompileTime.observe(micros / 1e6);
   }
 }
 
-export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string): Promise<void> {
+export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string, meter: ChatMeter): Promise<void> {
   // Before anything per choice is built: n decides how much this request allocates.
   const { maxNumSequence } = context.engine.info.config;
   if ((request.n ?? 1) > maxNumSequence) {
@@ -220,6 +225,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
 
   try {
     for await (const event of context.engine.generate(generate, controller.signal)) {
+      meter.observe(event);
       if (event.type === 'started') {
         promptTokens = event.promptTokens;
         context.tracer?.instant(completionId, 'tokenized', { prompt_tokens: promptTokens });
@@ -262,6 +268,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
     if (!(error instanceof EngineRequestError)) throw error;
     const apiError = engineErrorToApi(error.info);
     if (stream && streaming) {
+      meter.choicesEnded(choices.map((choice) => (choice.finish ? finishReason(choice) : 'error')));
       sendEvent(res, apiError.toJSON());
       endEventStream(res);
       context.tracer?.instant(completionId, 'failed', { message: apiError.message });
@@ -273,10 +280,12 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
     for (const choice of choices) choice.finish ??= 'error';
   }
   if (controller.signal.aborted) {
+    meter.choicesEnded(choices.map((choice) => (choice.finish ? finishReason(choice) : 'cancelled')));
     context.tracer?.instant(completionId, 'cancelled', {});
     return;
   }
   context.tracer?.instant(completionId, 'finished', {});
+  meter.choicesEnded(choices.map(finishReason));
   const completionTokens = choices.reduce((sum, choice) => sum + choice.completionTokens, 0);
   const usage = {
     prompt_tokens: promptTokens,

@@ -6,22 +6,33 @@ import {
   errorSchema,
   healthSchema,
   modelListSchema,
+  modelSchema,
 } from './api-schemas.js';
+import { OPEN_PATHS } from './auth.js';
 
 export interface Endpoint {
   method: 'GET' | 'POST';
+  /** `{name}` stands for one path parameter (which may hold an encoded `/`). */
   path: string;
   summary: string;
   request?: object;
   response?: object;
   /** Schema of each `data:` event when the endpoint streams. */
   stream?: object;
+  /** Media type of a response that is not JSON. */
+  textResponse?: string;
   /** Only present when the server runs with this launch flag. */
   onlyWith?: string;
 }
 
 export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/v1/models', summary: 'Lists the models this server serves.', response: modelListSchema },
+  {
+    method: 'GET',
+    path: '/v1/models/{model}',
+    summary: 'The model object of one served model: its served name, or the path it was loaded from. An unknown model is a 404 with param "model".',
+    response: modelSchema,
+  },
   {
     method: 'POST',
     path: '/v1/chat/completions',
@@ -31,7 +42,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     stream: chatCompletionChunkSchema,
   },
   { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads or drains.', response: healthSchema },
-  { method: 'GET', path: '/docs', summary: 'This listing of the endpoints, as a web page.' },
+  {
+    method: 'GET',
+    path: '/metrics',
+    summary: 'Prometheus metrics (text format 0.0.4): requests by status and finish reason, TTFT, inter-token and end-to-end latency, tokens, queue depth, running sequences, KV cells, preemptions, speculative drafts proposed and accepted, grammar compiles and cache hits.',
+    textResponse: 'text/plain',
+  },
+  { method: 'GET', path: '/docs', summary: 'This listing of the endpoints, as a web page.', textResponse: 'text/html' },
   { method: 'GET', path: '/openapi.json', summary: 'The OpenAPI 3.1 description of this API.' },
   {
     method: 'GET',
@@ -41,28 +58,53 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
 ];
 
-export function openApiDocument(version: string): object {
+const pathParameters = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A path template as a pattern: `{name}` takes any non-empty text, `/` included (a model name may hold one). */
+const templatePattern = (path: string) => new RegExp(`^${path.split(/\{\w+\}/).map(escapeRegExp).join('.+')}$`);
+const PATTERNS = new Map(ENDPOINTS.map((endpoint) => [endpoint, templatePattern(endpoint.path)]));
+
+/** The endpoints whose path template a request path matches (several methods may share one). */
+export function endpointsAt(path: string): Endpoint[] {
+  return ENDPOINTS.filter((endpoint) => PATTERNS.get(endpoint)!.test(path));
+}
+
+/** With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is. */
+export function openApiDocument(version: string, options: { apiKeys: boolean } = { apiKeys: false }): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const endpoint of ENDPOINTS) {
     const content: Record<string, object> = {};
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
     if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
+    if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
+    const parameters = pathParameters(endpoint.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
+    const envelope = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
     (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
       summary: endpoint.summary,
       ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
+      ...(parameters.length > 0 ? { parameters } : {}),
+      ...(secured ? { security: [{ bearerAuth: [] }] } : {}),
       ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.request } } } } : {}),
       responses: {
         '200': { description: 'Success', ...(Object.keys(content).length > 0 ? { content } : {}) },
-        default: { description: 'An OpenAI error envelope', content: { 'application/json': { schema: errorSchema } } },
+        ...(secured ? { '401': envelope('A missing or wrong API key') } : {}),
+        default: envelope('An OpenAI error envelope'),
       },
     };
   }
-  return { openapi: '3.1.0', info: { title: 'lmforge', version, description: 'OpenAI-compatible chat completions' }, paths };
+  return {
+    openapi: '3.1.0',
+    info: { title: 'lmforge', version, description: 'OpenAI-compatible chat completions' },
+    ...(options.apiKeys ? { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key given to the server with --api-key or LMFORGE_API_KEY' } } } } : {}),
+    paths,
+  };
 }
 
 const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function docsPage(version: string): string {
+export function docsPage(version: string, options: { apiKeys: boolean } = { apiKeys: false }): string {
   const sections = ENDPOINTS.map((endpoint) => {
     const block = (title: string, schema: object | undefined) =>
       schema ? `<h4>${title}</h4><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>` : '';
@@ -73,5 +115,5 @@ export function docsPage(version: string): string {
   return `<!doctype html><html><head><meta charset="utf-8"><title>lmforge ${version} API</title>
 <style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}pre{background:#f4f4f4;padding:1rem;overflow:auto;max-height:30rem}</style></head>
 <body><h1>lmforge ${version}: endpoints</h1><p>Errors use OpenAI's envelope: <code>{"error": {"message", "type", "param", "code"}}</code>. Machine-readable: <a href="/openapi.json">/openapi.json</a>.</p>
-${sections}</body></html>`;
+${options.apiKeys ? `<p>This server needs an API key: send <code>Authorization: Bearer KEY</code> to every endpoint but ${[...OPEN_PATHS].map((path) => `<code>${path}</code>`).join(', ')}.</p>\n` : ''}${sections}</body></html>`;
 }

@@ -7,7 +7,7 @@ import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../../runtime/backend/model.js';
 import { computeEngineConfig } from '../../runtime/engine/engine-config.js';
-import { freePort, startCli as start, waitForLine } from '../helpers/cli-process.js';
+import { freePort, startCli as start, waitForLine, type CliRun } from '../helpers/cli-process.js';
 
 const test = suite('lmforge serve (CLI)');
 
@@ -32,9 +32,10 @@ test('serve --help documents every option of the spec with its default', async (
   const run = start(['serve', '--help']);
   assert.is(await run.exit, 0);
   const help = run.stdout();
-  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size']) {
+  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key', '--served-model-name']) {
     assert.ok(help.includes(option), `${option} is documented`);
   }
+  assert.match(help, /--api-key <key> +Require Authorization: Bearer KEY .*repeat the flag or comma-separate .*\$LMFORGE_API_KEY/);
   assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
     assert.ok(help.includes(fallback), `${fallback} is shown`);
@@ -47,7 +48,11 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
   await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
   await failsWith(['serve', tinyModelPath, '--allowed-origins', 'http://x'], /--allowed-origins .* JSON list of strings/);
-  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /speculative decoding .* not available yet/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle is not available yet .*; use small_draft, ngram or disable/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft'], /small_draft needs a draft model: give it with --additional-models PATH/);
+  await failsWith(['serve', tinyModelPath, '--additional-models', tinyModelPath], /is a draft model: add --speculative-mode small_draft/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft', '--additional-models', `${tinyModelPath},/lib/libllama.so`], /a separate model library for the draft is not supported/);
+  await failsWith(['serve', tinyModelPath, '--overrides', 'spec_draft_length=4'], /spec_draft_length=4 needs speculative decoding: add --speculative-mode ngram or small_draft/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'fastest'], /--speculative-mode 'fastest' is not valid/);
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '2', '--overrides', 'max_num_sequence=3'], /both set the same limit/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
@@ -82,6 +87,9 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /device: +cpu:0/);
     assert.match(out, /engine: +mode=local max_num_sequence=2 max_total_seq_length=256 prefill_chunk_size=256 context_window_size=256/);
     assert.match(out, /memory: +kv cache: 256 cells \(64 KiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
+    assert.match(out, /api key: +none: every endpoint is open/);
+    assert.match(out, new RegExp(`metrics: +http://127\\.0\\.0\\.1:${port}/metrics`));
+    assert.not.match(run.stderr(), /warning/, 'a loopback address needs no key');
     const pending = fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -101,9 +109,62 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
   }
 });
 
+/** Starts `serve` on the tiny model with `args`, waits until it serves, runs `check`, and stops it. */
+async function whileServing(args: string[], env: Record<string, string | undefined>, check: (run: CliRun, url: string) => Promise<void>): Promise<void> {
+  const port = await freePort();
+  const run = start(['serve', tinyModelPath, '--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', ...args], env);
+  try {
+    await waitForLine(run, /serving: /);
+    await check(run, `http://127.0.0.1:${port}`);
+  } finally {
+    run.child.kill('SIGKILL');
+    await run.exit;
+  }
+}
+
+const withKey = (key: string) => ({ authorization: `Bearer ${key}` });
+
+test('listening beyond loopback without an API key prints a warning', async () => {
+  await whileServing(['--host', '0.0.0.0'], { LMFORGE_API_KEY: undefined }, async (run) => {
+    assert.match(run.stderr(), /lmforge: warning: listening on 0\.0\.0\.0 \(0\.0\.0\.0\) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY/);
+  });
+});
+
+test('LMFORGE_API_KEY (comma-separated) guards the server; the model is served as its file stem, its path still works', async () => {
+  await whileServing(['--host', '0.0.0.0'], { LMFORGE_API_KEY: 'env-one,env-two' }, async (run, url) => {
+    assert.not.match(run.stderr(), /warning/);
+    assert.match(run.stdout(), /api key: +required \(2 keys\); \/health, \/docs, \/openapi\.json stay open/);
+    assert.match(run.stdout(), /model: +tiny-gpt2 from .*tiny-gpt2\.gguf/);
+    assert.is((await fetch(`${url}/v1/models`)).status, 401);
+    assert.is((await fetch(`${url}/health`)).status, 200);
+    const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('env-two') })).json()) as { data: { id: string }[] };
+    assert.equal(list.data.map((model) => model.id), ['tiny-gpt2']);
+    const reply = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...withKey('env-one') },
+      body: JSON.stringify({ model: tinyModelPath, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 }),
+    });
+    assert.is(reply.status, 200);
+    assert.is(((await reply.json()) as { model: string }).model, 'tiny-gpt2');
+  });
+});
+
+test('--api-key, repeated and comma-separated, kept exactly as typed, replaces LMFORGE_API_KEY; --served-model-name names the model', async () => {
+  await whileServing(['--api-key', '0123', '--api-key', 'b,c', '--served-model-name', 'my-model'], { LMFORGE_API_KEY: 'from-env' }, async (run, url) => {
+    assert.match(run.stdout(), /api key: +required \(3 keys\)/);
+    assert.match(run.stdout(), /model: +my-model from /);
+    for (const key of ['0123', 'b', 'c']) assert.is((await fetch(`${url}/v1/models/my-model`, { headers: withKey(key) })).status, 200, key);
+    for (const key of ['123', 'from-env']) assert.is((await fetch(`${url}/v1/models`, { headers: withKey(key) })).status, 401, key);
+    const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('c') })).json()) as { data: { id: string }[] };
+    assert.equal(list.data.map((model) => model.id), ['my-model']);
+    assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
+  });
+});
+
 test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says how', async () => {
-  const limit = 2 ** 30;
-  // The expected limits, from the tiny model's own figures and the same 1 GiB.
+  // 1.5 GiB: the logits of 256 sequence ids (128 running, 128 kept for the prefix cache) take ~100 MiB.
+  const limit = 1.5 * 2 ** 30;
+  // The expected limits, from the tiny model's own figures and the same 1.5 GiB.
   const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
   const model = await LlamaModel.create(api, { path: tinyModelPath, devices: listDevices(api).filter((d) => d.kind === 'cpu').slice(0, 1) });
   const expected = computeEngineConfig('server', {}, {
@@ -117,14 +178,14 @@ test('--mode server sizes the KV cache from LMFORGE_MEMORY_LIMIT_BYTES and says 
     maxParallelSequences: api.llama_max_parallel_sequences(),
   });
   model.dispose();
-  // 40% of 1 GiB holds far fewer cells than 128 sequences × the 2048-token context.
+  // 40% of 1.5 GiB holds fewer cells than 128 sequences × the 2048-token context.
   assert.ok(expected.maxTotalSeqLength >= 256 && expected.maxTotalSeqLength < 128 * 2048);
   const run = start(['serve', tinyModelPath, '--mode', 'server', '--port', String(await freePort()), '--threads', '1'], { LMFORGE_MEMORY_LIMIT_BYTES: String(limit) });
   try {
     await waitForLine(run, /serving: /);
     const out = run.stdout();
     assert.match(out, new RegExp(`engine: +mode=server max_num_sequence=128 max_total_seq_length=${expected.maxTotalSeqLength} `));
-    assert.match(out, new RegExp(`memory: +kv cache: ${expected.maxTotalSeqLength} cells \\(\\d+ MiB\\) = 40% of 1\\.0 GiB total \\(LMFORGE_MEMORY_LIMIT_BYTES\\) after 25 MiB weights and \\d+ MiB buffers and runtime\n`));
+    assert.match(out, new RegExp(`memory: +kv cache: ${expected.maxTotalSeqLength} cells \\(\\d+ MiB\\) = 40% of 1\\.5 GiB total \\(LMFORGE_MEMORY_LIMIT_BYTES\\) after 25 MiB weights and \\d+ MiB buffers and runtime\n`));
     assert.match(out, /threads: +1 \(--threads\)/);
   } finally {
     run.child.kill('SIGKILL');

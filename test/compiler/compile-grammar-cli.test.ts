@@ -5,7 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cac } from 'cac';
 import { registerCompileGrammar, runCompileGrammar } from '../../cli/compile-grammar.js';
-import { defaultGrammarCacheDir, deserializeCompiledGrammar, Grammar, GrammarCache, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
+import { deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
+import { GrammarCache, defaultGrammarCacheDir } from '../../compiler/node.js';
 
 const test = suite('compile-grammar');
 let dir = '';

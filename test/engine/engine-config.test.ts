@@ -24,13 +24,22 @@ const onGpu = (freeBytes: number): ModelFacts => ({ ...facts, memory: { onDevice
 const onHost = (totalBytes: number, availableBytes = totalBytes, source = 'RAM'): ModelFacts => ({ ...facts, memory: { onDevice: false, totalBytes, availableBytes, source } });
 
 /**
+ * Logit rows llama.cpp reserves for `sequences` running sequences with the default prefix-cache
+ * ids (max(16, sequences) more) and `drafts` draft rows a step: the output buffer and its twin
+ * in the compute buffer each have a row per sequence id or output, whichever is more.
+ */
+function logitRowsFor(sequences: number, drafts = 0): number {
+  return 2 * Math.max(sequences + drafts, sequences + Math.max(16, sequences));
+}
+
+/**
  * The sizing rule written out once more, independently of memory-budget.ts: cells fit in the
- * budget beside weights, activations (n_ubatch × n_embd × 48 B), logits (2 × sequences ×
+ * budget beside weights, activations (n_ubatch × n_embd × 48 B), logits (logitRowsFor ×
  * vocab × 4 B) and the runtime (320 MiB on the host, 512 MiB on a GPU); each cell costs its
  * K and V (23040 B) and its f16 mask column (n_ubatch × 2 B); whole blocks of 256 cells.
  */
-function expectedCells(budget: number, sequences: number, runtime: number, ubatch = 512): number {
-  const fixed = facts.modelBytes + ubatch * 576 * 48 + 2 * sequences * 49152 * 4 + runtime;
+function expectedCells(budget: number, sequences: number, runtime: number, drafts = 0, ubatch = 512): number {
+  const fixed = facts.modelBytes + ubatch * 576 * 48 + logitRowsFor(sequences, drafts) * 49152 * 4 + runtime;
   return Math.floor(Math.floor((budget - fixed) / (23040 + ubatch * 2)) / 256) * 256;
 }
 
@@ -112,10 +121,20 @@ test('an explicit max_total_seq_length is taken as given when available memory h
   throwsConfig(() => computeEngineConfig('server', { max_total_seq_length: 900_000 }, facts), /^--overrides: max_total_seq_length=900000 does not fit in memory: at most \d+ cells fit in 17\.6 GiB/);
   throwsConfig(() => computeEngineConfig('local', { max_total_seq_length: 8192 }, onHost(4 * GiB, 1 * GiB)), /max_total_seq_length=8192 does not fit in memory/);
   // The bound is exact for an explicit size, not rounded to whole blocks: 1 − 0.4 GiB less the fixed costs.
-  const most = Math.floor((0.6 * GiB - (92 * MiB + 512 * 576 * 48 + 2 * 4 * 49152 * 4 + 320 * MiB)) / (23040 + 1024));
+  const most = Math.floor((0.6 * GiB - (92 * MiB + 512 * 576 * 48 + logitRowsFor(4) * 49152 * 4 + 320 * MiB)) / (23040 + 1024));
   assert.ok(most % 256 !== 0);
   assert.is(computeEngineConfig('local', { max_total_seq_length: most }, onHost(4 * GiB, 1 * GiB)).maxTotalSeqLength, most);
   throwsConfig(() => computeEngineConfig('local', { max_total_seq_length: most + 1 }, onHost(4 * GiB, 1 * GiB)), new RegExp(`at most ${most} cells fit`));
+});
+
+test('speculative decoding reserves logit rows for the drafts a step verifies, and the KV cache gives way', () => {
+  const tight = { ...onHost(1 * GiB), contextLength: 131072 };
+  const plain = computeEngineConfig('local', {}, tight);
+  const speculative = computeEngineConfig('local', {}, tight, true);
+  assert.is(plain.maxDraftTokens, 0);
+  assert.is(speculative.maxDraftTokens, 64);
+  assert.is(speculative.maxTotalSeqLength, expectedCells(0.9 * GiB, 4, 320 * MiB, 64));
+  assert.ok(speculative.maxTotalSeqLength < plain.maxTotalSeqLength);
 });
 
 test('explicit overrides replace the preset values', () => {
@@ -132,7 +151,7 @@ test('unknown keys, bad values and impossible combinations name the key', () => 
   throwsConfig(() => parseOverrides('gpu_memory_utilization=1.5'), /gpu_memory_utilization=1\.5 is not valid: it must be a number in \(0, 1\]/);
   throwsConfig(() => parseOverrides('max_num_sequence'), /max_num_sequence needs a value/);
   throwsConfig(() => parseOverrides('max_num_sequence=2;max_num_sequence=3'), /max_num_sequence is given twice/);
-  throwsConfig(() => parseOverrides('spec_draft_length=4'), /spec_draft_length=4 cannot be honoured: speculative decoding/);
+  assert.is(parseOverrides('spec_draft_length=4').spec_draft_length, 4);
   throwsConfig(() => parseOverrides('prefix_cache_max_num_recycling_seqs=-1'), /prefix_cache_max_num_recycling_seqs=-1 is not valid/);
   throwsConfig(
     () => computeEngineConfig('local', parseOverrides('max_num_sequence=200;prefix_cache_max_num_recycling_seqs=100'), facts),

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { modelVocabulary, runCompileGrammar } from '../../cli/compile-grammar.js';
-import { Grammar, GrammarCache, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
+import { GrammarCache } from '../../compiler/node.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { differences, fastMask } from './token-oracle.js';
 

@@ -1,10 +1,11 @@
-// TokenizerInfo.fromGGUF decodes every token from the GGUF metadata alone; the truth is the
+// tokenizerInfoFromGGUF decodes every token from the GGUF metadata alone; the truth is the
 // bytes llama.cpp itself gives for each token (Vocabulary.piece, llama_token_to_piece; control
 // tokens as their text), its control and end-of-generation sets, and so the very vocabulary
 // the server builds for grammars (same fingerprint), on vocabulary-only GGUFs of each family.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TokenizerInfo } from '../../compiler/index.js';
+import { tokenizerInfoFromGGUF } from '../../compiler/node.js';
 import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
@@ -21,7 +22,7 @@ const NAMES = ['llama-bpe', 'qwen2', 'gemma-4', 'llama-spm', 'phi-3', 'gpt-2', '
 for (const name of NAMES) {
   test(`${name}: every token's bytes and the stop set equal llama.cpp's`, async () => {
     const path = await vocabularyPath(name);
-    const info = await TokenizerInfo.fromGGUF(path);
+    const info = await tokenizerInfoFromGGUF(path);
     const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
     const model = await LlamaModel.create(api, { path, devices: listDevices(api).filter((d) => d.kind === 'cpu'), vocabOnly: true });
     try {
@@ -45,7 +46,7 @@ for (const name of NAMES) {
 }
 
 test('a logits width beyond the vocabulary widens the mask; padding ids are never normal', async () => {
-  const info = await TokenizerInfo.fromGGUF(await vocabularyPath('gpt-2'), { logitsWidth: 50304 });
+  const info = await tokenizerInfoFromGGUF(await vocabularyPath('gpt-2'), { logitsWidth: 50304 });
   assert.is(info.numTokens, 50257);
   assert.is(info.vocabSize, 50304);
   assert.is(info.normalMask.length, 50304 / 32);

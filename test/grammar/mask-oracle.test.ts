@@ -6,7 +6,8 @@
 // every token of at most two bytes (where rule boundaries fall: `,`, `"}`, ...) and for a
 // sample of the others, biased towards tokens sharing a prefix with an allowed one.
 import { suite } from 'uvu';
-import { Grammar, GrammarCompiler, TokenizerInfo } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { TOOL_CALL_SCHEMA, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { checkWalks, shortTokens } from './token-oracle.js';
 import { testRandom as rng } from '../helpers/test-random.js';
@@ -53,7 +54,7 @@ const VOCABS: [string, string][] = [
 
 for (const [vocabName, pkg] of VOCABS) {
   test(`${vocabName}: fast masks equal brute force along random walks and valid outputs`, () => {
-    const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath(pkg));
+    const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath(pkg));
     const compiler = new GrammarCompiler(info);
     const short = shortTokens(info);
     GRAMMARS.forEach(([name, make, output], gi) => checkWalks(compiler.compile(make()), info, short, name, output, rng(gi * 7919 + vocabName.length)));

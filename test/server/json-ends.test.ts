@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TokenizerInfo } from '../../compiler/index.js';
+import { tokenizerInfoFromGGUF } from '../../compiler/node.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { whitespaceRuns } from '../compiler/json-layout.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
@@ -24,7 +24,7 @@ const MAX_TOKENS = 1500;
 test.before(async (context) => {
   // Room for four sequences of max_tokens at once (two requests of two choices).
   context.s = await startTinyServer({ engine: { overrides: { context_window_size: 2048, max_total_seq_length: 4 * 2048 } } });
-  const info = await TokenizerInfo.fromGGUF(tinyModelPath);
+  const info = await tokenizerInfoFromGGUF(tinyModelPath);
   const decoder = new TextDecoder();
   const bias: Record<string, number> = {};
   for (let id = 0; id < info.numTokens; id++) {

@@ -1,0 +1,164 @@
+// small_draft: a second, smaller model with its own llama.cpp context proposes the draft
+// tokens, greedily and under the request's grammar, a few sequential decodes per engine step
+// (all drafting sequences batched together). Its KV cache follows the target's by catching
+// up: each slot remembers the tokens the draft computed for it, and before drafting, the
+// draft drops what no longer matches the sequence (rejected drafts, a slot reused by another
+// request) and computes what is missing. A prompt the target took from its prefix cache is
+// computed here once, when its sequence first drafts.
+import { Batch } from '../../backend/batch.js';
+import { DecodeError, type LlamaContext } from '../../backend/context.js';
+import { maskedArgmax, plainArgmax } from '../../sampling/index.js';
+import { commonLength } from '../kv-tree.js';
+import type { Sequence } from '../sequence.js';
+
+export interface DraftRequest {
+  sequence: Sequence;
+  /** Draft tokens wanted. */
+  count: number;
+}
+
+interface Drafting {
+  sequence: Sequence;
+  count: number;
+  draft: number[];
+  /** Logit row of the sequence in the last decode. */
+  row: number;
+  /** Tokens the grammar matcher accepted for this draft, rolled back at the end. */
+  accepted: number;
+  mask: Uint32Array | undefined;
+}
+
+export class DraftModel {
+  private readonly batch: Batch;
+  /** The tokens whose cells each slot holds in the draft's cache. */
+  private readonly held = new Map<number, number[]>();
+
+  constructor(
+    private readonly context: LlamaContext,
+    /** Token ids that end generation: a draft stops after one. */
+    private readonly isEnd: (token: number) => boolean,
+  ) {
+    this.batch = new Batch(context.batchSize);
+  }
+
+  /**
+   * Draft tokens for each request, in order; fewer where the grammar or an end token stops
+   * them, none at all when the draft's cache cannot hold this step's work.
+   */
+  async propose(requests: readonly DraftRequest[]): Promise<number[][]> {
+    const drafting: Drafting[] = requests.map(({ sequence, count }) => ({ sequence, count, draft: [], row: -1, accepted: 0, mask: undefined }));
+    try {
+      await this.catchUp(drafting);
+      let active = drafting.filter((d) => d.count > 0);
+      while (active.length > 0) {
+        // Every row is read before the batch is cleared: they belong to the last decode.
+        const chosen = active.map((d) => this.choose(d));
+        this.batch.clear();
+        const next: Drafting[] = [];
+        active.forEach((d, i) => {
+          const token = chosen[i]!;
+          d.draft.push(token);
+          if (d.draft.length >= d.count || this.isEnd(token) || !this.advanceGrammar(d, token)) return;
+          d.row = this.batch.add(token, d.sequence.tokens.length + d.draft.length - 1, d.sequence.slot, true);
+          this.held.get(d.sequence.slot)!.push(token);
+          next.push(d);
+        });
+        if (next.length === 0) break;
+        await this.decode();
+        active = next;
+      }
+    } catch (error) {
+      if (!(error instanceof DraftCacheFull)) throw error;
+      // What the failed decode left is unknown, and the cache is full of slots that may never
+      // draft again: start afresh (each drafting slot catches up at its next draft).
+      for (const slot of [...this.held.keys()]) this.forget(slot);
+      return requests.map(() => []);
+    } finally {
+      for (const d of drafting) if (d.accepted > 0) d.sequence.grammar!.matcher.rollback(d.accepted);
+    }
+    return drafting.map((d) => d.draft);
+  }
+
+  /** Drops a slot's cells from the draft's cache. */
+  forget(slot: number): void {
+    this.context.remove(slot, -1, -1);
+    this.held.delete(slot);
+  }
+
+  dispose(): void {
+    this.batch.dispose();
+  }
+
+  /** Brings each slot's cells to the sequence's tokens and leaves the last one's logits in the batch's rows. */
+  private async catchUp(drafting: Drafting[]): Promise<void> {
+    const queue = drafting.filter((d) => d.count > 0);
+    for (const d of queue) {
+      const slot = d.sequence.slot;
+      const tokens = d.sequence.tokens;
+      const held = this.held.get(slot) ?? [];
+      // The last token is always computed again: its logits start the draft.
+      const keep = commonLength(held, tokens, 0, tokens.length - 1);
+      if (keep < held.length) this.context.remove(slot, keep, -1);
+      held.length = keep;
+      this.held.set(slot, held);
+    }
+    // Whole sequences per batch where they fit, a long catch-up in several decodes.
+    let pending = queue.map((d) => ({ d, next: this.held.get(d.sequence.slot)!.length }));
+    while (pending.length > 0) {
+      this.batch.clear();
+      for (const p of pending) {
+        const tokens = p.d.sequence.tokens;
+        const slot = p.d.sequence.slot;
+        while (p.next < tokens.length && this.batch.length < this.batch.capacity) {
+          const last = p.next === tokens.length - 1;
+          const row = this.batch.add(tokens[p.next]!, p.next, slot, last);
+          if (last) p.d.row = row;
+          else this.held.get(slot)!.push(tokens[p.next]!);
+          p.next++;
+        }
+      }
+      await this.decode();
+      pending = pending.filter((p) => p.next < p.d.sequence.tokens.length);
+    }
+    // The last token's cells are held too, now that it is computed.
+    for (const d of queue) this.held.get(d.sequence.slot)!.push(d.sequence.tokens.at(-1)!);
+  }
+
+  /** The draft model's greedy choice from the sequence's row, within the grammar's mask. */
+  private choose(d: Drafting): number {
+    const logits = this.context.logits(d.row, this.batch.outputs);
+    const grammar = d.sequence.grammar;
+    if (!grammar) return plainArgmax(logits);
+    if (!d.mask) {
+      grammar.refresh(); // the target's mask for this position, which it needs anyway
+      d.mask = Uint32Array.from(grammar.mask);
+    }
+    return maskedArgmax(logits, d.mask);
+  }
+
+  /** Advances the sequence's matcher past a draft token and prepares the next mask; false when the grammar ends. */
+  private advanceGrammar(d: Drafting, token: number): boolean {
+    const grammar = d.sequence.grammar;
+    if (!grammar) return true;
+    if (!grammar.matcher.acceptToken(token)) return false;
+    d.accepted++;
+    if (grammar.matcher.isTerminated()) return false;
+    grammar.matcher.fillNextTokenBitmask(d.mask!);
+    return true;
+  }
+
+  /** One decode; when the draft's cache is full, the cells of slots not drafting now make room. */
+  private async decode(): Promise<void> {
+    try {
+      await this.context.decode(this.batch);
+    } catch (error) {
+      if (!(error instanceof DecodeError && error.code === 1)) throw error;
+      throw new DraftCacheFull();
+    }
+  }
+}
+
+/** The draft's KV cache could not hold this step's drafting: no drafts this step. */
+export class DraftCacheFull extends Error {
+  override name = 'DraftCacheFull';
+}

@@ -1,0 +1,88 @@
+// How many tokens to draft for one sequence at its next step. A fixed spec_draft_length is
+// used as given. Otherwise each source keeps an estimate of how often its next draft token
+// is accepted (a), and the length k chosen is the one that maximises tokens per unit of time:
+//   (1 + a + a² + … + a^k) / (1 + fixed + perToken × k)
+// with the relative costs of draft-cost.ts; k = 0 when nothing beats plain decoding. A
+// sequence starts from what its source achieved across sequences, and one that has not
+// drafted for a while tries two tokens, so that a text that starts to repeat is noticed.
+
+import type { RelativeCost } from './draft-cost.js';
+
+/** The longest draft one sequence proposes from one source. */
+export const MAX_DRAFT = 16;
+/** Drafting must promise this much more throughput than plain decoding. */
+const MARGIN = 0.05;
+/** Weight kept by the past at each verification. */
+const MEMORY = 0.7;
+/** Steps without drafting before a probe of PROBE tokens. */
+const PROBE_INTERVAL = 8;
+const PROBE = 2;
+
+/** A decayed count of accepted and rejected draft tokens: the rate at which the next one is accepted. */
+export class AcceptanceRate {
+  private accepted: number;
+  private failed: number;
+
+  constructor(prior: number) {
+    this.accepted = prior;
+    this.failed = 1 - prior;
+  }
+
+  get rate(): number {
+    return this.accepted / (this.accepted + this.failed);
+  }
+
+  /** Draft tokens are accepted in order until the first rejection. */
+  record(proposed: number, accepted: number): void {
+    if (proposed === 0) return;
+    this.accepted = MEMORY * this.accepted + accepted;
+    this.failed = MEMORY * this.failed + (accepted < proposed ? 1 : 0);
+  }
+}
+
+export class DraftPolicy {
+  private readonly acceptance: AcceptanceRate;
+  private idle = 0;
+
+  constructor(
+    /** spec_draft_length: a positive fixed length, or 0 to choose. */
+    private readonly fixed: number,
+    /** The acceptance rate to start from. */
+    prior: number,
+  ) {
+    this.acceptance = new AcceptanceRate(prior);
+  }
+
+  /** Estimated probability that the next draft token is accepted. */
+  get rate(): number {
+    return this.acceptance.rate;
+  }
+
+  /** Tokens to propose now, at most `most`, at the given relative cost. */
+  next(most: number, cost: RelativeCost): number {
+    if (this.fixed > 0) return Math.min(this.fixed, most);
+    let k = bestDraftLength(this.rate, cost, Math.min(most, MAX_DRAFT));
+    if (k === 0 && ++this.idle >= PROBE_INTERVAL) k = Math.min(PROBE, most);
+    if (k > 0) this.idle = 0;
+    return k;
+  }
+
+  record(proposed: number, accepted: number): void {
+    this.acceptance.record(proposed, accepted);
+  }
+}
+
+/** The k in [0, most] maximising (1 + a + … + a^k) / (1 + fixed + perToken × k); 0 unless it beats 1 by the margin. */
+export function bestDraftLength(rate: number, cost: RelativeCost, most: number): number {
+  let best = 0;
+  let bestValue = 1 + MARGIN;
+  let expected = 1;
+  let power = 1;
+  for (let k = 1; k <= most; k++) {
+    power *= rate;
+    expected += power;
+    const value = expected / (1 + cost.fixed + cost.perToken * k);
+    if (value > bestValue) [best, bestValue] = [k, value];
+  }
+  return best;
+}

@@ -1,0 +1,55 @@
+// API keys (`--api-key`, LMFORGE_API_KEY). With keys set, every request outside the open
+// endpoints must carry `Authorization: Bearer KEY`, else it gets a 401 in OpenAI's envelope.
+// The presented key is hashed and compared with every key's digest by timingSafeEqual: equal
+// lengths whatever was sent, and no early exit, so timing tells neither a key nor which one matched.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiError } from './api-error.js';
+
+/**
+ * Open with keys set: the liveness probe and the API's own description (no data, and load
+ * balancers and generated clients read them without credentials). /metrics is not open: it
+ * shows traffic, as llama-server also keeps it behind the key; Prometheus sends the key with
+ * `authorization: {credentials: KEY}` in its scrape config.
+ */
+export const OPEN_PATHS: ReadonlySet<string> = new Set(['/health', '/docs', '/openapi.json']);
+
+const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+/** Keys from flag values and/or an environment value: each may hold several, comma-separated. */
+export function parseApiKeys(values: readonly string[]): string[] {
+  return values.flatMap((value) => value.split(',')).map((key) => key.trim()).filter((key) => key !== '');
+}
+
+export class ApiKeys {
+  private readonly digests: Buffer[];
+
+  constructor(keys: readonly string[]) {
+    this.digests = keys.map(digest);
+  }
+
+  /** Whether any key is set (without one, every request is let through). */
+  get required(): boolean {
+    return this.digests.length > 0;
+  }
+
+  /** The 401 for a request to `path` with this Authorization header, or undefined to let it through. */
+  refusal(path: string, authorization: string | undefined): ApiError | undefined {
+    if (!this.required || OPEN_PATHS.has(path)) return undefined;
+    const presented = /^Bearer[ \t]+(.+)$/i.exec(authorization?.trim() ?? '')?.[1]?.trim();
+    if (presented === undefined) {
+      return new ApiError(
+        401,
+        "You didn't provide an API key. This server needs one in an Authorization header: Authorization: Bearer YOUR_KEY.",
+        'invalid_request_error',
+        null,
+        null,
+      );
+    }
+    const candidate = digest(presented);
+    let matched = false;
+    for (const known of this.digests) matched = timingSafeEqual(candidate, known) || matched;
+    if (matched) return undefined;
+    // The key is not echoed back: it may be a real key meant for another service.
+    return new ApiError(401, 'Incorrect API key provided.', 'invalid_request_error', null, 'invalid_api_key');
+  }
+}

@@ -1,0 +1,58 @@
+// The serve flags read without starting anything: API keys (flags, then LMFORGE_API_KEY), the
+// served model name, values kept exactly as typed, and which bound addresses are loopback.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { UsageError } from '../../cli/cli-error.js';
+import { rawOptionValues } from '../../cli/raw-option.js';
+import { apiKeysOf, checkServeFlags, isLoopbackAddress, type ServeFlags } from '../../cli/serve.js';
+import { throwsError } from '../helpers/throws.js';
+
+const defaults: ServeFlags = {
+  device: 'auto',
+  mode: 'local',
+  speculativeMode: 'disable',
+  host: '127.0.0.1',
+  port: 8000,
+  allowedOrigins: '["*"]',
+  allowedMethods: '["*"]',
+  allowedHeaders: '["*"]',
+  maxQueuedRequests: 1024,
+  maxRequestBytes: 1 << 20,
+  drainSeconds: 30,
+  grammarTimeout: 10,
+  toolCallArguments: 'object',
+  reasoning: 'auto',
+};
+
+const test = suite('serve flags');
+
+test('option values are read as typed: number-like keys and names keep their text', () => {
+  const argv = ['node', 'lmforge', 'serve', 'm', '--api-key', '0123', '--api-key=1e3,a', '--served-model-name', '007', '--api-key', '--port', '1', '--', '--api-key', 'x'];
+  assert.equal(rawOptionValues(argv, '--api-key'), ['0123', '1e3,a', '']);
+  assert.equal(rawOptionValues(argv, '--served-model-name'), ['007']);
+  assert.equal(rawOptionValues(argv, '--host'), []);
+});
+
+test('API keys: repeated flags and commas; LMFORGE_API_KEY only when no flag is given', () => {
+  assert.equal(apiKeysOf(['k1', 'k2,k3'], { LMFORGE_API_KEY: 'env' }), ['k1', 'k2', 'k3']);
+  assert.equal(apiKeysOf([], { LMFORGE_API_KEY: 'e1, e2' }), ['e1', 'e2']);
+  assert.equal(apiKeysOf([], { LMFORGE_API_KEY: '' }), [], 'an empty variable is no key');
+  assert.equal(apiKeysOf([], {}), []);
+  throwsError(() => apiKeysOf([''], {}), UsageError, /--api-key needs a key/);
+  throwsError(() => apiKeysOf(['k', ' , '], {}), UsageError, /--api-key needs a key/);
+  assert.equal(checkServeFlags({ ...defaults, apiKey: ['a'] }, { LMFORGE_API_KEY: 'b' }).apiKeys, ['a']);
+});
+
+test('--served-model-name: one non-empty name', () => {
+  assert.is(checkServeFlags({ ...defaults, servedModelName: ['my-model'] }, {}).servedModelName, 'my-model');
+  assert.is(checkServeFlags(defaults, {}).servedModelName, undefined);
+  throwsError(() => checkServeFlags({ ...defaults, servedModelName: ['a', 'b'] }, {}), UsageError, /given 2 times; give one name/);
+  throwsError(() => checkServeFlags({ ...defaults, servedModelName: [' '] }, {}), UsageError, /needs a name/);
+});
+
+test('loopback addresses are those of 127.0.0.0/8 and ::1', () => {
+  for (const address of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1']) assert.ok(isLoopbackAddress(address), address);
+  for (const address of ['0.0.0.0', '::', '192.168.1.2', '10.0.0.1', '::ffff:10.0.0.1', '1270::1']) assert.not.ok(isLoopbackAddress(address), address);
+});
+
+test.run();

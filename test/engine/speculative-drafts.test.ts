@@ -1,0 +1,233 @@
+// Speculative decoding's parts without a model: the n-gram lookup, the adaptive draft length,
+// drafts under a grammar (which must leave the matcher as it was), verification against a
+// scripted target, and the scheduler's drafts and their KV cells on a fake cache.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
+import { KvManager } from '../../runtime/engine/kv-manager.js';
+import { Scheduler } from '../../runtime/engine/scheduler.js';
+import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
+import { DraftCost } from '../../runtime/engine/speculative/draft-cost.js';
+import { AcceptanceRate, bestDraftLength, DraftPolicy } from '../../runtime/engine/speculative/draft-policy.js';
+import { admissiblePrefix, forcedTokens } from '../../runtime/engine/speculative/grammar-drafts.js';
+import { lookupContinuation } from '../../runtime/engine/speculative/ngram-lookup.js';
+import { verifyDraft } from '../../runtime/engine/speculative/verify.js';
+import { StepBudget } from '../../runtime/engine/step-budget.js';
+import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
+
+const test = suite('speculative drafts');
+
+test('n-gram lookup continues the latest earlier occurrence of the longest matching suffix', () => {
+  // ... 1 2 3 [4 5] ... 9 1 2 3 -> the 3-gram "1 2 3" was followed by 4 5.
+  assert.equal(lookupContinuation([1, 2, 3, 4, 5, 6, 9, 1, 2, 3], 2), [4, 5]);
+  // The latest occurrence wins: "7 8" was followed by 1 first, then by 2.
+  assert.equal(lookupContinuation([7, 8, 1, 7, 8, 2, 0, 7, 8], 3), [2, 0, 7]);
+  // A longer suffix outranks a later shorter one: "5 6 7" matches at the start only.
+  assert.equal(lookupContinuation([5, 6, 7, 1, 9, 6, 7, 2, 5, 6, 7], 1), [1]);
+  // The continuation stops at the end of the context; single-token matches do not count.
+  assert.equal(lookupContinuation([4, 5, 4, 5], 8), [4, 5]);
+  assert.equal(lookupContinuation([1, 2, 3, 4, 1], 4), []);
+  assert.equal(lookupContinuation([1, 2, 1, 2], 0), []);
+});
+
+const perToken = (cost: number) => ({ fixed: 0, perToken: cost });
+
+test('the draft length maximises expected tokens per unit of time, and is 0 where drafting cannot pay', () => {
+  // (1 + a + … + a^k) / (1 + fixed + perToken × k), worked by hand: a = 0.9, perToken = 0.1 ->
+  // k = 9: 6.513 / 1.9 = 3.428, k = 10: 6.862 / 2.0 = 3.431, k = 11: 7.176 / 2.1 = 3.417.
+  assert.is(bestDraftLength(0.9, perToken(0.1), 16), 10);
+  assert.is(bestDraftLength(0.9, perToken(0.1), 3), 3, 'capped by what the sequence may take');
+  // a = 0.5, perToken = 1/3: k = 1 gives 1.5 / 1.33 = 1.125; k = 2 gives 1.75 / 1.67 = 1.05.
+  assert.is(bestDraftLength(0.5, perToken(1 / 3), 16), 1);
+  // A fixed cost favours longer drafts or none: a = 0.8, fixed 0.6, perToken 0.1 -> k = 1 gives
+  // 1.8 / 1.7 = 1.06, k = 6 gives 3.95 / 2.2 = 1.80; with a = 0.4 nothing beats 1.05.
+  assert.is(bestDraftLength(0.8, { fixed: 0.6, perToken: 0.1 }, 16) >= 6, true);
+  assert.is(bestDraftLength(0.4, { fixed: 0.6, perToken: 0.1 }, 16), 0);
+  assert.is(bestDraftLength(0.3, perToken(0.5), 16), 0, 'costly positions and poor acceptance: plain decoding');
+  assert.is(bestDraftLength(0.99, perToken(0), 16), 16, 'free positions: draft all that is allowed');
+});
+
+test('the draft policy learns acceptance from verifications, and probes now and then when it does not draft', () => {
+  const policy = new DraftPolicy(0, 0.5);
+  assert.is(policy.rate, 0.5);
+  for (let i = 0; i < 10; i++) policy.record(8, 8);
+  assert.ok(policy.rate > 0.95, `whole drafts accepted: ${policy.rate}`);
+  assert.ok(policy.next(16, perToken(0.2)) >= 12);
+  for (let i = 0; i < 10; i++) policy.record(4, 0);
+  assert.ok(policy.rate < 0.2, `drafts rejected outright: ${policy.rate}`);
+  const lengths = Array.from({ length: 24 }, () => policy.next(16, perToken(0.3)));
+  assert.equal(lengths.filter((k) => k > 0), [2, 2, 2], 'a two-token probe every 8 steps');
+  assert.is(lengths.indexOf(2), 7);
+  // A fixed spec_draft_length is used as given, whatever happens, within what the sequence may take.
+  const fixed = new DraftPolicy(3, 0.5);
+  fixed.record(3, 0);
+  fixed.record(3, 0);
+  assert.is(fixed.next(16, perToken(10)), 3);
+  assert.is(fixed.next(2, perToken(10)), 2);
+});
+
+test('the acceptance rate counts tokens accepted in order until the first rejection, the recent past weighing most', () => {
+  const rate = new AcceptanceRate(0.5);
+  rate.record(4, 3); // 3 accepted, 1 rejected
+  assert.ok(Math.abs(rate.rate - (0.35 + 3) / (0.35 + 3 + 0.35 + 1)) < 1e-9);
+  rate.record(0, 0);
+  assert.ok(Math.abs(rate.rate - (0.35 + 3) / (0.35 + 3 + 0.35 + 1)) < 1e-9, 'no draft, no news');
+  rate.record(2, 2); // all accepted: no rejection counted
+  assert.ok(Math.abs(rate.rate - (0.245 + 2.1 + 2) / (0.245 + 2.1 + 2 + 0.245 + 0.7)) < 1e-9);
+});
+
+test('the cost of drafting is fitted as fixed + per token from the steps, per batch width', () => {
+  const cost = new DraftCost();
+  assert.equal(cost.relative(1), { fixed: 0.4, perToken: 0.3 }, 'the first guess before any step');
+  // A lone decode takes 10 ms; K draft tokens add 6 + 2 K ms: fixed 0.6, per token 0.2 of a step.
+  cost.observe(1, 0, 0, 10_000);
+  for (let i = 0; i < 60; i++) for (const k of [1, 3, 8]) cost.observe(1, 0, k, 10_000 + 6_000 + 2_000 * k);
+  const lone = cost.relative(1);
+  assert.ok(Math.abs(lone.fixed - 0.6) < 0.01 && Math.abs(lone.perToken - 0.2) < 0.01, JSON.stringify(lone));
+  cost.observe(1, 100, 4, 500_000);
+  assert.equal(cost.relative(1), lone, 'steps with prompt tokens say nothing about drafts');
+  // Four sequences share a 20 ms step (5 ms a sequence); there a draft token adds 1 ms, nothing fixed.
+  cost.observe(4, 0, 0, 20_000);
+  for (let i = 0; i < 60; i++) for (const k of [2, 6]) cost.observe(4, 0, k, 20_000 + 1_000 * k);
+  const wide = cost.relative(4);
+  assert.ok(Math.abs(wide.fixed) < 0.01 && Math.abs(wide.perToken - 0.2) < 0.01, JSON.stringify(wide));
+  // A draft model's time to propose counts per token too: 2.5 ms a token is half a sequence's 5 ms.
+  for (let i = 0; i < 100; i++) cost.observeProposer(5_000, 2);
+  assert.ok(Math.abs(cost.relative(4).perToken - 0.7) < 0.01);
+});
+
+/** A raw vocabulary and a tokenizer that takes the longest token first. */
+function rawVocabulary(tokens: string[]) {
+  const enc = new TextEncoder();
+  const info = TokenizerInfo.fromTokenBytes({ tokens: tokens.map((t) => enc.encode(t)), stop: [tokens.indexOf('</s>')], special: [] });
+  const tokenize = (text: string): number[] => {
+    const out: number[] = [];
+    for (let at = 0; at < text.length; ) {
+      let best = -1;
+      tokens.forEach((token, id) => {
+        if (token !== '</s>' && text.startsWith(token, at) && (best < 0 || token.length > tokens[best]!.length)) best = id;
+      });
+      if (best < 0) throw new Error(`cannot tokenize ${text.slice(at)}`);
+      out.push(best);
+      at += tokens[best]!.length;
+    }
+    return out;
+  };
+  return { info, tokenize };
+}
+
+test('under a grammar, forced text becomes draft tokens, drafts are cut to what the grammar accepts, and the matcher is left as it was', () => {
+  const tokens = ['{"', 'colour', '": "', 'red', 'blue', '"}', '</s>', 'x', '"', 'col', 'our'];
+  const { info, tokenize } = rawVocabulary(tokens);
+  const grammar = Grammar.fromEBNF('root ::= "{\\"colour\\": \\"" ("red" | "blue") "\\"}"');
+  const matcher = new GrammarMatcher(new GrammarCompiler(info).compile(grammar));
+  const maskOf = () => {
+    const mask = new Uint32Array(1);
+    matcher.fillNextTokenBitmask(mask);
+    return mask[0];
+  };
+  const before = { mask: maskOf(), units: matcher.acceptedUnits };
+  const forced = forcedTokens(matcher, tokenize, 16);
+  assert.equal(forced.map((id) => tokens[id]), ['{"', 'colour', '": "']);
+  assert.equal(forcedTokens(matcher, tokenize, 2).map((id) => tokens[id]), ['{"', 'colour']);
+  assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, before, 'the matcher is unchanged');
+
+  for (const id of forced) assert.ok(matcher.acceptToken(id));
+  const choice = { mask: maskOf(), units: matcher.acceptedUnits };
+  assert.equal(forcedTokens(matcher, tokenize, 16), [], 'nothing is forced where the grammar branches');
+  const draft = [tokens.indexOf('red'), tokens.indexOf('"}'), tokens.indexOf('x')];
+  assert.equal(admissiblePrefix(matcher, draft), draft.slice(0, 2));
+  assert.equal(admissiblePrefix(matcher, [tokens.indexOf('x')]), []);
+  assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, choice, 'the matcher is unchanged');
+  assert.ok(matcher.acceptToken(tokens.indexOf('blue')), 'and goes on as before');
+});
+
+/** A sequence whose sampler is a script: each call to the committer takes the next scripted token. */
+function scriptedSequence(prompt: number[], maxTokens = 100) {
+  const state = new RequestState(1, { prompt, maxTokens }, prompt.length, 1000, false);
+  const sequence = new Sequence(state, 0, Int32Array.from(prompt), undefined as never, undefined as never, undefined as never, undefined);
+  state.sequences.push(sequence);
+  return { state, sequence };
+}
+
+test('verification commits the target\'s own choice at each position until it differs from the draft', () => {
+  const run = (draft: number[], target: number[], end?: { at: number; pushes: boolean }) => {
+    const { sequence } = scriptedSequence([1, 2, 3]);
+    const rows: number[] = [];
+    const accepted = verifyDraft(sequence, draft, (k) => {
+      rows.push(k);
+      return new Float32Array(0);
+    }, (s) => {
+      const token = target[s.tokens.length - 3]!;
+      if (end?.at === s.tokens.length - 3) {
+        if (end.pushes) s.tokens.push(token);
+        s.finish = 'stop';
+        return;
+      }
+      s.tokens.push(token);
+    });
+    return { accepted, output: sequence.tokens.slice(3), rows };
+  };
+  assert.equal(run([7, 8, 9], [7, 8, 9, 10]), { accepted: 3, output: [7, 8, 9, 10], rows: [0, 1, 2, 3] }, 'all accepted, plus a bonus token');
+  assert.equal(run([7, 8, 9], [7, 5, 9, 10]), { accepted: 1, output: [7, 5], rows: [0, 1] }, 'the first difference is the correction');
+  assert.equal(run([7, 8, 9], [4, 8, 9, 10]), { accepted: 0, output: [4], rows: [0] });
+  // A stop string completed by an accepted token ends the sequence there; the token stays accepted.
+  assert.equal(run([7, 8, 9], [7, 8, 9, 10], { at: 1, pushes: true }), { accepted: 2, output: [7, 8], rows: [0, 1] });
+  // An end-of-generation token adds no token: what it replaced is not accepted.
+  assert.equal(run([7, 8, 9], [7, 8, 9, 10], { at: 1, pushes: false }), { accepted: 1, output: [7], rows: [0, 1] });
+});
+
+test('the scheduler drafts after decoding sequences within their limits, and a verified draft keeps only its accepted cells', () => {
+  const cache = new FakeKvCache();
+  const kv = new KvManager(cache, { cells: 1000, runningSlots: 4, recyclingSlots: 0 });
+  const proposals: number[] = [];
+  const widths: number[] = [];
+  const scheduler = new Scheduler(
+    kv,
+    { maxTotalSeqLength: 1000, batchCapacity: 256, shareAcrossRequests: false, maxDraftTokens: 6 },
+    new StepBudget({ chunk: 256 }),
+    undefined,
+    (sequence, most, width) => {
+      widths.push(width);
+      proposals.push(most);
+      return range(500, 500 + Math.min(most, 4));
+    },
+  );
+  const { state: a, sequence: first } = scriptedSequence(range(0, 10), 3);
+  const { sequence: second } = scriptedSequence(range(20, 30));
+  scheduler.enqueue(a);
+  scheduler.enqueue(second.request);
+  const decode = () => {
+    const plan = scheduler.schedule();
+    for (const entry of plan.entries) cache.compute(entry.sequence.slot, entry.start, entry.count + entry.draft.length);
+    scheduler.update(plan);
+    return plan;
+  };
+  // The prompts' last tokens take drafts too: at most 3 - 0 - 1 = 2 for the first (max_tokens 3),
+  // and what is left of the step's 6 for the second.
+  const plan = decode();
+  assert.equal(plan.entries.map((e) => [e.count, e.draft.length, e.logits]), [[10, 2, 3], [10, 4, 5]]);
+  assert.equal(proposals, [2, 4]);
+  assert.equal(widths, [1, 1], 'prompts: no sequence decodes yet');
+  assert.is(plan.drafted, 6);
+  assert.is(plan.tokens, 26);
+  // The target agrees with the first token of the first draft and with none of the second.
+  first.tokens.push(500, 77);
+  first.generated = 2;
+  scheduler.settleDraft(plan.entries[0]!, 1);
+  second.tokens.push(88);
+  second.generated = 1;
+  scheduler.settleDraft(plan.entries[1]!, 0);
+  assert.equal(cache.positionsOf(first.slot), range(0, 11), 'the prompt and the accepted draft token');
+  assert.equal(cache.positionsOf(second.slot), range(0, 10), 'the prompt alone');
+  assert.equal([first.computed, first.pending, second.computed, second.pending], [11, 1, 10, 1]);
+  assert.is(kv.usedCells, cache.cells.size, 'the manager counts the cells the cache has');
+  // One output token left for the first sequence: no draft for it; the second may take the whole step's room.
+  proposals.length = 0;
+  const next = decode();
+  assert.equal(next.entries.map((e) => [e.start, e.count, e.draft.length]), [[11, 1, 0], [10, 1, 4]]);
+  assert.equal(proposals, [6]);
+  assert.equal(widths, [1, 1, 2], 'two sequences decode');
+});
+
+test.run();

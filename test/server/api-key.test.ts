@@ -1,0 +1,136 @@
+// API keys: with keys set, every endpoint but /health, /docs and /openapi.json needs
+// `Authorization: Bearer KEY`; a missing or wrong key is a 401 in OpenAI's envelope, which the
+// official client reads as an AuthenticationError.
+import OpenAI from 'openai';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ApiKeys, parseApiKeys } from '../../runtime/server/auth.js';
+import { assertEnvelope, okRequest } from '../helpers/api-errors.js';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const KEYS = ['key-one', 'a-second-longer-key'];
+
+const clientWith = (s: TinyServer, apiKey: string) => new OpenAI({ baseURL: `${s.url}/v1`, apiKey, maxRetries: 0 });
+
+async function rejectsWith401(promise: Promise<unknown>, code: string | null): Promise<void> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, OpenAI.AuthenticationError);
+    const apiError = error as InstanceType<typeof OpenAI.AuthenticationError>;
+    assert.is(apiError.status, 401);
+    assert.is(apiError.code ?? null, code);
+    assert.is(apiError.type, 'invalid_request_error');
+    return;
+  }
+  assert.unreachable('expected a 401');
+}
+
+const unit = suite('api keys (pure)');
+
+unit('keys split on commas, trimmed, empties dropped', () => {
+  assert.equal(parseApiKeys(['a, b,,c', ' d ']), ['a', 'b', 'c', 'd']);
+  assert.equal(parseApiKeys(['']), []);
+});
+
+unit('a request needs one of the keys, sent as a Bearer token, except on the open paths', () => {
+  const keys = new ApiKeys(['short', 'a-much-longer-key']);
+  assert.is(keys.refusal('/v1/models', 'Bearer short'), undefined);
+  assert.is(keys.refusal('/v1/models', 'bearer  a-much-longer-key '), undefined, 'the scheme is case-insensitive');
+  for (const wrong of ['Bearer shor', 'Bearer short2', 'Bearer SHORT', 'Bearer a-much-longer-ke']) assert.is(keys.refusal('/v1/models', wrong)?.code, 'invalid_api_key', wrong);
+  for (const missing of [undefined, '', 'short', 'Basic c2hvcnQ6', 'Bearer ', 'Bearer']) {
+    const refusal = keys.refusal('/metrics', missing);
+    assert.is(refusal?.status, 401, String(missing));
+    assert.is(refusal?.code, null);
+    assert.match(refusal!.message, /Authorization: Bearer/);
+  }
+  for (const open of ['/health', '/docs', '/openapi.json']) assert.is(keys.refusal(open, undefined), undefined, open);
+  assert.is(new ApiKeys([]).refusal('/v1/chat/completions', undefined), undefined, 'no keys: open');
+});
+
+unit.run();
+
+const server = suite<{ s: TinyServer }>('api keys (server)');
+server.before(async (context) => {
+  context.s = await startTinyServer({ server: { apiKeys: KEYS } });
+});
+server.after(async (context) => {
+  await context.s.close();
+});
+
+server('either key works with the official client', async ({ s }) => {
+  for (const key of KEYS) {
+    const client = clientWith(s, key);
+    const models = await client.models.list();
+    assert.is(models.data[0]!.id, TINY_MODEL_ID);
+    const reply = await client.chat.completions.create({ model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+    assert.is(reply.object, 'chat.completion');
+  }
+});
+
+server('a wrong key is an AuthenticationError (401, invalid_api_key), and the key is not echoed', async ({ s }) => {
+  const client = clientWith(s, 'key-two');
+  await rejectsWith401(client.chat.completions.create({ model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }] }), 'invalid_api_key');
+  await rejectsWith401(client.models.list(), 'invalid_api_key');
+  await rejectsWith401(client.models.retrieve(TINY_MODEL_ID), 'invalid_api_key');
+  const raw = await post(`${s.url}/v1/chat/completions`, okRequest, { authorization: 'Bearer key-two' });
+  assert.not.match(raw.text, /key-two/);
+});
+
+server('a missing key is a 401 envelope saying how to send one, with WWW-Authenticate', async ({ s }) => {
+  const response = await post(`${s.url}/v1/chat/completions`, okRequest);
+  const error = assertEnvelope(response, 401);
+  assert.is(error.code, null);
+  assert.match(error.message, /Authorization: Bearer/);
+  assert.is(response.headers.get('www-authenticate'), 'Bearer');
+  assertEnvelope(await post(`${s.url}/v1/chat/completions`, okRequest, { authorization: 'Basic a2V5LW9uZTo=' }), 401);
+  for (const path of ['/v1/models', `/v1/models/${TINY_MODEL_ID}`, '/metrics', '/no/such/endpoint']) {
+    const answer = await fetch(`${s.url}${path}`);
+    assert.is(answer.status, 401, path);
+  }
+});
+
+server('/health, /docs and /openapi.json stay open; /metrics takes the key', async ({ s }) => {
+  assert.is((await fetch(`${s.url}/health`)).status, 200);
+  assert.match(await (await fetch(`${s.url}/docs`)).text(), /needs an API key: send <code>Authorization: Bearer KEY<\/code>/);
+  const openapi = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
+  assert.equal(openapi.components.securitySchemes.bearerAuth, { type: 'http', scheme: 'bearer', description: openapi.components.securitySchemes.bearerAuth.description });
+  assert.equal(openapi.paths['/v1/chat/completions'].post.security, [{ bearerAuth: [] }]);
+  assert.ok(openapi.paths['/v1/chat/completions'].post.responses['401']);
+  assert.equal(openapi.paths['/metrics'].get.security, [{ bearerAuth: [] }]);
+  assert.is(openapi.paths['/health'].get.security, undefined);
+  const metrics = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${KEYS[0]}` } });
+  assert.is(metrics.status, 200);
+  assert.match(await metrics.text(), /lmforge_http_requests_total\{method="POST",path="\/v1\/chat\/completions",status="401"\}/);
+});
+
+server('a CORS preflight needs no key (browsers send none), and a 401 carries the CORS headers', async ({ s }) => {
+  const preflight = await fetch(`${s.url}/v1/chat/completions`, {
+    method: 'OPTIONS',
+    headers: { origin: 'http://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+  });
+  assert.is(preflight.status, 200);
+  const refused = await post(`${s.url}/v1/chat/completions`, okRequest, { origin: 'http://app.example' });
+  assert.is(refused.status, 401);
+  assert.is(refused.headers.get('access-control-allow-origin'), '*');
+});
+
+server.run();
+
+const open = suite<{ s: TinyServer }>('api keys: none set');
+open.before(async (context) => {
+  context.s = await startTinyServer();
+});
+open.after(async (context) => {
+  await context.s.close();
+});
+
+open('without keys any Authorization (or none) is accepted, and /openapi.json declares no security', async ({ s }) => {
+  assert.is((await post(`${s.url}/v1/chat/completions`, okRequest)).status, 200);
+  assert.is((await post(`${s.url}/v1/chat/completions`, okRequest, { authorization: 'Bearer anything' })).status, 200);
+  const openapi = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
+  assert.is(openapi.components, undefined);
+  assert.is(openapi.paths['/v1/chat/completions'].post.security, undefined);
+});
+
+open.run();

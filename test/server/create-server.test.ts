@@ -1,0 +1,57 @@
+// createServer, the library's `lmforge serve`: it serves the model under its file's stem, and
+// close() (or a model that fails to load) leaves no port open behind it.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tinyModelPath } from '../../fixtures/paths.js';
+import { createServer } from '../../runtime/server/create-server.js';
+import { freePort } from '../helpers/cli-process.js';
+
+const test = suite('createServer');
+const dir = mkdtempSync(join(tmpdir(), 'lmforge-create-server-'));
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Whether nothing listens on the port: it can be bound again. */
+async function portIsFree(port: number): Promise<boolean> {
+  const probe = createNetServer();
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
+test('serves the model under its stem, announces the port before loading, and close() frees it', async () => {
+  const port = await freePort();
+  const heard: string[] = [];
+  const server = await createServer({ model: tinyModelPath, port, device: 'cpu', threads: 1, overrides: { context_window_size: 256 }, grammarCacheDir: dir, onListening: ({ url }) => heard.push(url) });
+  try {
+    assert.equal(heard, [`http://127.0.0.1:${port}`]);
+    assert.is(server.url, heard[0]);
+    assert.is(server.servedModelName, 'tiny-gpt2');
+    assert.is(server.modelPath, tinyModelPath);
+    const models = (await (await fetch(`${server.url}/v1/models`)).json()) as { data: { id: string }[] };
+    assert.equal(models.data.map((model) => model.id), ['tiny-gpt2']);
+    assert.ok(server.engine.alive);
+  } finally {
+    await server.close();
+  }
+  assert.not.ok(server.engine.alive);
+  assert.ok(await portIsFree(port));
+});
+
+test('a file that is no model: createServer rejects and closes the port it opened', async () => {
+  const notAModel = join(dir, 'not-a-model.gguf');
+  writeFileSync(notAModel, 'not a GGUF file');
+  const port = await freePort();
+  let opened = false;
+  let failure: unknown;
+  await createServer({ model: notAModel, port, device: 'cpu', threads: 1, grammarCacheDir: dir, onListening: () => (opened = true) }).catch((error) => (failure = error));
+  assert.ok(opened, 'it got as far as listening');
+  assert.instance(failure, Error);
+  assert.ok(await portIsFree(port));
+});
+
+test.run();
