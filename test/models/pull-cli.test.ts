@@ -36,24 +36,25 @@ async function run(args: string[]): Promise<string[]> {
   return lines;
 }
 
-test('lmforge pull prints the cached model path as its last stdout line', async () => {
-  // A cached copy vouched for by its marker (same size and mtime): no network needed. The file
-  // is sparse, so the pinned 98 MB cost no disk.
-  const model = knownModels[0]!;
-  const path = modelCachePath(model.name, home);
-  await mkdir(join(path, '..'), { recursive: true });
-  const handle = await open(path, 'w');
-  await handle.truncate(model.size);
-  await handle.close();
-  const info = await stat(path);
-  await writeFile(`${path}.sha256`, JSON.stringify({ sha256: model.sha256, size: info.size, mtimeMs: info.mtimeMs }));
-  const lines = await run(['pull']);
-  assert.is(lines.at(-1), path);
-  assert.is((await run(['pull', 'smollm2'])).at(-1), path);
+test('lmforge pull prints the cached model path as its last stdout line, for each known model', async () => {
+  // A cached copy vouched for by its marker (same size and mtime): no network needed. The files
+  // are sparse, so the pinned sizes cost no disk.
+  for (const model of knownModels) {
+    const path = modelCachePath(model.name, home);
+    await mkdir(join(path, '..'), { recursive: true });
+    const handle = await open(path, 'w');
+    await handle.truncate(model.size);
+    await handle.close();
+    const info = await stat(path);
+    await writeFile(`${path}.sha256`, JSON.stringify({ sha256: model.sha256, size: info.size, mtimeMs: info.mtimeMs }));
+    assert.is((await run(['pull', model.name])).at(-1), path);
+  }
+  assert.is((await run(['pull'])).at(-1), modelCachePath('smollm2', home));
+  assert.equal(knownModels.map((model) => model.name), ['smollm2', 'gemma3-270m']);
 });
 
 test('lmforge pull with an unknown name is a user-facing error listing known names', async () => {
-  const error = await rejects(() => run(['pull', 'nope']), /unknown model "nope"; known models: smollm2/);
+  const error = await rejects(() => run(['pull', 'nope']), /unknown model "nope"; known models: smollm2 \(.*\), gemma3-270m \(Gemma 3 270M base/);
   assert.is((error as { userFacing?: boolean }).userFacing, true);
 });
 
