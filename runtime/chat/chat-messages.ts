@@ -1,5 +1,6 @@
 // OpenAI-shaped messages into the shape chat templates expect: text parts joined, tool-call
-// arguments as objects (templates apply `tojson` to them), null content as empty text.
+// arguments as objects (templates apply `tojson` to them), null content as empty text; and
+// consecutive tool results as one message, for templates that demand alternating roles.
 import type { TemplateMessage } from './chat-template.js';
 
 export interface IncomingMessage {
@@ -35,4 +36,19 @@ function parseArguments(value: string | Record<string, unknown>): Record<string,
   } catch {
     return value; // a template that wants text gets the text the client sent
   }
+}
+
+/**
+ * Each run of consecutive `tool` messages as one: the results of one round of calls, their
+ * texts joined by line breaks, under the first one's call id. Templates that demand alternating
+ * roles refuse a second tool message in a row, though the results answer one assistant turn.
+ */
+export function mergeToolRuns(messages: readonly TemplateMessage[]): TemplateMessage[] {
+  const out: TemplateMessage[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (message.role === 'tool' && last?.role === 'tool') out[out.length - 1] = { ...last, content: `${last.content}\n${message.content}` };
+    else out.push(message);
+  }
+  return out;
 }

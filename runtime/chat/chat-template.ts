@@ -1,5 +1,7 @@
-// Renders a conversation into prompt text with the model's own Jinja chat template.
+// Renders a conversation into prompt text with a Jinja chat template (the model's own, or the
+// one template-choice.ts picked), adapting it to what the template accepts.
 import { Template } from '@huggingface/jinja';
+import { mergeToolRuns } from './chat-messages.js';
 import { chatmlTemplate } from './chatml-template.js';
 
 export interface TemplateMessage {
@@ -14,13 +16,24 @@ export class ChatTemplateError extends Error {
   override name = 'ChatTemplateError';
 }
 
+interface RenderOptions {
+  addGenerationPrompt?: boolean;
+  tools?: unknown[];
+}
+
 export class ChatTemplate {
   private readonly template: Template;
   /** True when the model carried no template and ChatML stands in. */
   readonly isFallback: boolean;
   private openerText: string | undefined;
+  private toolRunsRefused: boolean | undefined;
 
-  constructor(source: string | undefined, private readonly specialTokens: { bos: string; eos: string }) {
+  constructor(
+    source: string | undefined,
+    private readonly specialTokens: { bos: string; eos: string },
+    /** Stop strings this template's turns need besides each request's own (see BuiltinTemplate). */
+    readonly stop: readonly string[] = [],
+  ) {
     this.isFallback = !source;
     this.template = new Template(source || chatmlTemplate);
   }
@@ -34,8 +47,8 @@ export class ChatTemplate {
     if (this.openerText === undefined) {
       try {
         const probe = [{ role: 'user', content: 'Hello' }];
-        const withPrompt = this.render(probe, { addGenerationPrompt: true });
-        const without = this.render(probe, { addGenerationPrompt: false });
+        const withPrompt = this.renderAsIs(probe, { addGenerationPrompt: true });
+        const without = this.renderAsIs(probe, { addGenerationPrompt: false });
         this.openerText = withPrompt.startsWith(without) ? withPrompt.slice(without.length) : '';
       } catch {
         this.openerText = '';
@@ -44,7 +57,34 @@ export class ChatTemplate {
     return this.openerText;
   }
 
-  render(messages: TemplateMessage[], options: { addGenerationPrompt?: boolean; tools?: unknown[] } = {}): string {
+  /**
+   * Whether the template refuses two tool results in a row though it renders one (it demands
+   * alternating roles): then each run of results is sent as one message.
+   */
+  get refusesToolRuns(): boolean {
+    if (this.toolRunsRefused === undefined) {
+      const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: {} } });
+      const asked: TemplateMessage[] = [{ role: 'user', content: 'Hello' }, { role: 'assistant', content: '', tool_calls: [call('a'), call('b')] }];
+      const result = (id: string): TemplateMessage => ({ role: 'tool', tool_call_id: id, content: 'ok' });
+      this.toolRunsRefused = !this.accepts([...asked, result('a'), result('b')]) && this.accepts([...asked, result('a')]);
+    }
+    return this.toolRunsRefused;
+  }
+
+  render(messages: TemplateMessage[], options: RenderOptions = {}): string {
+    return this.renderAsIs(this.refusesToolRuns ? mergeToolRuns(messages) : messages, options);
+  }
+
+  private accepts(messages: TemplateMessage[]): boolean {
+    try {
+      this.renderAsIs(messages, { addGenerationPrompt: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private renderAsIs(messages: TemplateMessage[], options: RenderOptions): string {
     try {
       return this.template.render({
         messages,
@@ -55,7 +95,7 @@ export class ChatTemplate {
       });
     } catch (error) {
       // Templates raise on conversations they do not accept (e.g. roles out of order).
-      throw new ChatTemplateError(`the model's chat template refused these messages: ${(error as Error).message}`);
+      throw new ChatTemplateError(`the chat template refused these messages: ${(error as Error).message}`);
     }
   }
 }

@@ -1,6 +1,9 @@
 // For chat templates that know nothing of tools: the tools reach the model through a system
 // prompt block that shows the format's own call syntax, past calls are written into the
-// assistant text in that syntax, and tool results become user turns in <tool_response> tags.
+// assistant text in that syntax, and tool results become user turns in <tool_response> tags,
+// the results of one round of calls in one turn (as Hermes-style templates write them, and as
+// templates that demand alternating roles require).
+import { mergeToolRuns } from './chat-messages.js';
 import type { TemplateMessage } from './chat-template.js';
 import type { ToolDefinition } from './tool-call-tag.js';
 import type { ToolFormat } from './tool-formats.js';
@@ -34,12 +37,13 @@ function toolsBlock(format: ToolFormat, tools: readonly ToolDefinition[]): strin
 }
 
 export function withToolPrompt(messages: readonly TemplateMessage[], tools: readonly ToolDefinition[], format: ToolFormat): TemplateMessage[] {
-  const out = messages.map((message): TemplateMessage => {
-    if (message.role === 'tool') return { role: 'user', content: `<tool_response>\n${message.content}\n</tool_response>` };
+  const wrapped = messages.map((message): TemplateMessage => {
+    if (message.role === 'tool') return { role: 'tool', content: `<tool_response>\n${message.content}\n</tool_response>` };
     if (message.role !== 'assistant' || !message.tool_calls) return message;
     const calls = message.tool_calls.map((call, index) => renderToolCall(format, call.function.name, call.function.arguments, index));
     return { role: 'assistant', content: [message.content, ...calls].filter((part) => part !== '').join('\n') };
   });
+  const out = mergeToolRuns(wrapped).map((message) => (message.role === 'tool' ? { ...message, role: 'user' } : message));
   if (tools.length === 0) return out;
   const block = toolsBlock(format, tools);
   const first = out[0];

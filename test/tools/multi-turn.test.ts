@@ -61,14 +61,15 @@ test('a template that knows tools renders the tools, both calls and the results'
   assert.ok(prompt.endsWith('<|im_start|>user\nAnd Oslo?<|im_end|>\n<|im_start|>assistant\n'));
 });
 
-test('a template that knows no tools gets a system block, calls in the assistant text and results as tool_response', () => {
+test('a template that knows no tools gets a system block, calls in the assistant text and the results as one turn of tool_response blocks', () => {
   const prompt = promptWith(noToolsTemplate, false);
   assert.ok(prompt.startsWith('<|im_start|>system\n# Tools'), prompt);
   assert.match(prompt, /"name":"get_weather"/);
   assert.ok(prompt.includes('To call a function, write:\n<tool_call>\n{"name": "<function-name>", "arguments": <arguments-json-object>}\n</tool_call>'));
   const compact = (city: string) => `<tool_call>\n{"name": "get_weather", "arguments": {"city":"${city}"}}\n</tool_call>`;
   assert.ok(prompt.includes(`<|im_start|>assistant\n${compact('Paris')}\n${compact('Rome')}<|im_end|>`), prompt);
-  assert.ok(prompt.includes('<|im_start|>user\n<tool_response>\n24 C, clear\n</tool_response><|im_end|>'), prompt);
+  // Both results of the round in one user turn, as Hermes-style templates write them.
+  assert.ok(prompt.includes('<|im_start|>user\n<tool_response>\n18 C, sunny\n</tool_response>\n<tool_response>\n24 C, clear\n</tool_response><|im_end|>'), prompt);
 });
 
 test('the server answers a conversation with tool results with a new valid call', async () => {
