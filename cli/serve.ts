@@ -257,7 +257,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
   console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);
-  if (http.templateIsFallback) console.log('template: the model has no chat template; using ChatML');
+  console.log(`template: ${http.templateNote}`);
   console.log(`tools:   ${http.toolFormatNote}`);
   console.log(`reasoning: ${http.reasoningNote}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);

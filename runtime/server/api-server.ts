@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
 import type { Engine } from '../engine/engine.js';
 import { ChatTemplate } from '../chat/chat-template.js';
+import { chooseChatTemplate, type GivenTemplate } from '../chat/template-choice.js';
 import { ApiError, sendError, toApiError } from './api-error.js';
 import { ApiKeys } from './auth.js';
 import { ChatMeter } from './chat-meter.js';
@@ -37,6 +38,8 @@ export interface ApiServerOptions {
   toolCallArguments?: ToolCallArguments;
   /** Whether the model thinks before answering; `auto` (default) asks the chat template. */
   reasoning?: ReasoningMode;
+  /** A chat template that replaces the model's own (--chat-template); default: see template-choice.ts. */
+  chatTemplate?: GivenTemplate;
 }
 
 type Phase = 'loading' | 'ready' | 'draining';
@@ -126,11 +129,13 @@ export class ApiServer {
       const tracer = this.tracer;
       engine.onTrace = (entries) => tracer.addEngineEntries(entries);
     }
-    const detected = detectToolFormat(info.chatTemplate);
+    const chosen = chooseChatTemplate(info, this.options.chatTemplate);
+    this.templateNote = chosen.note;
+    const detected = detectToolFormat(chosen.source);
     const key = this.options.toolFormat ?? detected.key;
     this.toolFormatNote = this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`;
     const mode = this.options.reasoning ?? 'auto';
-    const reasoning = modelThinks(mode, info.chatTemplate);
+    const reasoning = modelThinks(mode, chosen.source);
     this.reasoningNote = `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} </think>` : '--reasoning'})`;
     this.context = {
       engine,
@@ -138,21 +143,19 @@ export class ApiServer {
       tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
       modelId: this.options.modelId,
       metrics: this.metrics,
-      template: new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText }),
+      template: new ChatTemplate(chosen.source, { bos: info.bosText, eos: info.eosText }, chosen.stop),
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
       tracer: this.tracer,
     };
     this.phase = 'ready';
   }
 
+  /** The chat template in use and why, for the start-up log. */
+  templateNote = '';
   /** The tool-call format in use and why, for the start-up log. */
   toolFormatNote = '';
   /** Whether thinking is split off into reasoning_content, and why, for the start-up log. */
   reasoningNote = '';
-
-  get templateIsFallback(): boolean {
-    return this.context?.template.isFallback ?? false;
-  }
 
   /** Stops taking requests, lets running ones finish (up to `graceMs`), then closes every connection. */
   async drain(graceMs: number): Promise<void> {

@@ -127,7 +127,7 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
     addSpecial: info.addBos && !(info.bosText !== '' && prompt.startsWith(info.bosText)),
     n: request.n ?? 1,
     ...(maxTokens !== undefined ? { maxTokens } : {}),
-    stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+    stop: [...(request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop), ...context.template.stop],
     ignoreEos: request.ignore_eos ?? false,
     turnOpener: context.template.generationPrompt,
     skipSpecialTokens: request.skip_special_tokens ?? true,

@@ -1,0 +1,55 @@
+// Which chat template a server renders with: the one given with --chat-template, else the
+// model's own, else a built-in picked from the model's architecture and the turn tokens its
+// vocabulary actually has. A template whose markers are not tokens of the vocabulary would be
+// tokenized as ordinary text: the model would copy the markers into its answers and never
+// write the end-of-turn token that stops it.
+import { BUILTIN_TEMPLATES, type BuiltinTemplateName } from './builtin-templates.js';
+
+/** What the choice needs to know about the model (a subset of the engine's EngineInfo). */
+export interface TemplateFacts {
+  chatTemplate: string | undefined;
+  architecture: string;
+  /** Each token's text by id (control tokens as their text, "<start_of_turn>"). */
+  tokenTexts: readonly string[];
+}
+
+/** A template given by the user (--chat-template), already read and checked. */
+export interface GivenTemplate {
+  source: string;
+  stop: readonly string[];
+  /** The name or file as given, for the start-up log. */
+  label: string;
+}
+
+export interface TemplateChoice {
+  source: string;
+  /** Stop strings every request gets besides its own (a turn that no token marks). */
+  stop: readonly string[];
+  /** The template and why, for the start-up log. */
+  note: string;
+}
+
+const GEMMA_ARCHITECTURES = new Set(['gemma', 'gemma2', 'gemma3', 'gemma3n']);
+
+/** Built-ins in the order they are tried for a model without a template; plain always fits. */
+const AUTOMATIC: { name: BuiltinTemplateName; fits: (architecture: string) => boolean; turnTokens: string[] }[] = [
+  { name: 'gemma', fits: (architecture) => GEMMA_ARCHITECTURES.has(architecture), turnTokens: ['<start_of_turn>', '<end_of_turn>'] },
+  { name: 'chatml', fits: () => true, turnTokens: ['<|im_start|>', '<|im_end|>'] },
+];
+
+export function chooseChatTemplate(model: TemplateFacts, given?: GivenTemplate): TemplateChoice {
+  if (given) return { source: given.source, stop: given.stop, note: `${given.label} (--chat-template)` };
+  if (model.chatTemplate) return { source: model.chatTemplate, stop: [], note: "the model's own" };
+  const vocabulary = new Set(model.tokenTexts);
+  for (const candidate of AUTOMATIC) {
+    if (!candidate.fits(model.architecture) || !candidate.turnTokens.every((token) => vocabulary.has(token))) continue;
+    const { source, stop } = BUILTIN_TEMPLATES[candidate.name];
+    return { source, stop, note: `${candidate.name}, built in: the model has none, and its vocabulary has ${candidate.turnTokens.join(' and ')} (${model.architecture})` };
+  }
+  const { source, stop } = BUILTIN_TEMPLATES.plain;
+  return {
+    source,
+    stop,
+    note: 'plain, built in: the model has none and its vocabulary no known turn tokens; "User:"/"Assistant:" text turns, stopping where the model starts the next',
+  };
+}

