@@ -10,6 +10,8 @@ import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
+import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat/builtin-templates.js';
+import { givenTemplateOf } from './chat-template-option.js';
 
 export interface ServeFlags {
   modelLib?: string;
@@ -36,6 +38,7 @@ export interface ServeFlags {
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
+  chatTemplate?: string;
   /** Each value as typed (see raw-option.ts). */
   apiKey?: string[];
   servedModelName?: string[];
@@ -71,6 +74,7 @@ export function registerServe(cli: CAC): void {
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
+    .option('--chat-template <template>', `A Jinja file, or a built-in template (${BUILTIN_TEMPLATE_NAMES.join(', ')}), used instead of the model's own (default: the model's, else gemma or chatml where the vocabulary has their turn tokens, else plain text turns)`)
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
     .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
     .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
@@ -190,6 +194,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     throw new UsageError(`--reasoning '${flags.reasoning}' is not valid: use one of ${REASONING_MODES.join(', ')}`);
   }
   const servedModelName = servedModelNameOf(flags.servedModelName ?? []);
+  const chatTemplate = flags.chatTemplate === undefined ? undefined : givenTemplateOf(String(flags.chatTemplate));
   return {
     mode,
     overrides,
@@ -197,6 +202,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     ...(draftModel ? { draftModel } : {}),
     apiKeys: apiKeysOf(flags.apiKey ?? [], env),
     ...(servedModelName !== undefined ? { servedModelName } : {}),
+    ...(chatTemplate ? { chatTemplate } : {}),
     reasoning: flags.reasoning as ReasoningMode,
     ...(flags.toolFormat !== undefined ? { toolFormat: String(flags.toolFormat) as ToolFormatKey } : {}),
     toolCallArguments: flags.toolCallArguments as 'object' | 'string',
@@ -234,6 +240,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     ...(checked.toolFormat ? { toolFormat: checked.toolFormat } : {}),
     toolCallArguments: checked.toolCallArguments,
     reasoning: checked.reasoning,
+    ...(checked.chatTemplate ? { chatTemplate: checked.chatTemplate } : {}),
     device: flags.device,
     ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
     mode: checked.mode,

@@ -8,6 +8,7 @@
 import type { AddressInfo } from 'node:net';
 import { defaultGrammarCacheDir } from '../../compiler/node.js';
 import type { ReasoningMode } from '../chat/reasoning.js';
+import type { GivenTemplate } from '../chat/template-choice.js';
 import type { ToolFormatKey } from '../chat/tool-formats.js';
 import type { EngineMode, Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/engine.js';
@@ -43,6 +44,12 @@ export interface ServerOptions {
   toolCallArguments?: ToolCallArguments;
   /** Thinking split off into reasoning_content: on, off, or auto (default: when the template writes </think>). */
   reasoning?: ReasoningMode;
+  /**
+   * A chat template instead of the model's own: Jinja source, stop strings its turns need, and a
+   * label for logs (`BUILTIN_TEMPLATES.plain` plus a label is a built-in). Default: the model's,
+   * else one chosen from its vocabulary's turn tokens (see runtime/chat/template-choice.ts).
+   */
+  chatTemplate?: GivenTemplate;
   /** auto (default), or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu. */
   device?: string;
   /** A libllama shared library to use instead of the bundled build. */
@@ -96,6 +103,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     ...(options.toolFormat ? { toolFormat: options.toolFormat } : {}),
     toolCallArguments: options.toolCallArguments ?? 'object',
     reasoning: options.reasoning ?? 'auto',
+    ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
   });
   const address = await http.listen(options.host ?? '127.0.0.1', options.port ?? 8000);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

@@ -32,10 +32,11 @@ test('serve --help documents every option of the spec with its default', async (
   const run = start(['serve', '--help']);
   assert.is(await run.exit, 0);
   const help = run.stdout();
-  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key', '--served-model-name']) {
+  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key', '--served-model-name', '--chat-template']) {
     assert.ok(help.includes(option), `${option} is documented`);
   }
   assert.match(help, /--api-key <key> +Require Authorization: Bearer KEY .*repeat the flag or comma-separate .*\$LMFORGE_API_KEY/);
+  assert.match(help, /--chat-template <template> +A Jinja file, or a built-in template \(chatml, gemma, llama3, plain\), used instead of the model's own/);
   assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
     assert.ok(help.includes(fallback), `${fallback} is shown`);
@@ -56,6 +57,7 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'fastest'], /--speculative-mode 'fastest' is not valid/);
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '2', '--overrides', 'max_num_sequence=3'], /both set the same limit/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
+  await failsWith(['serve', tinyModelPath, '--chat-template', '/no/such/template.jinja'], /--chat-template \/no\/such\/template\.jinja is neither a built-in template \(chatml, gemma, llama3, plain\) nor a readable Jinja file: no such file/);
 });
 
 test('a GPU that is not there stops start-up with one line saying what exists and what to do', async () => {
@@ -88,6 +90,7 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /engine: +mode=local max_num_sequence=2 max_total_seq_length=256 prefill_chunk_size=256 context_window_size=256/);
     assert.match(out, /memory: +kv cache: 256 cells \(64 KiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
     assert.match(out, /api key: +none: every endpoint is open/);
+    assert.match(out, /template: +the model's own\n/);
     assert.match(out, new RegExp(`metrics: +http://127\\.0\\.0\\.1:${port}/metrics`));
     assert.not.match(run.stderr(), /warning/, 'a loopback address needs no key');
     const pending = fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
@@ -158,6 +161,12 @@ test('--api-key, repeated and comma-separated, kept exactly as typed, replaces L
     const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('c') })).json()) as { data: { id: string }[] };
     assert.equal(list.data.map((model) => model.id), ['my-model']);
     assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
+  });
+});
+
+test('--chat-template NAME replaces the model\'s own template, and start-up says which is used', async () => {
+  await whileServing(['--chat-template', 'plain'], {}, async (run) => {
+    assert.match(run.stdout(), /template: +plain, built in \(--chat-template\)\n/);
   });
 });
 

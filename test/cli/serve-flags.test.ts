@@ -1,11 +1,16 @@
 // The serve flags read without starting anything: API keys (flags, then LMFORGE_API_KEY), the
-// served model name, values kept exactly as typed, and which bound addresses are loopback.
+// served model name, values kept exactly as typed, --chat-template, and which bound addresses
+// are loopback.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../../cli/cli-error.js';
 import { rawOptionValues } from '../../cli/raw-option.js';
 import { apiKeysOf, checkServeFlags, isLoopbackAddress, type ServeFlags } from '../../cli/serve.js';
 import { throwsError } from '../helpers/throws.js';
+import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
 
 const defaults: ServeFlags = {
   device: 'auto',
@@ -48,6 +53,26 @@ test('--served-model-name: one non-empty name', () => {
   assert.is(checkServeFlags(defaults, {}).servedModelName, undefined);
   throwsError(() => checkServeFlags({ ...defaults, servedModelName: ['a', 'b'] }, {}), UsageError, /given 2 times; give one name/);
   throwsError(() => checkServeFlags({ ...defaults, servedModelName: [' '] }, {}), UsageError, /needs a name/);
+});
+
+test('--chat-template: a built-in by name, else a Jinja file, read and parsed before anything loads', () => {
+  const gemma = checkServeFlags({ ...defaults, chatTemplate: 'gemma' }, {}).chatTemplate;
+  assert.equal(gemma, { source: BUILTIN_TEMPLATES.gemma.source, stop: [], label: 'gemma, built in' });
+  assert.equal(checkServeFlags({ ...defaults, chatTemplate: 'plain' }, {}).chatTemplate?.stop, BUILTIN_TEMPLATES.plain.stop);
+  assert.is(checkServeFlags(defaults, {}).chatTemplate, undefined);
+  const dir = mkdtempSync(join(tmpdir(), 'lmforge-template-'));
+  try {
+    const file = join(dir, 'turns.jinja');
+    writeFileSync(file, '{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}');
+    assert.equal(checkServeFlags({ ...defaults, chatTemplate: file }, {}).chatTemplate, { source: '{% for m in messages %}<{{ m.role }}>{{ m.content }}{% endfor %}', stop: [], label: file });
+    writeFileSync(file, '{% for m in messages %}');
+    throwsError(() => checkServeFlags({ ...defaults, chatTemplate: file }, {}), UsageError, /--chat-template .*turns\.jinja is not a valid Jinja template: /);
+    writeFileSync(file, ' \n');
+    throwsError(() => checkServeFlags({ ...defaults, chatTemplate: file }, {}), UsageError, /is an empty file/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  throwsError(() => checkServeFlags({ ...defaults, chatTemplate: 'gemma2' }, {}), UsageError, /--chat-template gemma2 is neither a built-in template \(chatml, gemma, llama3, plain\) nor a readable Jinja file: no such file/);
 });
 
 test('loopback addresses are those of 127.0.0.0/8 and ::1', () => {
