@@ -1,5 +1,5 @@
 // A plain-text transcript for models with no chat template and no turn tokens of their own,
-// which are nearly always base models. A base model has learnt documents, not turns, and a
+// most often base models. A base model has learnt documents, not turns, and a
 // transcript ("User: …", "Assistant: …", a blank line between turns) is a document it has seen
 // and continues: it writes the assistant's line and then, often, the next speaker's. The
 // markers are ordinary text, so they tokenize as text in every vocabulary and never as control

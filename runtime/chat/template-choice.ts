@@ -44,7 +44,9 @@ export function chooseChatTemplate(model: TemplateFacts, given?: GivenTemplate):
   for (const candidate of AUTOMATIC) {
     if (!candidate.fits(model.architecture) || !candidate.turnTokens.every((token) => vocabulary.has(token))) continue;
     const { source, stop } = BUILTIN_TEMPLATES[candidate.name];
-    return { source, stop, note: `${candidate.name}, built in: the model has none, and its vocabulary has ${candidate.turnTokens.join(' and ')} (${model.architecture})` };
+    const tokens = candidate.turnTokens.join(' and ');
+    // Such tokens may be untrained in a base model (see plain-template.ts): say what to try then.
+    return { source, stop, note: `${candidate.name}, built in: the model has none, and its vocabulary has ${tokens} (${model.architecture}); a base model may answer better with --chat-template plain` };
   }
   const { source, stop } = BUILTIN_TEMPLATES.plain;
   return {

@@ -35,7 +35,7 @@ test('Gemma turns for a Gemma model whose vocabulary has <start_of_turn> and <en
   for (const architecture of ['gemma', 'gemma2', 'gemma3']) {
     const choice = chosen(model(architecture, 'gemma3'));
     assert.is(choice.name, 'gemma', architecture);
-    assert.is(choice.note, `gemma, built in: the model has none, and its vocabulary has <start_of_turn> and <end_of_turn> (${architecture})`);
+    assert.is(choice.note, `gemma, built in: the model has none, and its vocabulary has <start_of_turn> and <end_of_turn> (${architecture}); a base model may answer better with --chat-template plain`);
     assert.equal(choice.stop, [], '<end_of_turn> is the model\'s own end token');
   }
 });
@@ -49,7 +49,7 @@ test('the architecture alone is not enough: a gemma3 model with another vocabula
 
 test('ChatML only where <|im_start|> and <|im_end|> are tokens of the vocabulary', () => {
   assert.is(chosen(model('qwen2', 'qwen2')).name, 'chatml');
-  assert.match(chosen(model('qwen2', 'qwen2')).note, /^chatml, built in: .*<\|im_start\|> and <\|im_end\|> \(qwen2\)$/);
+  assert.match(chosen(model('qwen2', 'qwen2')).note, /^chatml, built in: .*<\|im_start\|> and <\|im_end\|> \(qwen2\); a base model may answer better with --chat-template plain$/);
   for (const vocabulary of ['gpt-2', 'llama-bpe']) assert.is(chosen(model('llama', vocabulary)).name, 'plain', vocabulary);
 });
 
