@@ -1,5 +1,22 @@
 // Test helper: chat templates as strict as some models' own (Gemma's, Llama 2's, Mistral's
-// raise on roles out of order). Not a suite (no .test.ts suffix).
+// raise on roles out of order), and a round of two tool calls whose two results come in a row.
+// Not a suite (no .test.ts suffix).
+import type OpenAI from 'openai';
+
+/** A user question, two calls in one assistant turn, and their results as two tool messages. */
+export const twoResultsInARow: OpenAI.ChatCompletionMessageParam[] = [
+  { role: 'user', content: 'Weather in Paris and Rome?' },
+  {
+    role: 'assistant',
+    content: null,
+    tool_calls: [
+      { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
+      { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
+    ],
+  },
+  { role: 'tool', tool_call_id: 'call_1', content: '18 C' },
+  { role: 'tool', tool_call_id: 'call_2', content: '24 C' },
+];
 
 /** Knows no tools; a system message is folded in front; then user and assistant must alternate. */
 export const alternatingTemplate = [

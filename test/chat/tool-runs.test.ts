@@ -3,27 +3,15 @@
 // but refuses two in a row; left alone for templates that accept them.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mergeToolRuns, toTemplateMessages } from '../../runtime/chat/chat-messages.js';
+import { mergeToolRuns, toTemplateMessages, type IncomingMessage } from '../../runtime/chat/chat-messages.js';
 import { ChatTemplate, ChatTemplateError } from '../../runtime/chat/chat-template.js';
 import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
 import { withToolPrompt } from '../../runtime/chat/tool-prompt.js';
-import { alternatingTemplate, toolRunRefusingTemplate } from './strict-templates.js';
+import { alternatingTemplate, toolRunRefusingTemplate, twoResultsInARow } from './strict-templates.js';
 
 const test = suite('tool results in a row');
 
-const history = toTemplateMessages([
-  { role: 'user', content: 'Weather in Paris and Rome?' },
-  {
-    role: 'assistant',
-    content: null,
-    tool_calls: [
-      { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
-      { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
-    ],
-  },
-  { role: 'tool', tool_call_id: 'call_1', content: '18 C' },
-  { role: 'tool', tool_call_id: 'call_2', content: '24 C' },
-]);
+const history = toTemplateMessages(twoResultsInARow as IncomingMessage[]);
 const tokens = { bos: '', eos: '' };
 
 test('mergeToolRuns joins each run of tool messages under the first call id, and only those', () => {

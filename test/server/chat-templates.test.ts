@@ -12,7 +12,7 @@ import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
 import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
 import { modelCachePath } from '../../runtime/models/pull-model.js';
-import { alternatingTemplate } from '../chat/strict-templates.js';
+import { alternatingTemplate, twoResultsInARow } from '../chat/strict-templates.js';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
 const test = suite('chat templates in the server');
@@ -61,19 +61,7 @@ test('a given template replaces the model\'s own; one that demands alternating r
       model: TINY_MODEL_ID,
       tools,
       max_tokens: 3,
-      messages: [
-        { role: 'user', content: 'Weather in Paris and Rome?' },
-        {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Paris"}' } },
-            { id: 'call_2', type: 'function', function: { name: 'get_weather', arguments: '{"city": "Rome"}' } },
-          ],
-        },
-        { role: 'tool', tool_call_id: 'call_1', content: '18 C' },
-        { role: 'tool', tool_call_id: 'call_2', content: '24 C' },
-      ],
+      messages: twoResultsInARow,
     });
     assert.ok(completion.choices[0]!.finish_reason, 'answered, not refused as roles out of order');
   });
