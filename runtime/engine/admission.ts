@@ -57,7 +57,7 @@ export class Admission {
       typeof request.prompt === 'string'
         ? this.vocabulary.tokenize(request.prompt, { addSpecial: request.addSpecial ?? false, parseSpecial: true })
         : Int32Array.from(request.prompt);
-    if (prompt.length === 0) return { code: 'invalid_request', param: 'messages', message: 'the prompt is empty after tokenization' };
+    if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'the prompt is empty after tokenization' };
     for (const token of prompt) {
       if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'prompt', message: `prompt token ${token} is not in the vocabulary` };
     }
@@ -66,7 +66,7 @@ export class Admission {
     if (prompt.length + wanted > limit) {
       return {
         code: 'context_length_exceeded',
-        param: 'messages',
+        param: 'prompt',
         message:
           request.maxTokens === undefined
             ? `This model's maximum context length is ${limit} tokens, but the prompt has ${prompt.length} tokens, leaving no room for output.`

@@ -67,7 +67,10 @@ export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded'
 export interface EngineErrorInfo {
   code: EngineErrorCode;
   message: string;
-  /** The request field the error is about, when there is one. */
+  /**
+   * The GenerateRequest field the error is about, when there is one, named as the API names it
+   * (`n`, `logit_bias`, `response_format`); `prompt` is the server's to name (messages, prompt).
+   */
   param?: string;
 }
 

@@ -1,5 +1,7 @@
-// Every failure a client sees is one of these, answered as OpenAI's error envelope in one place.
+// Every failure a client sees is one of these, answered as OpenAI's error envelope in one place
+// (to-api-error.ts turns whatever was thrown into one).
 import type { ServerResponse } from 'node:http';
+import { endEventStream, isEventStream, sendEvent } from './sse.js';
 
 export type ErrorType = 'invalid_request_error' | 'not_found_error' | 'server_error' | 'rate_limit_error';
 
@@ -23,16 +25,13 @@ export class ApiError extends Error {
 export const badRequest = (message: string, param: string | null = null, code: string | null = null) =>
   new ApiError(400, message, 'invalid_request_error', param, code);
 
-/** Any thrown value as an ApiError: ours pass through, anything else is a bug (500). */
-export function toApiError(error: unknown): ApiError {
-  if (error instanceof ApiError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new ApiError(500, `internal error: ${message}`, 'server_error', null, 'internal_error');
-}
-
 export function sendError(res: ServerResponse, error: ApiError, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
-    res.end();
+    // A stream under way can still say what went wrong, as its last event.
+    if (isEventStream(res)) {
+      sendEvent(res, error.toJSON());
+      endEventStream(res);
+    } else res.end();
     return;
   }
   const body = JSON.stringify(error);

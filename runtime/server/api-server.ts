@@ -1,20 +1,22 @@
 // The HTTP server: routes, CORS, API keys, body limits, errors (answered in one place),
-// metrics, readiness and graceful draining. It talks to the engine only through the Engine interface.
+// metrics, readiness and graceful draining. It talks to the engine only through EngineClient.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
-import type { Engine } from '../engine/engine.js';
 import { ChatTemplate } from '../chat/chat-template.js';
 import { chooseChatTemplate, type GivenTemplate } from '../chat/template-choice.js';
-import { ApiError, sendError, toApiError } from './api-error.js';
+import { ApiError, sendError } from './api-error.js';
 import { ApiKeys } from './auth.js';
 import { ChatMeter } from './chat-meter.js';
-import { completeChat, newCompletionId, type CompletionContext } from './chat-completions.js';
+import { completeChat, newCompletionId } from './chat-completions.js';
+import type { CompletionContext } from './completion-context.js';
 import { parseChatRequest } from './chat-request.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
+import type { EngineClient } from './engine-client.js';
 import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
 import { ServerMetrics } from './metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
+import { toApiError } from './to-api-error.js';
 import { TraceBuffer } from './trace-buffer.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
 import { detectToolFormat } from '../chat/tool-format-detect.js';
@@ -123,7 +125,7 @@ export class ApiServer {
   }
 
   /** The model is loaded: start answering completions. */
-  ready(engine: Engine): void {
+  ready(engine: EngineClient): void {
     const info = engine.info;
     if (this.tracer) {
       const tracer = this.tracer;
@@ -216,7 +218,7 @@ export class ApiServer {
       }
       await completeChat(request, res, this.context, id, meter);
     } catch (error) {
-      const apiError = toApiError(error);
+      const apiError = toApiError(error, { prompt: 'messages' });
       if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {

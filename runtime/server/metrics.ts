@@ -5,7 +5,7 @@
 //   const metrics = new ServerMetrics();
 //   res.end(await metrics.render(engine));   // text format 0.0.4, content type metrics.contentType
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Engine } from '../engine/engine.js';
+import type { EngineClient } from './engine-client.js';
 
 /** Seconds; from a few milliseconds (a tiny model on a GPU) to minutes (a long prompt on a CPU). */
 const TIME_TO_FIRST_TOKEN_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -61,7 +61,7 @@ export class ServerMetrics {
   }
 
   /** The metrics in Prometheus text format, the engine's figures read now (when it runs). */
-  async render(engine: Engine | undefined): Promise<string> {
+  async render(engine: EngineClient | undefined): Promise<string> {
     if (engine?.alive) {
       const stats = await engine.stats();
       const { config } = engine.info;

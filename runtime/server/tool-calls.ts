@@ -1,10 +1,10 @@
 // A request's tools, tool_choice and parallel_tool_calls, turned into what the completion needs:
 // the structural tag that enforces them (as a GrammarSpec), the parsers that read calls back per
-// choice, and the OpenAI message and delta shapes of the calls.
+// choice.
 import { Grammar, GrammarError } from '../../compiler/index.js';
 import type { GrammarSpec } from '../engine/grammar-spec.js';
 import { argumentsSchema, toolCallTag, type ToolChoice, type ToolDefinition } from '../chat/tool-call-tag.js';
-import { ToolCallParser, type ParsedCall } from '../chat/tool-call-parser.js';
+import { ToolCallParser } from '../chat/tool-call-parser.js';
 import type { ToolFormat } from '../chat/tool-formats.js';
 import { badRequest } from './api-error.js';
 import type { ChatRequest } from './chat-request.js';
@@ -52,12 +52,4 @@ export function toolParserFor(setup: ToolSetup | undefined, completionId: string
   const schemas = new Map(setup.tools.map((tool) => [tool.name, tool.parameters]));
   const startsWithCall = setup.choice.mode === 'required' || setup.choice.mode === 'named';
   return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`, startsWithCall);
-}
-
-export function toOpenAiToolCalls(calls: ParsedCall[], as: ToolCallArguments) {
-  return calls.map((call) => ({
-    id: call.id,
-    type: 'function' as const,
-    function: { name: call.name, arguments: as === 'string' ? call.arguments : (JSON.parse(call.arguments) as unknown) },
-  }));
 }

@@ -7,8 +7,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ChatTemplate } from '../../runtime/chat/chat-template.js';
 import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
-import type { Engine } from '../../runtime/engine/engine.js';
-import { toGenerateRequest, type CompletionContext } from '../../runtime/server/chat-completions.js';
+import { toGenerateRequest } from '../../runtime/server/chat-prompt.js';
+import type { CompletionContext } from '../../runtime/server/completion-context.js';
+import type { EngineClient } from '../../runtime/server/engine-client.js';
 import { parseChatRequest } from '../../runtime/server/chat-request.js';
 import { toolSetupOf } from '../../runtime/server/tool-calls.js';
 import { functionCalls } from './helpers.js';
@@ -41,7 +42,7 @@ const noToolsTemplate =
 function promptWith(template: string | undefined, templateKnowsTools: boolean): string {
   const request = parseChatRequest({ model: 'm', messages, tools });
   const context = {
-    engine: { info: { addBos: false, bosText: '' } } as unknown as Engine,
+    engine: { info: { addBos: false, bosText: '' } } as unknown as EngineClient,
     template: new ChatTemplate(template, { bos: '', eos: '' }),
     tools: { format: TOOL_FORMATS.hermes, templateKnowsTools, arguments: 'object' },
     reasoning: false,

@@ -1,0 +1,67 @@
+// One chat choice as it is generated: its raw text goes through the reasoning splitter and the
+// tool-call parser (when the request has them), and comes out as OpenAI message deltas.
+import type { ParsedDelta, ToolCallParser } from '../chat/tool-call-parser.js';
+import type { ReasoningSplitter } from '../chat/reasoning.js';
+import type { FinishReason, TokenLogprob } from '../engine/protocol.js';
+
+export interface ChatChoice {
+  /** Everything generated so far, before splitting and parsing. */
+  text: string;
+  finish: FinishReason | undefined;
+  completionTokens: number;
+  /** Reads tool calls out of the text when calls are possible. */
+  parser: ToolCallParser | undefined;
+  /** Splits the thinking off the answer when the model thinks in this request. */
+  splitter: ReasoningSplitter | undefined;
+}
+
+/** An OpenAI delta: reasoning, content and tool-call pieces. */
+export type MessageDelta = ParsedDelta & { role?: 'assistant'; reasoning_content?: string };
+
+export type ChatFinishReason = FinishReason | 'tool_calls';
+
+export interface OpenAiLogprob {
+  token: string;
+  logprob: number;
+  bytes: number[];
+  top_logprobs: { token: string; logprob: number; bytes: number[] }[];
+}
+
+/**
+ * The deltas for more generated text (or, with `text` undefined, for the end of the output):
+ * the thinking is split off first, and only the answer reaches the tool-call parser.
+ */
+export function advance(choice: ChatChoice, text: string | undefined): MessageDelta[] {
+  if (text !== undefined) choice.text += text;
+  const out: MessageDelta[] = [];
+  let answer = text;
+  if (choice.splitter) {
+    const split = text === undefined ? choice.splitter.finish() : choice.splitter.push(text);
+    if (split?.reasoning !== undefined) out.push({ reasoning_content: split.reasoning });
+    answer = split?.answer;
+  }
+  if (choice.parser) {
+    const parsed = answer !== undefined ? choice.parser.push(answer) : undefined;
+    if (parsed) out.push(parsed);
+    const last = text === undefined ? choice.parser.finish() : undefined;
+    if (last) out.push(last);
+  } else if (answer !== undefined) out.push({ content: answer });
+  return out;
+}
+
+/** `tool_calls` when a choice that ended normally made calls; undefined while it runs. */
+export function finishReasonOf(choice: ChatChoice): ChatFinishReason | undefined {
+  if (choice.finish === 'stop' && choice.parser && choice.parser.toolCalls.length > 0) return 'tool_calls';
+  return choice.finish;
+}
+
+const tokenText = (bytes: number[]) => Buffer.from(bytes).toString('utf8');
+
+export function toOpenAiLogprob(entry: TokenLogprob): OpenAiLogprob {
+  return {
+    token: tokenText(entry.bytes),
+    logprob: entry.logprob,
+    bytes: entry.bytes,
+    top_logprobs: entry.top.map((top) => ({ token: tokenText(top.bytes), logprob: top.logprob, bytes: top.bytes })),
+  };
+}

@@ -1,0 +1,39 @@
+// A chat request as the engine takes it: the conversation (and tools) rendered by the model's
+// chat template into the prompt, the shared fields beside it.
+import { toTemplateMessages } from '../chat/chat-messages.js';
+import { thinkStartOf, type ThinkStart } from '../chat/reasoning.js';
+import { withToolPrompt } from '../chat/tool-prompt.js';
+import type { GenerateRequest } from '../engine/protocol.js';
+import type { ChatRequest } from './chat-request.js';
+import type { CompletionContext } from './completion-context.js';
+import { generateFieldsOf } from './generate-fields.js';
+import type { ToolSetup } from './tool-calls.js';
+
+/** Throws ChatTemplateError when the template cannot render the conversation. */
+export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string, tools?: ToolSetup): GenerateRequest {
+  const messages = toTemplateMessages(request.messages);
+  const prompt = context.tools.templateKnowsTools
+    ? context.template.render(messages, { addGenerationPrompt: true, ...(request.tools?.length ? { tools: request.tools } : {}) })
+    : context.template.render(withToolPrompt(messages, tools?.tools ?? [], context.tools.format), { addGenerationPrompt: true });
+  const info = context.engine.info;
+  const shared = generateFieldsOf(request, {
+    maxTokens: request.max_tokens ?? request.max_completion_tokens ?? undefined,
+    logprobs: request.logprobs ?? false,
+    topLogprobs: request.top_logprobs ?? 0,
+    traceId,
+  });
+  return {
+    prompt,
+    // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
+    addSpecial: info.addBos && !(info.bosText !== '' && prompt.startsWith(info.bosText)),
+    turnOpener: context.template.generationPrompt,
+    ...shared,
+    // A template's own stops (plain turns have no end token) end the choice as the request's do.
+    stop: [...(shared.stop ?? []), ...context.template.stop],
+  };
+}
+
+/** Where this request's thinking starts, or `closed` when there is none (see reasoning.ts). */
+export function thinkStartFor(generate: GenerateRequest, context: CompletionContext): ThinkStart {
+  return context.reasoning && typeof generate.prompt === 'string' ? thinkStartOf(generate.prompt) : 'closed';
+}

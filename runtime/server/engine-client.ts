@@ -1,0 +1,23 @@
+// What the HTTP server needs from the engine, and nothing more. The real Engine (engine.ts)
+// has this shape; server tests can hand ApiServer.ready() a scripted fake instead, to reach
+// what a real model rarely does on cue (an engine error mid-stream, exact delta boundaries).
+import type { GrammarCacheCounts } from '../engine/grammar-service.js';
+import type { GrammarSpec } from '../engine/grammar-spec.js';
+import type { EngineEvent, EngineInfo, EngineStats, GenerateRequest, TraceEntry } from '../engine/protocol.js';
+
+export interface EngineClient {
+  readonly info: EngineInfo;
+  /** False once the engine was disposed or stopped: /health says so. */
+  readonly alive: boolean;
+  /**
+   * A request's events until every choice has finished; aborting `signal` (or leaving the loop)
+   * cancels it. An engine error for the request is thrown as EngineRequestError.
+   */
+  generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent>;
+  /** An output format compiled for this model's vocabulary; throws GrammarCompileError. */
+  compileGrammar(spec: GrammarSpec): Promise<Uint8Array>;
+  stats(): Promise<EngineStats>;
+  readonly grammarCacheCounts: GrammarCacheCounts;
+  /** Receives the engine's trace entries (when it runs with tracing). */
+  onTrace: ((entries: TraceEntry[]) => void) | undefined;
+}

@@ -1,0 +1,44 @@
+// The request fields chat and text completions share, as the engine takes them: choices, stop
+// strings, seed and sampling. Each endpoint adds its prompt, max_tokens and logprobs.
+import type { GenerateRequest } from '../engine/protocol.js';
+
+export interface SharedRequestFields {
+  n?: number;
+  seed?: number | null;
+  stop?: string | string[] | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  logit_bias?: Record<string, number> | null;
+  ignore_eos?: boolean;
+  skip_special_tokens?: boolean;
+}
+
+export interface EndpointFields {
+  maxTokens: number | undefined;
+  logprobs: boolean;
+  topLogprobs: number;
+  traceId: string;
+}
+
+export function generateFieldsOf(request: SharedRequestFields, fields: EndpointFields): Omit<GenerateRequest, 'prompt'> {
+  return {
+    n: request.n ?? 1,
+    ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {}),
+    stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+    ignoreEos: request.ignore_eos ?? false,
+    skipSpecialTokens: request.skip_special_tokens ?? true,
+    ...(request.seed != null ? { seed: request.seed } : {}),
+    sampling: {
+      temperature: request.temperature ?? 1,
+      topP: request.top_p ?? 1,
+      frequencyPenalty: request.frequency_penalty ?? 0,
+      presencePenalty: request.presence_penalty ?? 0,
+      logprobs: fields.logprobs,
+      topLogprobs: fields.topLogprobs,
+      ...(request.logit_bias ? { logitBias: new Map(Object.entries(request.logit_bias).map(([k, v]) => [Number(k), v])) } : {}),
+    },
+    traceId: fields.traceId,
+  };
+}
