@@ -15,17 +15,22 @@ export interface TinyServer {
   close(): Promise<void>;
 }
 
-export async function startTinyServer(
-  options: { server?: Partial<ApiServerOptions>; engine?: Partial<EngineInitOptions> } = {},
-): Promise<TinyServer> {
-  const server = new ApiServer({
+/** The options every test server starts with (served as TINY_MODEL_ID), with `overrides`. */
+export function testServerOptions(overrides: Partial<ApiServerOptions> = {}): ApiServerOptions {
+  return {
     modelId: TINY_MODEL_ID,
     cors: { allowCredentials: false, allowedOrigins: ['*'], allowedMethods: ['*'], allowedHeaders: ['*'] },
     tracing: false,
     maxBodyBytes: 1 << 20,
     version: 'test',
-    ...options.server,
-  });
+    ...overrides,
+  };
+}
+
+export async function startTinyServer(
+  options: { server?: Partial<ApiServerOptions>; engine?: Partial<EngineInitOptions> } = {},
+): Promise<TinyServer> {
+  const server = new ApiServer(testServerOptions(options.server));
   const address = await server.listen('127.0.0.1', 0);
   const engine = await Engine.create({
     modelPath: tinyModelPath,

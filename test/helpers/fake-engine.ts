@@ -1,0 +1,102 @@
+// A scripted stand-in for the engine, served by a real ApiServer on a loopback port: each
+// request's events are whatever the test's script yields, so a test can reach what a real model
+// rarely does on cue (an engine error mid-stream, exact delta boundaries, a client leaving).
+import type { EngineConfig } from '../../runtime/engine/engine-config.js';
+import type { EngineEvent, EngineInfo, EngineStats, GenerateRequest } from '../../runtime/engine/protocol.js';
+import { ApiServer, type ApiServerOptions } from '../../runtime/server/api-server.js';
+import type { EngineClient } from '../../runtime/server/engine-client.js';
+import { testServerOptions } from './tiny-server.js';
+
+/** An engine event without its request id (the fake adds it). */
+export type ScriptedEvent = EngineEvent extends infer E ? (E extends unknown ? Omit<E, 'id'> : never) : never;
+
+/** One request's events, as the engine would send them. */
+export type FakeScript = (request: GenerateRequest, signal: AbortSignal | undefined) => AsyncGenerator<ScriptedEvent>;
+
+const config: EngineConfig = {
+  mode: 'local',
+  maxNumSequence: 4,
+  maxTotalSeqLength: 512,
+  prefillChunkSize: 512,
+  contextWindowSize: 512,
+  slidingWindowSize: 0,
+  prefixCacheRecyclingSeqs: 0,
+  maxDraftTokens: 0,
+  tensorParallelShards: 1,
+  gpuMemoryUtilization: 0.9,
+  maxQueuedRequests: 16,
+  memoryNote: 'fake',
+};
+
+const tokenTexts = ['<eos>', ...'abcdefghijklmnopqrstuvwxyz '.split('')];
+
+export class FakeEngine implements EngineClient {
+  readonly info: EngineInfo = {
+    config,
+    vocabSize: tokenTexts.length,
+    endOfGeneration: [0],
+    bosToken: -1,
+    addBos: false,
+    bosText: '',
+    eosText: '<eos>',
+    architecture: 'fake',
+    description: 'scripted fake engine',
+    contextLength: 512,
+    chatTemplate: undefined,
+    devices: ['CPU (fake)'],
+    threads: { max: 1, adaptive: false },
+    library: 'fake',
+    tokenTexts,
+  };
+  alive = true;
+  onTrace = undefined;
+  readonly grammarCacheCounts = { hits: 0, joined: 0, compiled: 0 };
+  /** Every request the server sent, in order. */
+  readonly requests: GenerateRequest[] = [];
+  private nextId = 1;
+
+  constructor(private readonly script: FakeScript) {}
+
+  async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent> {
+    this.requests.push(request);
+    const id = this.nextId++;
+    for await (const event of this.script(request, signal)) yield { ...event, id } as EngineEvent;
+  }
+
+  compileGrammar(): Promise<Uint8Array> {
+    return Promise.resolve(new Uint8Array());
+  }
+
+  stats(): Promise<EngineStats> {
+    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0 });
+  }
+}
+
+export interface FakeServer {
+  url: string;
+  engine: FakeEngine;
+  close(): Promise<void>;
+}
+
+export async function startFakeEngineServer(script: FakeScript, options: Partial<ApiServerOptions> = {}): Promise<FakeServer> {
+  const server = new ApiServer(testServerOptions(options));
+  const address = await server.listen('127.0.0.1', 0);
+  const engine = new FakeEngine(script);
+  server.ready(engine);
+  return { url: `http://127.0.0.1:${address.port}`, engine, close: () => server.drain(1000) };
+}
+
+/** A delta event of one token per character of `text` (token ids are irrelevant to the server). */
+export const delta = (choice: number, text: string): ScriptedEvent => ({ type: 'delta', choice, text, tokens: [...text].map(() => 1) });
+
+/** An SSE body as its events: each `data:` payload parsed, `[DONE]` kept as the string. */
+export function sseEvents(body: string): unknown[] {
+  return body
+    .split('\n\n')
+    .filter(Boolean)
+    .map((event) => {
+      if (!event.startsWith('data: ')) throw new Error(`not a data event: ${event}`);
+      const data = event.slice('data: '.length);
+      return data === '[DONE]' ? data : JSON.parse(data);
+    });
+}
