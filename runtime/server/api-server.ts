@@ -7,7 +7,7 @@ import { ChatTemplate } from '../chat/chat-template.js';
 import { chooseChatTemplate, type GivenTemplate } from '../chat/template-choice.js';
 import { ApiError, sendError } from './api-error.js';
 import { ApiKeys } from './auth.js';
-import { ChatMeter } from './chat-meter.js';
+import { RequestMeter } from './request-meter.js';
 import { completeChat, newCompletionId } from './chat-completions.js';
 import type { CompletionContext } from './completion-context.js';
 import { parseChatRequest } from './chat-request.js';
@@ -203,7 +203,7 @@ export class ApiServer {
   private async chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
     this.inFlight++;
     const id = newCompletionId();
-    const meter = new ChatMeter(this.metrics);
+    const meter = new RequestMeter(this.metrics);
     res.once('finish', () => {
       if (res.statusCode === 200) meter.completed();
     });

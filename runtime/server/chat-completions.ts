@@ -7,7 +7,7 @@ import { afterThinking, ReasoningSplitter } from '../chat/reasoning.js';
 import { badRequest } from './api-error.js';
 import type { ChatChoice } from './chat-choice.js';
 import { ChatChunks } from './chat-chunks.js';
-import type { ChatMeter } from './chat-meter.js';
+import type { RequestMeter } from './request-meter.js';
 import { thinkStartFor, toGenerateRequest } from './chat-prompt.js';
 import type { ChatRequest } from './chat-request.js';
 import { ChatResponse } from './chat-response.js';
@@ -19,7 +19,7 @@ import { grammarErrorParam, grammarSpecOf } from './response-format.js';
 import { abortWhenClosed, sendCompletion } from './send-completion.js';
 import { toolParserFor, toolSetupOf } from './tool-calls.js';
 
-export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string, meter: ChatMeter): Promise<void> {
+export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string, meter: RequestMeter): Promise<void> {
   // Before anything per choice is built: n decides how much this request allocates.
   const { maxNumSequence } = context.engine.info.config;
   const n = request.n ?? 1;

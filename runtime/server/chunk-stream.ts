@@ -1,7 +1,7 @@
 // The streamed answer (stream: true): a completion's chunks as server-sent events, as they come.
 // The whole answer (whole-response.ts) folds the same chunks, so the two cannot differ.
 import type { ServerResponse } from 'node:http';
-import type { ChatMeter } from './chat-meter.js';
+import type { RequestMeter } from './request-meter.js';
 import { isUsageChunk, type CompletionChunk } from './completion-chunk.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 import { endEventStream, openEventStream, sendEvent } from './sse.js';
@@ -11,7 +11,7 @@ import { endEventStream, openEventStream, sendEvent } from './sse.js';
  * error. An error after it is thrown on, to be answered as the stream's last event; the usage
  * chunk goes out only when the client asked for it (stream_options.include_usage).
  */
-export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; meter: ChatMeter }): Promise<void> {
+export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; meter: RequestMeter }): Promise<void> {
   let opened = false;
   try {
     for await (const chunk of chunks) {

@@ -3,7 +3,7 @@
 // client that left, and an engine error after the start (InterruptedGeneration). Its chunks are
 // the whole answer: streamed as they come (chunk-stream.ts) or folded into one (whole-response.ts).
 import type { EngineEvent } from '../engine/protocol.js';
-import type { ChatMeter } from './chat-meter.js';
+import type { RequestMeter } from './request-meter.js';
 import type { CompletionContext } from './completion-context.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 import type { ChoiceOutcome } from './metrics.js';
@@ -21,7 +21,7 @@ export interface ChunkBuilder<Chunk> {
 export interface GenerationRun {
   traceId: string;
   context: CompletionContext;
-  meter: ChatMeter;
+  meter: RequestMeter;
   /** Aborted when the client goes away; the events then end early. */
   signal: AbortSignal;
 }

@@ -1,6 +1,6 @@
 // The server's Prometheus metrics (GET /metrics), in a registry of its own so that several
 // servers in one process keep their counts apart. Request metrics are recorded as requests
-// run (chat-meter.ts); the engine's gauges are read when the metrics are scraped.
+// run (request-meter.ts); the engine's gauges are read when the metrics are scraped.
 //
 //   const metrics = new ServerMetrics();
 //   res.end(await metrics.render(engine));   // text format 0.0.4, content type metrics.contentType
@@ -29,13 +29,13 @@ export class ServerMetrics {
   });
   readonly choicesFinished = new Counter({
     name: 'lmforge_choices_finished_total',
-    help: 'Chat completion choices by finish reason as the client saw it (stop, length, tool_calls, error), or cancelled when the client left first',
+    help: 'Completion choices (chat and text) by finish reason as the client saw it (stop, length, tool_calls, error), or cancelled when the client left first',
     labelNames: ['finish_reason'] as const,
     registers: this.registers,
   });
-  readonly timeToFirstToken = this.histogram('lmforge_time_to_first_token_seconds', 'From receiving a chat completion request to its first generated token', TIME_TO_FIRST_TOKEN_BUCKETS);
+  readonly timeToFirstToken = this.histogram('lmforge_time_to_first_token_seconds', 'From receiving a completion request (chat or text) to its first generated token', TIME_TO_FIRST_TOKEN_BUCKETS);
   readonly interTokenLatency = this.histogram('lmforge_inter_token_latency_seconds', 'Between consecutive output tokens of one choice (tokens that arrive together share the gap)', INTER_TOKEN_BUCKETS);
-  readonly requestLatency = this.histogram('lmforge_e2e_request_latency_seconds', 'From receiving a chat completion request to the end of its 200 response', REQUEST_BUCKETS);
+  readonly requestLatency = this.histogram('lmforge_e2e_request_latency_seconds', 'From receiving a completion request (chat or text) to the end of its 200 response', REQUEST_BUCKETS);
   readonly promptTokens = this.counter('lmforge_prompt_tokens_total', 'Prompt tokens of the requests the engine started (usage.prompt_tokens)');
   readonly cachedPromptTokens = this.counter('lmforge_cached_prompt_tokens_total', 'Prompt tokens served from the prefix cache (usage.prompt_tokens_details.cached_tokens)');
   readonly completionTokens = this.counter('lmforge_completion_tokens_total', 'Generated tokens (usage.completion_tokens; for a cancelled request, those sent before it was cancelled)');

@@ -1,6 +1,6 @@
 // Answers a completion with its chunks: streamed (stream: true) or folded into one JSON response.
 import type { ServerResponse } from 'node:http';
-import type { ChatMeter } from './chat-meter.js';
+import type { RequestMeter } from './request-meter.js';
 import { streamChunks } from './chunk-stream.js';
 import type { CompletionChunk } from './completion-chunk.js';
 import { wholeResponse, type ChunkFold } from './whole-response.js';
@@ -11,7 +11,7 @@ export interface SendOptions<Chunk> {
   includeUsage: boolean;
   /** How the whole response is built from the chunks. */
   fold: ChunkFold<Chunk>;
-  meter: ChatMeter;
+  meter: RequestMeter;
 }
 
 export async function sendCompletion<Chunk extends CompletionChunk>(res: ServerResponse, chunks: AsyncIterable<Chunk>, options: SendOptions<Chunk>): Promise<void> {

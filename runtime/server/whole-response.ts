@@ -1,6 +1,6 @@
 // The whole answer (stream: false): a completion's chunks folded into one response. The stream
 // (chunk-stream.ts) sends the same chunks, so the two cannot differ.
-import type { ChatMeter } from './chat-meter.js';
+import type { RequestMeter } from './request-meter.js';
 import { isUsageChunk, type CompletionChunk } from './completion-chunk.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 import type { Usage } from './usage.js';
@@ -16,7 +16,7 @@ export interface ChunkFold<Chunk> {
  * The response, or undefined when the client left before the end. An engine failure after
  * output began keeps that output, its unfinished choices ending with finish_reason `error`.
  */
-export async function wholeResponse<Chunk extends CompletionChunk>(chunks: AsyncIterable<Chunk>, fold: ChunkFold<Chunk>, meter: ChatMeter): Promise<object | undefined> {
+export async function wholeResponse<Chunk extends CompletionChunk>(chunks: AsyncIterable<Chunk>, fold: ChunkFold<Chunk>, meter: RequestMeter): Promise<object | undefined> {
   let usage: Usage | undefined;
   try {
     for await (const chunk of chunks) {

@@ -1,4 +1,4 @@
-// One chat completion's contribution to the server's metrics: its latencies and token counts,
+// One completion's (chat or text) contribution to the server's metrics: its latencies and token counts,
 // read off the engine events it receives, and how each choice ended.
 import { performance } from 'node:perf_hooks';
 import type { EngineEvent } from '../engine/protocol.js';
@@ -6,7 +6,7 @@ import type { ChoiceOutcome, ServerMetrics } from './metrics.js';
 
 const seconds = (from: number, to: number) => (to - from) / 1000;
 
-export class ChatMeter {
+export class RequestMeter {
   /** When the request arrived: TTFT and end-to-end latency count from here, queueing included. */
   private readonly receivedAt = performance.now();
   private firstTokenSeen = false;
