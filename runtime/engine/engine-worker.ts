@@ -160,6 +160,9 @@ port.on('message', (message: ToWorker) => {
     case 'stats':
       if (core) post({ type: 'stats', stats: core.stats() });
       break;
+    case 'detokenize':
+      if (model) post({ type: 'detokenized', id: message.id, text: model.vocabulary.detokenize(message.tokens) });
+      break;
     case 'shutdown':
       void shutdown();
       break;

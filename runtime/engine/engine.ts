@@ -34,6 +34,7 @@ export class Engine {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private statsWaiters: ((stats: EngineStats) => void)[] = [];
+  private readonly detokenizeWaiters = new Map<number, (text: string) => void>();
   private closed: Promise<void>;
   private disposed = false;
   private exited = false;
@@ -152,6 +153,15 @@ export class Engine {
     });
   }
 
+  /** The text of token ids as a prompt writes them (control tokens included): whole, not token by token, so no character is split. */
+  detokenize(tokens: readonly number[]): Promise<string> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.detokenizeWaiters.set(id, resolve);
+      this.worker.postMessage({ type: 'detokenize', id, tokens });
+    });
+  }
+
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
@@ -174,6 +184,9 @@ export class Engine {
       }
     } else if (message.type === 'stats') {
       for (const resolve of this.statsWaiters.splice(0)) resolve(message.stats);
+    } else if (message.type === 'detokenized') {
+      this.detokenizeWaiters.get(message.id)?.(message.text);
+      this.detokenizeWaiters.delete(message.id);
     } else if (message.type === 'closed') {
       void this.worker.terminate();
     }

@@ -123,6 +123,7 @@ export type ToWorker =
   | { type: 'submit'; id: number; request: GenerateRequest }
   | { type: 'cancel'; id: number }
   | { type: 'stats' }
+  | { type: 'detokenize'; id: number; tokens: readonly number[] }
   | { type: 'shutdown' };
 
 export type FromWorker =
@@ -130,6 +131,7 @@ export type FromWorker =
   | { type: 'init-failed'; message: string; userFacing: boolean }
   | { type: 'events'; events: EngineEvent[] }
   | { type: 'stats'; stats: EngineStats }
+  | { type: 'detokenized'; id: number; text: string }
   | { type: 'closed' };
 
 export interface EngineStats {

@@ -16,6 +16,8 @@ export interface EngineClient {
   generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent>;
   /** An output format compiled for this model's vocabulary; throws GrammarCompileError. */
   compileGrammar(spec: GrammarSpec): Promise<Uint8Array>;
+  /** The text of token ids (a prompt given as tokens, echoed back). */
+  detokenize(tokens: readonly number[]): Promise<string>;
   stats(): Promise<EngineStats>;
   readonly grammarCacheCounts: GrammarCacheCounts;
   /** Receives the engine's trace entries (when it runs with tracing). */

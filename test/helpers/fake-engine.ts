@@ -67,6 +67,10 @@ export class FakeEngine implements EngineClient {
     return Promise.resolve(new Uint8Array());
   }
 
+  detokenize(tokens: readonly number[]): Promise<string> {
+    return Promise.resolve(tokens.map((token) => tokenTexts[token]).join(''));
+  }
+
   stats(): Promise<EngineStats> {
     return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0 });
   }
