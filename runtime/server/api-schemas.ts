@@ -1,6 +1,8 @@
-// The JSON schemas of the HTTP API: the request validator, /openapi.json and /docs are all
-// generated from these objects, so they cannot drift apart.
+// The JSON schemas of the chat API (and what the text completions API shares with it): the
+// request validator, /openapi.json and /docs are all generated from these objects, so they cannot
+// drift apart. Rules between fields sit in each object's allOf (request-rules.ts).
 import { REQUEST_LIMITS as LIMITS } from './request-limits.js';
+import { sets, type RequestRule } from './request-rules.js';
 
 const textPart = {
   type: 'object',
@@ -67,43 +69,92 @@ export const chatMessageSchema = {
   additionalProperties: false,
 } as const;
 
+const messageRules: RequestRule[] = [
+  {
+    'x-param': 'tool_call_id',
+    description: "A message with role 'tool' needs the 'tool_call_id' of the call it answers.",
+    if: { required: ['role'], properties: { role: { const: 'tool' } } },
+    then: { required: ['tool_call_id'] },
+  },
+  { 'x-param': 'tool_calls', description: "'tool_calls' is only allowed on assistant messages.", if: { required: ['tool_calls'] }, then: { properties: { role: { const: 'assistant' } } } },
+  { 'x-param': 'content', description: "A message needs 'content' (or, from the assistant, 'tool_calls').", if: { not: { required: ['tool_calls'] } }, then: sets('content') },
+];
+
+/** The request fields chat and text completions share (generate-fields.ts reads them). */
+export const sharedRequestProperties = {
+  model: { type: 'string', description: 'Model to use: the id GET /v1/models lists, or the MODEL argument or path the server was started with.' },
+  frequency_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
+  presence_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
+  logit_bias: {
+    type: ['object', 'null'],
+    propertyNames: { pattern: '^(0|[1-9][0-9]{0,9})$' },
+    maxProperties: LIMITS.logitBiasEntries,
+    additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
+    description: `Token id (as a string key) to a bias in [-100, 100]; at most ${LIMITS.logitBiasEntries} entries.`,
+  },
+  n: { type: 'integer', minimum: 1, maximum: LIMITS.n, default: 1, description: `Choices to generate; at most ${LIMITS.n}, and at most the server's max_num_sequence.` },
+  seed: { type: ['integer', 'null'], minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'Same seed and inputs give the same output.' },
+  stop: {
+    anyOf: [
+      { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },
+      { type: 'array', items: { type: 'string', minLength: 1, maxLength: LIMITS.stopLength }, maxItems: LIMITS.stopStrings },
+      { type: 'null' },
+    ],
+  },
+  stream: { type: 'boolean', default: false },
+  stream_options: {
+    type: ['object', 'null'],
+    properties: { include_usage: { type: 'boolean' } },
+    additionalProperties: false,
+    description: 'Only with stream: true. include_usage adds a last chunk with usage and no choices.',
+  },
+  temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
+  top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
+  user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
+  ignore_eos: { type: 'boolean', default: false },
+  skip_special_tokens: {
+    type: 'boolean',
+    default: true,
+    description: "false keeps the text of control tokens the model writes outside an output format (an addition, vLLM's name). Either way, a control token that opens a new turn ends the choice.",
+  },
+  response_format: {
+    type: ['object', 'null'],
+    properties: { type: { enum: ['text', 'json_object', 'json_schema', 'structural_tag', 'grammar', 'regex'] } },
+    required: ['type'],
+    description:
+      'Output format, enforced while decoding. {"type": "text"}; {"type": "json_object"} (any JSON object, or the JSON schema in "schema", an object or a JSON string); ' +
+      '{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}; {"type": "structural_tag", "format": {...}} (see the structural tag format); ' +
+      'and as additions {"type": "grammar", "grammar": "EBNF text"} and {"type": "regex", "pattern": "ECMAScript regex"}.',
+  },
+} as const;
+
+export const streamOptionsRule: RequestRule = { 'x-param': 'stream_options', description: "'stream_options' is only allowed when 'stream' is true.", if: sets('stream_options'), then: { required: ['stream'], properties: { stream: { const: true } } } };
+
+const hasTools = { required: ['tools'], properties: { tools: { type: 'array', minItems: 1 } } };
+
+const chatRules: RequestRule[] = [
+  { 'x-param': 'top_logprobs', description: "'top_logprobs' requires 'logprobs' to be true.", if: sets('top_logprobs'), then: { required: ['logprobs'], properties: { logprobs: { const: true } } } },
+  streamOptionsRule,
+  { 'x-param': 'tool_choice', description: "'tool_choice' is only allowed when 'tools' are given.", if: sets('tool_choice'), then: hasTools },
+  { 'x-param': 'parallel_tool_calls', description: "'parallel_tool_calls' is only allowed when 'tools' are given.", if: sets('parallel_tool_calls'), then: hasTools },
+  {
+    'x-param': 'response_format',
+    description: "'response_format' cannot be combined with tools unless tool_choice is 'none': both constrain the same output.",
+    if: { allOf: [hasTools, { required: ['response_format'], properties: { response_format: { type: 'object', properties: { type: { not: { const: 'text' } } } } } }] },
+    then: { required: ['tool_choice'], properties: { tool_choice: { const: 'none' } } },
+  },
+];
+
 export const chatCompletionRequestSchema = {
   type: 'object',
   description: 'Chat Completion Request',
   properties: {
-    messages: { type: 'array', minItems: 1, maxItems: LIMITS.messages, items: chatMessageSchema, description: 'Conversation so far.' },
-    model: { type: 'string', description: 'Model to use: the id GET /v1/models lists, or the MODEL argument or path the server was started with.' },
-    frequency_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
-    presence_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
+    messages: { type: 'array', minItems: 1, maxItems: LIMITS.messages, items: { ...chatMessageSchema, allOf: messageRules }, description: 'Conversation so far.' },
+    ...sharedRequestProperties,
     logprobs: { type: 'boolean', default: false },
     top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20, description: 'Requires logprobs: true.' },
-    logit_bias: {
-      type: ['object', 'null'],
-      propertyNames: { pattern: '^(0|[1-9][0-9]{0,9})$' },
-      maxProperties: LIMITS.logitBiasEntries,
-      additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
-      description: `Token id (as a string key) to a bias in [-100, 100]; at most ${LIMITS.logitBiasEntries} entries.`,
-    },
     max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: 'Most tokens generated per choice.' },
-    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: "OpenAI's newer name for max_tokens." },
-    n: { type: 'integer', minimum: 1, maximum: LIMITS.n, default: 1, description: `Choices to generate; at most ${LIMITS.n}, and at most the server's max_num_sequence.` },
-    seed: { type: ['integer', 'null'], description: 'Same seed and inputs give the same output.' },
-    stop: {
-      anyOf: [
-        { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },
-        { type: 'array', items: { type: 'string', minLength: 1, maxLength: LIMITS.stopLength }, maxItems: LIMITS.stopStrings },
-        { type: 'null' },
-      ],
-    },
-    stream: { type: 'boolean', default: false },
-    stream_options: {
-      type: ['object', 'null'],
-      properties: { include_usage: { type: 'boolean' } },
-      additionalProperties: false,
-      description: 'Only with stream: true. include_usage adds a last chunk with usage and no choices.',
-    },
-    temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
-    top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
+    max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: "OpenAI's newer name for max_tokens; if both are given they must be equal." },
     tools: {
       type: ['array', 'null'],
       items: toolSchema,
@@ -125,28 +176,13 @@ export const chatCompletionRequestSchema = {
         { type: 'null' },
       ],
       description:
-        '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call) or {"type": "function", "function": {"name"}} (exactly that call). Needs tools.',
+        '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call) or {"type": "function", "function": {"name"}} (exactly that call, one of the tools). Needs tools.',
     },
     parallel_tool_calls: { type: ['boolean', 'null'], default: true, description: 'false allows one call at most.' },
-    user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
-    ignore_eos: { type: 'boolean', default: false },
-    skip_special_tokens: {
-      type: 'boolean',
-      default: true,
-      description: "false keeps the text of control tokens the model writes outside an output format (an addition, vLLM's name). Either way, a control token that opens a new turn ends the choice.",
-    },
-    response_format: {
-      type: ['object', 'null'],
-      properties: { type: { enum: ['text', 'json_object', 'json_schema', 'structural_tag', 'grammar', 'regex'] } },
-      required: ['type'],
-      description:
-        'Output format, enforced while decoding. {"type": "text"}; {"type": "json_object"} (any JSON object, or the JSON schema in "schema", an object or a JSON string); ' +
-        '{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}; {"type": "structural_tag", "format": {...}} (see the structural tag format); ' +
-        'and as additions {"type": "grammar", "grammar": "EBNF text"} and {"type": "regex", "pattern": "ECMAScript regex"}.',
-    },
   },
   required: ['messages', 'model'],
   additionalProperties: false,
+  allOf: chatRules,
 } as const;
 
 /** A streamed message piece: content text, or tool-call entries (id, type and name first, then arguments text). */
@@ -173,6 +209,12 @@ const deltaSchema = {
   },
 } as const;
 
+const tokenLogprob = {
+  type: 'object',
+  properties: { token: { type: 'string' }, logprob: { type: 'number' }, bytes: { type: 'array', items: { type: 'integer' } } },
+  required: ['token', 'logprob', 'bytes'],
+} as const;
+
 const logprobsSchema = {
   type: ['object', 'null'],
   properties: {
@@ -180,18 +222,15 @@ const logprobsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: {
-          token: { type: 'string' },
-          logprob: { type: 'number' },
-          bytes: { type: 'array', items: { type: 'integer' } },
-          top_logprobs: { type: 'array', items: { type: 'object' } },
-        },
+        properties: { ...tokenLogprob.properties, top_logprobs: { type: 'array', items: tokenLogprob } },
+        required: [...tokenLogprob.required, 'top_logprobs'],
       },
     },
   },
+  required: ['content'],
 } as const;
 
-const usageSchema = {
+export const usageSchema = {
   type: 'object',
   properties: {
     prompt_tokens: { type: 'integer' },
@@ -201,12 +240,14 @@ const usageSchema = {
       type: 'object',
       description: 'cached_tokens: prompt tokens whose KV cells came from the prefix cache instead of being computed.',
       properties: { cached_tokens: { type: 'integer' } },
+      required: ['cached_tokens'],
     },
   },
+  required: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details'],
 } as const;
 
-/** Response and stream chunk differ only in `object`, the message field and the finish reasons. */
-function completionSchema(options: { description: string; object: string; messageField: 'message' | 'delta'; finishReasons: (string | null)[]; usage: object }) {
+/** The fields every completion response and chunk has, chat or text; a stream's last chunk adds usage. */
+export function completionEnvelope(options: { description: string; object: string; choice: object; usage: 'required' | 'last chunk' }) {
   return {
     type: 'object',
     description: options.description,
@@ -216,37 +257,48 @@ function completionSchema(options: { description: string; object: string; messag
       created: { type: 'integer' },
       model: { type: 'string' },
       system_fingerprint: { type: 'string' },
-      choices: {
-        type: 'array',
-        items: {
-          type: 'object',
-          properties: {
-            index: { type: 'integer' },
-            [options.messageField]: options.messageField === 'delta' ? deltaSchema : chatMessageSchema,
-            logprobs: logprobsSchema,
-            finish_reason: { enum: options.finishReasons },
-          },
-        },
-      },
-      usage: options.usage,
+      choices: { type: 'array', items: options.choice, ...(options.usage === 'last chunk' ? { description: 'One choice per chunk; none in the last chunk, which carries usage (stream_options.include_usage).' } : {}) },
+      usage: options.usage === 'required' ? usageSchema : { ...usageSchema, description: 'Only in the last chunk, with stream_options.include_usage.' },
     },
+    required: ['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', ...(options.usage === 'required' ? ['usage'] : [])],
   } as const;
 }
 
-export const chatCompletionResponseSchema = completionSchema({
+/** A response's assistant message always has its role and content (null beside tool calls). */
+const responseMessageSchema = { ...chatMessageSchema, required: ['role', 'content'] } as const;
+
+/** Response and stream chunk differ only in `object`, the message field and the finish reasons. */
+function chatCompletionSchema(options: { description: string; object: string; messageField: 'message' | 'delta'; finishReasons: (string | null)[] }) {
+  const stream = options.messageField === 'delta';
+  return completionEnvelope({
+    description: options.description,
+    object: options.object,
+    choice: {
+      type: 'object',
+      properties: {
+        index: { type: 'integer' },
+        [options.messageField]: stream ? deltaSchema : responseMessageSchema,
+        logprobs: logprobsSchema,
+        finish_reason: { enum: options.finishReasons },
+      },
+      required: ['index', options.messageField, 'logprobs', 'finish_reason'],
+    },
+    usage: stream ? 'last chunk' : 'required',
+  });
+}
+
+export const chatCompletionResponseSchema = chatCompletionSchema({
   description: 'ChatCompletionResponse (stream: false)',
   object: 'chat.completion',
   messageField: 'message',
-  finishReasons: ['stop', 'length', 'tool_calls', 'error', null],
-  usage: usageSchema,
+  finishReasons: ['stop', 'length', 'tool_calls', 'error'],
 });
 
-export const chatCompletionChunkSchema = completionSchema({
-  description: 'ChatCompletionStreamResponse: one `data:` event of a stream (stream: true), which ends with `data: [DONE]`',
+export const chatCompletionChunkSchema = chatCompletionSchema({
+  description: 'ChatCompletionStreamResponse: one `data:` event of a stream (stream: true), which ends with `data: [DONE]` (after an engine failure mid-stream, an error envelope is the last event before it)',
   object: 'chat.completion.chunk',
   messageField: 'delta',
   finishReasons: ['stop', 'length', 'tool_calls', null],
-  usage: { anyOf: [usageSchema, { type: 'null' }] },
 });
 
 /** OpenAI's model object: `id` is the served model name. */
@@ -262,6 +314,7 @@ export const modelListSchema = {
     object: { const: 'list' },
     data: { type: 'array', items: modelSchema },
   },
+  required: ['object', 'data'],
 } as const;
 
 export const errorSchema = {
@@ -275,11 +328,14 @@ export const errorSchema = {
         param: { type: ['string', 'null'] },
         code: { type: ['string', 'null'] },
       },
+      required: ['message', 'type', 'param', 'code'],
     },
   },
+  required: ['error'],
 } as const;
 
 export const healthSchema = {
   type: 'object',
   properties: { status: { enum: ['ok', 'loading', 'draining', 'engine_stopped'] } },
+  required: ['status'],
 } as const;

@@ -3,6 +3,7 @@ import { Ajv, type ErrorObject } from 'ajv';
 import type { IncomingMessage } from '../chat/chat-messages.js';
 import { badRequest } from './api-error.js';
 import { chatCompletionRequestSchema } from './api-schemas.js';
+import { ruleChecker, withoutRules } from './request-rules.js';
 
 export interface ChatTool {
   type: 'function';
@@ -38,7 +39,8 @@ export interface ChatRequest {
 }
 
 const ajv = new Ajv({ allErrors: false, strict: false });
-const validate = ajv.compile<ChatRequest>(chatCompletionRequestSchema);
+const validate = ajv.compile<ChatRequest>(withoutRules(chatCompletionRequestSchema));
+const checkRules = ruleChecker(chatCompletionRequestSchema);
 
 /** `/messages/0/role` -> `messages[0].role`, the way OpenAI names parameters. */
 export function pointerToParam(pointer: string): string {
@@ -84,7 +86,7 @@ function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
   return sameField ?? errors[0];
 }
 
-/** Schema checks, then the rules that tie fields together. */
+/** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
 export function parseChatRequest(body: unknown): ChatRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw badRequest('The request body must be a JSON object.');
@@ -95,34 +97,15 @@ export function parseChatRequest(body: unknown): ChatRequest {
     throw badRequest(message, param || null);
   }
   const request = body;
-  if (request.top_logprobs != null && request.logprobs !== true) {
-    throw badRequest("'top_logprobs' requires 'logprobs' to be true.", 'top_logprobs');
-  }
-  if (request.stream_options != null && request.stream !== true) {
-    throw badRequest("'stream_options' is only allowed when 'stream' is true.", 'stream_options');
-  }
+  checkRules(request);
   if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
     throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
   }
-  if (request.seed != null && !Number.isSafeInteger(request.seed)) {
-    throw badRequest("'seed' must be an integer between -(2^53 - 1) and 2^53 - 1.", 'seed');
-  }
   checkTools(request);
-  request.messages.forEach((message, i) => {
-    if (message.role === 'tool' && message.tool_call_id === undefined) {
-      throw badRequest(`messages[${i}] has role 'tool' but no 'tool_call_id'.`, `messages[${i}].tool_call_id`);
-    }
-    if (message.tool_calls !== undefined && message.role !== 'assistant') {
-      throw badRequest(`messages[${i}].tool_calls is only allowed on assistant messages.`, `messages[${i}].tool_calls`);
-    }
-    if ((message.content === undefined || message.content === null) && message.tool_calls === undefined) {
-      throw badRequest(`messages[${i}] has no content.`, `messages[${i}].content`);
-    }
-  });
   return request;
 }
 
-/** The rules between tools, tool_choice and response_format (schemas compile later, per tool format). */
+/** What the rules cannot say about tools: unique names, object parameters, a named choice among them (schemas compile later, per tool format). */
 function checkTools(request: ChatRequest): void {
   const tools = request.tools ?? [];
   const names = new Set<string>();
@@ -133,13 +116,7 @@ function checkTools(request: ChatRequest): void {
     if (type !== undefined && type !== 'object') throw badRequest(`tools[${i}].function.parameters must describe an object (type 'object').`, `tools[${i}].function.parameters/type`);
   });
   const choice = request.tool_choice;
-  if (choice != null && tools.length === 0) throw badRequest("'tool_choice' is only allowed when 'tools' are given.", 'tool_choice');
-  if (request.parallel_tool_calls != null && tools.length === 0) throw badRequest("'parallel_tool_calls' is only allowed when 'tools' are given.", 'parallel_tool_calls');
   if (typeof choice === 'object' && choice !== null && !names.has(choice.function.name)) {
     throw badRequest(`tool_choice names the function '${choice.function.name}', which is not among the tools.`, 'tool_choice.function.name');
-  }
-  const formatted = request.response_format != null && request.response_format.type !== 'text';
-  if (formatted && tools.length > 0 && choice !== 'none') {
-    throw badRequest("'response_format' cannot be combined with tools unless tool_choice is 'none': both constrain the same output.", 'response_format');
   }
 }
