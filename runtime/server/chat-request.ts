@@ -1,9 +1,8 @@
 // Turns a request body into a checked ChatRequest, or an ApiError naming the offending field.
-import { Ajv, type ErrorObject } from 'ajv';
 import type { IncomingMessage } from '../chat/chat-messages.js';
 import { badRequest } from './api-error.js';
 import { chatCompletionRequestSchema } from './api-schemas.js';
-import { ruleChecker, withoutRules } from './request-rules.js';
+import { requestValidator } from './request-validator.js';
 
 export interface ChatTool {
   type: 'function';
@@ -38,66 +37,11 @@ export interface ChatRequest {
   response_format?: ({ type: string } & Record<string, unknown>) | null;
 }
 
-const ajv = new Ajv({ allErrors: false, strict: false });
-const validate = ajv.compile<ChatRequest>(withoutRules(chatCompletionRequestSchema));
-const checkRules = ruleChecker(chatCompletionRequestSchema);
-
-/** `/messages/0/role` -> `messages[0].role`, the way OpenAI names parameters. */
-export function pointerToParam(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((param, part) => (/^\d+$/.test(part) ? `${param}[${part}]` : param ? `${param}.${part}` : part), '');
-}
-
-function describe(error: ErrorObject): { param: string; message: string } {
-  const at = pointerToParam(error.instancePath);
-  switch (error.keyword) {
-    case 'additionalProperties': {
-      const extra = String(error.params.additionalProperty);
-      const param = at ? `${at}.${extra}` : extra;
-      return { param, message: `Unrecognized request argument supplied: ${param}` };
-    }
-    case 'required': {
-      const missing = String(error.params.missingProperty);
-      const param = at ? `${at}.${missing}` : missing;
-      return { param, message: `Missing required parameter: '${param}'.` };
-    }
-    case 'enum':
-      return { param: at, message: `Invalid value for '${at}': must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
-    case 'propertyNames':
-      return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not a token id.` };
-    default:
-      return { param: at, message: `Invalid value for '${at}': ${error.message ?? 'not valid'}.` };
-  }
-}
-
-/**
- * The error to report. Validation stops at the first bad field, but a field with several
- * allowed shapes (anyOf: `stop` is a string or a list) fails every branch: the branch whose
- * type matched says what is wrong ("more than 16 items"), not the first ("must be string").
- */
-function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
-  const keys = errors.find((error) => error.keyword === 'propertyNames');
-  if (keys) return keys;
-  const anyOf = errors.find((error) => error.keyword === 'anyOf');
-  const sameField = anyOf && errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
-  return sameField ?? errors[0];
-}
+const validate = requestValidator<ChatRequest>(chatCompletionRequestSchema);
 
 /** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
 export function parseChatRequest(body: unknown): ChatRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw badRequest('The request body must be a JSON object.');
-  }
-  if (!validate(body)) {
-    const error = mostSpecific(validate.errors ?? []);
-    const { param, message } = error ? describe(error) : { param: '', message: 'Invalid request.' };
-    throw badRequest(message, param || null);
-  }
-  const request = body;
-  checkRules(request);
+  const request = validate(body);
   if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
     throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
   }

@@ -1,0 +1,75 @@
+// A request body checked against its endpoint's schema: the field-by-field schema first, then
+// the rules between fields (request-rules.ts). The first problem is a 400 naming the field the
+// way OpenAI names parameters (`messages[0].role`).
+import { Ajv, type ErrorObject } from 'ajv';
+import { badRequest } from './api-error.js';
+import { ruleChecker, withoutRules } from './request-rules.js';
+
+// verbose: an error knows its schema, so a field with several shapes can say which it accepts.
+const ajv = new Ajv({ allErrors: false, strict: false, verbose: true });
+
+/** `/messages/0/role` -> `messages[0].role`, the way OpenAI names parameters. */
+export function pointerToParam(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((param, part) => (/^\d+$/.test(part) ? `${param}[${part}]` : param ? `${param}.${part}` : part), '');
+}
+
+function describe(error: ErrorObject): { param: string; message: string } {
+  const at = pointerToParam(error.instancePath);
+  switch (error.keyword) {
+    case 'additionalProperties': {
+      const extra = String(error.params.additionalProperty);
+      const param = at ? `${at}.${extra}` : extra;
+      return { param, message: `Unrecognized request argument supplied: ${param}` };
+    }
+    case 'required': {
+      const missing = String(error.params.missingProperty);
+      const param = at ? `${at}.${missing}` : missing;
+      return { param, message: `Missing required parameter: '${param}'.` };
+    }
+    case 'enum':
+      return { param: at, message: `Invalid value for '${at}': must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
+    case 'propertyNames':
+      return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not a token id.` };
+    case 'anyOf':
+      return { param: at, message: `Invalid value for '${at}': ${shapesOf(error) ?? 'it has none of the allowed shapes'}.` };
+    default:
+      return { param: at, message: `Invalid value for '${at}': ${error.message ?? 'not valid'}.` };
+  }
+}
+
+/** The description of a field whose allowed shapes are listed in it. */
+const shapesOf = (error: ErrorObject): string | undefined => (error.parentSchema as { description?: string } | undefined)?.description?.replace(/\.$/, '');
+
+/**
+ * The error to report. Validation stops at the first bad field, but a field with several
+ * allowed shapes (anyOf: `stop` is a string or a list) fails every branch: the branch whose
+ * type matched says what is wrong ("more than 16 items"), not the first ("must be string");
+ * when none did, the field's description lists its shapes, if it has one.
+ */
+function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
+  const keys = errors.find((error) => error.keyword === 'propertyNames');
+  if (keys) return keys;
+  const anyOf = errors.find((error) => error.keyword === 'anyOf');
+  const sameField = anyOf && errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
+  return sameField ?? (anyOf && shapesOf(anyOf) ? anyOf : errors[0]);
+}
+
+/** A parser of bodies for `schema` (rules included): the body typed as T, or a 400 naming the field. */
+export function requestValidator<T>(schema: object): (body: unknown) => T {
+  const validate = ajv.compile<T>(withoutRules(schema));
+  const checkRules = ruleChecker(schema);
+  return (body) => {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+    if (!validate(body)) {
+      const error = mostSpecific(validate.errors ?? []);
+      const { param, message } = error ? describe(error) : { param: '', message: 'Invalid request.' };
+      throw badRequest(message, param || null);
+    }
+    checkRules(body);
+    return body;
+  };
+}
