@@ -5,10 +5,7 @@ import type { ReasoningSplitter } from '../chat/reasoning.js';
 import type { FinishReason, TokenLogprob } from '../engine/protocol.js';
 
 export interface ChatChoice {
-  /** Everything generated so far, before splitting and parsing. */
-  text: string;
   finish: FinishReason | undefined;
-  completionTokens: number;
   /** Reads tool calls out of the text when calls are possible. */
   parser: ToolCallParser | undefined;
   /** Splits the thinking off the answer when the model thinks in this request. */
@@ -32,7 +29,6 @@ export interface OpenAiLogprob {
  * the thinking is split off first, and only the answer reaches the tool-call parser.
  */
 export function advance(choice: ChatChoice, text: string | undefined): MessageDelta[] {
-  if (text !== undefined) choice.text += text;
   const out: MessageDelta[] = [];
   let answer = text;
   if (choice.splitter) {

@@ -37,7 +37,6 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
     } else if (event.type === 'finished') {
       const choice = this.choices[event.choice]!;
       choice.finish = event.reason;
-      choice.completionTokens = event.completionTokens;
       for (const delta of advance(choice, undefined)) yield this.chunk({ index: event.choice, delta, logprobs: null, finish_reason: null });
       yield this.chunk({ index: event.choice, delta: {}, logprobs: null, finish_reason: finishReasonOf(choice) ?? null });
     }
