@@ -8,14 +8,15 @@ import { chooseChatTemplate, type GivenTemplate } from '../chat/template-choice.
 import { ApiError, sendError } from './api-error.js';
 import { ApiKeys } from './auth.js';
 import { RequestMeter } from './request-meter.js';
-import { completeChat, newCompletionId } from './chat-completions.js';
-import type { CompletionContext } from './completion-context.js';
-import { parseChatRequest } from './chat-request.js';
+import { chatCompletions } from './chat-completions.js';
+import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from './engine-client.js';
 import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
+import { InterruptedGeneration } from './interrupted-generation.js';
 import { ServerMetrics } from './metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
+import { textCompletions } from './text-completions.js';
 import { toApiError } from './to-api-error.js';
 import { TraceBuffer } from './trace-buffer.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
@@ -82,7 +83,8 @@ export class ApiServer {
     app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
     // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
     app.get('/v1/models/*', (req, res) => this.retrieveModel(req, res));
-    app.post('/v1/chat/completions', (req, res) => void this.chat(req, res));
+    app.post('/v1/chat/completions', (req, res) => void this.complete(req, res, chatCompletions));
+    app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
     app.get('/health', (_req, res) => {
       const status = this.phase === 'ready' && !this.context?.engine.alive ? 'engine_stopped' : this.phase === 'ready' ? 'ok' : this.phase;
       this.json(res, status === 'ok' ? 200 : 503, { status });
@@ -200,9 +202,9 @@ export class ApiServer {
     res.end(text);
   }
 
-  private async chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async complete<R extends CompletionRequestBase>(req: IncomingMessage, res: ServerResponse, endpoint: CompletionEndpoint<R>): Promise<void> {
     this.inFlight++;
-    const id = newCompletionId();
+    const id = endpoint.newId();
     const meter = new RequestMeter(this.metrics);
     res.once('finish', () => {
       if (res.statusCode === 200) meter.completed();
@@ -210,16 +212,16 @@ export class ApiServer {
     try {
       this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
       const body = await readJsonBody(req, this.options.maxBodyBytes);
-      const request = parseChatRequest(body);
+      const request = endpoint.parse(body);
       this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
       if (!this.serves(request.model)) throw this.unknownModel(request.model);
       if (this.phase !== 'ready' || !this.context) {
         throw new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
       }
-      await completeChat(request, res, this.context, id, meter);
+      await endpoint.complete(request, res, this.context, id, meter);
     } catch (error) {
-      const apiError = toApiError(error, { prompt: 'messages' });
-      if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error);
+      const apiError = toApiError(error, { prompt: endpoint.prompt });
+      if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error instanceof InterruptedGeneration ? error.reason : error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {
       this.inFlight--;

@@ -4,15 +4,15 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterThinking, ReasoningSplitter } from '../chat/reasoning.js';
-import { badRequest } from './api-error.js';
 import type { ChatChoice } from './chat-choice.js';
 import { ChatChunks } from './chat-chunks.js';
 import type { RequestMeter } from './request-meter.js';
 import { thinkStartFor, toGenerateRequest } from './chat-prompt.js';
-import type { ChatRequest } from './chat-request.js';
+import { parseChatRequest, type ChatRequest } from './chat-request.js';
 import { ChatResponse } from './chat-response.js';
 import { chunkFrame } from './completion-chunk.js';
-import type { CompletionContext } from './completion-context.js';
+import type { CompletionContext, CompletionEndpoint } from './completion-context.js';
+import { checkChoicesFit } from './generate-fields.js';
 import { generationChunks } from './generation.js';
 import { compileOutputFormat } from './output-format.js';
 import { grammarErrorParam, grammarSpecOf } from './response-format.js';
@@ -20,12 +20,8 @@ import { abortWhenClosed, sendCompletion } from './send-completion.js';
 import { toolParserFor, toolSetupOf } from './tool-calls.js';
 
 export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string, meter: RequestMeter): Promise<void> {
-  // Before anything per choice is built: n decides how much this request allocates.
-  const { maxNumSequence } = context.engine.info.config;
   const n = request.n ?? 1;
-  if (n > maxNumSequence) {
-    throw badRequest(`n=${n} is not possible: this server decodes at most ${maxNumSequence} sequences together (max_num_sequence).`, 'n');
-  }
+  checkChoicesFit(n, context.engine.info);
   const tools = toolSetupOf(request, context.tools.format);
   const generate = toGenerateRequest(request, context, completionId, tools);
   const think = thinkStartFor(generate, context);
@@ -40,9 +36,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
   const signal = abortWhenClosed(res);
   const frame = chunkFrame(completionId, context);
   const choices = Array.from({ length: n }, (_, index): ChatChoice => ({
-    text: '',
     finish: undefined,
-    completionTokens: 0,
     parser: toolParserFor(tools, completionId, index),
     splitter: think === 'closed' ? undefined : new ReasoningSplitter(think),
   }));
@@ -55,6 +49,9 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
   });
 }
 
-export function newCompletionId(): string {
-  return `chatcmpl-${randomBytes(12).toString('hex')}`;
-}
+export const chatCompletions: CompletionEndpoint<ChatRequest> = {
+  parse: parseChatRequest,
+  newId: () => `chatcmpl-${randomBytes(12).toString('hex')}`,
+  complete: completeChat,
+  prompt: 'messages',
+};

@@ -6,7 +6,7 @@ import { withToolPrompt } from '../chat/tool-prompt.js';
 import type { GenerateRequest } from '../engine/protocol.js';
 import type { ChatRequest } from './chat-request.js';
 import type { CompletionContext } from './completion-context.js';
-import { generateFieldsOf } from './generate-fields.js';
+import { addsBos, generateFieldsOf } from './generate-fields.js';
 import type { ToolSetup } from './tool-calls.js';
 
 /** Throws ChatTemplateError when the template cannot render the conversation. */
@@ -15,7 +15,6 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
   const prompt = context.tools.templateKnowsTools
     ? context.template.render(messages, { addGenerationPrompt: true, ...(request.tools?.length ? { tools: request.tools } : {}) })
     : context.template.render(withToolPrompt(messages, tools?.tools ?? [], context.tools.format), { addGenerationPrompt: true });
-  const info = context.engine.info;
   const shared = generateFieldsOf(request, {
     maxTokens: request.max_tokens ?? request.max_completion_tokens ?? undefined,
     logprobs: request.logprobs ?? false,
@@ -25,7 +24,7 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
   return {
     prompt,
     // A template that writes the BOS text itself must not get a second BOS from the tokenizer.
-    addSpecial: info.addBos && !(info.bosText !== '' && prompt.startsWith(info.bosText)),
+    addSpecial: addsBos(prompt, context.engine.info),
     turnOpener: context.template.generationPrompt,
     ...shared,
     // A template's own stops (plain turns have no end token) end the choice as the request's do.

@@ -4,7 +4,7 @@ import type { ToolCallArguments } from './tool-calls.js';
 import type { ChatChunk } from './chat-chunks.js';
 import type { ChatFinishReason, OpenAiLogprob } from './chat-choice.js';
 import type { ChunkFrame } from './completion-chunk.js';
-import type { ChunkFold } from './whole-response.js';
+import { responseOf, type ChunkFold } from './whole-response.js';
 import type { Usage } from './usage.js';
 
 interface ToolCallSoFar {
@@ -55,17 +55,7 @@ export class ChatResponse implements ChunkFold<ChatChunk> {
   }
 
   response(usage: Usage): object {
-    return {
-      ...this.frame,
-      object: 'chat.completion',
-      choices: this.choices.map((choice, index) => ({
-        index,
-        message: this.messageOf(choice),
-        logprobs: this.options.logprobs ? { content: choice.logprobs } : null,
-        finish_reason: choice.finish ?? 'error',
-      })),
-      usage,
-    };
+    return responseOf(this.frame, 'chat.completion', this.choices, (choice) => ({ message: this.messageOf(choice), logprobs: this.options.logprobs ? { content: choice.logprobs } : null }), usage);
   }
 
   private messageOf(choice: ChoiceSoFar): object {

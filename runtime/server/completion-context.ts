@@ -1,9 +1,12 @@
-// What every completion endpoint needs from the server that serves it: the engine, the names
-// and fingerprint responses carry, tracing and metrics, and the model's chat conventions.
+// What every completion endpoint needs from the server that serves it (the engine, the names
+// and fingerprint responses carry, tracing and metrics, the model's chat conventions), and what
+// the server needs from each endpoint.
+import type { ServerResponse } from 'node:http';
 import type { ChatTemplate } from '../chat/chat-template.js';
 import type { ToolFormat } from '../chat/tool-formats.js';
 import type { EngineClient } from './engine-client.js';
 import type { ServerMetrics } from './metrics.js';
+import type { RequestMeter } from './request-meter.js';
 import type { ToolCallArguments } from './tool-calls.js';
 import type { TraceBuffer } from './trace-buffer.js';
 
@@ -18,4 +21,22 @@ export interface CompletionContext {
   tools: { format: ToolFormat; templateKnowsTools: boolean; arguments: ToolCallArguments };
   /** Whether the model thinks before answering (see reasoning.ts). */
   reasoning: boolean;
+}
+
+/** The fields the server itself reads from every completion request. */
+export interface CompletionRequestBase {
+  model: string;
+  stream?: boolean;
+  n?: number;
+  user?: string | null;
+}
+
+/** A completion endpoint as the server runs it: parse the body, then answer it. */
+export interface CompletionEndpoint<Request extends CompletionRequestBase> {
+  /** A checked request, or a 400 naming the field. */
+  parse(body: unknown): Request;
+  newId(): string;
+  complete(request: Request, res: ServerResponse, context: CompletionContext, id: string, meter: RequestMeter): Promise<void>;
+  /** What the engine's `prompt` is called in this endpoint's errors. */
+  prompt: string;
 }

@@ -9,6 +9,7 @@ import {
   modelSchema,
 } from './api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
+import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from './text-completion-schemas.js';
 
 export interface Endpoint {
   method: 'GET' | 'POST';
@@ -40,6 +41,15 @@ export const ENDPOINTS: readonly Endpoint[] = [
     request: chatCompletionRequestSchema,
     response: chatCompletionResponseSchema,
     stream: chatCompletionChunkSchema,
+  },
+  {
+    method: 'POST',
+    path: '/v1/completions',
+    summary:
+      "Completes a prompt as it is, without a chat template (OpenAI's legacy completions; for base models): one JSON object, or with stream: true a text/event-stream of chunks ending with data: [DONE]. suffix is refused (400).",
+    request: textCompletionRequestSchema,
+    response: textCompletionResponseSchema,
+    stream: textCompletionChunkSchema,
   },
   { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads or drains.', response: healthSchema },
   {
@@ -96,7 +106,7 @@ export function openApiDocument(version: string, options: { apiKeys: boolean } =
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'lmforge', version, description: 'OpenAI-compatible chat completions' },
+    info: { title: 'lmforge', version, description: 'OpenAI-compatible chat and text completions' },
     ...(options.apiKeys ? { components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A key given to the server with --api-key or LMFORGE_API_KEY' } } } } : {}),
     paths,
   };

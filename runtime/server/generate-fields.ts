@@ -1,6 +1,7 @@
 // The request fields chat and text completions share, as the engine takes them: choices, stop
 // strings, seed and sampling. Each endpoint adds its prompt, max_tokens and logprobs.
-import type { GenerateRequest } from '../engine/protocol.js';
+import type { EngineInfo, GenerateRequest } from '../engine/protocol.js';
+import { badRequest } from './api-error.js';
 
 export interface SharedRequestFields {
   n?: number;
@@ -41,4 +42,15 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     },
     traceId: fields.traceId,
   };
+}
+
+/** Checked before anything per choice is built: n decides how much a request allocates. */
+export function checkChoicesFit(n: number, info: EngineInfo): void {
+  const { maxNumSequence } = info.config;
+  if (n > maxNumSequence) throw badRequest(`n=${n} is not possible: this server decodes at most ${maxNumSequence} sequences together (max_num_sequence).`, 'n');
+}
+
+/** Whether the tokenizer adds BOS to a text prompt: when the model wants one and the text does not already begin with it. */
+export function addsBos(prompt: string, info: EngineInfo): boolean {
+  return info.addBos && !(info.bosText !== '' && prompt.startsWith(info.bosText));
 }

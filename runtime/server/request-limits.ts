@@ -1,4 +1,4 @@
-// The sizes a chat request may have. Every one is checked before anything is allocated for
+// The sizes a request may have. Every one is checked before anything is allocated for
 // the request, so no single body can make the server build something huge; the request
 // schema (and so /openapi.json and /docs) carries them, and README.md lists them.
 
@@ -12,6 +12,8 @@ export const REQUEST_LIMITS = {
   /** Stop strings, and characters in each. */
   stopStrings: 16,
   stopLength: 1024,
+  /** Prompts in one text completion request (each gets n choices; all of them together at most `n`). */
+  prompts: 128,
   /** Messages in the conversation. */
   messages: 4096,
   /** Tools offered in one request (OpenAI's own limit). */

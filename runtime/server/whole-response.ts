@@ -1,7 +1,7 @@
 // The whole answer (stream: false): a completion's chunks folded into one response. The stream
 // (chunk-stream.ts) sends the same chunks, so the two cannot differ.
 import type { RequestMeter } from './request-meter.js';
-import { isUsageChunk, type CompletionChunk } from './completion-chunk.js';
+import { isUsageChunk, type ChunkFrame, type CompletionChunk } from './completion-chunk.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 import type { Usage } from './usage.js';
 
@@ -29,4 +29,9 @@ export async function wholeResponse<Chunk extends CompletionChunk>(chunks: Async
     return fold.response(error.usage);
   }
   return usage && fold.response(usage);
+}
+
+/** The response both endpoints answer: the frame, each choice by index with its fields and its finish reason (`error` if it had none), the usage. */
+export function responseOf<Choice extends { finish: string | undefined }>(frame: ChunkFrame, object: string, choices: readonly Choice[], fields: (choice: Choice) => object, usage: Usage): object {
+  return { ...frame, object, choices: choices.map((choice, index) => ({ index, ...fields(choice), finish_reason: choice.finish ?? 'error' })), usage };
 }

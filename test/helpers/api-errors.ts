@@ -17,12 +17,17 @@ export function assertEnvelope(response: { status: number; json: any; text: stri
 }
 
 export async function expectError(s: TinyServer, body: string | object, status: number, param: string | null, code: string | null = null, message?: RegExp, ok: object = okRequest) {
-  const response = await post(`${s.url}/v1/chat/completions`, body);
+  await expectErrorAt('/v1/chat/completions', s, body, status, param, code, message, ok);
+}
+
+/** As expectError, for the endpoint at `path` (its `ok` request must be one that path answers). */
+export async function expectErrorAt(path: string, s: TinyServer, body: string | object, status: number, param: string | null, code: string | null, message: RegExp | undefined, ok: object) {
+  const response = await post(`${s.url}${path}`, body);
   const error = assertEnvelope(response, status);
   assert.is(error.param, param, response.text);
   assert.is(error.code, code, response.text);
   if (message) assert.match(error.message, message);
   // ... and the server still serves.
-  const after = await post(`${s.url}/v1/chat/completions`, ok);
+  const after = await post(`${s.url}${path}`, ok);
   assert.is(after.status, 200);
 }

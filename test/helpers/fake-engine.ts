@@ -53,14 +53,26 @@ export class FakeEngine implements EngineClient {
   readonly grammarCacheCounts = { hits: 0, joined: 0, compiled: 0 };
   /** Every request the server sent, in order. */
   readonly requests: GenerateRequest[] = [];
+  /** Resolves when the server first cancels a running request (a client left, or another prompt of its batch failed). */
+  readonly cancelled: Promise<void>;
+  private markCancelled!: () => void;
   private nextId = 1;
 
-  constructor(private readonly script: FakeScript) {}
+  constructor(private readonly script: FakeScript) {
+    this.cancelled = new Promise((resolve) => (this.markCancelled = resolve));
+  }
 
   async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent> {
     this.requests.push(request);
     const id = this.nextId++;
-    for await (const event of this.script(request, signal)) yield { ...event, id } as EngineEvent;
+    // Only a request still running counts as cancelled.
+    const onAbort = () => this.markCancelled();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      for await (const event of this.script(request, signal)) yield { ...event, id } as EngineEvent;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   compileGrammar(): Promise<Uint8Array> {
@@ -79,19 +91,26 @@ export class FakeEngine implements EngineClient {
 export interface FakeServer {
   url: string;
   engine: FakeEngine;
-  close(): Promise<void>;
 }
 
-export async function startFakeEngineServer(script: FakeScript, options: Partial<ApiServerOptions> = {}): Promise<FakeServer> {
+/** Runs `body` against a server on a fake engine that answers with `script`, and closes it after. */
+export async function withFakeEngineServer(script: FakeScript, body: (s: FakeServer) => Promise<void>, options: Partial<ApiServerOptions> = {}): Promise<void> {
   const server = new ApiServer(testServerOptions(options));
   const address = await server.listen('127.0.0.1', 0);
   const engine = new FakeEngine(script);
   server.ready(engine);
-  return { url: `http://127.0.0.1:${address.port}`, engine, close: () => server.drain(1000) };
+  try {
+    await body({ url: `http://127.0.0.1:${address.port}`, engine });
+  } finally {
+    await server.drain(1000);
+  }
 }
 
 /** A delta event of one token per character of `text` (token ids are irrelevant to the server). */
 export const delta = (choice: number, text: string): ScriptedEvent => ({ type: 'delta', choice, text, tokens: [...text].map(() => 1) });
+
+/** Resolves when `signal` aborts: a script that waits on it ends only when the server cancels the request. */
+export const untilAborted = (signal: AbortSignal | undefined) => new Promise<void>((resolve) => signal!.addEventListener('abort', () => resolve(), { once: true }));
 
 /** An SSE body as its events: each `data:` payload parsed, `[DONE]` kept as the string. */
 export function sseEvents(body: string): unknown[] {

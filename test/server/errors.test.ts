@@ -68,7 +68,7 @@ test('an oversized body is 413', async ({ s }) => {
 });
 
 test('unknown paths are 404 and wrong methods 405 with Allow', async ({ s }) => {
-  const missing = await fetch(`${s.url}/v1/completions`, { method: 'POST' });
+  const missing = await fetch(`${s.url}/v1/embeddings`, { method: 'POST' });
   assert.is(missing.status, 404);
   assert.is(((await missing.json()) as any).error.type, 'not_found_error');
   const wrong = await fetch(`${s.url}/v1/chat/completions`);

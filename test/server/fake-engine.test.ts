@@ -1,11 +1,11 @@
 // The server against a scripted engine (test/helpers/fake-engine.ts): what a real model does
 // not do on cue. An engine failure part way through a stream and a whole response, chunks that
-// are exactly the engine's deltas, refusals named as the endpoint names its prompt, and a client
-// that leaves.
+// are exactly the engine's deltas, refusals named as the endpoint names its prompt, a client
+// that leaves, and a batch of text prompts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EngineRequestError } from '../../runtime/engine/engine.js';
-import { delta, sseEvents, startFakeEngineServer, type FakeScript } from '../helpers/fake-engine.js';
+import { delta, sseEvents, untilAborted, withFakeEngineServer, type FakeScript } from '../helpers/fake-engine.js';
 import { assertEnvelope } from '../helpers/api-errors.js';
 import { post, TINY_MODEL_ID } from '../helpers/tiny-server.js';
 
@@ -22,8 +22,7 @@ const failsPartWay: FakeScript = async function* () {
 };
 
 test('an engine failure mid-stream ends the stream with an error event after what was sent', async () => {
-  const s = await startFakeEngineServer(failsPartWay);
-  try {
+  await withFakeEngineServer(failsPartWay, async (s) => {
     const response = await post(`${s.url}/v1/chat/completions`, chat({ stream: true }));
     assert.is(response.status, 200);
     const events = sseEvents(response.text) as any[];
@@ -34,44 +33,35 @@ test('an engine failure mid-stream ends the stream with an error event after wha
     assert.equal(events[3], { error: { message: 'decode failed: the device went away', type: 'server_error', param: null, code: 'internal_error' } });
     assert.is(events[4], '[DONE]');
     assert.is(events.length, 5);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test('an engine failure part way through a whole response keeps the output, finish_reason "error"', async () => {
-  const s = await startFakeEngineServer(failsPartWay);
-  try {
+  await withFakeEngineServer(failsPartWay, async (s) => {
     const response = await post(`${s.url}/v1/chat/completions`, chat());
     assert.is(response.status, 200, response.text);
     assert.equal(response.json.choices, [{ index: 0, message: { role: 'assistant', content: 'Hello' }, logprobs: null, finish_reason: 'error' }]);
     assert.equal(response.json.usage, { prompt_tokens: 7, completion_tokens: 0, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } });
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test('an engine failure before any output is an HTTP error, streamed or not', async () => {
-  const s = await startFakeEngineServer(async function* () {
+  await withFakeEngineServer(async function* () {
     yield { type: 'started', promptTokens: 3 };
     throw new EngineRequestError({ code: 'internal_error', message: 'generation failed' });
-  });
-  try {
+  }, async (s) => {
     const whole = assertEnvelope(await post(`${s.url}/v1/chat/completions`, chat()), 500);
     assert.is(whole.code, 'internal_error');
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test('each engine delta is one chunk, and the whole message is their concatenation', async () => {
   const pieces = ['Once', ' upon', '', ' a tïme', '.'];
-  const s = await startFakeEngineServer(async function* (request) {
+  await withFakeEngineServer(async function* (request) {
     yield { type: 'started', promptTokens: 4 };
     for (let choice = 0; choice < (request.n ?? 1); choice++) for (const piece of pieces) yield delta(choice, `${piece}${choice}`);
     for (let choice = 0; choice < (request.n ?? 1); choice++) yield { type: 'finished', choice, reason: 'stop', completionTokens: 5, cachedTokens: 2 };
-  });
-  try {
+  }, async (s) => {
     const streamed = await post(`${s.url}/v1/chat/completions`, chat({ n: 2, stream: true, stream_options: { include_usage: true } }));
     const events = sseEvents(streamed.text) as any[];
     const contents = (choice: number) => events.filter((e) => e.choices?.[0]?.index === choice && e.choices[0].delta.content !== undefined).map((e) => e.choices[0].delta.content);
@@ -86,44 +76,64 @@ test('each engine delta is one chunk, and the whole message is their concatenati
     assert.equal(whole.json.usage, usage);
     // Frame fields are the same on every chunk and on the whole response.
     for (const event of events.slice(0, -1)) assert.equal([event.object, event.model, event.system_fingerprint], ['chat.completion.chunk', TINY_MODEL_ID, whole.json.system_fingerprint]);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test("the engine's prompt refusals name the chat request's messages", async () => {
-  const s = await startFakeEngineServer(async function* () {
+  await withFakeEngineServer(async function* () {
     throw new EngineRequestError({ code: 'context_length_exceeded', param: 'prompt', message: "This model's maximum context length is 512 tokens." });
-  });
-  try {
+  }, async (s) => {
     const error = assertEnvelope(await post(`${s.url}/v1/chat/completions`, chat({ stream: true })), 400);
     assert.equal([error.param, error.code], ['messages', 'context_length_exceeded']);
-  } finally {
-    await s.close();
-  }
+  });
 });
 
 test('a client that leaves mid-stream cancels its generation', async () => {
-  let cancelled!: () => void;
-  const sawCancel = new Promise<void>((resolve) => (cancelled = resolve));
-  const s = await startFakeEngineServer(async function* (_request, signal) {
+  await withFakeEngineServer(async function* (_request, signal) {
     yield { type: 'started', promptTokens: 2 };
     yield delta(0, 'first');
     // The engine waits for the client: only leaving ends this request.
-    await new Promise<void>((resolve) => signal!.addEventListener('abort', () => resolve(), { once: true }));
-    cancelled();
-  });
-  try {
+    await untilAborted(signal);
+  }, async (s) => {
     const controller = new AbortController();
     const response = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(chat({ stream: true })), signal: controller.signal });
     const reader = response.body!.getReader();
     let received = '';
     while (!received.includes('first')) received += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
-    await sawCancel;
-  } finally {
-    await s.close();
-  }
+    await s.engine.cancelled;
+  });
+});
+
+test('text completions: the echo comes in front of each choice\'s first piece, and a batch\'s choices are numbered prompt by prompt', async () => {
+  await withFakeEngineServer(async function* (request) {
+    const word = String(request.prompt);
+    yield { type: 'started', promptTokens: 1 };
+    for (let choice = 0; choice < (request.n ?? 1); choice++) yield delta(choice, ` ${word}${choice}`);
+    for (let choice = 0; choice < (request.n ?? 1); choice++) yield { type: 'finished', choice, reason: 'length', completionTokens: 1, cachedTokens: 0 };
+  }, async (s) => {
+    const body = { model: TINY_MODEL_ID, prompt: ['a', 'b'], n: 2, echo: true };
+    const events = sseEvents((await post(`${s.url}/v1/completions`, { ...body, stream: true })).text) as any[];
+    const texts = events.filter((e) => e.choices?.[0]?.text).map((e) => [e.choices[0].index, e.choices[0].text]);
+    assert.equal(texts.sort(), [[0, 'a a0'], [1, 'a a1'], [2, 'b b0'], [3, 'b b1']]);
+    const whole = await post(`${s.url}/v1/completions`, body);
+    assert.equal(whole.json.choices.map((c: any) => [c.index, c.text, c.finish_reason]), [[0, 'a a0', 'length'], [1, 'a a1', 'length'], [2, 'b b0', 'length'], [3, 'b b1', 'length']]);
+    assert.equal(whole.json.usage, { prompt_tokens: 2, completion_tokens: 4, total_tokens: 6, prompt_tokens_details: { cached_tokens: 0 } });
+  });
+});
+
+test('text completions: when one prompt of a batch fails, the others are cancelled and the stream ends with the error', async () => {
+  await withFakeEngineServer(async function* (request, signal) {
+    yield { type: 'started', promptTokens: 1 };
+    yield delta(0, String(request.prompt));
+    if (request.prompt === 'fails') throw new EngineRequestError({ code: 'internal_error', message: 'generation failed' });
+    await untilAborted(signal);
+  }, async (s) => {
+    const events = sseEvents((await post(`${s.url}/v1/completions`, { model: TINY_MODEL_ID, prompt: ['waits', 'fails'], stream: true })).text) as any[];
+    assert.equal(events.at(-2), { error: { message: 'generation failed', type: 'server_error', param: null, code: 'internal_error' } });
+    assert.is(events.at(-1), '[DONE]');
+    await s.engine.cancelled;
+  });
 });
 
 test.run();
