@@ -1,0 +1,92 @@
+// /openapi.json is what a generated client or a fuzzer follows: it lists /v1/completions, its
+// rules between fields are the ones the server enforces (each documented rule, broken, is a 400
+// naming its field), and real answers have every field its response schemas call required.
+import { Ajv } from 'ajv';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { assertEnvelope } from '../helpers/api-errors.js';
+import { sseEvents } from '../helpers/fake-engine.js';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer; openapi: any }>('openapi');
+
+test.before(async (context) => {
+  context.s = await startTinyServer();
+  context.openapi = await (await fetch(`${context.s.url}/openapi.json`)).json();
+});
+test.after(async (context) => {
+  await context.s.close();
+});
+
+const ajv = new Ajv({ strict: false });
+const model = TINY_MODEL_ID;
+const chat = { model, messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 };
+const text = { model, prompt: 'hi', max_tokens: 2 };
+const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: {} } } }];
+
+/** For each documented rule (by endpoint and the field it names), a request that breaks it. */
+const breaking: Record<string, Record<string, object>> = {
+  '/v1/chat/completions': {
+    top_logprobs: { ...chat, top_logprobs: 2 },
+    stream_options: { ...chat, stream_options: { include_usage: true } },
+    tool_choice: { ...chat, tool_choice: 'auto' },
+    parallel_tool_calls: { ...chat, parallel_tool_calls: false },
+    response_format: { ...chat, tools, response_format: { type: 'json_object' } },
+    'messages[0].tool_call_id': { ...chat, messages: [{ role: 'tool', content: 'x' }] },
+    'messages[0].tool_calls': { ...chat, messages: [{ role: 'user', content: 'x', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }] },
+    'messages[0].content': { ...chat, messages: [{ role: 'user' }] },
+  },
+  '/v1/completions': {
+    stream_options: { ...text, stream_options: { include_usage: true } },
+    suffix: { ...text, suffix: 'after' },
+    echo: { ...text, echo: true, logprobs: 1 },
+  },
+};
+
+const documentedRules = (schema: any, at = ''): string[] => [
+  ...(schema.allOf ?? []).filter((rule: any) => rule['x-param']).map((rule: any) => `${at}${rule['x-param']}`),
+  ...(schema.properties?.messages ? documentedRules(schema.properties.messages.items, 'messages[0].') : []),
+];
+
+test('/v1/completions is listed with its request, response and stream schemas', ({ openapi }) => {
+  const operation = openapi.paths['/v1/completions'].post;
+  assert.ok(operation.requestBody.content['application/json'].schema.properties.prompt);
+  assert.is(operation.responses['200'].content['application/json'].schema.properties.object.const, 'text_completion');
+  assert.ok(operation.responses['200'].content['text/event-stream'].schema);
+});
+
+test('every documented rule is enforced: a request that breaks it fails the schema and gets a 400 naming its field', async ({ s, openapi }) => {
+  for (const [path, examples] of Object.entries(breaking)) {
+    const schema = openapi.paths[path].post.requestBody.content['application/json'].schema;
+    const validate = ajv.compile(schema);
+    assert.equal(documentedRules(schema).sort(), Object.keys(examples).sort(), `${path}: each documented rule has an example here`);
+    assert.ok(validate(path === '/v1/completions' ? text : chat), `${path}: a plain request follows the schema`);
+    for (const [param, body] of Object.entries(examples)) {
+      assert.not.ok(validate(body), `${path} ${param}: the documented schema refuses it`);
+      const error = assertEnvelope(await post(`${s.url}${path}`, body), 400);
+      assert.is(error.param, param, error.message);
+    }
+  }
+});
+
+const responseSchema = (openapi: any, path: string, type: string) => ajv.compile(openapi.paths[path].post.responses['200'].content[type].schema);
+
+function assertFollows(validate: ReturnType<typeof ajv.compile>, value: unknown, what: string): void {
+  assert.ok(validate(value), `${what}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(value)}`);
+}
+
+test('answers have every field the response schemas require, whole and streamed', async ({ s, openapi }) => {
+  for (const [path, body] of [['/v1/chat/completions', { ...chat, logprobs: true, top_logprobs: 1 }], ['/v1/completions', { ...text, logprobs: 1 }]] as const) {
+    const whole = await post(`${s.url}${path}`, body);
+    assertFollows(responseSchema(openapi, path, 'application/json'), whole.json, `${path} whole`);
+    const stream = await post(`${s.url}${path}`, { ...body, stream: true, stream_options: { include_usage: true } });
+    const chunk = responseSchema(openapi, path, 'text/event-stream');
+    for (const event of sseEvents(stream.text).slice(0, -1)) assertFollows(chunk, event, `${path} chunk`);
+  }
+  const models = await (await fetch(`${s.url}/v1/models`)).json();
+  assertFollows(ajv.compile(openapi.paths['/v1/models'].get.responses['200'].content['application/json'].schema), models, '/v1/models');
+  const refused = await post(`${s.url}/v1/completions`, { ...text, suffix: 'x' });
+  assertFollows(ajv.compile(openapi.paths['/v1/completions'].post.responses.default.content['application/json'].schema), refused.json, 'an error');
+});
+
+test.run();
