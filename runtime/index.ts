@@ -9,6 +9,7 @@
 //   await engine.dispose();
 export { createServer, type LmforgeServer, type ServerOptions } from './server/create-server.js';
 export type { ApiServer } from './server/api-server.js';
+export type { EngineClient } from './server/engine-client.js';
 export { BUILTIN_TEMPLATES, type BuiltinTemplate, type BuiltinTemplateName } from './chat/builtin-templates.js';
 export type { GivenTemplate } from './chat/template-choice.js';
 export { Engine, EngineRequestError, EngineStartError } from './engine/engine.js';
