@@ -161,6 +161,9 @@ export class EngineCore {
           continue;
         }
       }
+      // Drafting is judged by the whole step: proposing (n-gram lookups, forced text), the
+      // decode, and verifying (a grammar mask per drafted position) all grow with the drafts.
+      const planStart = nowMicros();
       const plan = this.scheduler.schedule();
       if (plan.entries.length === 0) {
         // Idle: nothing runs, so only a submit, a cancel or stop() can change anything.
@@ -184,7 +187,6 @@ export class EngineCore {
       const micros = nowMicros() - stepStart;
       // Draft positions cost what prompt positions do: they count with them.
       this.budget.observe(plan.decoding, plan.tokens - plan.decoding, micros);
-      this.drafter?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, micros);
       this.scheduler.update(plan);
       this.steps++;
       if (this.options.tracing) this.traceStep(plan, stepStart, micros);
@@ -202,6 +204,7 @@ export class EngineCore {
         }
         this.scheduler.settleDraft(entry, accepted);
       });
+      this.drafter?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
       this.collectOutput();
       this.flushEvents();
     }

@@ -1,4 +1,5 @@
-// What drafting costs, learnt from the steps themselves. On a GPU a decode step is bound by
+// What drafting costs, learnt from the steps themselves (planning, decode and verification:
+// under a grammar each verified position needs a mask, which the decode time alone misses). On a GPU a decode step is bound by
 // reading the weights, and a few more positions are nearly free; on a CPU each position is
 // real work, and the first one beside a lone decode costs most, since llama.cpp leaves its
 // one-row kernels for matrix ones (SmolLM2-135M on 2 cores: 1 position ~11 ms, 2 ~20 ms, 5 ~30
