@@ -166,6 +166,14 @@ export function isLoopbackAddress(address: string): boolean {
   return address === '::1' || /^(::ffff:)?127\./.test(address);
 }
 
+/** The start-up line about speculative decoding: where drafts come from and how many. */
+export function describeSpeculation(mode: SpeculativeMode, draftModel: string | undefined, draftLength: number): string {
+  if (mode === 'disable') return 'off';
+  const source = mode === 'small_draft' ? `small_draft with ${draftModel}` : 'ngram (prompt lookup)';
+  const length = draftLength > 0 ? `${draftLength} draft tokens a step` : 'draft length chosen per sequence from its acceptance and the measured cost';
+  return `${source}, forced grammar text too; ${length}`;
+}
+
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
 export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
   const mode = parseMode(flags.mode);
@@ -267,6 +275,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`template: ${http.templateNote}`);
   console.log(`tools:   ${http.toolFormatNote}`);
   console.log(`reasoning: ${http.reasoningNote}`);
+  console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);

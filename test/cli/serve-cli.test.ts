@@ -90,6 +90,7 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /engine: +mode=local max_num_sequence=2 max_total_seq_length=256 prefill_chunk_size=256 context_window_size=256/);
     assert.match(out, /memory: +kv cache: 256 cells \(64 KiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
     assert.match(out, /api key: +none: every endpoint is open/);
+    assert.match(out, /speculative: off\n/);
     assert.match(out, /template: +the model's own\n/);
     assert.match(out, new RegExp(`metrics: +http://127\\.0\\.0\\.1:${port}/metrics`));
     assert.not.match(run.stderr(), /warning/, 'a loopback address needs no key');

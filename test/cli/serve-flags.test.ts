@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { UsageError } from '../../cli/cli-error.js';
 import { rawOptionValues } from '../../cli/raw-option.js';
-import { apiKeysOf, checkServeFlags, isLoopbackAddress, type ServeFlags } from '../../cli/serve.js';
+import { apiKeysOf, checkServeFlags, describeSpeculation, isLoopbackAddress, type ServeFlags } from '../../cli/serve.js';
 import { throwsError } from '../helpers/throws.js';
 import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
 
@@ -73,6 +73,16 @@ test('--chat-template: a built-in by name, else a Jinja file, read and parsed be
     rmSync(dir, { recursive: true, force: true });
   }
   throwsError(() => checkServeFlags({ ...defaults, chatTemplate: 'gemma2' }, {}), UsageError, /--chat-template gemma2 is neither a built-in template \(chatml, gemma, llama3, plain\) nor a readable Jinja file: no such file/);
+});
+
+test('speculative decoding: the flags checked together, and the start-up line says what drafts and how many', () => {
+  const ngram = checkServeFlags({ ...defaults, speculativeMode: 'ngram', overrides: 'spec_draft_length=3' }, {});
+  assert.is(ngram.speculativeMode, 'ngram');
+  assert.is(describeSpeculation(ngram.speculativeMode, ngram.draftModel, ngram.overrides.spec_draft_length ?? 0), 'ngram (prompt lookup), forced grammar text too; 3 draft tokens a step');
+  const drafted = checkServeFlags({ ...defaults, speculativeMode: 'small_draft', additionalModels: 'draft.gguf' }, {});
+  assert.is(drafted.draftModel, 'draft.gguf');
+  assert.match(describeSpeculation(drafted.speculativeMode, drafted.draftModel, 0), /^small_draft with draft\.gguf, forced grammar text too; draft length chosen per sequence/);
+  assert.is(describeSpeculation('disable', undefined, 0), 'off');
 });
 
 test('loopback addresses are those of 127.0.0.0/8 and ::1', () => {
