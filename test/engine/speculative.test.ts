@@ -103,6 +103,26 @@ test('a draft model with the target\'s own weights has its greedy drafts accepte
   }
 });
 
+test('a draft model catching up several long prompts in several decodes drafts from each one\'s own last row', async ({ plain }) => {
+  // A batch of 8 + 2 tokens: two 30-token prompts take the draft four decodes to catch up.
+  const self = await Engine.create({
+    modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1,
+    overrides: { ...limits, max_num_sequence: 2, prefill_chunk_size: 8, spec_draft_length: 4 },
+    speculativeMode: 'small_draft', draftModelPath: tinyModelPath,
+  });
+  try {
+    const requests: GenerateRequest[] = [1, 2].map((seed) => ({ prompt: repetitivePrompt(850 + seed, 10, 3), maxTokens: 24, sampling: { temperature: 0 } }));
+    const together = await Promise.all(requests.map((request) => runToEnd(self, request)));
+    for (const [i, request] of requests.entries()) {
+      assert.equal(together[i]!.choices.map(outputOf), (await runToEnd(plain, request)).choices.map(outputOf));
+    }
+    const { proposed, accepted } = await draftCounts(self);
+    assert.ok(proposed > 20 && accepted >= 0.95 * proposed, `${accepted} of ${proposed} accepted`);
+  } finally {
+    await self.dispose();
+  }
+});
+
 test('a draft model whose vocabulary differs is refused at start-up, saying where', async () => {
   try {
     await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 256 }, speculativeMode: 'small_draft', draftModelPath: tinyLlama3Path });

@@ -102,26 +102,30 @@ export class DraftModel {
       held.length = keep;
       this.held.set(slot, held);
     }
-    // Whole sequences per batch where they fit, a long catch-up in several decodes.
-    let pending = queue.map((d) => ({ d, next: this.held.get(d.sequence.slot)!.length }));
-    while (pending.length > 0) {
+    // What is missing before each last token goes in as many decodes as it takes; the last
+    // tokens all go in the final one, whose rows are the ones the drafts start from (a row of
+    // an earlier decode is gone once the next one runs).
+    const room = this.batch.capacity - queue.length;
+    const next = queue.map((d) => this.held.get(d.sequence.slot)!.length);
+    for (;;) {
       this.batch.clear();
-      for (const p of pending) {
-        const tokens = p.d.sequence.tokens;
-        const slot = p.d.sequence.slot;
-        while (p.next < tokens.length && this.batch.length < this.batch.capacity) {
-          const last = p.next === tokens.length - 1;
-          const row = this.batch.add(tokens[p.next]!, p.next, slot, last);
-          if (last) p.d.row = row;
-          else this.held.get(slot)!.push(tokens[p.next]!);
-          p.next++;
+      queue.forEach((d, i) => {
+        const tokens = d.sequence.tokens;
+        const held = this.held.get(d.sequence.slot)!;
+        for (; next[i]! < tokens.length - 1 && this.batch.length < room; next[i]!++) {
+          this.batch.add(tokens[next[i]!]!, next[i]!, d.sequence.slot, false);
+          held.push(tokens[next[i]!]!);
         }
-      }
+      });
+      if (queue.every((d, i) => next[i] === d.sequence.tokens.length - 1)) break;
       await this.decode();
-      pending = pending.filter((p) => p.next < p.d.sequence.tokens.length);
     }
-    // The last token's cells are held too, now that it is computed.
-    for (const d of queue) this.held.get(d.sequence.slot)!.push(d.sequence.tokens.at(-1)!);
+    for (const d of queue) {
+      const tokens = d.sequence.tokens;
+      d.row = this.batch.add(tokens.at(-1)!, tokens.length - 1, d.sequence.slot, true);
+      this.held.get(d.sequence.slot)!.push(tokens.at(-1)!);
+    }
+    await this.decode();
   }
 
   /** The draft model's greedy choice from the sequence's row, within the grammar's mask. */
