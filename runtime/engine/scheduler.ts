@@ -217,10 +217,7 @@ export class Scheduler {
       if (room <= 0) break;
       const { sequence } = entry;
       if (entry.logits !== 1) continue;
-      const { maxTokens } = sequence.request.request;
-      // Every accepted draft token is one more output token, and the step adds one of its own.
-      const outputLeft = (maxTokens ?? Infinity) - sequence.generated - 1;
-      const most = Math.min(room, outputLeft, sequence.request.lengthLimit - sequence.tokens.length - 1);
+      const most = Math.min(room, sequence.draftRoom);
       if (most <= 0) continue;
       const draft = this.proposeDraft(sequence, most, Math.max(1, plan.decoding));
       if (draft.length === 0) continue;

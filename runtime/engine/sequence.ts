@@ -43,6 +43,16 @@ export class Sequence {
   get pending(): number {
     return this.tokens.length - this.computed;
   }
+
+  /**
+   * Most draft tokens the next step may verify after this sequence's last token: each one
+   * accepted is one more output token (and the step adds one of its own), within max_tokens
+   * and the length limit.
+   */
+  get draftRoom(): number {
+    const outputLeft = (this.request.request.maxTokens ?? Infinity) - this.generated - 1;
+    return Math.min(outputLeft, this.request.lengthLimit - this.tokens.length - 1);
+  }
 }
 
 export class RequestState {

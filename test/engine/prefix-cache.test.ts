@@ -8,7 +8,7 @@ import { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyGemma3SwaPath, tinyModelPath, TINY_SLIDING_WINDOW } from '../../fixtures/paths.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
-import { testRandom } from '../helpers/test-random.js';
+import { gpt2WordTokens } from '../helpers/test-random.js';
 
 interface Engines {
   cached: Engine;
@@ -27,11 +27,6 @@ test.after(async ({ cached, uncached }) => {
   await uncached.dispose();
 });
 
-/** Seeded token ids of the GPT-2 vocabulary, from 1000 to 30999 (plain words, no control tokens). */
-function tokens(seed: number, length: number): number[] {
-  const random = testRandom(seed);
-  return Array.from({ length }, () => 1000 + Math.floor(random() * 30000));
-}
 
 /** What a choice produced: tokens, text, finish reason and the tokens its logprobs describe. */
 function outputOf(choice: ChoiceResult) {
@@ -57,14 +52,14 @@ async function outputs(engine: Engine, request: GenerateRequest) {
 }
 
 test('a prompt that extends an earlier one is served from cache up to where they differ', async ({ cached }) => {
-  const history = tokens(1, 300);
+  const history = gpt2WordTokens(1, 300);
   const first = await runToEnd(cached, { prompt: history, maxTokens: 8, ignoreEos: true, sampling: { temperature: 0 } });
   assert.is(first.choices[0]!.cachedTokens, 0, 'nothing was cached before');
-  const turn = [...history, ...first.choices[0]!.tokens, ...tokens(2, 40)];
+  const turn = [...history, ...first.choices[0]!.tokens, ...gpt2WordTokens(2, 40)];
   const second = await runToEnd(cached, { prompt: turn, maxTokens: 4, ignoreEos: true, sampling: { temperature: 0 } });
   // The first request's cells: its prompt and the 7 generated tokens it fed back (the 8th was never computed).
   assert.is(second.choices[0]!.cachedTokens, 307);
-  const branch = await runToEnd(cached, { prompt: [...history.slice(0, 150), ...tokens(3, 20)], maxTokens: 2, ignoreEos: true });
+  const branch = await runToEnd(cached, { prompt: [...history.slice(0, 150), ...gpt2WordTokens(3, 20)], maxTokens: 2, ignoreEos: true });
   assert.is(branch.choices[0]!.cachedTokens, 150);
   const stats = await cached.stats();
   assert.ok(stats.kvCellsCached > 0 && stats.cachedSequences > 0, JSON.stringify(stats));
@@ -72,13 +67,13 @@ test('a prompt that extends an earlier one is served from cache up to where they
 });
 
 test('outputs are identical with and without the cache: greedy, seeded, n, logprobs, stop strings', async ({ cached, uncached }) => {
-  const shared = tokens(10, 200);
+  const shared = gpt2WordTokens(10, 200);
   const requests: GenerateRequest[] = [
-    { prompt: [...shared, ...tokens(11, 10)], maxTokens: 16, ignoreEos: true, sampling: { temperature: 0 } },
-    { prompt: [...shared, ...tokens(12, 10)], maxTokens: 16, ignoreEos: true, seed: 7, sampling: { temperature: 1.1, topP: 0.9 } },
-    { prompt: [...shared, ...tokens(13, 10)], maxTokens: 12, ignoreEos: true, seed: 8, n: 3, sampling: { temperature: 1 } },
-    { prompt: [...shared, ...tokens(14, 10)], maxTokens: 12, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 3 } },
-    { prompt: [...shared, ...tokens(15, 10)], maxTokens: 24, ignoreEos: true, stop: ['e', 'a'], seed: 9, sampling: { temperature: 0.8 } },
+    { prompt: [...shared, ...gpt2WordTokens(11, 10)], maxTokens: 16, ignoreEos: true, sampling: { temperature: 0 } },
+    { prompt: [...shared, ...gpt2WordTokens(12, 10)], maxTokens: 16, ignoreEos: true, seed: 7, sampling: { temperature: 1.1, topP: 0.9 } },
+    { prompt: [...shared, ...gpt2WordTokens(13, 10)], maxTokens: 12, ignoreEos: true, seed: 8, n: 3, sampling: { temperature: 1 } },
+    { prompt: [...shared, ...gpt2WordTokens(14, 10)], maxTokens: 12, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 3 } },
+    { prompt: [...shared, ...gpt2WordTokens(15, 10)], maxTokens: 24, ignoreEos: true, stop: ['e', 'a'], seed: 9, sampling: { temperature: 0.8 } },
   ];
   for (const request of requests) {
     const reference = await outputs(uncached, request);
@@ -93,7 +88,7 @@ test('outputs are identical with and without the cache: greedy, seeded, n, logpr
 
 test('a grammar constrains a cached prompt exactly as an uncached one', async ({ cached, uncached }) => {
   const grammar = await cached.compileGrammar({ kind: 'regex', pattern: '[a-z]{3,8}( [a-z]{2,6}){2,4}\\.' });
-  const request: GenerateRequest = { prompt: tokens(20, 120), maxTokens: 64, seed: 3, grammar, sampling: { temperature: 1 } };
+  const request: GenerateRequest = { prompt: gpt2WordTokens(20, 120), maxTokens: 64, seed: 3, grammar, sampling: { temperature: 1 } };
   const reference = await outputs(uncached, request);
   await outputs(cached, request);
   const again = await outputs(cached, request);
@@ -103,8 +98,8 @@ test('a grammar constrains a cached prompt exactly as an uncached one', async ({
 });
 
 test('concurrent requests with one system prompt compute it once and share it while it is computed', async ({ cached, uncached }) => {
-  const system = tokens(30, 400);
-  const requests = [31, 32, 33, 34].map((seed): GenerateRequest => ({ prompt: [...system, ...tokens(seed, 12)], maxTokens: 10, ignoreEos: true, sampling: { temperature: 0 } }));
+  const system = gpt2WordTokens(30, 400);
+  const requests = [31, 32, 33, 34].map((seed): GenerateRequest => ({ prompt: [...system, ...gpt2WordTokens(seed, 12)], maxTokens: 10, ignoreEos: true, sampling: { temperature: 0 } }));
   const together = await Promise.all(requests.map((request) => outputs(cached, request)));
   const served = together.map((result) => result.cached).sort((a, b) => a - b);
   assert.equal(served, [0, 400, 400, 400], 'the first computes the system prompt, the others take it');
@@ -114,7 +109,7 @@ test('concurrent requests with one system prompt compute it once and share it wh
 test('a small KV budget: the least recently used prefixes are evicted first, without preempting anyone', async () => {
   const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 512, max_total_seq_length: 512, prefix_cache_max_num_recycling_seqs: 8 } });
   try {
-    const prompts = [40, 41, 42, 43, 44].map((seed) => tokens(seed, 150));
+    const prompts = [40, 41, 42, 43, 44].map((seed) => gpt2WordTokens(seed, 150));
     for (const prompt of prompts) await runToEnd(engine, { prompt, maxTokens: 2, ignoreEos: true });
     const stats = await engine.stats();
     assert.ok(stats.kvCellsCached <= 512, `${stats.kvCellsCached} cached cells within 512`);
@@ -131,14 +126,14 @@ test('a small KV budget: the least recently used prefixes are evicted first, wit
 test('preemption and cancellation keep outputs identical and the cache consistent', async ({ uncached }) => {
   const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 256, max_total_seq_length: 256, prefix_cache_max_num_recycling_seqs: 4 } });
   try {
-    const shared = tokens(50, 60);
-    const requests = [51, 52, 53].map((seed): GenerateRequest => ({ prompt: [...shared, ...tokens(seed, 10)], maxTokens: 80, ignoreEos: true, seed, sampling: { temperature: 0.9 } }));
+    const shared = gpt2WordTokens(50, 60);
+    const requests = [51, 52, 53].map((seed): GenerateRequest => ({ prompt: [...shared, ...gpt2WordTokens(seed, 10)], maxTokens: 80, ignoreEos: true, seed, sampling: { temperature: 0.9 } }));
     const results = await Promise.all(requests.map((request) => outputs(engine, request)));
     assert.ok((await engine.stats()).preemptions > 0, 'the budget forced preemption');
     for (const [i, request] of requests.entries()) assert.equal(results[i]!.choices, (await outputs(uncached, request)).choices);
 
     const controller = new AbortController();
-    const request: GenerateRequest = { prompt: tokens(60, 100), maxTokens: 150, ignoreEos: true, sampling: { temperature: 0 } };
+    const request: GenerateRequest = { prompt: gpt2WordTokens(60, 100), maxTokens: 150, ignoreEos: true, sampling: { temperature: 0 } };
     let seen = 0;
     try {
       for await (const event of engine.generate(request, controller.signal)) if (event.type === 'delta' && ++seen === 5) controller.abort();
@@ -160,8 +155,8 @@ test('a sliding-window model reuses a prefix longer than its window with identic
   const cached = await Engine.create({ ...base, overrides: { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 2 } });
   const uncached = await Engine.create({ ...base, overrides: { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 0 } });
   try {
-    const history = tokens(70, 5 * TINY_SLIDING_WINDOW);
-    const request: GenerateRequest = { prompt: [...history, ...tokens(71, 9)], maxTokens: 20, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 2 } };
+    const history = gpt2WordTokens(70, 5 * TINY_SLIDING_WINDOW);
+    const request: GenerateRequest = { prompt: [...history, ...gpt2WordTokens(71, 9)], maxTokens: 20, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 2 } };
     await outputs(cached, { prompt: history, maxTokens: 2, ignoreEos: true });
     const hit = await outputs(cached, request);
     assert.ok(hit.cached > TINY_SLIDING_WINDOW, `served ${hit.cached} tokens, more than the window`);

@@ -12,7 +12,7 @@ import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyDraftModelPath, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { EngineStartError } from '../../runtime/engine/engine.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
-import { testRandom } from '../helpers/test-random.js';
+import { gpt2WordTokens } from '../helpers/test-random.js';
 
 interface Engines {
   plain: Engine;
@@ -42,13 +42,9 @@ test.after(async ({ plain, adaptive, fixed, drafted }) => {
   for (const engine of [plain, adaptive, fixed, drafted]) await engine.dispose();
 });
 
-/**
- * A prompt that repeats itself (a phrase of `period` tokens, several times), so that prompt
- * lookup finds continuations; GPT-2 ids 1000-30999 are plain words.
- */
+/** A prompt that repeats itself (a phrase of `period` plain words, several times), so that prompt lookup finds continuations. */
 function repetitivePrompt(seed: number, period: number, repeats: number): number[] {
-  const random = testRandom(seed);
-  const phrase = Array.from({ length: period }, () => 1000 + Math.floor(random() * 30000));
+  const phrase = gpt2WordTokens(seed, period);
   return Array.from({ length: period * repeats }, (_, i) => phrase[i % period]!);
 }
 

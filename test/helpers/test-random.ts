@@ -10,3 +10,9 @@ export function testRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Seeded token ids of the GPT-2 vocabulary, from 1000 to 30999 (plain words, no control tokens). */
+export function gpt2WordTokens(seed: number, length: number): number[] {
+  const random = testRandom(seed);
+  return Array.from({ length }, () => 1000 + Math.floor(random() * 30000));
+}

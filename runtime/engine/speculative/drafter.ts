@@ -67,8 +67,7 @@ export class Drafter {
     const requests = [];
     for (const sequence of sequences) {
       if (this.forcedText(sequence)) continue;
-      const { maxTokens } = sequence.request.request;
-      const most = Math.min(MAX_DRAFT, (maxTokens ?? Infinity) - sequence.generated - 1, sequence.request.lengthLimit - sequence.tokens.length - 1);
+      const most = Math.min(MAX_DRAFT, sequence.draftRoom);
       const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
       if (count > 0) requests.push({ sequence, count });
     }
