@@ -1,8 +1,8 @@
 // The built-in JSON grammars (RFC 8259 values; whitespace is space, tab, LF and CR). The
-// output ends with the value: nothing may follow it, since whitespace there only kept models
-// emitting newlines until max_tokens. Whitespace runs are bounded as in JSON schemas
-// (json-schema/options.ts: one line break, then up to 20 spaces or tabs), unless
-// `maxWhitespace: null`. grammars/json.ebnf and grammars/json-object.ebnf hold the default
+// output is the value alone: nothing before it or after it, since whitespace there only kept
+// models emitting spaces or newlines until max_tokens. Whitespace runs are bounded as in JSON
+// schemas (json-schema/options.ts: one space, or one line break then up to 20 spaces or
+// tabs), unless `maxWhitespace: null`. grammars/json.ebnf and grammars/json-object.ebnf hold the default
 // text as data for CI; a test keeps them equal.
 import { DEFAULT_MAX_WHITESPACE, maxWhitespaceOf } from './json-schema/options.js';
 
@@ -20,13 +20,15 @@ number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [+-]? [0-9]+)?
 `;
 
 function whitespaceRule(max: number | null): string {
-  return max === null ? String.raw`ws ::= [ \t\n\r]*` : String.raw`ws ::= ("\r"? "\n")? [ \t]{0,${max}}`;
+  if (max === null) return String.raw`ws ::= [ \t\n\r]*`;
+  const lineBreak = String.raw`"\r"? "\n" [ \t]{0,${max}}`;
+  return `ws ::= (${max > 0 ? `" " | ${lineBreak}` : lineBreak})?`;
 }
 
 /** Any JSON value, or with `objectOnly` any JSON object (JSON mode), as EBNF text. */
 export function jsonGrammarText(objectOnly: boolean, options: BuiltinJsonOptions = {}): string {
   const max = maxWhitespaceOf(options.maxWhitespace);
-  const head = objectOnly ? '# Any JSON object (JSON mode).\nroot ::= ws object' : '# Any JSON value (RFC 8259).\nroot ::= ws value';
+  const head = objectOnly ? '# Any JSON object (JSON mode).\nroot ::= object' : '# Any JSON value (RFC 8259).\nroot ::= value';
   return `${head}\n${COMMON}${whitespaceRule(max)}\n`;
 }
 

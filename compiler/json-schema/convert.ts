@@ -57,10 +57,11 @@ class SchemaConverter implements Lowering {
   convert(style: string): GrammarIR {
     const root = this.builder.declare('root', { location: { kind: 'pointer', pointer: '' } });
     if (style === 'json') {
-      // Nothing after the value: whitespace there would only keep a model going (inside a
-      // structural tag one run may come, since the tag's end must follow).
+      // The value alone: whitespace before it is where a model whose first choice is masked
+      // drifts into runs of spaces, and after it only keeps a model going. Inside a
+      // structural tag one run may come on each side (the tag's end must follow).
       const value = this.value(this.root, '', 0);
-      this.builder.define(root, this.trailing ? seq(this.fmt.ws(), value, this.fmt.ws()) : seq(this.fmt.ws(), value));
+      this.builder.define(root, this.trailing ? seq(this.fmt.ws(), value, this.fmt.ws()) : value);
     } else {
       this.builder.define(root, lowerXmlRoot(this, this.root, style));
     }

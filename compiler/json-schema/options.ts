@@ -5,18 +5,19 @@ import { alt, cls, EMPTY, type Expr, lit, opt, rep, seq } from '../ir.js';
 export type JsonSchemaStyle = 'json' | 'qwen_xml' | 'minimax_xml' | 'deepseek_xml' | 'glm_xml';
 
 export interface JsonSchemaOptions {
-  /** Whitespace allowed between tokens and before the value: space, tab, LF, CR (RFC 8259),
-   * bounded by `maxWhitespace`. Default true. Nothing ever follows the top-level value. */
+  /** Whitespace allowed between tokens: space, tab, LF, CR (RFC 8259), bounded by
+   * `maxWhitespace`. Default true. Nothing comes before the top-level value or after it
+   * (inside a structural tag, see `trailingWhitespace`). */
   anyWhitespace?: boolean;
-  /** With `anyWhitespace`, each whitespace run is at most one line break (LF or CR LF) and
-   * then at most this many spaces or tabs. Default 20 (`DEFAULT_MAX_WHITESPACE`); null or
-   * Infinity: any run of space, tab, LF and CR, unbounded. */
+  /** With `anyWhitespace`, each whitespace run is one space, or one line break (LF or CR LF)
+   * followed by at most this many spaces or tabs. Default 20 (`DEFAULT_MAX_WHITESPACE`); 0
+   * allows line breaks only; null or Infinity: any run of space, tab, LF and CR, unbounded. */
   maxWhitespace?: number | null;
   /** With `anyWhitespace`, each whitespace run is at most this many characters of any kind
    * (xgrammar's `max_whitespace_cnt`); replaces `maxWhitespace` when given. */
   maxWhitespaceCount?: number;
-  /** One more whitespace run after the top-level value (default false: the output ends with
-   * the value). Structural tags use it inside a tag, whose end must follow. */
+  /** One whitespace run before the top-level value and one after it (default false: the
+   * output is the value alone). Structural tags use it inside a tag, whose end must follow. */
   trailingWhitespace?: boolean;
   /** Pretty-printing indent in spaces; only used when `anyWhitespace` is false. */
   indent?: number;
@@ -35,18 +36,20 @@ export interface JsonSchemaOptions {
 const WS_CLASS = cls([0x09, 0x0a, 0x0d, 0x0d, 0x20, 0x20]);
 
 /**
- * The default bound on a whitespace run: one line break, then up to 20 spaces or tabs. That
- * admits compact JSON (`{"a": 1}`), pretty-printing with an indent of 2 to 10 levels deep or
- * of 4 to 5 levels (deeper lines lose some indentation, never validity), tabs, and CR LF;
- * and it forbids what small models fall into: newline after newline, or whitespace that
- * never ends.
+ * The default bound on a whitespace run: one space, or one line break and then up to 20
+ * spaces or tabs (the shape of llama.cpp's JSON grammars). That admits compact JSON
+ * (`{"a": 1}`, `{ "a" : 1 }`), pretty-printing with an indent of 2 to 10 levels deep or of 4
+ * to 5 levels (deeper lines lose some indentation, never validity), tabs, and CR LF; and it
+ * forbids what small models fall into when their preferred token is masked: newline after
+ * newline, runs of spaces between every token, whitespace that never ends.
  */
 export const DEFAULT_MAX_WHITESPACE = 20;
 
 /** A whitespace run as `maxWhitespace` bounds it (null: unbounded). */
 export function whitespace(max: number | null): Expr {
   if (max === null) return rep(WS_CLASS, 0, -1);
-  return seq(opt(seq(opt(lit('\r')), lit('\n'))), rep(cls([0x09, 0x09, 0x20, 0x20]), 0, max));
+  const lineBreak = seq(opt(lit('\r')), lit('\n'), rep(cls([0x09, 0x09, 0x20, 0x20]), 0, max));
+  return opt(max > 0 ? alt(lit(' '), lineBreak) : lineBreak);
 }
 
 /** The `maxWhitespace` option checked: a whole number of at least 0, or null for unbounded. */

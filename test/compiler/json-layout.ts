@@ -1,6 +1,6 @@
 // Shared by the JSON suites: the whitespace runs of a JSON text, outside its strings.
-/** The runs between tokens (and before the value), and whether whitespace ends the text. */
-export function whitespaceRuns(text: string): { inner: string[]; trailing: boolean } {
+/** The runs between tokens, and whether whitespace starts or ends the text. */
+export function whitespaceRuns(text: string): { leading: boolean; inner: string[]; trailing: boolean } {
   const runs: string[] = [];
   let inString = false;
   let run = '';
@@ -19,5 +19,11 @@ export function whitespaceRuns(text: string): { inner: string[]; trailing: boole
     run = '';
     if (c === '"') inString = true;
   }
-  return { inner: runs, trailing: run !== '' };
+  const leading = /^[ \t\n\r]/.test(text);
+  return { leading, inner: leading ? runs.slice(1) : runs, trailing: run !== '' };
+}
+
+/** A run the default bound allows: one space, or a line break and at most `max` spaces or tabs. */
+export function isBoundedRun(run: string, max = 20): boolean {
+  return run === ' ' || new RegExp(`^\\r?\\n[ \\t]{0,${max}}$`).test(run);
 }

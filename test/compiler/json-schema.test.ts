@@ -10,8 +10,8 @@ function expect(ok: (s: string) => boolean, cases: [string, boolean][]): void {
   for (const [text, want] of cases) assert.is(ok(text), want, JSON.stringify(text));
 }
 
-test('case 15: RFC 8259 whitespace, \\r included; maxWhitespaceCount caps runs', () => {
-  expect(schema({ type: 'object' }), [['{\r\n}', true], ['{ \t}', true], ['\n{}', true], ['\n{}\n', false]]);
+test('case 15: RFC 8259 whitespace, \\r included, a space or a line break and its indentation, none around the value; maxWhitespaceCount caps runs', () => {
+  expect(schema({ type: 'object' }), [['{\r\n}', true], ['{\n\t}', true], ['{ \t}', false], ['{ }', true], ['\n{}', false], ['{}\n', false]]);
   expect(schema({ type: 'array', items: { type: 'integer' } }, { maxWhitespaceCount: 2 }), [['[  1]', true], ['[   1]', false]]);
 });
 

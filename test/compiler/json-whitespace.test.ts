@@ -1,8 +1,9 @@
-// JSON output ends: nothing may follow the top-level value, and each whitespace run is bounded
-// (one line break, then at most 20 spaces or tabs, by default), in JSON mode, JSON schemas
-// (both anyWhitespace settings), structural-tag schemas and tool-call arguments. A small model
-// used to complete an object and then emit newlines until max_tokens, or whitespace only.
-// `maxWhitespace: null` lifts the bound on runs (still nothing after the value).
+// JSON output is the value alone: nothing may come before or after the top-level value, and
+// each whitespace run is bounded (one space, or one line break then at most 20 spaces or
+// tabs, by default), in JSON mode, JSON schemas (both anyWhitespace settings), structural-tag
+// schemas and tool-call arguments. A small model used to complete an object and then emit
+// newlines until max_tokens, whitespace only, or 20 spaces between every two tokens.
+// `maxWhitespace: null` lifts the bound on runs (still nothing around the value).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher } from '../../compiler/index.js';
@@ -30,10 +31,12 @@ test('every JSON grammar: pretty-printing within the bound, nothing after the va
     const value = { name: 'Ada', tags: ['a', 'b'] };
     for (const space of [undefined, 2, 4, '\t']) assert.ok(ok(JSON.stringify(value, null, space)), `${name}: indent ${String(space)}`);
     assert.ok(ok(`{\r\n${indent(20)}"name": "x"\r\n}`), `${name}: CR LF and 20 spaces`);
-    assert.ok(ok(`\n${indent(20)}{"name": "x"}`), `${name}: a leading run`);
+    assert.ok(ok(`{ "name" : "x" , "tags" : [ "a" ] }`), `${name}: single spaces everywhere`);
     assert.not.ok(ok(`{\n${indent(21)}"name": "x"}`), `${name}: 21 spaces`);
     assert.not.ok(ok(`{\n\n"name": "x"}`), `${name}: two line breaks`);
-    assert.not.ok(ok(`${indent(21)}{"name": "x"}`), `${name}: a leading run of 21`);
+    assert.not.ok(ok(`{"name":  "x"}`), `${name}: two spaces without a line break`);
+    assert.not.ok(ok(`{"name":\t"x"}`), `${name}: a tab without a line break`);
+    for (const before of [' ', '\n', '\n  ', '\t']) assert.not.ok(ok(`${before}{"name": "x"}`), `${name}: ${JSON.stringify(before)} before the value`);
     for (const after of [' ', '\n', '\t', '\r\n', 'x']) assert.not.ok(ok(`{"name": "x"}${after}`), `${name}: ${JSON.stringify(after)} after the value`);
     const m = matcherFor(grammar);
     assert.ok(m.acceptString('{"name": "x"}') && m.isCompleted(), name);
@@ -54,12 +57,16 @@ test('maxWhitespace: a number sets the bound, null lifts it; bad values are erro
   assert.not.ok(four(`{\n${indent(5)}"name": "x"}`));
   for (const unbounded of [Grammar.fromJSONSchema(person, { maxWhitespace: null }), Grammar.builtinJSONObject({ maxWhitespace: null }), Grammar.builtinJSON({ maxWhitespace: Infinity })]) {
     const ok = accepts(unbounded);
-    assert.ok(ok(`\n\n \n{\n\n${indent(100)}"name" \r\n:\t"x"}`));
+    assert.ok(ok(`{\n\n${indent(100)}"name" \r\n:\t"x"}`));
     assert.not.ok(ok('{"name": "x"}\n'), 'still nothing after the value');
+    assert.not.ok(ok('\n{"name": "x"}'), 'nor before it');
   }
   const none = accepts(Grammar.fromJSONSchema(person, { maxWhitespace: 0 }));
   assert.ok(none('{\n"name":"x"}'), 'a line break alone');
-  assert.not.ok(none('{ "name":"x"}'));
+  assert.not.ok(none('{ "name":"x"}'), 'maxWhitespace 0: not even one space');
+  const one = accepts(Grammar.fromJSONSchema(person, { maxWhitespace: 1 }));
+  assert.ok(one('{ "name": "x"}') && one('{\n\t"name": "x"}'));
+  assert.not.ok(one('{\n  "name": "x"}'));
   // maxWhitespaceCount (xgrammar's count of any whitespace) replaces the layout bound.
   const count = accepts(Grammar.fromJSONSchema(person, { maxWhitespaceCount: 3 }));
   assert.ok(count('{\n\n\n"name": "x"}'));
