@@ -92,10 +92,16 @@ async function measure(engine: Engine, requests: GenerateRequest[]): Promise<Run
   return { tokens, seconds: (end - windowStart) / 1000, steps, output };
 }
 
-async function requestsFor(workload: Workload, width: number, engine: Engine): Promise<GenerateRequest[]> {
+/**
+ * The requests of one run: round r takes the workload's prompts from r × width on, so each
+ * run asks what the runs before it did not (where the workload has prompts enough) and no
+ * drafter profits from having seen the very same request (forced spellings are remembered
+ * across requests; a repeated request would replay them whole).
+ */
+async function requestsFor(workload: Workload, width: number, engine: Engine, round: number): Promise<GenerateRequest[]> {
   const grammar = workload.schema ? await engine.compileGrammar({ kind: 'json_schema', schema: workload.schema }) : undefined;
   return Array.from({ length: width }, (_, i) => {
-    const prompt = template.render([{ role: 'user', content: workload.prompts[i % workload.prompts.length]! }]);
+    const prompt = template.render([{ role: 'user', content: workload.prompts[(round * width + i) % workload.prompts.length]! }]);
     return { prompt, maxTokens, sampling: { temperature: 0 }, ...(grammar ? { grammar } : {}) };
   });
 }
@@ -122,9 +128,9 @@ for (const [name, workload] of workloads) {
     for (const mode of modes) {
       const off = engines.get('disable')!;
       const on = engines.get(mode)!;
-      const requests = await requestsFor(workload, width, off);
-      await measure(off, requests); // warm both: first requests pay for page faults and grammar masks
-      await measure(on, requests);
+      const warmUp = await requestsFor(workload, width, off, 0);
+      await measure(off, warmUp); // warm both: first requests pay for page faults and grammar masks
+      await measure(on, warmUp);
       const offRates: number[] = [];
       const onRates: number[] = [];
       const perStep: number[] = [];
@@ -133,6 +139,7 @@ for (const [name, workload] of workloads) {
       let onSteps = 0;
       for (let rep = 0; rep < reps; rep++) {
         const order = rep % 2 === 0 ? [off, on] : [on, off];
+        const requests = await requestsFor(workload, width, off, rep + 1);
         const runs = new Map<Engine, Run>();
         for (const engine of order) runs.set(engine, await measure(engine, requests));
         const a = runs.get(off)!;

@@ -53,6 +53,11 @@ const FORECAST_SCHEMA = {
   additionalProperties: false,
 };
 
+// Sixteen requests, so that each run of bench:speculative (4 wide, 3 repetitions and a
+// warm-up) asks for forecasts no run before it asked for.
+const PLACES = ['the northern coast', 'the mountains', 'the river valley', 'the southern hills', 'the capital', 'the islands', 'the eastern plains', 'the lake district'];
+const FORECAST_PROMPTS = PLACES.flatMap((place) => [`Give tomorrow's weather forecast for ${place} as JSON.`, `Write a JSON weather forecast for ${place}.`]);
+
 const CHAT = [
   'What are three good habits for staying healthy? Explain each briefly.',
   'Why is the sky blue? Answer in a short paragraph.',
@@ -62,9 +67,6 @@ const CHAT = [
 
 export const WORKLOADS: Record<string, Workload> = {
   rewrite: { prompts: REWRITE },
-  json: {
-    prompts: ['Give tomorrow\'s weather forecast for the northern coast as JSON.', 'Write a JSON weather forecast for the mountains.'],
-    schema: FORECAST_SCHEMA,
-  },
+  json: { prompts: FORECAST_PROMPTS, schema: FORECAST_SCHEMA },
   chat: { prompts: CHAT },
 };

@@ -72,6 +72,7 @@ export class EngineCore {
       this.drafter = new Drafter({
         draftLength: speculation.draftLength,
         tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
+        piece: (token) => vocabulary.piece(token),
         ...(speculation.draftModel ? { draftModel: speculation.draftModel } : {}),
       });
     }

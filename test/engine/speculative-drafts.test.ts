@@ -9,7 +9,8 @@ import { Scheduler } from '../../runtime/engine/scheduler.js';
 import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
 import { DraftCost } from '../../runtime/engine/speculative/draft-cost.js';
 import { AcceptanceRate, bestDraftLength, DraftPolicy } from '../../runtime/engine/speculative/draft-policy.js';
-import { admissiblePrefix, forcedTokens } from '../../runtime/engine/speculative/grammar-drafts.js';
+import { ForcedSpellings, SPELLING_LENGTH, SpellingWatch } from '../../runtime/engine/speculative/forced-spellings.js';
+import { admissiblePrefix, forcedText, forcedTokens } from '../../runtime/engine/speculative/grammar-drafts.js';
 import { lookupContinuation } from '../../runtime/engine/speculative/ngram-lookup.js';
 import { verifyDraft } from '../../runtime/engine/speculative/verify.js';
 import { StepBudget } from '../../runtime/engine/step-budget.js';
@@ -117,7 +118,7 @@ function rawVocabulary(tokens: string[]) {
 }
 
 test('under a grammar, forced text becomes draft tokens, drafts are cut to what the grammar accepts, and the matcher is left as it was', () => {
-  const tokens = ['{"', 'colour', '": "', 'red', 'blue', '"}', '</s>', 'x', '"', 'col', 'our'];
+  const tokens = ['{"', 'colour', '": "', 'red', 'blue', '"}', '</s>', 'x', '"', 'col', 'our', ': "'];
   const { info, tokenize } = rawVocabulary(tokens);
   const grammar = Grammar.fromEBNF('root ::= "{\\"colour\\": \\"" ("red" | "blue") "\\"}"');
   const matcher = new GrammarMatcher(new GrammarCompiler(info).compile(grammar));
@@ -127,19 +128,79 @@ test('under a grammar, forced text becomes draft tokens, drafts are cut to what 
     return mask[0];
   };
   const before = { mask: maskOf(), units: matcher.acceptedUnits };
-  const forced = forcedTokens(matcher, tokenize, 16);
+  assert.is(forcedText(matcher), '{"colour": "');
+  const forced = forcedTokens(matcher, forcedText(matcher), tokenize, 16);
   assert.equal(forced.map((id) => tokens[id]), ['{"', 'colour', '": "']);
-  assert.equal(forcedTokens(matcher, tokenize, 2).map((id) => tokens[id]), ['{"', 'colour']);
+  assert.equal(forcedTokens(matcher, '{"colour": "', tokenize, 2).map((id) => tokens[id]), ['{"', 'colour']);
+  // A spelling the model used before replaces the tokenizer's split, cut where the grammar
+  // stops accepting it ('x' is not a colour).
+  const spelt = ['{"', 'col', 'our', '"', ': "', 'red', 'x'].map((t) => tokens.indexOf(t));
+  assert.equal(forcedTokens(matcher, '{"colour": "', tokenize, 16, spelt).map((id) => tokens[id]), ['{"', 'col', 'our', '"', ': "', 'red']);
   assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, before, 'the matcher is unchanged');
 
   for (const id of forced) assert.ok(matcher.acceptToken(id));
   const choice = { mask: maskOf(), units: matcher.acceptedUnits };
-  assert.equal(forcedTokens(matcher, tokenize, 16), [], 'nothing is forced where the grammar branches');
+  assert.is(forcedText(matcher), '', 'nothing is forced where the grammar branches');
+  assert.equal(forcedTokens(matcher, '', tokenize, 16), []);
   const draft = [tokens.indexOf('red'), tokens.indexOf('"}'), tokens.indexOf('x')];
   assert.equal(admissiblePrefix(matcher, draft), draft.slice(0, 2));
   assert.equal(admissiblePrefix(matcher, [tokens.indexOf('x')]), []);
   assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, choice, 'the matcher is unchanged');
   assert.ok(matcher.acceptToken(tokens.indexOf('blue')), 'and goes on as before');
+});
+
+test('forced spellings: the tokens that spelt each forced text (and each rest of it) are remembered by that text, most recent first, within a capacity', () => {
+  const spellings = new ForcedSpellings(64);
+  const watch = new SpellingWatch();
+  // Token 40 is "k", 41 "ey", 42 '"', 43 '":', 44 " 1"; anything else "?".
+  const pieces: Record<number, string> = { 40: 'k', 41: 'ey', 42: '"', 43: '":', 44: ' 1' };
+  const piece = (token: number) => new TextEncoder().encode(pieces[token] ?? '?');
+  const tokens = [1, 2, 3];
+  watch.watch(3, 'key"');
+  watch.update(tokens, spellings, piece);
+  assert.is(spellings.size, 0, 'nothing written yet');
+  tokens.push(40, 41);
+  watch.update(tokens, spellings, piece);
+  assert.equal(spellings.recall('key"'), [40, 41], 'spelt so far');
+  assert.equal(spellings.recall('ey"'), [41], 'the rest of the text after its first token');
+  // The last token reaches past the text ('":'); what follows (" 1") is the model's own choice.
+  tokens.push(43, 44, 5, 6);
+  watch.update(tokens, spellings, piece);
+  assert.equal(spellings.recall('key"'), [40, 41, 43]);
+  assert.equal(spellings.recall('ey"'), [41, 43]);
+  assert.equal(spellings.recall('"'), [43]);
+  assert.is(spellings.size, 3);
+  // The text is spelt, so the watch let it go: a later spelling elsewhere changes nothing.
+  spellings.remember('key"', [40, 41, 42]);
+  watch.update([1, 2, 3, 40, 41, 43], spellings, piece);
+  assert.equal(spellings.recall('key"'), [40, 41, 42]);
+  // Tokens that do not spell the text (it was not forced after all) record nothing past them.
+  const off = new SpellingWatch();
+  off.watch(0, 'kz');
+  off.update([40, 50, 51], spellings, piece);
+  assert.equal(spellings.recall('kz'), [40]);
+  assert.is(spellings.recall('z'), undefined);
+  // At most SPELLING_LENGTH tokens: a long text spelt one character at a time.
+  const long = new SpellingWatch();
+  long.watch(0, 'k'.repeat(40));
+  long.update(Array(40).fill(40), spellings, piece);
+  assert.is(spellings.recall('k'.repeat(40))!.length, SPELLING_LENGTH);
+
+  // A shorter spelling that agrees with the known one (a sequence still writing) keeps the
+  // longer; one that differs replaces it.
+  spellings.remember('ey"', [41]);
+  assert.equal(spellings.recall('ey"'), [41, 43]);
+  spellings.remember('ey"', [7]);
+  assert.equal(spellings.recall('ey"'), [7]);
+  // Capacity 2: the least recently used text goes.
+  const small = new ForcedSpellings(2);
+  small.remember('a', [1]);
+  small.remember('b', [2]);
+  small.recall('a');
+  small.remember('c', [3]);
+  assert.is(small.size, 2);
+  assert.is(small.recall('b'), undefined);
+  assert.ok(small.recall('a') && small.recall('c'));
 });
 
 /** A sequence whose sampler is a script: each call to the committer takes the next scripted token. */

@@ -258,6 +258,39 @@ test('under a grammar, forced text is drafted and the output is the plain one', 
   assert.ok(proposed > 20 && accepted > 5, `forced tokens were drafted (${proposed}) and accepted (${accepted})`);
 });
 
+test('forced text is drafted as the model spelt it in an earlier request with the same schema', async ({ plain }) => {
+  // Keys and enum values no prompt mentions: under the mask this model spells them in its own
+  // fragments. The second request (the same, greedy) finds the first one's spellings.
+  const schema = {
+    type: 'object',
+    properties: { measured_value_in_units: { type: 'integer' }, quality_level: { type: 'string', enum: ['acceptable_quality_level', 'rejected_for_poor_quality'] } },
+    required: ['measured_value_in_units', 'quality_level'],
+    additionalProperties: false,
+  };
+  const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  try {
+    const grammar = await engine.compileGrammar({ kind: 'json_schema', schema });
+    const request: GenerateRequest = { prompt: gpt2WordTokens(77, 12), maxTokens: 60, grammar, sampling: { temperature: 0 } };
+    const expected = (await runToEnd(plain, request)).choices.map(outputOf);
+    const rounds = [];
+    for (let round = 0; round < 2; round++) {
+      const before = await draftCounts(engine);
+      assert.equal((await runToEnd(engine, request)).choices.map(outputOf), expected, `round ${round + 1}`);
+      const after = await draftCounts(engine);
+      rounds.push({ proposed: after.proposed - before.proposed, accepted: after.accepted - before.accepted });
+    }
+    const [first, second] = rounds as [(typeof rounds)[0], (typeof rounds)[0]];
+    console.log(`  forced drafts accepted: ${first.accepted}/${first.proposed}, then ${second.accepted}/${second.proposed}`);
+    // Drafts where nothing is forced come from prompt lookup and are often rejected in both
+    // rounds; the forced ones are the model's own spellings in the second (measured: 12 of 39
+    // accepted, then 16 of 24).
+    assert.ok(second.accepted > first.accepted, JSON.stringify(rounds));
+    assert.ok(second.accepted / second.proposed > first.accepted / first.proposed + 0.2, JSON.stringify(rounds));
+  } finally {
+    await engine.dispose();
+  }
+});
+
 test('an accepted draft arrives as one delta of several tokens, and no draft cell outlives its step', async () => {
   const cached = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
   try {

@@ -1,5 +1,6 @@
 // Proposes draft tokens for a sequence about to decode, and learns from what was accepted.
-// Under a grammar, the tokens it forces come first (jump-forward). Then a continuation: the
+// Under a grammar, the tokens it forces come first (jump-forward), spelt as the model spelt
+// the same forced text before (forced-spellings.ts) or else as the tokenizer splits it. Then a continuation: the
 // n-gram lookup's (ngram: of the text extended by the forced tokens, cut to what the grammar
 // accepts), or the draft model's (small_draft: prepared before the step, where nothing is
 // forced). Each source keeps its own acceptance estimate (draft-policy.ts), so forced tokens
@@ -10,7 +11,8 @@ import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
 import type { DraftModel } from './draft-model.js';
 import { AcceptanceRate, DraftPolicy, MAX_DRAFT } from './draft-policy.js';
-import { admissiblePrefix, forcedTokens } from './grammar-drafts.js';
+import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
+import { admissiblePrefix, forcedText, forcedTokens } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
 
 export interface DrafterOptions {
@@ -18,6 +20,8 @@ export interface DrafterOptions {
   draftLength: number;
   /** The model's tokenizer without special-token parsing, for forced text. */
   tokenize: (text: string) => ArrayLike<number>;
+  /** A token's bytes in the output, to follow how the model spells forced text. */
+  piece: (token: number) => Uint8Array;
   /** small_draft: the draft model continuing the drafts; n-gram lookup without it. */
   draftModel?: DraftModel;
 }
@@ -28,6 +32,8 @@ interface DraftState {
   /** Split of the last proposal, for record(). */
   lastForced: number;
   lastContinuation: number;
+  /** Forced texts met, whose spelling is still being written. */
+  spellingWatch: SpellingWatch;
 }
 
 /**
@@ -43,6 +49,8 @@ export class Drafter {
   /** Each source's acceptance across sequences: where a new sequence's estimate starts. */
   private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
+  /** How the model spelt forced texts, across sequences. */
+  private readonly spellings = new ForcedSpellings();
   /** The draft model's proposals for this step. */
   private prepared = new Map<Sequence, number[]>();
   proposed = 0;
@@ -66,7 +74,7 @@ export class Drafter {
     const relativeCost = this.cost.relative(Math.max(1, sequences.length));
     const requests = [];
     for (const sequence of sequences) {
-      if (this.forcedText(sequence)) continue;
+      if (this.hasForcedText(sequence)) continue;
       const most = Math.min(MAX_DRAFT, sequence.draftRoom);
       const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
       if (count > 0) requests.push({ sequence, count });
@@ -87,7 +95,14 @@ export class Drafter {
     const relativeCost = this.cost.relative(width);
     const matcher = sequence.grammar?.matcher;
     let forced: number[] = [];
-    if (matcher) forced = forcedTokens(matcher, this.options.tokenize, state.forced.next(most, relativeCost));
+    if (matcher) {
+      state.spellingWatch.update(sequence.tokens, this.spellings, this.options.piece);
+      const text = forcedText(matcher);
+      if (text !== '') {
+        state.spellingWatch.watch(sequence.tokens.length, text);
+        forced = forcedTokens(matcher, text, this.options.tokenize, state.forced.next(most, relativeCost), this.spellings.recall(text));
+      }
+    }
     let continuation: number[];
     if (this.options.draftModel) {
       continuation = forced.length > 0 ? [] : (this.prepared.get(sequence) ?? []).slice(0, most);
@@ -121,7 +136,7 @@ export class Drafter {
   }
 
   /** Whether the grammar forces text at the sequence's next position (then forced tokens come first). */
-  private forcedText(sequence: Sequence): boolean {
+  private hasForcedText(sequence: Sequence): boolean {
     const matcher = sequence.grammar?.matcher;
     return matcher !== undefined && !matcher.isTerminated() && matcher.findJumpForwardBytes().length > 0;
   }
@@ -135,6 +150,7 @@ export class Drafter {
         continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate),
         lastForced: 0,
         lastContinuation: 0,
+        spellingWatch: new SpellingWatch(),
       };
       this.states.set(sequence, state);
     }

@@ -11,16 +11,25 @@ export function admissiblePrefix(matcher: GrammarMatcher, draft: readonly number
   return draft.slice(0, accepted);
 }
 
+/** The text the grammar forces next (a key, a closing quote and colon, a fixed tag), or ''. */
+export function forcedText(matcher: GrammarMatcher): string {
+  return matcher.isTerminated() ? '' : matcher.findJumpForwardString();
+}
+
 /**
- * Tokens of the text the grammar forces next (a key, a closing quote and colon, a fixed
- * tag), as the model's tokenizer splits it, cut to what the grammar accepts and to `most`.
- * The target verifies them like any draft, so a split the model would not write costs one
- * rejected position, never a changed output.
+ * Draft tokens for forced `text`: how the model spelt it before (`spelling`, which may run on
+ * past the text), else the model's tokenizer's split; cut to what the grammar accepts and to
+ * `most`. The target verifies them like any draft, so a split the model would not write costs
+ * one rejected position, never a changed output.
  */
-export function forcedTokens(matcher: GrammarMatcher, tokenize: (text: string) => ArrayLike<number>, most: number): number[] {
-  if (most <= 0 || matcher.isTerminated()) return [];
-  const text = matcher.findJumpForwardString();
-  if (text === '') return [];
-  const tokens = Array.from(tokenize(text)).slice(0, most);
-  return admissiblePrefix(matcher, tokens);
+export function forcedTokens(
+  matcher: GrammarMatcher,
+  text: string,
+  tokenize: (text: string) => ArrayLike<number>,
+  most: number,
+  spelling?: readonly number[],
+): number[] {
+  if (most <= 0 || text === '') return [];
+  const tokens = spelling ?? Array.from(tokenize(text));
+  return admissiblePrefix(matcher, tokens.slice(0, most));
 }
