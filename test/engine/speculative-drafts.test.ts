@@ -129,19 +129,19 @@ test('under a grammar, forced text becomes draft tokens, drafts are cut to what 
   };
   const before = { mask: maskOf(), units: matcher.acceptedUnits };
   assert.is(forcedText(matcher), '{"colour": "');
-  const forced = forcedTokens(matcher, forcedText(matcher), tokenize, 16);
+  const forced = forcedTokens(matcher, tokenize(forcedText(matcher)), 16);
   assert.equal(forced.map((id) => tokens[id]), ['{"', 'colour', '": "']);
-  assert.equal(forcedTokens(matcher, '{"colour": "', tokenize, 2).map((id) => tokens[id]), ['{"', 'colour']);
+  assert.equal(forcedTokens(matcher, tokenize('{"colour": "'), 2).map((id) => tokens[id]), ['{"', 'colour']);
   // A spelling the model used before replaces the tokenizer's split, cut where the grammar
   // stops accepting it ('x' is not a colour).
   const spelt = ['{"', 'col', 'our', '"', ': "', 'red', 'x'].map((t) => tokens.indexOf(t));
-  assert.equal(forcedTokens(matcher, '{"colour": "', tokenize, 16, spelt).map((id) => tokens[id]), ['{"', 'col', 'our', '"', ': "', 'red']);
+  assert.equal(forcedTokens(matcher, spelt, 16).map((id) => tokens[id]), ['{"', 'col', 'our', '"', ': "', 'red']);
   assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, before, 'the matcher is unchanged');
 
   for (const id of forced) assert.ok(matcher.acceptToken(id));
   const choice = { mask: maskOf(), units: matcher.acceptedUnits };
   assert.is(forcedText(matcher), '', 'nothing is forced where the grammar branches');
-  assert.equal(forcedTokens(matcher, '', tokenize, 16), []);
+  assert.equal(forcedTokens(matcher, [tokens.indexOf('x')], 16), [], 'a draft the grammar refuses is cut to nothing');
   const draft = [tokens.indexOf('red'), tokens.indexOf('"}'), tokens.indexOf('x')];
   assert.equal(admissiblePrefix(matcher, draft), draft.slice(0, 2));
   assert.equal(admissiblePrefix(matcher, [tokens.indexOf('x')]), []);

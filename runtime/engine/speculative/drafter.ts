@@ -27,10 +27,15 @@ export interface DrafterOptions {
 }
 
 interface DraftState {
+  /** Forced text as the tokenizer splits it, and as the model spelt it before: two sources,
+   * since the first may be rejected at once (a model spelling keys in fragments) where the
+   * second is accepted whole. */
   forced: DraftPolicy;
+  spelt: DraftPolicy;
   continuation: DraftPolicy;
   /** Split of the last proposal, for record(). */
   lastForced: number;
+  lastSpelt: boolean;
   lastContinuation: number;
   /** Forced texts met, whose spelling is still being written. */
   spellingWatch: SpellingWatch;
@@ -48,6 +53,7 @@ export class Drafter {
   private readonly cost = new DraftCost();
   /** Each source's acceptance across sequences: where a new sequence's estimate starts. */
   private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
+  private readonly speltAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
   /** How the model spelt forced texts, across sequences. */
   private readonly spellings = new ForcedSpellings();
@@ -90,6 +96,7 @@ export class Drafter {
   propose(sequence: Sequence, most: number, width: number): number[] {
     const state = this.stateOf(sequence);
     state.lastForced = 0;
+    state.lastSpelt = false;
     state.lastContinuation = 0;
     if (most <= 0) return [];
     const relativeCost = this.cost.relative(width);
@@ -100,7 +107,11 @@ export class Drafter {
       const text = forcedText(matcher);
       if (text !== '') {
         state.spellingWatch.watch(sequence.tokens.length, text);
-        forced = forcedTokens(matcher, text, this.options.tokenize, state.forced.next(most, relativeCost), this.spellings.recall(text));
+        const spelling = this.spellings.recall(text);
+        state.lastSpelt = spelling !== undefined;
+        const tokens = spelling ?? Array.from(this.options.tokenize(text));
+        const count = (state.lastSpelt ? state.spelt : state.forced).next(Math.min(most, tokens.length), relativeCost);
+        forced = forcedTokens(matcher, tokens, count);
       }
     }
     let continuation: number[];
@@ -127,9 +138,9 @@ export class Drafter {
     const state = this.stateOf(sequence);
     const forcedAccepted = Math.min(accepted, state.lastForced);
     const continuationAccepted = Math.max(0, accepted - state.lastForced);
-    state.forced.record(state.lastForced, forcedAccepted);
+    (state.lastSpelt ? state.spelt : state.forced).record(state.lastForced, forcedAccepted);
     state.continuation.record(state.lastContinuation, continuationAccepted);
-    this.forcedAcceptance.record(state.lastForced, forcedAccepted);
+    (state.lastSpelt ? this.speltAcceptance : this.forcedAcceptance).record(state.lastForced, forcedAccepted);
     this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
     this.proposed += state.lastForced + state.lastContinuation;
     this.accepted += accepted;
@@ -147,8 +158,10 @@ export class Drafter {
       const fixed = this.options.draftLength;
       state = {
         forced: new DraftPolicy(fixed, this.forcedAcceptance.rate),
+        spelt: new DraftPolicy(fixed, this.speltAcceptance.rate),
         continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate),
         lastForced: 0,
+        lastSpelt: false,
         lastContinuation: 0,
         spellingWatch: new SpellingWatch(),
       };

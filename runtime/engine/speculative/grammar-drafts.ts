@@ -17,19 +17,12 @@ export function forcedText(matcher: GrammarMatcher): string {
 }
 
 /**
- * Draft tokens for forced `text`: how the model spelt it before (`spelling`, which may run on
- * past the text), else the model's tokenizer's split; cut to what the grammar accepts and to
- * `most`. The target verifies them like any draft, so a split the model would not write costs
- * one rejected position, never a changed output.
+ * Draft tokens for forced text: how the model spelt it before (which may run on past the
+ * text) or the model's tokenizer's split, cut to what the grammar accepts and to `most`. The
+ * target verifies them like any draft, so a split the model would not write costs one rejected
+ * position, never a changed output.
  */
-export function forcedTokens(
-  matcher: GrammarMatcher,
-  text: string,
-  tokenize: (text: string) => ArrayLike<number>,
-  most: number,
-  spelling?: readonly number[],
-): number[] {
-  if (most <= 0 || text === '') return [];
-  const tokens = spelling ?? Array.from(tokenize(text));
-  return admissiblePrefix(matcher, tokens.slice(0, most));
+export function forcedTokens(matcher: GrammarMatcher, spelling: readonly number[], most: number): number[] {
+  if (most <= 0) return [];
+  return admissiblePrefix(matcher, spelling.slice(0, most));
 }
