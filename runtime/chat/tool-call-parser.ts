@@ -11,6 +11,7 @@
 // stop string) keeps its complete calls, and its unfinished call is reported apart
 // (`begunCalls`): its arguments are not a whole JSON object.
 import type { ToolFormat } from './tool-formats.js';
+import { XML_READERS } from './xml-arguments.js';
 
 export interface ScannedCall {
   name: string;
@@ -84,43 +85,6 @@ function jsonEnd(text: string, start: number): number {
   return -1;
 }
 
-interface XmlStyle {
-  open: RegExp;
-  close: string;
-  /** Raw text values written around newlines by the family's template. */
-  trimNewlines?: boolean;
-}
-
-const XML_STYLES: Record<string, XmlStyle> = {
-  qwen_xml: { open: /<parameter=([^>]*)>/y, close: '</parameter>', trimNewlines: true },
-  minimax_xml: { open: /<parameter name="([^"]*)">/y, close: '</parameter>' },
-  deepseek_xml: { open: /<｜DSML｜parameter name="([^"]*)" string="(true|false)">/y, close: '</｜DSML｜parameter>' },
-  glm_xml: { open: /<arg_key>([^<]*)<\/arg_key>[ \t\r\n]*<arg_value>/y, close: '</arg_value>' },
-};
-
-/**
- * A parameter's value as the XML styles write it: raw text for strings, JSON for anything else.
- * The newlines a template writes around a value come off only where that cannot change what the
- * grammar allowed: around free text, and around a listed (enum or const) value, which the
- * grammar allows bare or framed. A string with a pattern, format or length stays as written.
- */
-function xmlValue(raw: string, schema: unknown, style: XmlStyle, stringFlag: string | undefined): unknown {
-  const s = (schema ?? {}) as Record<string, unknown>;
-  const isString = stringFlag !== undefined ? stringFlag === 'true' : s.type === 'string';
-  if (isString) {
-    if (!style.trimNewlines) return raw;
-    const listed = 'const' in s ? [s.const] : Array.isArray(s.enum) ? s.enum : undefined;
-    if (listed) return listed.includes(raw) || !/^\n[^]*\n$/.test(raw) ? raw : raw.slice(1, -1);
-    if (['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s)) return raw;
-    return raw.replace(/^\n/, '').replace(/\n$/, '');
-  }
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return style.trimNewlines ? raw.replace(/^\n/, '').replace(/\n$/, '') : raw; // a value the schema leaves free, written as text
-  }
-}
-
 /**
  * Content and calls of `text`; unless `final`, a trailing partial trigger is not content yet.
  * `from` resumes at the `stable` point of an earlier scan of a prefix of `text`.
@@ -181,18 +145,17 @@ export function scanToolText(
       if (end < 0) return false;
       pos = end;
     } else {
-      const style = XML_STYLES[format.args]!;
-      const properties = (tools.get(name)!.properties ?? {}) as Record<string, unknown>;
+      const reader = XML_READERS[format.args]!;
+      const schema = tools.get(name)!;
+      const properties = (schema.properties ?? {}) as Record<string, unknown>;
+      const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, unknown>);
+      const schemaOf = (key: string): unknown => properties[key] ?? patterns.find(([p]) => new RegExp(p, 'u').test(key))?.[1] ?? schema.additionalProperties ?? true;
       const entries: string[] = [];
       for (;;) {
-        style.open.lastIndex = pos;
-        const open = style.open.exec(text);
-        if (!open) break;
-        const close = text.indexOf(style.close, style.open.lastIndex);
-        if (close < 0) break;
-        const key = open[1]!;
-        entries.push(`${JSON.stringify(key)}: ${JSON.stringify(xmlValue(text.slice(style.open.lastIndex, close), properties[key], style, open[2]))}`);
-        pos = close + style.close.length;
+        const parameter = reader.read(text, pos, schemaOf, schema);
+        if (!parameter) break;
+        entries.push(`${JSON.stringify(parameter.key)}: ${JSON.stringify(parameter.value)}`);
+        pos = parameter.end;
         skipWs();
       }
       scanned.args = `{${entries.join(', ')}`;
