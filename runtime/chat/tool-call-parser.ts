@@ -10,7 +10,7 @@
 // The grammar guarantees the syntax of a finished output; an output cut short (max_tokens, a
 // stop string) keeps its complete calls, and its unfinished call is reported apart
 // (`begunCalls`): its arguments are not a whole JSON object.
-import type { ToolFormat } from './tool-formats.js';
+import { callOpenings, type ToolFormat, triggersOf } from './tool-formats.js';
 import { XML_READERS } from './xml-arguments.js';
 
 export interface ScannedCall {
@@ -113,29 +113,41 @@ export function scanToolText(
 
   /** One call at `pos`; false when the text stops (or breaks off) inside it. */
   const call = (): boolean => {
+    const index = format.callIndex;
+    // An index written before the name (Cohere) is read first.
+    let leadIndex: string | undefined;
+    if (index?.lead !== undefined) {
+      const lead = new RegExp(`${escapeRegExp(index.lead)}(${index.pattern})`, 'y');
+      lead.lastIndex = pos;
+      const match = lead.exec(text);
+      if (!match || lead.lastIndex === text.length) return false; // the index may go on
+      leadIndex = match[1]!;
+      pos = lead.lastIndex;
+    }
     // Where the name is not followed by a delimiter (GLM), `get` and `get_weather` both match
     // `<tool_call>get_weather`: the longest wins, and a text that could still become a longer
     // one waits.
     let name: string | undefined;
     let length = 0;
+    const rest = text.slice(pos);
     for (const candidate of tools.keys()) {
-      const begin = format.callBegin(candidate);
-      if (begin.length > length && text.startsWith(begin, pos)) [name, length] = [candidate, begin.length];
+      for (const begin of callOpenings(format, candidate)) {
+        if (begin.length > length && rest.startsWith(begin)) [name, length] = [candidate, begin.length];
+        else if (begin.length > rest.length && begin.startsWith(rest)) return false;
+      }
     }
     if (name === undefined) return false;
-    const rest = text.slice(pos);
-    if ([...tools.keys()].some((other) => format.callBegin(other).length > rest.length && format.callBegin(other).startsWith(rest))) return false;
     pos += length;
     // A written call index comes before the call is reported, as its id is sent with the name.
     let id: string | undefined;
-    if (format.callIndex) {
-      const index = new RegExp(`(${format.callIndex.pattern})${escapeRegExp(format.callIndex.after)}`, 'y');
-      index.lastIndex = pos;
-      const match = index.exec(text);
+    if (index && leadIndex === undefined) {
+      const after = new RegExp(`(${index.pattern})${escapeRegExp(index.after)}`, 'y');
+      after.lastIndex = pos;
+      const match = after.exec(text);
       if (!match) return false;
-      id = format.callIndex.id(name, match[1]!);
-      pos = index.lastIndex;
-    }
+      id = index.id?.(name, match[1]!);
+      pos = after.lastIndex;
+    } else if (index && leadIndex !== undefined) id = index.id?.(name, leadIndex);
     const scanned: ScannedCall = { name, ...(id !== undefined ? { id } : {}), args: '', complete: false };
     calls.push(scanned);
     skipWs();
@@ -167,34 +179,56 @@ export function scanToolText(
     return true;
   };
 
+  const triggers = triggersOf(format);
+  const longest = Math.max(...triggers.map((t) => t.length));
   while (pos < text.length) {
     // Between calls (or sections) nothing scanned so far can change.
     stable = { pos, content, calls: [...calls] };
-    const at = text.indexOf(format.trigger, pos);
-    if (at < 0) {
+    const found = triggers.map((t) => text.indexOf(t, pos)).filter((i) => i >= 0);
+    if (found.length === 0) {
       const rest = text.slice(pos);
-      content += final ? rest : rest.slice(0, rest.length - partialSuffix(rest, format.trigger));
+      content += final ? rest : rest.slice(0, rest.length - Math.max(...triggers.map((t) => partialSuffix(rest, t))));
       // A trigger still to come cannot start before this.
-      const safe = Math.max(pos, text.length - format.trigger.length + 1);
+      const safe = Math.max(pos, text.length - longest + 1);
       stable = { pos: safe, content: stable.content + text.slice(pos, safe), calls: stable.calls };
       break;
     }
+    const at = Math.min(...found);
     content += text.slice(pos, at);
     pos = at;
     if (!format.section) {
       if (!call()) break;
       continue;
     }
-    if (!take(format.section.begin)) break;
+    const { begin, end, separator } = format.section;
+    if (!take(begin)) break;
+    const mark = separator.trim();
     let open = true;
-    while (open) {
+    for (let n = 0; open; n++) {
       skipWs();
-      if (take(format.section.end)) break;
+      if (take(end)) break;
+      if (n > 0 && mark !== '') {
+        open = take(mark);
+        if (!open) break;
+        skipWs();
+      }
       open = call();
     }
     if (!open) break;
   }
   return { content, calls, stable };
+}
+
+/**
+ * The content without the format's markup (response blocks, channel headers), which is never
+ * the answer's text; unless `final`, a trailing partial piece of markup is withheld.
+ */
+function withoutMarkup(content: string, markup: readonly string[], final: boolean): string {
+  if (markup.length === 0) return content;
+  let out = content;
+  for (const piece of markup) out = out.split(piece).join('');
+  if (final) return out;
+  return out.slice(0, out.length - Math.max(0, ...markup.map((piece) => partialSuffix(out, piece))));
 }
 
 /** Feeds generated text in and gets back what is new, as OpenAI stream deltas. */
@@ -254,7 +288,8 @@ export class ToolCallParser {
   private update(final: boolean): ParsedDelta | undefined {
     const scan = scanToolText(this.format, this.tools, this.text, final, this.resume);
     this.resume = scan.stable;
-    const visible = this.startsWithCall && scan.calls.length === 0 ? '' : final && scan.calls.length === 0 ? scan.content : scan.content.trimEnd();
+    const content = withoutMarkup(scan.content, this.format.markup ?? [], final);
+    const visible = this.startsWithCall && scan.calls.length === 0 ? '' : final && scan.calls.length === 0 ? content : content.trimEnd();
     const delta: ParsedDelta = {};
     if (visible.length > this.contentSent) {
       delta.content = visible.slice(this.contentSent);
