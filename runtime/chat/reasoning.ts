@@ -23,7 +23,7 @@ export const THINK_CLOSE = '</think>';
 /** Whether a model with this chat template thinks, under the launch option. */
 export function modelThinks(mode: ReasoningMode, template: string | undefined, markers: ThinkMarkers = THINK_TAGS): boolean {
   if (mode !== 'auto') return mode === 'on';
-  return template !== undefined && template.includes(markers.close);
+  return template !== undefined && template.includes(markers.inTemplate ?? markers.close);
 }
 
 /** `open`: the output starts inside the think block; `model`: the model writes `<think>`; `closed`: no thinking. */

@@ -13,6 +13,8 @@ export interface ThinkMarkers {
   open: string;
   close: string;
   answerOpen?: string;
+  /** What in a chat template shows that the model thinks (default: `close`). */
+  inTemplate?: string;
 }
 
 export const THINK_TAGS: ThinkMarkers = { open: '<think>', close: '</think>' };
@@ -155,7 +157,8 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
       before: [{ type: 'optional', content: { type: 'const_string', value: '<|open|>response<|sep|>' } }, { type: 'const_string', value: '<|close|>response<|sep|>' }],
       after: [{ type: 'const_string', value: '<|close|>message<|sep|>' }],
     },
-    thinking: { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>', answerOpen: '<|open|>response<|sep|>' },
+    // The template builds its tags with macros: open_tag('think').
+    thinking: { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>', answerOpen: '<|open|>response<|sep|>', inTemplate: "tag('think'" },
   },
   // Cohere Command-A, Command-R7B: a JSON list of numbered calls between action markers.
   cohere: {
