@@ -138,4 +138,9 @@ test('patternProperties and propertyNames in the XML styles: keys of the style, 
   expect(schema({ type: 'object', propertyNames: { enum: ['lat', 'lon'] }, additionalProperties: { type: 'number' } }, { style: 'glm_xml' }), [[g('lat', '1.5') + g('lon', '2'), true], [g('alt', '1'), false]]);
 });
 
+test('the top-level object may be a conjunction: allOf members and their keys together', () => {
+  const s = { allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { properties: { b: { type: 'integer' } } }] };
+  expect(schema(s, { style: 'qwen_xml' }), [[q('x').replace('=v', '=a') + '<parameter=b>1</parameter>', true], ['<parameter=a>x</parameter>', true], ['<parameter=b>1</parameter>', false], ['<parameter=a>x</parameter><parameter=c>1</parameter>', false]]);
+});
+
 test.run();
