@@ -66,7 +66,10 @@ function whitespaceOf(max: number | null | undefined): { max_whitespace?: number
 export function afterThinking(spec: GrammarSpec, start: Exclude<ThinkStart, 'closed'>, markers: ThinkMarkers = THINK_TAGS): GrammarSpec {
   const think = { type: 'tag', begin: start === 'open' ? '' : markers.open, content: { type: 'any_text' }, end: markers.close };
   const gap = { type: 'regex', pattern: '[ \\t\\r\\n]{0,4}' };
-  return { kind: 'structural_tag', tag: { type: 'structural_tag', format: { type: 'sequence', elements: [think, gap, formatNodeOf(spec)] } } };
+  // The answer may open with the family's markup (a response block, the final channel).
+  const leads = markers.answerLeads ?? [];
+  const lead = leads.length === 0 ? [] : [{ type: 'optional', content: leads.length === 1 ? { type: 'const_string', value: leads[0] } : { type: 'or', elements: leads.map((value) => ({ type: 'const_string', value })) } }];
+  return { kind: 'structural_tag', tag: { type: 'structural_tag', format: { type: 'sequence', elements: [think, gap, ...lead, formatNodeOf(spec)] } } };
 }
 
 export interface SplitDelta {

@@ -12,6 +12,7 @@
 // (`begunCalls`): its arguments are not a whole JSON object.
 import { callOpenings, type ToolFormat, triggersOf } from './tool-formats.js';
 import { XML_READERS } from './xml-arguments.js';
+import { withoutMarkup } from './answer-markup.js';
 
 export interface ScannedCall {
   name: string;
@@ -217,18 +218,6 @@ export function scanToolText(
     if (!open) break;
   }
   return { content, calls, stable };
-}
-
-/**
- * The content without the format's markup (response blocks, channel headers), which is never
- * the answer's text; unless `final`, a trailing partial piece of markup is withheld.
- */
-function withoutMarkup(content: string, markup: readonly string[], final: boolean): string {
-  if (markup.length === 0) return content;
-  let out = content;
-  for (const piece of markup) out = out.split(piece).join('');
-  if (final) return out;
-  return out.slice(0, out.length - Math.max(0, ...markup.map((piece) => partialSuffix(out, piece))));
 }
 
 /** Feeds generated text in and gets back what is new, as OpenAI stream deltas. */

@@ -15,6 +15,8 @@ export interface ThinkMarkers {
   answerOpen?: string;
   /** What in a chat template shows that the model thinks (default: `close`). */
   inTemplate?: string;
+  /** Markup the answer may open with after the thinking (a response block, the final channel). */
+  answerLeads?: string[];
 }
 
 export const THINK_TAGS: ThinkMarkers = { open: '<think>', close: '</think>' };
@@ -52,7 +54,7 @@ export interface ToolFormat {
 
 const DSML = '｜DSML｜';
 const COHERE_MARKUP = ['<|START_RESPONSE|>', '<|END_RESPONSE|>', '<|START_TEXT|>', '<|END_TEXT|>'];
-const COHERE_THINKING: ThinkMarkers = { open: '<|START_THINKING|>', close: '<|END_THINKING|>' };
+const COHERE_THINKING: ThinkMarkers = { open: '<|START_THINKING|>', close: '<|END_THINKING|>', answerLeads: ['<|START_RESPONSE|>', '<|START_TEXT|>'] };
 /** Kimi-K3 writes attribute values with & and " escaped. */
 const k3Attribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 
@@ -158,7 +160,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
       after: [{ type: 'const_string', value: '<|close|>message<|sep|>' }],
     },
     // The template builds its tags with macros: open_tag('think').
-    thinking: { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>', answerOpen: '<|open|>response<|sep|>', inTemplate: "tag('think'" },
+    thinking: { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>', answerOpen: '<|open|>response<|sep|>', inTemplate: "tag('think'", answerLeads: ['<|open|>response<|sep|>'] },
   },
   // Cohere Command-A, Command-R7B: a JSON list of numbered calls between action markers.
   cohere: {
@@ -197,7 +199,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     args: 'json',
     markup: ['<|start|>assistant', '<|channel|>final<|message|>', '<|return|>', '<|end|>', '<|call|>'],
     around: { before: [{ type: 'optional', content: { type: 'const_string', value: '<|start|>assistant' } }], after: [] },
-    thinking: { open: '<|channel|>analysis<|message|>', close: '<|end|>' },
+    thinking: { open: '<|channel|>analysis<|message|>', close: '<|end|>', answerLeads: ['<|start|>assistant<|channel|>final<|message|>'] },
   },
 };
 

@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterThinking, ReasoningSplitter } from '../chat/reasoning.js';
+import { MarkupFilter } from '../chat/answer-markup.js';
 import type { ChatChoice } from './chat-choice.js';
 import { ChatChunks } from './chat-chunks.js';
 import type { RequestMeter } from './request-meter.js';
@@ -39,6 +40,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
     finish: undefined,
     parser: toolParserFor(tools, completionId, index),
     splitter: think === 'closed' ? undefined : new ReasoningSplitter(think, thinkMarkersOf(context)),
+    ...(context.tools.format.markup ? { markup: new MarkupFilter(context.tools.format.markup) } : {}),
   }));
   const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices), { traceId: completionId, context, meter, signal });
   await sendCompletion(res, chunks, {

@@ -19,6 +19,7 @@ import { detectToolFormat } from '../../runtime/chat/tool-format-detect.js';
 import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat/tool-formats.js';
 import { grammarFromSpec } from '../../runtime/engine/grammar-spec.js';
 import { advance, type ChatChoice, type MessageDelta } from '../../runtime/server/chat-choice.js';
+import { MarkupFilter } from '../../runtime/chat/answer-markup.js';
 import { accepts } from '../compiler/helpers.js';
 
 const test = suite('new tool-call families');
@@ -219,6 +220,31 @@ CASES.forEach((c, i) => {
     assert.ok(grammar(c.output), `the grammar accepts ${JSON.stringify(c.output)}`);
     for (const bad of c.malformed) assert.not.ok(grammar(bad), `the grammar refuses ${JSON.stringify(bad)}`);
   });
+});
+
+test('without tools: the answer markup stays out of the content, and a response_format may follow it', () => {
+  for (const [key, output, reasoning, answer] of [
+    ['kimi_k3', 'Hmm.<|close|>think<|sep|><|open|>response<|sep|>{"ok": true}<|close|>response<|sep|><|close|>message<|sep|>', 'Hmm.', '{"ok": true}'],
+    ['cohere', 'Hmm.<|END_THINKING|><|START_RESPONSE|>{"ok": true}<|END_RESPONSE|>', 'Hmm.', '{"ok": true}'],
+    ['harmony', '<|channel|>analysis<|message|>Hmm.<|end|><|start|>assistant<|channel|>final<|message|>{"ok": true}', 'Hmm.', '{"ok": true}'],
+  ] as const) {
+    const format = TOOL_FORMATS[key];
+    const start = key === 'harmony' ? 'model' : 'open';
+    for (const pieces of chunkings(output)) {
+      const choice: ChatChoice = { finish: undefined, parser: undefined, splitter: new ReasoningSplitter(start, format.thinking), markup: new MarkupFilter(format.markup ?? []) };
+      const deltas = [...pieces.flatMap((p) => advance(choice, p)), ...advance(choice, undefined)];
+      assert.is(deltas.map((d) => d.reasoning_content ?? '').join(''), reasoning, `${key} reasoning of ${JSON.stringify(pieces)}`);
+      assert.is(deltas.map((d) => d.content ?? '').join(''), answer, `${key} content of ${JSON.stringify(pieces)}`);
+    }
+    // A response_format after the thinking: the answer's opening markup may come first.
+    const json = { kind: 'json_schema' as const, schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } };
+    const grammar = accepts(grammarFromSpec(afterThinking(json, start, format.thinking)));
+    const lead = format.thinking!.answerLeads![0]!;
+    const thinking = key === 'harmony' ? `${format.thinking!.open}Hmm.${format.thinking!.close}` : `Hmm.${format.thinking!.close}`;
+    assert.ok(grammar(`${thinking}${lead}{"ok": true}`), `${key}: with the answer's markup`);
+    assert.ok(grammar(`${thinking}{"ok": true}`), `${key}: without it`);
+    assert.not.ok(grammar(`${thinking}${lead}${lead}{"ok": true}`), `${key}: the markup once`);
+  }
 });
 
 test.run();
