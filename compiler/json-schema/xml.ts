@@ -97,7 +97,9 @@ const STYLES: Record<string, Style> = {
     head: (k) => seq(lit('<|open|>argument key="'), k),
     tail: (ways) => seq(lit('" type="'), typedTail(ways, kimiType, (type, value) => seq(names(type), lit('"<|sep|>'), value)), lit(KIMI_CLOSE)),
     close: KIMI_CLOSE,
-    keyStops: '"<>',
+    keyStops: '"&<',
+    // Kimi-K3's template escapes & and " in attribute values.
+    spellKey: (name) => name.replace(/&/g, '&amp;').replace(/"/g, '&quot;'),
     typed: true,
   },
   cohere_xml: {

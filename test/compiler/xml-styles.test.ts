@@ -69,6 +69,9 @@ test('kimi_k3_xml: the type attribute names the branch the value is written in',
     [k('city', 'string', 'Paris') + k('unit', 'string', '"c"'), false],
     [k('days', 'integer', '3'), false],
   ]);
+  // Attribute values as Kimi-K3's template writes them: & and " escaped.
+  const quoted = schema({ type: 'object', properties: { 'a"&b': { type: 'string' } }, required: ['a"&b'] }, { style: 'kimi_k3_xml' });
+  expect(quoted, [[k('a&quot;&amp;b', 'string', 'x'), true], [k('a"&b', 'string', 'x'), false]]);
   const anything = one({}, 'kimi_k3_xml');
   expect(anything, [[k('v', 'string', 'hi'), true], [k('v', 'boolean', 'true'), true], [k('v', 'array', '[1]'), true], [k('v', 'boolean', 'x'), false]]);
 });
