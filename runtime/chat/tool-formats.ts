@@ -53,6 +53,8 @@ export interface ToolFormat {
 }
 
 const DSML = '｜DSML｜';
+/** A call number: bounded, so that a model cannot write digits forever. */
+const CALL_NUMBER = '[0-9]{1,6}';
 const COHERE_MARKUP = ['<|START_RESPONSE|>', '<|END_RESPONSE|>', '<|START_TEXT|>', '<|END_TEXT|>'];
 const COHERE_THINKING: ThinkMarkers = { open: '<|START_THINKING|>', close: '<|END_THINKING|>', answerLeads: ['<|START_RESPONSE|>', '<|START_TEXT|>'] };
 /** Kimi-K3 writes attribute values with & and " escaped. */
@@ -151,7 +153,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     trigger: '<|open|>tools<|sep|>',
     section: { begin: '<|open|>tools<|sep|>', end: '<|close|>tools<|sep|>', separator: '' },
     callBegin: (name) => `<|open|>call tool="${k3Attribute(name)}" index="`,
-    callIndex: { pattern: '[0-9]+', after: '"<|sep|>' },
+    callIndex: { pattern: CALL_NUMBER, after: '"<|sep|>' },
     callEnd: '<|close|>call<|sep|>',
     args: 'kimi_k3_xml',
     markup: ['<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>message<|sep|>'],
@@ -167,7 +169,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     key: 'cohere',
     trigger: '<|START_ACTION|>',
     section: { begin: '<|START_ACTION|>[', end: ']<|END_ACTION|>', separator: ',', spaced: true },
-    callIndex: { lead: '{"tool_call_id": "', pattern: '[0-9]+', after: '' },
+    callIndex: { lead: '{"tool_call_id": "', pattern: CALL_NUMBER, after: '' },
     callBegin: (name) => `", "tool_name": ${JSON.stringify(name)}, "parameters": `,
     callEnd: '}',
     args: 'json',
@@ -179,7 +181,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     key: 'cohere_xml',
     trigger: '<cofl:tool_calls>',
     section: { begin: '<cofl:tool_calls>', end: '</cofl:tool_calls>', separator: '', spaced: true },
-    callIndex: { lead: '<cofl:tool_call id="', pattern: '[0-9]+', after: '' },
+    callIndex: { lead: '<cofl:tool_call id="', pattern: CALL_NUMBER, after: '' },
     callBegin: (name) => `" name="${name}">`,
     callEnd: '</cofl:tool_call>',
     args: 'cohere_xml',
