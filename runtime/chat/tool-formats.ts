@@ -199,7 +199,8 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     callVariants: (name) => [`<|channel|>commentary to=functions.${name}<|message|>`, ` to=functions.${name}<|channel|>commentary json<|message|>`, ` to=functions.${name}<|channel|>commentary <|constrain|>json<|message|>`],
     callEnd: '',
     args: 'json',
-    markup: ['<|start|>assistant', '<|channel|>final<|message|>', '<|return|>', '<|end|>', '<|call|>'],
+    // A commentary message without a recipient is a preamble to the user: content too.
+    markup: ['<|start|>assistant', '<|channel|>final<|message|>', '<|channel|>commentary<|message|>', '<|return|>', '<|end|>', '<|call|>'],
     around: { before: [{ type: 'optional', content: { type: 'const_string', value: '<|start|>assistant' } }], after: [] },
     thinking: { open: '<|channel|>analysis<|message|>', close: '<|end|>', answerLeads: ['<|start|>assistant<|channel|>final<|message|>'] },
   },
