@@ -117,21 +117,29 @@ function parseJson(raw: string, otherwise: unknown): unknown {
   }
 }
 
-/** What a schema says about strings: whether it allows other types, its listed strings, and
- * whether some string branch is free (no pattern, format or length). */
+/** What a schema says about strings: the other JSON types it allows, whether it allows
+ * strings, its listed strings, and whether some string branch is free (no pattern, format or
+ * length). */
 interface StringView {
-  others: boolean;
+  others: Set<string>;
   strings: boolean;
   listed: string[];
   free: boolean;
 }
 
-const JSON_TYPES = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
+const OTHER_TYPES = ['null', 'boolean', 'integer', 'number', 'array', 'object'];
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'number';
+  return typeof v;
+}
 
 function viewOf(schema: Schema, root: Schema, depth = 0): StringView {
-  const all: StringView = { others: true, strings: true, listed: [], free: true };
+  const all: StringView = { others: new Set(OTHER_TYPES), strings: true, listed: [], free: true };
   if (depth > 32 || schema === true || schema === undefined) return all;
-  if (schema === false || typeof schema !== 'object' || schema === null) return { others: false, strings: false, listed: [], free: false };
+  if (schema === false || typeof schema !== 'object' || schema === null) return { others: new Set(), strings: false, listed: [], free: false };
   const s = schema as Record<string, unknown>;
   if (typeof s.$ref === 'string' && s.$ref.startsWith('#')) {
     const target = s.$ref.slice(1).split('/').filter((p) => p !== '').reduce<unknown>((node, p) => (node as Record<string, unknown> | undefined)?.[decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~')], root);
@@ -141,11 +149,11 @@ function viewOf(schema: Schema, root: Schema, depth = 0): StringView {
   if ('const' in s || Array.isArray(s.enum)) {
     const values = 'const' in s ? [s.const] : (s.enum as unknown[]);
     const listed = values.filter((v): v is string => typeof v === 'string');
-    view = { others: values.some((v) => typeof v !== 'string'), strings: listed.length > 0, listed, free: false };
+    view = { others: new Set(values.filter((v) => typeof v !== 'string').map(typeOf)), strings: listed.length > 0, listed, free: false };
   } else {
-    const types = s.type === undefined ? JSON_TYPES : typeof s.type === 'string' ? [s.type] : (s.type as string[]);
+    const types = s.type === undefined ? [...OTHER_TYPES, 'string'] : typeof s.type === 'string' ? [s.type] : (s.type as string[]);
     const strings = types.includes('string');
-    view = { others: types.some((t) => t !== 'string'), strings, listed: [], free: strings && !['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s) };
+    view = { others: new Set(types.filter((t) => t !== 'string')), strings, listed: [], free: strings && !['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s) };
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(s[key])) view = meet(view, (s[key] as Schema[]).map((b) => viewOf(b, root, depth + 1)).reduce(join));
@@ -154,9 +162,21 @@ function viewOf(schema: Schema, root: Schema, depth = 0): StringView {
   return view;
 }
 
-const join = (a: StringView, b: StringView): StringView => ({ others: a.others || b.others, strings: a.strings || b.strings, listed: [...a.listed, ...b.listed], free: a.free || b.free });
+const join = (a: StringView, b: StringView): StringView => ({ others: new Set([...a.others, ...b.others]), strings: a.strings || b.strings, listed: [...a.listed, ...b.listed], free: a.free || b.free });
+
+/** Types both allow (a whole number is a number too). */
+function bothAllow(a: Set<string>, b: Set<string>): Set<string> {
+  const out = new Set<string>();
+  for (const t of a) {
+    if (b.has(t)) out.add(t);
+    else if (t === 'integer' && b.has('number')) out.add('integer');
+    else if (t === 'number' && b.has('integer')) out.add('integer');
+  }
+  return out;
+}
+
 const meet = (a: StringView, b: StringView): StringView => ({
-  others: a.others && b.others,
+  others: bothAllow(a.others, b.others),
   strings: a.strings && b.strings,
   listed: a.listed.length > 0 && b.listed.length > 0 ? a.listed.filter((v) => b.listed.includes(v)) : [...a.listed, ...b.listed],
   free: a.free && b.free,
@@ -164,9 +184,11 @@ const meet = (a: StringView, b: StringView): StringView => ({
 
 function readUntyped(raw: string, schema: Schema, root: Schema, framed: boolean): unknown {
   const view = viewOf(schema, root);
-  if (view.others || !view.strings) {
+  if (view.others.size > 0) {
     const parsed = parseJson(raw.trim(), undefined);
-    if (parsed !== undefined && typeof parsed !== 'string') return parsed;
+    const type = parsed === undefined ? '' : typeOf(parsed);
+    // Only a type the schema allows: `true` under anyOf [string, integer] is the string.
+    if (parsed !== undefined && type !== 'string' && (view.others.has(type) || (type === 'integer' && view.others.has('number')))) return parsed;
   }
   if (!framed) return raw;
   if (view.listed.includes(raw)) return raw;

@@ -19,6 +19,8 @@ test('untyped styles: the schema decides between a string and another type', () 
   assert.is(read('qwen_xml', q('null'), nullable)?.value, null);
   assert.is(read('qwen_xml', q('"Paris"'), nullable)?.value, '"Paris"', 'a JSON string is a string as written, quotes included');
   assert.is(read('qwen_xml', q('5'), { type: 'string' })?.value, '5', 'a string schema keeps digits a string');
+  assert.is(read('qwen_xml', q('true'), { type: ['string', 'integer'] })?.value, 'true', 'JSON of a type the schema does not allow is the string');
+  assert.is(read('qwen_xml', q('2.5'), { anyOf: [{ type: 'string' }, { type: 'integer' }] })?.value, '2.5');
   assert.is(read('qwen_xml', q('\nred\n'), { enum: ['red', 'green'] })?.value, 'red', 'an enum without type, framed');
   assert.equal(read('minimax_xml', '<parameter name="v">[1, 2]</parameter>', {})?.value, [1, 2]);
   const viaRef = { $ref: '#/$defs/n' };
