@@ -35,7 +35,7 @@ class CompileGrammarUsageError extends Error {
   readonly userFacing = true;
 }
 
-const STYLES = ['json', 'qwen_xml', 'minimax_xml', 'deepseek_xml', 'glm_xml'];
+const STYLES = ['json', 'qwen_xml', 'minimax_xml', 'deepseek_xml', 'glm_xml', 'cohere_xml', 'kimi_k3_xml'];
 
 interface Input {
   label: string;

@@ -16,7 +16,7 @@ import { validatorAt, valuesAllowed } from './constants.js';
 import { canonicalSpelling } from './json-chars.js';
 import { isObject, type Lowering, type Schema } from './lowering.js';
 import { commonTypes, conjunctionOf, conjunctionSchema, type Part } from './parts.js';
-import { contentDfa, JSON_SPELLING, patternContent, stringConstraints } from './strings.js';
+import { contentDfa, JSON_SPELLING, patternContent, type Spelling, stringConstraints } from './strings.js';
 
 interface Located {
   schema: Schema;
@@ -39,6 +39,16 @@ export interface KeyPlan {
   declared: DeclaredKey[];
   others: OtherKeys[];
 }
+
+/** How keys are written: JSON's canonical spelling between quotes (the default), or raw
+ * characters within a layout's own key language (the XML styles: `universe`). */
+export interface KeySpelling {
+  spelling: Spelling;
+  /** Every key the layout can write, as characters. */
+  universe(): ByteDfa;
+}
+
+export const JSON_KEYS: KeySpelling = { spelling: JSON_SPELLING, universe: () => contentDfa(stringConstraints([]), JSON_SPELLING) };
 
 /** What one part says about keys. */
 interface KeyView {
@@ -81,7 +91,7 @@ export function patternMatches(pattern: string, name: string): boolean {
   return rx.test(name);
 }
 
-export function planKeys(ctx: Lowering, parts: Part[], pointer: string): KeyPlan | { empty: string } {
+export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: KeySpelling = JSON_KEYS): KeyPlan | { empty: string } {
   const views = parts.map(viewOf);
   const explicit = views.some((v) => v.additional !== undefined || 'unevaluatedProperties' in v.part.schema);
   // Strict mode: with no part saying what other keys take, there are none.
@@ -126,11 +136,12 @@ export function planKeys(ctx: Lowering, parts: Part[], pointer: string): KeyPlan
     const value = ctx.conjunction(membersFor(() => false, null));
     return { declared, others: value.schema === false ? [] : [{ kind: 'excluding', names: names, value }] };
   }
-  const simple = closed?.schema === true ? null : simplePatterns(views, names);
+  // Patterns as they stand are JSON keys; another layout's keys go through its universe.
+  const simple = closed?.schema === true || keys !== JSON_KEYS ? null : simplePatterns(views, names);
   if (simple && nameRules.length === 0) {
     return { declared, others: simple.map((p) => ({ kind: 'pattern' as const, pattern: p.pattern, pointer: p.pointer, value: { schema: p.schema, pointer: p.pointer } })) };
   }
-  return { declared, others: regions(ctx, views, names, membersFor, pointer) };
+  return { declared, others: regions(ctx, views, names, membersFor, pointer, keys) };
 }
 
 /** The patterns as they stand, when that is exact: one part, no other keys, no pattern
@@ -147,16 +158,16 @@ function simplePatterns(views: KeyView[], names: string[]): KeyView['patterns'] 
 }
 
 /** The keys other than `names`, split by the patterns they match, each region with its value. */
-function regions(ctx: Lowering, views: KeyView[], names: string[], membersFor: (matches: (p: string) => boolean, name: null) => Located[], pointer: string): OtherKeys[] {
+function regions(ctx: Lowering, views: KeyView[], names: string[], membersFor: (matches: (p: string) => boolean, name: null) => Located[], pointer: string, keys: KeySpelling): OtherKeys[] {
   const patterns = [...new Set(views.flatMap((v) => v.patterns.map((p) => p.pattern)))];
   const patternPointer = (p: string): string => views.flatMap((v) => v.patterns).find((x) => x.pattern === p)!.pointer;
   const nameRules = views.filter((v) => v.propertyNames).map((v) => v.propertyNames!);
   const at = nameRules[0]?.pointer ?? pointerJoin(pointer, 'patternProperties');
   if (patterns.length + nameRules.length + 2 > MAX_PRODUCT_PARTS) throw GrammarError.at(at, `more than ${MAX_PRODUCT_PARTS - 2} patterns and property-name schemas in one object cannot be combined (the limit)`);
   try {
-    const universe = contentDfa(stringConstraints([]), JSON_SPELLING);
-    const declared = names.length > 0 ? spelledDfa(names) : null;
-    const components: ByteDfa[] = [universe, ...(declared ? [declared] : []), ...patterns.map((p) => dfaOfExpr(patternContent(p, patternPointer(p), JSON_SPELLING))), ...nameRules.map((r) => nameLanguage(ctx, r.schema, r.pointer))];
+    const universe = keys.universe();
+    const declared = names.length > 0 ? spelledDfa(names, keys.spelling) : null;
+    const components: ByteDfa[] = [universe, ...(declared ? [declared] : []), ...patterns.map((p) => dfaOfExpr(patternContent(p, patternPointer(p), keys.spelling))), ...nameRules.map((r) => nameLanguage(ctx, r.schema, r.pointer, keys.spelling))];
     const first = declared ? 2 : 1;
     const ruleBits = ((1 << nameRules.length) - 1) << (first + patterns.length);
     const table = productTable(components);
@@ -191,7 +202,7 @@ function nameAllowed(ctx: Lowering, rule: Located, name: string): boolean {
  * applies to strings matters: type, enum, const, pattern, format, lengths, and anyOf, oneOf,
  * allOf and $ref of those.
  */
-export function nameLanguage(ctx: Lowering, schema: Schema, pointer: string): ByteDfa {
+export function nameLanguage(ctx: Lowering, schema: Schema, pointer: string, spelling: Spelling = JSON_SPELLING): ByteDfa {
   const none = EMPTY_DFA;
   if (schema === false) return none;
   const parts = conjunctionOf(schema, pointer, ctx.lookupRef);
@@ -199,27 +210,28 @@ export function nameLanguage(ctx: Lowering, schema: Schema, pointer: string): By
   const split = combinatorPart(parts);
   if (split >= 0) {
     const branches = distribute(parts, split, ctx.lookupRef).map((b) => {
-      if (b.alone) return nameLanguage(ctx, b.alone.schema, b.alone.pointer);
-      return Array.isArray(b.conjunction) ? nameLanguageOfParts(ctx, b.conjunction) : none;
+      if (b.alone) return nameLanguage(ctx, b.alone.schema, b.alone.pointer, spelling);
+      return Array.isArray(b.conjunction) ? nameLanguageOfParts(ctx, b.conjunction, spelling) : none;
     });
     return branches.reduce((a, b) => productDfa([a, b], (bits) => bits !== 0));
   }
-  return nameLanguageOfParts(ctx, parts);
+  return nameLanguageOfParts(ctx, parts, spelling);
 }
 
-function nameLanguageOfParts(ctx: Lowering, parts: Part[]): ByteDfa {
-  if (combinatorPart(parts) >= 0) return nameLanguage(ctx, conjunctionSchema(parts), parts[0]!.pointer);
+function nameLanguageOfParts(ctx: Lowering, parts: Part[], spelling: Spelling): ByteDfa {
+  if (combinatorPart(parts) >= 0) return nameLanguage(ctx, conjunctionSchema(parts), parts[0]!.pointer, spelling);
   if (!commonTypes(parts).includes('string')) return EMPTY_DFA;
   if (parts.some((p) => 'const' in p.schema || Array.isArray(p.schema.enum))) {
     const values = valuesAllowed(ctx.root, parts).filter((v): v is string => typeof v === 'string');
     if (values.length === 0) return EMPTY_DFA;
-    return spelledDfa(values);
+    return spelledDfa(values, spelling);
   }
-  return contentDfa(stringConstraints(parts), JSON_SPELLING);
+  return contentDfa(stringConstraints(parts), spelling);
 }
 
 
-/** The given strings as the characters between quotes, each in its canonical spelling. */
-function spelledDfa(strings: string[]): ByteDfa {
+/** The given strings as the characters between quotes, each in its one spelling. */
+function spelledDfa(strings: string[], spelling: Spelling): ByteDfa {
+  if (spelling !== JSON_SPELLING) return dfaOfExpr(alt(...strings.map((v) => lit(v))));
   return dfaOfExpr(alt(...strings.map((v) => lit([...v].map((ch) => canonicalSpelling(ch.codePointAt(0)!)).join('')))));
 }

@@ -7,7 +7,7 @@ import { GrammarError } from '../errors.js';
 import { alt, EMPTY, type Expr, lit, NOTHING, ref, rep, seq } from '../ir.js';
 import { contentExcluding } from './json-chars.js';
 import { emptyAt, type Lowering, type Schema } from './lowering.js';
-import { planKeys } from './object-keys.js';
+import { type KeySpelling, planKeys } from './object-keys.js';
 import { type Part, tightest } from './parts.js';
 
 export interface Entry {
@@ -40,8 +40,8 @@ export interface KeyWriter {
 export type ValueWriter = (schema: Schema, pointer: string) => Expr;
 
 /** The shape of an object with every part's keywords (object-keys.ts), or why none matches. */
-export function objectShape(ctx: Lowering, parts: Part[], pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter): ObjectShape | { empty: string } {
-  const plan = planKeys(ctx, parts, pointer);
+export function objectShape(ctx: Lowering, parts: Part[], pointer: string, depth: number, keys: KeyWriter, valueOf?: ValueWriter, spelling?: KeySpelling): ObjectShape | { empty: string } {
+  const plan = planKeys(ctx, parts, pointer, spelling);
   if ('empty' in plan) return plan;
   const value = (v: { schema: Schema; pointer: string }): Expr => ctx.rule(`${ruleBase(v.pointer)}_value`, valueOf ? valueOf(v.schema, v.pointer) : ctx.value(v.schema, v.pointer, depth + 1), v.pointer);
   const declared = plan.declared.map((d) => ({ expr: keys.declared(d.name, value(d.value)), required: d.required }));

@@ -2,7 +2,7 @@
 import { GrammarError } from '../errors.js';
 import { alt, cls, EMPTY, type Expr, lit, opt, rep, seq } from '../ir.js';
 
-export type JsonSchemaStyle = 'json' | 'qwen_xml' | 'minimax_xml' | 'deepseek_xml' | 'glm_xml';
+export type JsonSchemaStyle = 'json' | 'qwen_xml' | 'minimax_xml' | 'deepseek_xml' | 'glm_xml' | 'cohere_xml' | 'kimi_k3_xml';
 
 export interface JsonSchemaOptions {
   /** Whitespace allowed between tokens: space, tab, LF, CR (RFC 8259), bounded by

@@ -10,7 +10,7 @@ import { NODE_KINDS, type EnclosingEnd, NO_END, type NodeKind, type StNode, type
 import { validateDispatch, validateTokenDispatch } from './validate-dispatch.js';
 import { validateTagsWithSeparator, validateTokenTriggeredTags, validateTriggeredTags } from './validate-triggered.js';
 
-const STYLES: readonly JsonSchemaStyle[] = ['json', 'qwen_xml', 'minimax_xml', 'deepseek_xml', 'glm_xml'];
+const STYLES: readonly JsonSchemaStyle[] = ['json', 'qwen_xml', 'minimax_xml', 'deepseek_xml', 'glm_xml', 'cohere_xml', 'kimi_k3_xml'];
 
 /** Fields of each node kind besides `type`. */
 const FIELDS: Record<NodeKind, readonly string[]> = {

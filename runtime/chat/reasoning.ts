@@ -9,7 +9,10 @@
 //   - otherwise the model opens the block itself with `<think>`.
 // The thinking is free text; only what follows `</think>` is constrained (tool calls,
 // response_format), by wrapping that part's structural tag after a think tag.
+// Families with other delimiters (Cohere's <|START_THINKING|>, Kimi-K3's think block, Harmony's
+// analysis channel) pass their markers (tool-formats.ts); <think> and </think> are the default.
 import type { GrammarSpec } from '../engine/grammar-spec.js';
+import { THINK_TAGS, type ThinkMarkers } from './tool-formats.js';
 
 export type ReasoningMode = 'on' | 'off' | 'auto';
 export const REASONING_MODES: readonly ReasoningMode[] = ['on', 'off', 'auto'];
@@ -18,18 +21,19 @@ export const THINK_OPEN = '<think>';
 export const THINK_CLOSE = '</think>';
 
 /** Whether a model with this chat template thinks, under the launch option. */
-export function modelThinks(mode: ReasoningMode, template: string | undefined): boolean {
+export function modelThinks(mode: ReasoningMode, template: string | undefined, markers: ThinkMarkers = THINK_TAGS): boolean {
   if (mode !== 'auto') return mode === 'on';
-  return template !== undefined && template.includes(THINK_CLOSE);
+  return template !== undefined && template.includes(markers.inTemplate ?? markers.close);
 }
 
 /** `open`: the output starts inside the think block; `model`: the model writes `<think>`; `closed`: no thinking. */
 export type ThinkStart = 'open' | 'model' | 'closed';
 
-export function thinkStartOf(prompt: string): ThinkStart {
+export function thinkStartOf(prompt: string, markers: ThinkMarkers = THINK_TAGS): ThinkStart {
   const tail = prompt.trimEnd();
-  if (tail.endsWith(THINK_OPEN)) return 'open';
-  if (tail.endsWith(THINK_CLOSE)) return 'closed';
+  if (tail.endsWith(markers.open)) return 'open';
+  if (tail.endsWith(markers.close)) return 'closed';
+  if (markers.answerOpen !== undefined && tail.endsWith(markers.answerOpen)) return 'closed';
   return 'model';
 }
 
@@ -59,10 +63,13 @@ function whitespaceOf(max: number | null | undefined): { max_whitespace?: number
 
 /** `spec` constrained only after a free think block (whitespace allowed after `</think>`, as
  * Qwen3 writes `\n\n`; a little: unbounded, a model could write nothing else). */
-export function afterThinking(spec: GrammarSpec, start: Exclude<ThinkStart, 'closed'>): GrammarSpec {
-  const think = { type: 'tag', begin: start === 'open' ? '' : THINK_OPEN, content: { type: 'any_text' }, end: THINK_CLOSE };
+export function afterThinking(spec: GrammarSpec, start: Exclude<ThinkStart, 'closed'>, markers: ThinkMarkers = THINK_TAGS): GrammarSpec {
+  const think = { type: 'tag', begin: start === 'open' ? '' : markers.open, content: { type: 'any_text' }, end: markers.close };
   const gap = { type: 'regex', pattern: '[ \\t\\r\\n]{0,4}' };
-  return { kind: 'structural_tag', tag: { type: 'structural_tag', format: { type: 'sequence', elements: [think, gap, formatNodeOf(spec)] } } };
+  // The answer may open with the family's markup (a response block, the final channel).
+  const leads = markers.answerLeads ?? [];
+  const lead = leads.length === 0 ? [] : [{ type: 'optional', content: leads.length === 1 ? { type: 'const_string', value: leads[0] } : { type: 'or', elements: leads.map((value) => ({ type: 'const_string', value })) } }];
+  return { kind: 'structural_tag', tag: { type: 'structural_tag', format: { type: 'sequence', elements: [think, gap, ...lead, formatNodeOf(spec)] } } };
 }
 
 export interface SplitDelta {
@@ -92,7 +99,10 @@ export class ReasoningSplitter {
   reasoning = '';
   answer = '';
 
-  constructor(private readonly start: Exclude<ThinkStart, 'closed'>) {}
+  constructor(
+    private readonly start: Exclude<ThinkStart, 'closed'>,
+    private readonly markers: ThinkMarkers = THINK_TAGS,
+  ) {}
 
   push(text: string): SplitDelta | undefined {
     this.text += text;
@@ -108,16 +118,16 @@ export class ReasoningSplitter {
     if (this.start === 'model') {
       const lead = body.length - body.trimStart().length;
       const rest = body.slice(lead);
-      if (rest.startsWith(THINK_OPEN)) body = rest.slice(THINK_OPEN.length);
-      else if (!final && THINK_OPEN.startsWith(rest)) return { reasoning: '', answer: '' }; // may still open the block
+      if (rest.startsWith(this.markers.open)) body = rest.slice(this.markers.open.length);
+      else if (!final && this.markers.open.startsWith(rest)) return { reasoning: '', answer: '' }; // may still open the block
       else return { reasoning: '', answer: this.text }; // no think block: all of it is the answer
     }
-    const end = body.indexOf(THINK_CLOSE);
+    const end = body.indexOf(this.markers.close);
     if (end < 0) {
-      const shown = final ? body : body.slice(0, body.length - partialSuffix(body, THINK_CLOSE));
+      const shown = final ? body : body.slice(0, body.length - partialSuffix(body, this.markers.close));
       return { reasoning: shown.trim(), answer: '' };
     }
-    return { reasoning: body.slice(0, end).trim(), answer: body.slice(end + THINK_CLOSE.length).trimStart() };
+    return { reasoning: body.slice(0, end).trim(), answer: body.slice(end + this.markers.close.length).trimStart() };
   }
 
   private update(final: boolean): SplitDelta | undefined {

@@ -10,7 +10,9 @@
 // The grammar guarantees the syntax of a finished output; an output cut short (max_tokens, a
 // stop string) keeps its complete calls, and its unfinished call is reported apart
 // (`begunCalls`): its arguments are not a whole JSON object.
-import type { ToolFormat } from './tool-formats.js';
+import { callOpenings, type ToolFormat, triggersOf } from './tool-formats.js';
+import { XML_READERS } from './xml-arguments.js';
+import { withoutMarkup } from './answer-markup.js';
 
 export interface ScannedCall {
   name: string;
@@ -84,43 +86,6 @@ function jsonEnd(text: string, start: number): number {
   return -1;
 }
 
-interface XmlStyle {
-  open: RegExp;
-  close: string;
-  /** Raw text values written around newlines by the family's template. */
-  trimNewlines?: boolean;
-}
-
-const XML_STYLES: Record<string, XmlStyle> = {
-  qwen_xml: { open: /<parameter=([^>]*)>/y, close: '</parameter>', trimNewlines: true },
-  minimax_xml: { open: /<parameter name="([^"]*)">/y, close: '</parameter>' },
-  deepseek_xml: { open: /<｜DSML｜parameter name="([^"]*)" string="(true|false)">/y, close: '</｜DSML｜parameter>' },
-  glm_xml: { open: /<arg_key>([^<]*)<\/arg_key>[ \t\r\n]*<arg_value>/y, close: '</arg_value>' },
-};
-
-/**
- * A parameter's value as the XML styles write it: raw text for strings, JSON for anything else.
- * The newlines a template writes around a value come off only where that cannot change what the
- * grammar allowed: around free text, and around a listed (enum or const) value, which the
- * grammar allows bare or framed. A string with a pattern, format or length stays as written.
- */
-function xmlValue(raw: string, schema: unknown, style: XmlStyle, stringFlag: string | undefined): unknown {
-  const s = (schema ?? {}) as Record<string, unknown>;
-  const isString = stringFlag !== undefined ? stringFlag === 'true' : s.type === 'string';
-  if (isString) {
-    if (!style.trimNewlines) return raw;
-    const listed = 'const' in s ? [s.const] : Array.isArray(s.enum) ? s.enum : undefined;
-    if (listed) return listed.includes(raw) || !/^\n[^]*\n$/.test(raw) ? raw : raw.slice(1, -1);
-    if (['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s)) return raw;
-    return raw.replace(/^\n/, '').replace(/\n$/, '');
-  }
-  try {
-    return JSON.parse(raw);
-  } catch {
-    return style.trimNewlines ? raw.replace(/^\n/, '').replace(/\n$/, '') : raw; // a value the schema leaves free, written as text
-  }
-}
-
 /**
  * Content and calls of `text`; unless `final`, a trailing partial trigger is not content yet.
  * `from` resumes at the `stable` point of an earlier scan of a prefix of `text`.
@@ -149,29 +114,41 @@ export function scanToolText(
 
   /** One call at `pos`; false when the text stops (or breaks off) inside it. */
   const call = (): boolean => {
+    const index = format.callIndex;
+    // An index written before the name (Cohere) is read first.
+    let leadIndex: string | undefined;
+    if (index?.lead !== undefined) {
+      const lead = new RegExp(`${escapeRegExp(index.lead)}(${index.pattern})`, 'y');
+      lead.lastIndex = pos;
+      const match = lead.exec(text);
+      if (!match || lead.lastIndex === text.length) return false; // the index may go on
+      leadIndex = match[1]!;
+      pos = lead.lastIndex;
+    }
     // Where the name is not followed by a delimiter (GLM), `get` and `get_weather` both match
     // `<tool_call>get_weather`: the longest wins, and a text that could still become a longer
     // one waits.
     let name: string | undefined;
     let length = 0;
+    const rest = text.slice(pos);
     for (const candidate of tools.keys()) {
-      const begin = format.callBegin(candidate);
-      if (begin.length > length && text.startsWith(begin, pos)) [name, length] = [candidate, begin.length];
+      for (const begin of callOpenings(format, candidate)) {
+        if (begin.length > length && rest.startsWith(begin)) [name, length] = [candidate, begin.length];
+        else if (begin.length > rest.length && begin.startsWith(rest)) return false;
+      }
     }
     if (name === undefined) return false;
-    const rest = text.slice(pos);
-    if ([...tools.keys()].some((other) => format.callBegin(other).length > rest.length && format.callBegin(other).startsWith(rest))) return false;
     pos += length;
     // A written call index comes before the call is reported, as its id is sent with the name.
     let id: string | undefined;
-    if (format.callIndex) {
-      const index = new RegExp(`(${format.callIndex.pattern})${escapeRegExp(format.callIndex.after)}`, 'y');
-      index.lastIndex = pos;
-      const match = index.exec(text);
+    if (index && leadIndex === undefined) {
+      const after = new RegExp(`(${index.pattern})${escapeRegExp(index.after)}`, 'y');
+      after.lastIndex = pos;
+      const match = after.exec(text);
       if (!match) return false;
-      id = format.callIndex.id(name, match[1]!);
-      pos = index.lastIndex;
-    }
+      id = index.id?.(name, match[1]!);
+      pos = after.lastIndex;
+    } else if (index && leadIndex !== undefined) id = index.id?.(name, leadIndex);
     const scanned: ScannedCall = { name, ...(id !== undefined ? { id } : {}), args: '', complete: false };
     calls.push(scanned);
     skipWs();
@@ -181,18 +158,17 @@ export function scanToolText(
       if (end < 0) return false;
       pos = end;
     } else {
-      const style = XML_STYLES[format.args]!;
-      const properties = (tools.get(name)!.properties ?? {}) as Record<string, unknown>;
+      const reader = XML_READERS[format.args]!;
+      const schema = tools.get(name)!;
+      const properties = (schema.properties ?? {}) as Record<string, unknown>;
+      const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, unknown>);
+      const schemaOf = (key: string): unknown => properties[key] ?? patterns.find(([p]) => new RegExp(p, 'u').test(key))?.[1] ?? schema.additionalProperties ?? true;
       const entries: string[] = [];
       for (;;) {
-        style.open.lastIndex = pos;
-        const open = style.open.exec(text);
-        if (!open) break;
-        const close = text.indexOf(style.close, style.open.lastIndex);
-        if (close < 0) break;
-        const key = open[1]!;
-        entries.push(`${JSON.stringify(key)}: ${JSON.stringify(xmlValue(text.slice(style.open.lastIndex, close), properties[key], style, open[2]))}`);
-        pos = close + style.close.length;
+        const parameter = reader.read(text, pos, schemaOf, schema);
+        if (!parameter) break;
+        entries.push(`${JSON.stringify(parameter.key)}: ${JSON.stringify(parameter.value)}`);
+        pos = parameter.end;
         skipWs();
       }
       scanned.args = `{${entries.join(', ')}`;
@@ -204,29 +180,39 @@ export function scanToolText(
     return true;
   };
 
+  const triggers = triggersOf(format);
+  const longest = Math.max(...triggers.map((t) => t.length));
   while (pos < text.length) {
     // Between calls (or sections) nothing scanned so far can change.
     stable = { pos, content, calls: [...calls] };
-    const at = text.indexOf(format.trigger, pos);
-    if (at < 0) {
+    const found = triggers.map((t) => text.indexOf(t, pos)).filter((i) => i >= 0);
+    if (found.length === 0) {
       const rest = text.slice(pos);
-      content += final ? rest : rest.slice(0, rest.length - partialSuffix(rest, format.trigger));
+      content += final ? rest : rest.slice(0, rest.length - Math.max(...triggers.map((t) => partialSuffix(rest, t))));
       // A trigger still to come cannot start before this.
-      const safe = Math.max(pos, text.length - format.trigger.length + 1);
+      const safe = Math.max(pos, text.length - longest + 1);
       stable = { pos: safe, content: stable.content + text.slice(pos, safe), calls: stable.calls };
       break;
     }
+    const at = Math.min(...found);
     content += text.slice(pos, at);
     pos = at;
     if (!format.section) {
       if (!call()) break;
       continue;
     }
-    if (!take(format.section.begin)) break;
+    const { begin, end, separator } = format.section;
+    if (!take(begin)) break;
+    const mark = separator.trim();
     let open = true;
-    while (open) {
+    for (let n = 0; open; n++) {
       skipWs();
-      if (take(format.section.end)) break;
+      if (take(end)) break;
+      if (n > 0 && mark !== '') {
+        open = take(mark);
+        if (!open) break;
+        skipWs();
+      }
       open = call();
     }
     if (!open) break;
@@ -291,7 +277,8 @@ export class ToolCallParser {
   private update(final: boolean): ParsedDelta | undefined {
     const scan = scanToolText(this.format, this.tools, this.text, final, this.resume);
     this.resume = scan.stable;
-    const visible = this.startsWithCall && scan.calls.length === 0 ? '' : final && scan.calls.length === 0 ? scan.content : scan.content.trimEnd();
+    const content = withoutMarkup(scan.content, this.format.markup ?? [], final);
+    const visible = this.startsWithCall && scan.calls.length === 0 ? '' : final && scan.calls.length === 0 ? content : content.trimEnd();
     const delta: ParsedDelta = {};
     if (visible.length > this.contentSent) {
       delta.content = visible.slice(this.contentSent);

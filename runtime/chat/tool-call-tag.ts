@@ -5,7 +5,7 @@
 //   named     exactly one call to that function, nothing else
 //   parallel_tool_calls: false   at most one call (stop_after_first)
 // Every call's arguments follow its `parameters` schema (as JSON, or in the format's XML style).
-import type { ToolFormat } from './tool-formats.js';
+import { callOpenings, type ToolFormat, triggersOf } from './tool-formats.js';
 
 export interface ToolDefinition {
   name: string;
@@ -23,28 +23,48 @@ export function argumentsSchema(parameters: unknown): Record<string, unknown> {
   return schema.type === undefined ? { ...schema, type: 'object' } : schema;
 }
 
-function callTag(format: ToolFormat, tool: ToolDefinition): object {
+/** The calls to one tool, one tag per opening the model writes. */
+function callTags(format: ToolFormat, tool: ToolDefinition): object[] {
   const args = { type: 'json_schema', json_schema: tool.parameters, ...(format.args === 'json' ? {} : { style: format.args }) };
   const index = format.callIndex;
-  const content = index ? { type: 'sequence', elements: [{ type: 'regex', pattern: index.pattern }, { type: 'const_string', value: index.after }, args] } : args;
-  return { type: 'tag', begin: format.callBegin(tool.name), content, end: format.callEnd };
+  const numbered = index && index.lead === undefined ? [{ type: 'regex', pattern: index.pattern }, { type: 'const_string', value: index.after }] : [];
+  const content = numbered.length > 0 ? { type: 'sequence', elements: [...numbered, args] } : args;
+  const tags = callOpenings(format, tool.name).map((begin) => ({ type: 'tag', begin, content, end: format.callEnd }));
+  if (index?.lead === undefined) return tags;
+  // The index comes first: the tag begins with the text before it, the name follows it.
+  return tags.map((tag) => ({ type: 'tag', begin: index.lead, content: { type: 'sequence', elements: [{ type: 'regex', pattern: index.pattern }, { type: 'const_string', value: tag.begin }, args] }, end: format.callEnd }));
+}
+
+/** Whitespace around calls in a spaced section (a pretty-printed JSON list). */
+const SPACE = { type: 'regex', pattern: '[ \\t\\r\\n]{0,16}' };
+
+/** The calls inside a section: one, or several joined by its separator. */
+function sectionCalls(format: ToolFormat, calls: object[], several: boolean): object {
+  const { separator, spaced } = format.section!;
+  if (!spaced) return several ? { type: 'tags_with_separator', tags: calls, separator, at_least_one: true } : calls.length === 1 ? calls[0]! : { type: 'or', elements: calls };
+  const one = calls.length === 1 ? calls[0]! : { type: 'or', elements: calls };
+  const more = { type: 'star', content: { type: 'sequence', elements: [SPACE, ...(separator === '' ? [] : [{ type: 'const_string', value: separator }, SPACE]), one] } };
+  return { type: 'sequence', elements: [SPACE, one, ...(several ? [more] : []), SPACE] };
 }
 
 /** The `{type: "structural_tag", format}` for a choice other than `none`. */
 export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[], choice: Exclude<ToolChoice, { mode: 'none' }>, parallel: boolean): object {
   const named = choice.mode === 'named' ? tools.find((tool) => tool.name === choice.name) : undefined;
   if (choice.mode === 'named' && !named) throw new Error(`tool_choice names '${choice.name}', which is not among the tools`);
-  const calls = (named ? [named] : tools).map((tool) => callTag(format, tool));
+  const calls = (named ? [named] : tools).flatMap((tool) => callTags(format, tool));
   const flags = { ...(choice.mode === 'required' ? { at_least_one: true } : {}), ...(parallel ? {} : { stop_after_first: true }) };
+  const triggers = triggersOf(format);
+  // Tags per trigger: the first trigger each call's begin starts with.
+  const triggered = (tags: object[]) => ({ type: 'triggered_tags', triggers: triggers.filter((t) => tags.some((tag) => (tag as { begin: string }).begin.startsWith(t))), tags, ...flags });
+  const forced = (node: object): object => (format.around ? { type: 'sequence', elements: [...format.around.before, node, ...format.around.after] } : node);
   let top: object;
   if (!format.section) {
-    top = named ? calls[0]! : { type: 'triggered_tags', triggers: [format.trigger], tags: calls, ...flags };
+    top = named ? forced(calls.length === 1 ? calls[0]! : { type: 'or', elements: calls }) : choice.mode === 'required' && format.around ? forced(triggered(calls)) : triggered(calls);
   } else {
-    const { begin, end, separator } = format.section;
-    const inner = named ? calls[0]! : { type: 'tags_with_separator', tags: calls, separator, at_least_one: true, ...(parallel ? {} : { stop_after_first: true }) };
-    const section = { type: 'tag', begin, content: inner, end };
+    const { begin, end } = format.section;
+    const section = { type: 'tag', begin, content: sectionCalls(format, calls, !named && parallel), end };
     // required is the section itself (it holds at least one call), as TOOL-FORMATS.md maps it.
-    top = named || choice.mode === 'required' ? section : { type: 'triggered_tags', triggers: [format.trigger], tags: [section], ...flags };
+    top = named || choice.mode === 'required' ? forced(section) : triggered([section]);
   }
   return { type: 'structural_tag', format: top };
 }

@@ -5,21 +5,47 @@
 // cannot disagree about the syntax.
 import type { JsonSchemaStyle } from '../../compiler/index.js';
 
-export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi';
+export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi' | 'kimi_k3' | 'cohere' | 'cohere_xml' | 'harmony';
+
+/** Where a model's thinking is: the text that opens and closes it (`<think>`, `</think>` by
+ * default); `answerOpen`: a prompt ending with it starts in the answer (thinking switched off). */
+export interface ThinkMarkers {
+  open: string;
+  close: string;
+  answerOpen?: string;
+  /** What in a chat template shows that the model thinks (default: `close`). */
+  inTemplate?: string;
+  /** Markup the answer may open with after the thinking (a response block, the final channel). */
+  answerLeads?: string[];
+}
+
+export const THINK_TAGS: ThinkMarkers = { open: '<think>', close: '</think>' };
 
 export interface ToolFormat {
   key: ToolFormatKey;
   /** Free text that, once produced, must continue as calls (a prefix of `section.begin` or of every call's begin). */
   trigger: string;
-  /** A block holding one or more calls, joined by `separator`. */
-  section?: { begin: string; end: string; separator: string };
-  /** The exact text opening a call to `name`. */
+  /** Further triggers, for call openings that do not start with `trigger` (Harmony's recipient first). */
+  otherTriggers?: string[];
+  /** A block holding one or more calls, joined by `separator` (`spaced`: with whitespace around calls and separators). */
+  section?: { begin: string; end: string; separator: string; spaced?: boolean };
+  /** The exact text opening a call to `name` (after `callIndex.lead` and the index, where the index comes first). */
   callBegin(name: string): string;
+  /** Other openings of a call to `name` that the model writes too (Harmony's header orders). */
+  callVariants?(name: string): string[];
   /**
-   * A call index the model writes right after `callBegin` (Kimi's `functions.F:N`): a regex for
-   * it, the literal that follows it before the arguments, and the response's call id it makes.
+   * A call index the model writes: a regex for it; right after `callBegin`, followed by `after`
+   * (Kimi's `functions.F:N`), or with `lead`, between `lead` and `callBegin` (Cohere's
+   * `id="N" name="F"`); `id`: the response's call id it makes (else one is generated).
    */
-  callIndex?: { pattern: string; after: string; id(name: string, index: string): string };
+  callIndex?: { pattern: string; after: string; lead?: string; id?(name: string, index: string): string };
+  /** Markup around the answer (response blocks, channel headers, end markers): never content. */
+  markup?: string[];
+  /** For tool_choice required or named: structural-tag nodes before and after the calls (a
+   * response block the template always writes first, the message's end). */
+  around?: { before: object[]; after: object[] };
+  /** The model's think block, where it is not <think>…</think>. */
+  thinking?: ThinkMarkers;
   /** The text closing a call, after the arguments (leading whitespace in it is optional when parsing). */
   callEnd: string;
   /** `json`: the arguments object as JSON; otherwise the XML style of its top-level properties. */
@@ -27,6 +53,12 @@ export interface ToolFormat {
 }
 
 const DSML = '｜DSML｜';
+/** A call number: bounded, so that a model cannot write digits forever. */
+const CALL_NUMBER = '[0-9]{1,6}';
+const COHERE_MARKUP = ['<|START_RESPONSE|>', '<|END_RESPONSE|>', '<|START_TEXT|>', '<|END_TEXT|>'];
+const COHERE_THINKING: ThinkMarkers = { open: '<|START_THINKING|>', close: '<|END_THINKING|>', answerLeads: ['<|START_RESPONSE|>', '<|START_TEXT|>'] };
+/** Kimi-K3 writes attribute values with & and " escaped. */
+const k3Attribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
 
 export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
   // Hermes 2 Pro, Qwen2.5, Qwen3, the ChatML fallback and the tiny test models.
@@ -115,7 +147,74 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     callEnd: '<|tool_call_end|>',
     args: 'json',
   },
+  // Kimi-K3 (XTML): a response block, then numbered calls in a tools block, typed arguments.
+  kimi_k3: {
+    key: 'kimi_k3',
+    trigger: '<|open|>tools<|sep|>',
+    section: { begin: '<|open|>tools<|sep|>', end: '<|close|>tools<|sep|>', separator: '' },
+    callBegin: (name) => `<|open|>call tool="${k3Attribute(name)}" index="`,
+    callIndex: { pattern: CALL_NUMBER, after: '"<|sep|>' },
+    callEnd: '<|close|>call<|sep|>',
+    args: 'kimi_k3_xml',
+    markup: ['<|open|>response<|sep|>', '<|close|>response<|sep|>', '<|close|>message<|sep|>'],
+    around: {
+      before: [{ type: 'optional', content: { type: 'const_string', value: '<|open|>response<|sep|>' } }, { type: 'const_string', value: '<|close|>response<|sep|>' }],
+      after: [{ type: 'const_string', value: '<|close|>message<|sep|>' }],
+    },
+    // The template builds its tags with macros: open_tag('think').
+    thinking: { open: '<|open|>think<|sep|>', close: '<|close|>think<|sep|>', answerOpen: '<|open|>response<|sep|>', inTemplate: "tag('think'", answerLeads: ['<|open|>response<|sep|>'] },
+  },
+  // Cohere Command-A, Command-R7B: a JSON list of numbered calls between action markers.
+  cohere: {
+    key: 'cohere',
+    trigger: '<|START_ACTION|>',
+    section: { begin: '<|START_ACTION|>[', end: ']<|END_ACTION|>', separator: ',', spaced: true },
+    callIndex: { lead: '{"tool_call_id": "', pattern: CALL_NUMBER, after: '' },
+    callBegin: (name) => `", "tool_name": ${JSON.stringify(name)}, "parameters": `,
+    callEnd: '}',
+    args: 'json',
+    markup: COHERE_MARKUP,
+    thinking: COHERE_THINKING,
+  },
+  // Cohere's later Command models: <cofl:tool_call> elements with nested <cofl:value> arguments.
+  cohere_xml: {
+    key: 'cohere_xml',
+    trigger: '<cofl:tool_calls>',
+    section: { begin: '<cofl:tool_calls>', end: '</cofl:tool_calls>', separator: '', spaced: true },
+    callIndex: { lead: '<cofl:tool_call id="', pattern: CALL_NUMBER, after: '' },
+    callBegin: (name) => `" name="${name}">`,
+    callEnd: '</cofl:tool_call>',
+    args: 'cohere_xml',
+    markup: COHERE_MARKUP,
+    thinking: COHERE_THINKING,
+  },
+  // OpenAI Harmony (gpt-oss): a call is a commentary message to functions.F, its JSON ended by
+  // <|call|>, the stop token (so the text of a call ends with its JSON); the answer is the final
+  // channel; the analysis channel is the thinking.
+  harmony: {
+    key: 'harmony',
+    trigger: '<|channel|>commentary to=functions.',
+    otherTriggers: [' to=functions.'],
+    callBegin: (name) => `<|channel|>commentary to=functions.${name} <|constrain|>json<|message|>`,
+    callVariants: (name) => [`<|channel|>commentary to=functions.${name}<|message|>`, ` to=functions.${name}<|channel|>commentary json<|message|>`, ` to=functions.${name}<|channel|>commentary <|constrain|>json<|message|>`],
+    callEnd: '',
+    args: 'json',
+    // A commentary message without a recipient is a preamble to the user: content too.
+    markup: ['<|start|>assistant', '<|channel|>final<|message|>', '<|channel|>commentary<|message|>', '<|return|>', '<|end|>', '<|call|>'],
+    around: { before: [{ type: 'optional', content: { type: 'const_string', value: '<|start|>assistant' } }], after: [] },
+    thinking: { open: '<|channel|>analysis<|message|>', close: '<|end|>', answerLeads: ['<|start|>assistant<|channel|>final<|message|>'] },
+  },
 };
+
+/** Every literal opening of a call to `name` (after the lead and index where those come first). */
+export function callOpenings(format: ToolFormat, name: string): string[] {
+  return [format.callBegin(name), ...(format.callVariants?.(name) ?? [])];
+}
+
+/** Every trigger of the format. */
+export function triggersOf(format: ToolFormat): string[] {
+  return [format.trigger, ...(format.otherTriggers ?? [])];
+}
 
 export const TOOL_FORMAT_KEYS = Object.keys(TOOL_FORMATS) as ToolFormatKey[];
 

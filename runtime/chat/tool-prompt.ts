@@ -15,18 +15,35 @@ const XML_PARAM: Record<string, (key: string, value: string) => string> = {
   glm_xml: (k, v) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`,
 };
 
+/** A Kimi-K3 argument: its JSON type named, strings raw, the rest as JSON. */
+function kimiArgument(key: string, value: unknown): string {
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value === 'object' ? 'object' : typeof value;
+  const attr = key.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  return `<|open|>argument key="${attr}" type="${type}"<|sep|>${typeof value === 'string' ? value : JSON.stringify(value)}<|close|>argument<|sep|>`;
+}
+
+/** A Cohere value: strings raw, objects and arrays nested, the rest JSON. */
+function cohereValue(key: string | null, value: unknown): string {
+  const name = key === null ? '' : ` name="${key.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!)}"`;
+  if (typeof value === 'string') return `<cofl:value${name} type="raw">${value}</cofl:value>`;
+  if (Array.isArray(value)) return `<cofl:value${name} type="list">${value.map((v) => cohereValue(null, v)).join('')}</cofl:value>`;
+  if (value !== null && typeof value === 'object') return `<cofl:value${name} type="dict">${Object.entries(value).map(([k, v]) => cohereValue(k, v)).join('')}</cofl:value>`;
+  return `<cofl:value${name} type="json">${JSON.stringify(value)}</cofl:value>`;
+}
+
 /** One call as the format writes it (a whole section for sectioned formats). */
 export function renderToolCall(format: ToolFormat, name: string, args: Record<string, unknown> | string, index = 0): string {
   let body: string;
   if (format.args === 'json') body = typeof args === 'string' ? args : JSON.stringify(args);
   else {
-    const entries = typeof args === 'string' ? { arguments: args } : args;
-    body = Object.entries(entries)
-      .map(([k, v]) => XML_PARAM[format.args]!(k, typeof v === 'string' ? v : JSON.stringify(v)))
-      .join('');
+    const entries = Object.entries(typeof args === 'string' ? { arguments: args } : args);
+    if (format.args === 'kimi_k3_xml') body = entries.map(([k, v]) => kimiArgument(k, v)).join('');
+    else if (format.args === 'cohere_xml') body = entries.map(([k, v]) => cohereValue(k, v)).join('');
+    else body = entries.map(([k, v]) => XML_PARAM[format.args]!(k, typeof v === 'string' ? v : JSON.stringify(v))).join('');
   }
-  const numbered = format.callIndex ? `${index}${format.callIndex.after}` : '';
-  const call = `${format.callBegin(name)}${numbered}${body}${format.callEnd}`;
+  const lead = format.callIndex?.lead;
+  const numbered = format.callIndex && lead === undefined ? `${index}${format.callIndex.after}` : '';
+  const call = `${lead === undefined ? '' : `${lead}${index}`}${format.callBegin(name)}${numbered}${body}${format.callEnd}`;
   return format.section ? `${format.section.begin}${call}${format.section.end}` : call;
 }
 

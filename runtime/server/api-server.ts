@@ -19,7 +19,7 @@ import { BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from './text-completions.js';
 import { toApiError } from './to-api-error.js';
 import { TraceBuffer } from './trace-buffer.js';
-import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
+import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
 import { detectToolFormat } from '../chat/tool-format-detect.js';
 import { modelThinks, type ReasoningMode } from '../chat/reasoning.js';
 import type { ToolCallArguments } from './tool-calls.js';
@@ -139,8 +139,9 @@ export class ApiServer {
     const key = this.options.toolFormat ?? detected.key;
     this.toolFormatNote = this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`;
     const mode = this.options.reasoning ?? 'auto';
-    const reasoning = modelThinks(mode, chosen.source);
-    this.reasoningNote = `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} </think>` : '--reasoning'})`;
+    const thinking = TOOL_FORMATS[key].thinking ?? THINK_TAGS;
+    const reasoning = modelThinks(mode, chosen.source, thinking);
+    this.reasoningNote = `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} ${thinking.close}` : '--reasoning'})`;
     this.context = {
       engine,
       reasoning,

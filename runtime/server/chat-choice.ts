@@ -2,6 +2,7 @@
 // tool-call parser (when the request has them), and comes out as OpenAI message deltas.
 import type { ParsedDelta, ToolCallParser } from '../chat/tool-call-parser.js';
 import type { ReasoningSplitter } from '../chat/reasoning.js';
+import type { MarkupFilter } from '../chat/answer-markup.js';
 import type { FinishReason, TokenLogprob } from '../engine/protocol.js';
 
 export interface ChatChoice {
@@ -10,6 +11,8 @@ export interface ChatChoice {
   parser: ToolCallParser | undefined;
   /** Splits the thinking off the answer when the model thinks in this request. */
   splitter: ReasoningSplitter | undefined;
+  /** Without a parser: takes the family's answer markup out of the content. */
+  markup?: MarkupFilter;
 }
 
 /** An OpenAI delta: reasoning, content and tool-call pieces. */
@@ -41,6 +44,9 @@ export function advance(choice: ChatChoice, text: string | undefined): MessageDe
     if (parsed) out.push(parsed);
     const last = text === undefined ? choice.parser.finish() : undefined;
     if (last) out.push(last);
+  } else if (choice.markup) {
+    const piece = (answer !== undefined ? choice.markup.push(answer) : '') + (text === undefined ? choice.markup.finish() : '');
+    if (piece !== '') out.push({ content: piece });
   } else if (answer !== undefined) out.push({ content: answer });
   return out;
 }

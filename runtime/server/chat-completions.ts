@@ -4,10 +4,11 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterThinking, ReasoningSplitter } from '../chat/reasoning.js';
+import { MarkupFilter } from '../chat/answer-markup.js';
 import type { ChatChoice } from './chat-choice.js';
 import { ChatChunks } from './chat-chunks.js';
 import type { RequestMeter } from './request-meter.js';
-import { thinkStartFor, toGenerateRequest } from './chat-prompt.js';
+import { thinkMarkersOf, thinkStartFor, toGenerateRequest } from './chat-prompt.js';
 import { parseChatRequest, type ChatRequest } from './chat-request.js';
 import { ChatResponse } from './chat-response.js';
 import { chunkFrame } from './completion-chunk.js';
@@ -28,7 +29,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
   const spec = tools?.spec ?? grammarSpecOf(request.response_format);
   if (spec) {
     generate.grammar = await compileOutputFormat(context, completionId, {
-      compiled: think === 'closed' ? spec : afterThinking(spec, think),
+      compiled: think === 'closed' ? spec : afterThinking(spec, think, thinkMarkersOf(context)),
       reported: spec,
       source: tools?.spec ? { field: 'tools' } : { field: 'response_format', param: grammarErrorParam(spec, request.response_format!) },
     });
@@ -38,7 +39,8 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, co
   const choices = Array.from({ length: n }, (_, index): ChatChoice => ({
     finish: undefined,
     parser: toolParserFor(tools, completionId, index),
-    splitter: think === 'closed' ? undefined : new ReasoningSplitter(think),
+    splitter: think === 'closed' ? undefined : new ReasoningSplitter(think, thinkMarkersOf(context)),
+    ...(context.tools.format.markup ? { markup: new MarkupFilter(context.tools.format.markup) } : {}),
   }));
   const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices), { traceId: completionId, context, meter, signal });
   await sendCompletion(res, chunks, {

@@ -3,6 +3,7 @@
 import { toTemplateMessages } from '../chat/chat-messages.js';
 import { thinkStartOf, type ThinkStart } from '../chat/reasoning.js';
 import { withToolPrompt } from '../chat/tool-prompt.js';
+import { THINK_TAGS, type ThinkMarkers } from '../chat/tool-formats.js';
 import type { GenerateRequest } from '../engine/protocol.js';
 import type { ChatRequest } from './chat-request.js';
 import type { CompletionContext } from './completion-context.js';
@@ -32,7 +33,12 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
   };
 }
 
+/** The delimiters of the model's thinking (its tool-call family's, else <think> and </think>). */
+export function thinkMarkersOf(context: CompletionContext): ThinkMarkers {
+  return context.tools.format.thinking ?? THINK_TAGS;
+}
+
 /** Where this request's thinking starts, or `closed` when there is none (see reasoning.ts). */
 export function thinkStartFor(generate: GenerateRequest, context: CompletionContext): ThinkStart {
-  return context.reasoning && typeof generate.prompt === 'string' ? thinkStartOf(generate.prompt) : 'closed';
+  return context.reasoning && typeof generate.prompt === 'string' ? thinkStartOf(generate.prompt, thinkMarkersOf(context)) : 'closed';
 }

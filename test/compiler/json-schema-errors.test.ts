@@ -70,9 +70,10 @@ test('objects', () => {
 
 test('XML styles', () => {
   fails({ type: 'string' }, '', /needs an object schema/, { style: 'qwen_xml' });
-  fails({ type: 'object', patternProperties: { '^a': { type: 'string' } } }, '/patternProperties', /not supported with the 'glm_xml' style/, { style: 'glm_xml' });
-  fails({ type: 'object', propertyNames: { maxLength: 2 } }, '/propertyNames', /not supported with the 'qwen_xml' style/, { style: 'qwen_xml' });
-  fails({ type: 'object', properties: { s: { allOf: [{ type: 'string' }, { maxLength: 3 }] } } }, '/properties/s', /made of several schemas/, { style: 'qwen_xml' });
+  fails({ type: 'object', anyOf: [{ required: ['a'] }, { required: ['b'] }] }, '/anyOf', /'anyOf' on the top-level object is not supported with the 'glm_xml' style/, { style: 'glm_xml' });
+  fails({ type: 'object', properties: { t: { type: 'array', prefixItems: [{ type: 'string' }] } } }, '/properties/t/prefixItems', /not supported inside a 'cohere_xml' value/, { style: 'cohere_xml' });
+  fails({ type: 'object', properties: { t: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 1 } }, required: ['t'] }, '/properties/t', /'minItems' \(2\) is greater than 'maxItems' \(1\)/, { style: 'cohere_xml' });
+  fails({ type: 'object', required: ['ab'], propertyNames: { maxLength: 1 } }, '', /the property 'ab' is required, but 'propertyNames' does not accept it/, { style: 'kimi_k3_xml' });
   fails({ type: 'object' }, '', /unknown style 'yaml'/, { style: 'yaml' as 'json' });
 });
 

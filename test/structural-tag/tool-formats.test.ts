@@ -12,9 +12,9 @@ const schema = {
   required: ['city'],
 };
 const json = { type: 'json_schema', json_schema: schema };
-// The XML styles use an integer parameter: this compiler's XML styles write enum strings
-// JSON-quoted, while the Qwen3-Coder template writes them bare (reported, not ours to change).
-const xmlSchema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' } }, required: ['city'] };
+// The XML styles write enum strings bare, as the Qwen3-Coder template does (unit), and numbers
+// as JSON (days).
+const xmlSchema = { type: 'object', properties: { city: { type: 'string' }, days: { type: 'integer' }, unit: { enum: ['celsius', 'fahrenheit'] } }, required: ['city'] };
 const xml = (style: string) => ({ type: 'json_schema', json_schema: xmlSchema, style });
 const auto = (trigger: string, begin: string, content: unknown, end: string, extra: object = {}) => ({
   type: 'structural_tag',
@@ -51,7 +51,9 @@ test('qwen_3_coder: <function=F> with qwen_xml parameters', () => {
   check(ok, [
     '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>',
     'ok\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>',
+    '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=unit>\ncelsius\n</parameter>\n</function>\n</tool_call>',
   ], [
+    '<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=unit>\n"celsius"\n</parameter>\n</function>\n</tool_call>',
     '<tool_call>\n<function=get_weather>\n<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>',
     '<tool_call>\n<function=get_weather>\n{"city": "Paris"}\n</function>\n</tool_call>',
   ]);
@@ -102,6 +104,46 @@ test('kimi: a calls section with numbered calls (regex index) and JSON arguments
     `<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:x<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>`,
     '<|tool_calls_section_begin|><|tool_calls_section_end|>',
   ]);
+});
+
+test('kimi_k3: a tools block of numbered calls with kimi_k3_xml arguments, after the response block', () => {
+  const call = { type: 'tag', begin: '<|open|>call tool="get_weather" index="', content: { type: 'sequence', elements: [{ type: 'regex', pattern: '[0-9]+' }, { type: 'const_string', value: '"<|sep|>' }, xml('kimi_k3_xml')] }, end: '<|close|>call<|sep|>' };
+  const block = { type: 'tags_with_separator', tags: [call], separator: '', at_least_one: true };
+  const ok = tag(auto('<|open|>tools<|sep|>', '<|open|>tools<|sep|>', block, '<|close|>tools<|sep|>'));
+  const arg = (k: string, t: string, v: string) => `<|open|>argument key="${k}" type="${t}"<|sep|>${v}<|close|>argument<|sep|>`;
+  const one = (i: number, args: string) => `<|open|>call tool="get_weather" index="${i}"<|sep|>${args}<|close|>call<|sep|>`;
+  check(ok, [
+    `<|open|>response<|sep|>Sure.<|close|>response<|sep|><|open|>tools<|sep|>${one(1, arg('city', 'string', 'Paris') + arg('unit', 'string', 'celsius'))}<|close|>tools<|sep|><|close|>message<|sep|>`,
+    `<|open|>tools<|sep|>${one(1, arg('city', 'string', 'Paris'))}${one(2, arg('city', 'string', 'Rome') + arg('days', 'number', '3'))}<|close|>tools<|sep|>`,
+  ], [
+    `<|open|>tools<|sep|>${one(1, arg('city', 'number', '3'))}<|close|>tools<|sep|>`,
+    `<|open|>tools<|sep|>${one(1, arg('city', 'string', 'Paris') + arg('unit', 'string', 'kelvin'))}<|close|>tools<|sep|>`,
+    '<|open|>tools<|sep|><|close|>tools<|sep|>',
+  ]);
+});
+
+test('cohere (cofl): numbered <cofl:tool_call> elements with cohere_xml arguments', () => {
+  const call = { type: 'tag', begin: '<cofl:tool_call id="', content: { type: 'sequence', elements: [{ type: 'regex', pattern: '[0-9]+' }, { type: 'const_string', value: '" name="get_weather">' }, xml('cohere_xml')] }, end: '</cofl:tool_call>' };
+  const block = { type: 'tags_with_separator', tags: [call], separator: '', at_least_one: true };
+  const ok = tag(auto('<cofl:tool_calls>', '<cofl:tool_calls>', block, '</cofl:tool_calls>'));
+  const one = (i: number, args: string) => `<cofl:tool_call id="${i}" name="get_weather">${args}</cofl:tool_call>`;
+  check(ok, [`<cofl:tool_calls>${one(0, '<cofl:value name="city" type="raw">Paris</cofl:value><cofl:value name="days" type="json">2</cofl:value>')}</cofl:tool_calls>`], [
+    `<cofl:tool_calls>${one(0, '<cofl:value name="city" type="json">"Paris"</cofl:value>')}</cofl:tool_calls>`,
+    `<cofl:tool_calls>${one(0, '<cofl:value name="days" type="json">2</cofl:value>')}</cofl:tool_calls>`,
+  ]);
+});
+
+test('harmony: a commentary message to functions.F with JSON arguments, either header order', () => {
+  const variants = [
+    '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>',
+    ' to=functions.get_weather<|channel|>commentary json<|message|>',
+  ];
+  const ok = tag({ type: 'structural_tag', format: { type: 'triggered_tags', triggers: ['<|channel|>commentary to=functions.', ' to=functions.'], tags: variants.map((begin) => ({ type: 'tag', begin, content: json, end: '' })) } });
+  check(ok, [
+    `<|channel|>analysis<|message|>Think.<|end|><|start|>assistant${variants[0]}{"city": "Paris"}`,
+    `<|start|>assistant${variants[1]}{"city": "Paris", "unit": "celsius"}`,
+    '<|channel|>final<|message|>No call.',
+  ], [`<|start|>assistant${variants[0]}{"city": 3}`, `<|start|>assistant${variants[1]}{"town": "Paris"}`]);
 });
 
 test.run();

@@ -66,6 +66,27 @@ const TEMPLATES: Record<ToolFormatKey, { template: string; stringArguments?: boo
     template: assistantOnly(`{{- '<|tool_calls_section_begin|>' -}}{%- for tool_call in message['tool_calls'] -%}{%- set formatted_id = tool_call['id'] -%}<|tool_call_begin|>{{ formatted_id }}<|tool_call_argument_begin|>{% if tool_call['function']['arguments'] is string %}{{ tool_call['function']['arguments'] }}{% else %}{{ tool_call['function']['arguments'] | tojson }}{% endif %}<|tool_call_end|>
 {%- endfor -%}<|tool_calls_section_end|>`),
   },
+  kimi_k3: {
+    // Kimi-K3 (XTML): an empty response block, a tools block of numbered calls, typed arguments.
+    template: assistantOnly(`<|open|>response<|sep|>{{- message.content -}}<|close|>response<|sep|><|open|>tools<|sep|>{%- for tc in message.tool_calls -%}<|open|>call tool="{{ tc.function.name }}" index="{{ loop.index }}"<|sep|>{%- for key, value in tc.function.arguments|items -%}<|open|>argument key="{{ key }}" type="{%- if value is string -%}string{%- elif value is boolean -%}boolean{%- elif value is number -%}number{%- elif value is none -%}null{%- elif value is mapping -%}object{%- else -%}array{%- endif -%}"<|sep|>{%- if value is string -%}{{ value }}{%- else -%}{{ value | tojson }}{%- endif -%}<|close|>argument<|sep|>{%- endfor -%}<|close|>call<|sep|>{%- endfor -%}<|close|>tools<|sep|><|close|>message<|sep|>`),
+  },
+  cohere: {
+    // Command-A / Command-R7B: a pretty-printed JSON list of numbered calls.
+    template: assistantOnly(`<|START_ACTION|>[{%- for tc in message.tool_calls %}
+    {"tool_call_id": "{{ loop.index0 }}", "tool_name": "{{ tc.function.name }}", "parameters": {{ tc.function.arguments | tojson }}}{%- if not loop.last %},{%- endif %}{%- endfor %}
+]<|END_ACTION|>`),
+  },
+  cohere_xml: {
+    // Cohere's later Command template: <cofl:tool_call> elements with <cofl:value> arguments.
+    template: assistantOnly(`<cofl:tool_calls>{%- for tc in message.tool_calls %}<cofl:tool_call id="{{ loop.index0 }}" name="{{ tc.function.name }}">{%- for key, value in tc.function.arguments|items %}
+<cofl:value name="{{ key }}" type="{%- if value is string -%}raw{%- else -%}json{%- endif -%}">{%- if value is string -%}{{ value }}{%- else -%}{{ value | tojson }}{%- endif -%}</cofl:value>{%- endfor %}
+</cofl:tool_call>{%- endfor %}</cofl:tool_calls>`),
+  },
+  harmony: {
+    // gpt-oss renders a past call with the recipient before the channel; <|call|>, the stop
+    // token that ends it, is cut off (it is not part of the generated text).
+    template: assistantOnly(`{%- set tc = message.tool_calls[0].function %}{{- '<|start|>assistant to=' -}}{{- 'functions.' + tc.name + '<|channel|>commentary json<|message|>' -}}{{- tc.arguments | tojson -}}<|call|>`),
+  },
   deepseek_v3_2: {
     template: assistantOnly(`{{- '\\n\\n<｜DSML｜function_calls>\\n' }}{%- for tool_call in message.tool_calls %}{%- set tool_call = tool_call.function %}{{- '<｜DSML｜invoke name="' + tool_call.name + '">\\n' }}{%- for key, value in tool_call.arguments|items %}{%- if value is string %}{{- '<｜DSML｜parameter name="' + key + '" string="true">' + value + '</｜DSML｜parameter>\\n' }}{%- else %}{{- '<｜DSML｜parameter name="' + key + '" string="false">' + (value | tojson) + '</｜DSML｜parameter>\\n' }}{%- endif %}{%- endfor %}{{- '</｜DSML｜invoke>\\n' }}{%- endfor %}{{- '</｜DSML｜function_calls>' }}`),
   },
@@ -80,7 +101,8 @@ function render(key: ToolFormatKey, made: Call[]): string {
   };
   const text = new ChatTemplate(template, { bos: '', eos: '' }).render([{ role: 'user', content: 'hi' }, message], { addGenerationPrompt: false });
   // V3.2 opens its calls block after a blank line that the tag leaves to the free text.
-  return key === 'deepseek_v3_2' ? text.replace(/^\n\n/, '') : text;
+  if (key === 'deepseek_v3_2') return text.replace(/^\n\n/, '');
+  return key === 'harmony' ? text.replace(/<\|call\|>$/, '') : text;
 }
 
 const parse = (key: ToolFormatKey, text: string) => {
@@ -106,7 +128,8 @@ for (const key of Object.keys(TEMPLATES) as ToolFormatKey[]) {
     assert.ok(auto('No call needed.'), 'auto accepts plain text');
     assert.not.ok(required('No call needed.'), 'required refuses plain text');
     assert.equal(parse(key, one).toolCalls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) })), calls.slice(0, 1));
-    if (key !== 'llama') {
+    // Llama and gpt-oss write one call per message.
+    if (key !== 'llama' && key !== 'harmony') {
       const two = render(key, calls);
       assert.ok(required(two), `two calls: ${JSON.stringify(two)}`);
       assert.not.ok(single(two), 'parallel_tool_calls: false refuses two calls');

@@ -1,0 +1,43 @@
+// Reading XML-style parameters back: where the grammar let both a string and another type
+// through (anyOf, type arrays, enums without type), the text is the other type when it is JSON
+// of it, else the string as written; typed styles read their type attributes, cohere_xml
+// recursively, attribute values with their entities decoded.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { XML_READERS } from '../../runtime/chat/xml-arguments.js';
+
+const test = suite('xml arguments');
+
+const read = (style: string, text: string, schema: unknown, root: unknown = {}) => XML_READERS[style]!.read(text, 0, () => schema, root);
+const q = (v: string) => `<parameter=v>${v}</parameter>`;
+
+test('untyped styles: the schema decides between a string and another type', () => {
+  const intOrAll = { anyOf: [{ type: 'integer' }, { const: 'all' }] };
+  assert.is(read('qwen_xml', q('\n5\n'), intOrAll)?.value, 5);
+  assert.is(read('qwen_xml', q('\nall\n'), intOrAll)?.value, 'all');
+  const nullable = { type: ['string', 'null'] };
+  assert.is(read('qwen_xml', q('null'), nullable)?.value, null);
+  assert.is(read('qwen_xml', q('"Paris"'), nullable)?.value, '"Paris"', 'a JSON string is a string as written, quotes included');
+  assert.is(read('qwen_xml', q('5'), { type: 'string' })?.value, '5', 'a string schema keeps digits a string');
+  assert.is(read('qwen_xml', q('true'), { type: ['string', 'integer'] })?.value, 'true', 'JSON of a type the schema does not allow is the string');
+  assert.is(read('qwen_xml', q('2.5'), { anyOf: [{ type: 'string' }, { type: 'integer' }] })?.value, '2.5');
+  assert.is(read('qwen_xml', q('\nred\n'), { enum: ['red', 'green'] })?.value, 'red', 'an enum without type, framed');
+  assert.equal(read('minimax_xml', '<parameter name="v">[1, 2]</parameter>', {})?.value, [1, 2]);
+  const viaRef = { $ref: '#/$defs/n' };
+  assert.is(read('glm_xml', '<arg_key>v</arg_key><arg_value>7</arg_value>', viaRef, { $defs: { n: { type: 'integer' } } })?.value, 7);
+  assert.is(read('glm_xml', '<arg_key>v</arg_key><arg_value>7</arg_value>', viaRef, { $defs: { n: { type: 'string' } } })?.value, '7');
+  assert.is(read('qwen_xml', '<parameter=v>unfinished', {}), null, 'an unfinished parameter is not read');
+});
+
+test('typed styles: the type attribute decides', () => {
+  const k = (type: string, v: string) => `<|open|>argument key="a&quot;b" type="${type}"<|sep|>${v}<|close|>argument<|sep|>`;
+  assert.equal(read('kimi_k3_xml', k('string', '5'), {}), { key: 'a"b', value: '5', end: k('string', '5').length });
+  assert.is(read('kimi_k3_xml', k('number', '5'), {})?.value, 5);
+  assert.equal(read('kimi_k3_xml', k('object', '{"u": 1}'), {})?.value, { u: 1 });
+  const nested = '<cofl:value name="f" type="dict"> <cofl:value name="fresh" type="json">true</cofl:value><cofl:value name="tags" type="list"><cofl:value type="raw"> a </cofl:value><cofl:value type="json">2</cofl:value></cofl:value></cofl:value>';
+  assert.equal(read('cohere_xml', nested, {}), { key: 'f', value: { fresh: true, tags: [' a ', 2] }, end: nested.length });
+  assert.is(read('cohere_xml', nested.slice(0, -5), {}), null, 'an unclosed dict is not read yet');
+  assert.is(read('cohere_xml', '<cofl:value name="a&amp;b" type="raw">x</cofl:value>', {})?.key, 'a&b');
+});
+
+test.run();
