@@ -10,6 +10,7 @@ import { ApiKeys } from './auth.js';
 import { RequestMeter } from './request-meter.js';
 import { chatCompletions } from './chat-completions.js';
 import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
+import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from './engine-client.js';
 import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
@@ -43,6 +44,8 @@ export interface ApiServerOptions {
   reasoning?: ReasoningMode;
   /** A chat template that replaces the model's own (--chat-template); default: see template-choice.ts. */
   chatTemplate?: GivenTemplate;
+  /** Serve the web chat page at `/` (default true; --no-ui turns it off). */
+  ui?: boolean;
 }
 
 type Phase = 'loading' | 'ready' | 'draining';
@@ -79,6 +82,11 @@ export class ApiServer {
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
+    if (options.ui !== false) {
+      // Before the key check: the page itself holds no data, and it is where a user types the key.
+      const page = chatPageHandler((req, res) => this.noMatch(req, res));
+      app.use((req, res, next) => (isChatPagePath(req.path) && (req.method === 'GET' || req.method === 'HEAD') ? page(req, res) : next()));
+    }
     app.use((req, res, next) => this.checkApiKey(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
     // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
