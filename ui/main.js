@@ -59,6 +59,7 @@ async function reply() {
   let failure;
   try {
     for await (const chunks of streamChat({ model, messages, ...settings.request }, running.signal)) {
+      let changed = false;
       for (const chunk of chunks) {
         const choice = chunk.choices[0];
         if (chunk.usage) Object.assign(figures, { tokens: chunk.usage.completion_tokens, approximate: false });
@@ -69,10 +70,11 @@ async function reply() {
           last = performance.now();
           figures.tokens += figures.approximate ? 1 : 0; // until usage arrives, a content chunk is about a token
           addDelta(message, delta);
+          changed = true;
         }
         if (choice.finish_reason) figures.finishReason = choice.finish_reason;
       }
-      view.update(message);
+      if (changed) view.update(message);
     }
   } catch (error) {
     if (running.signal.aborted) state = 'stopped';

@@ -22,6 +22,9 @@ export async function launchBrowser(viewport = { width: 1280, height: 800 }): Pr
   }
   const profile = await mkdtemp(join(tmpdir(), 'lmforge-chromium-'));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, viewport });
+  // tsx compiles the tests with esbuild's keepNames, which wraps a function named inside a
+  // page.evaluate callback in a `__name(fn, "name")` helper that the page does not have.
+  await context.addInitScript({ content: 'globalThis.__name = (target) => target;' });
   return {
     context,
     async close() {
