@@ -283,8 +283,8 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);
-  console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
   console.log(`chat:    ${flags.ui === false ? 'off (--no-ui)' : `${url}/ (the web chat page)`}`);
+  console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 
   let stopping = false;
   const stop = async (signal: string) => {
