@@ -98,7 +98,7 @@ export class ApiServer {
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
     app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
-    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, keyed)));
+    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, { ...keyed, models: [options.modelId] })));
     app.get('/docs', (_req, res) => {
       const page = docsPage(options.version, keyed);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });

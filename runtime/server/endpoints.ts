@@ -80,15 +80,54 @@ export function endpointsAt(path: string): Endpoint[] {
   return ENDPOINTS.filter((endpoint) => PATTERNS.get(endpoint)!.test(path));
 }
 
-/** With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is. */
-export function openApiDocument(version: string, options: { apiKeys: boolean } = { apiKeys: false }): object {
+/**
+ * One event of a stream. For `text/event-stream`, OpenAPI (3.2's itemSchema, and tools reading
+ * 3.1's schema the same way) describes each event ({data, event, id, retry}), not its payload:
+ * here `data` is a chunk as JSON text, an error envelope when the stream fails part way, or the
+ * final `[DONE]`.
+ */
+export function streamEventSchema(chunk: object): object {
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: {
+        anyOf: [
+          { const: '[DONE]' },
+          { type: 'string', contentMediaType: 'application/json', contentSchema: { anyOf: [chunk, errorSchema] } },
+        ],
+      },
+    },
+  };
+}
+
+/**
+ * `model` as this server takes it: its served name. A client or fuzzer generated from the
+ * document then sends a model the server has, instead of any string (a 404 every time).
+ */
+function servingModels(schema: object, models: readonly string[] | undefined): object {
+  const properties = (schema as { properties?: Record<string, object> }).properties;
+  if (!models?.length || !properties?.model) return schema;
+  return { ...schema, properties: { ...properties, model: { ...properties.model, enum: [...models] } } };
+}
+
+/**
+ * With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is;
+ * with `models`, `model` (in bodies and paths) is one of them.
+ */
+export function openApiDocument(version: string, options: { apiKeys: boolean; models?: readonly string[] } = { apiKeys: false }): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const endpoint of ENDPOINTS) {
     const content: Record<string, object> = {};
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
-    if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
+    if (endpoint.stream) content['text/event-stream'] = { schema: streamEventSchema(endpoint.stream) };
     if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
-    const parameters = pathParameters(endpoint.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+    const parameters = pathParameters(endpoint.path).map((name) => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: name === 'model' && options.models?.length ? { type: 'string', enum: [...options.models] } : { type: 'string' },
+    }));
     const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
     const envelope = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
     (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
@@ -96,7 +135,7 @@ export function openApiDocument(version: string, options: { apiKeys: boolean } =
       ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(secured ? { security: [{ bearerAuth: [] }] } : {}),
-      ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.request } } } } : {}),
+      ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: servingModels(endpoint.request, options.models) } } } } : {}),
       responses: {
         '200': { description: 'Success', ...(Object.keys(content).length > 0 ? { content } : {}) },
         ...(secured ? { '401': envelope('A missing or wrong API key') } : {}),

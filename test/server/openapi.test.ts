@@ -5,7 +5,6 @@ import { Ajv } from 'ajv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertEnvelope } from '../helpers/api-errors.js';
-import { sseEvents } from '../helpers/fake-engine.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
 const test = suite<{ s: TinyServer; openapi: any }>('openapi');
@@ -55,6 +54,16 @@ test('/v1/completions is listed with its request, response and stream schemas', 
   assert.ok(operation.responses['200'].content['text/event-stream'].schema);
 });
 
+test('model is the served name in the served document (bodies and the path), so generated requests reach the model', ({ openapi }) => {
+  for (const path of ['/v1/chat/completions', '/v1/completions']) {
+    const model = openapi.paths[path].post.requestBody.content['application/json'].schema.properties.model;
+    assert.equal(model.enum, [TINY_MODEL_ID], path);
+    assert.is(model.type, 'string');
+  }
+  const parameter = openapi.paths['/v1/models/{model}'].get.parameters[0];
+  assert.equal(parameter.schema, { type: 'string', enum: [TINY_MODEL_ID] });
+});
+
 test('every documented rule is enforced: a request that breaks it fails the schema and gets a 400 naming its field', async ({ s, openapi }) => {
   for (const [path, examples] of Object.entries(breaking)) {
     const schema = openapi.paths[path].post.requestBody.content['application/json'].schema;
@@ -80,8 +89,18 @@ test('answers have every field the response schemas require, whole and streamed'
     const whole = await post(`${s.url}${path}`, body);
     assertFollows(responseSchema(openapi, path, 'application/json'), whole.json, `${path} whole`);
     const stream = await post(`${s.url}${path}`, { ...body, stream: true, stream_options: { include_usage: true } });
-    const chunk = responseSchema(openapi, path, 'text/event-stream');
-    for (const event of sseEvents(stream.text).slice(0, -1)) assertFollows(chunk, event, `${path} chunk`);
+    // Each event as OpenAPI describes an event stream: its data, a chunk as JSON text or the final [DONE].
+    const eventSchema = openapi.paths[path].post.responses['200'].content['text/event-stream'].schema;
+    const event = ajv.compile(eventSchema);
+    const [done, json] = eventSchema.properties.data.anyOf;
+    assert.is(done.const, '[DONE]');
+    assert.is(json.contentMediaType, 'application/json');
+    const [chunk, envelope] = json.contentSchema.anyOf.map((schema: object) => ajv.compile(schema));
+    const data = [...stream.text.matchAll(/^data: (.*)$/gm)].map((match) => match[1]!);
+    assert.is(data.at(-1), '[DONE]');
+    for (const text of data) assertFollows(event, { data: text }, `${path} event`);
+    for (const text of data.slice(0, -1)) assertFollows(chunk!, JSON.parse(text), `${path} chunk`);
+    assert.not.ok(envelope!(JSON.parse(data[0]!)), 'a chunk is not an error envelope');
   }
   const models = await (await fetch(`${s.url}/v1/models`)).json();
   assertFollows(ajv.compile(openapi.paths['/v1/models'].get.responses['200'].content['application/json'].schema), models, '/v1/models');
