@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Fuzzes the server from its own /openapi.json with schemathesis: every operation, requests
-# generated from the documented schemas (valid ones, and with --mode all invalid ones too),
+# generated from the documented schemas (valid ones; with --mode all or negative, invalid ones too),
 # checked for no 5xx (not_a_server_error) and answers that match the documented response
-# schemas (response_schema_conformance). Prints the answers counted by status and operation.
+# schemas (response_schema_conformance). Prints the answers counted by status and operation, and
+# any 4xx that is not OpenAI's error envelope or, refusing a body, names no field.
 #
 #   bench/schemathesis.sh                         # the tiny fixture model (npm run fixtures), 100 examples per operation
 #   bench/schemathesis.sh --model smollm2 -n 30   # the default model
-#   bench/schemathesis.sh --mode positive         # valid requests only (anything else schemathesis run takes goes after)
+#   bench/schemathesis.sh --mode all              # invalid requests too (anything else schemathesis run takes goes after)
 #   bench/schemathesis.sh --keep                  # keep the server log and the HAR of every request (the folder is printed)
 #
 # schemathesis 4.32.5 is installed once into $LMFORGE_HOME/peer/schemathesis-venv, outside the repo.
@@ -23,7 +24,7 @@ fi
 
 model="$root/fixtures/.cache/tiny-gpt2.gguf"
 examples=100
-mode=all
+mode=positive
 keep=0
 rest=()
 while [ $# -gt 0 ]; do
@@ -70,6 +71,25 @@ for (method, path, status), count in sorted(by_operation.items()):
     print(f"  {method} {path} {status}: {count}")
 server_errors = sum(count for status, count in by_status.items() if status >= 500)
 print(f"5xx: {server_errors}")
+# A refusal is OpenAI's envelope; a refused body names the field at fault in param.
+def envelope(entry):
+    try:
+        error = json.loads(entry["response"]["content"].get("text") or "")["error"]
+        return error if sorted(error) == ["code", "message", "param", "type"] else None
+    except (ValueError, KeyError, TypeError):
+        return None
+refused = [e for e in entries if 400 <= e["response"]["status"] < 500]
+bare = [e for e in refused if envelope(e) is None]
+def object_body(entry):
+    try:
+        return isinstance(json.loads((entry["request"].get("postData") or {}).get("text") or ""), dict)
+    except ValueError:
+        return False
+# A body that is not a JSON object at all has no field to name.
+unnamed = [e for e in refused if e["response"]["status"] == 400 and object_body(e) and envelope(e) and envelope(e)["param"] is None]
+print(f"4xx: {len(refused)}, without the error envelope: {len(bare)}, refusing a JSON object and naming no field: {len(unnamed)}")
+for e in (bare + unnamed)[:10]:
+    print(f"  {e['request']['method']} {e['request']['url']} {e['response']['status']}: {(e['response']['content'].get('text') or '')[:200]}")
 PY
 if grep -q 'internal error' "$log"; then echo "the server logged internal errors:" >&2; grep -A3 'internal error' "$log" >&2; fi
 exit "$status"
