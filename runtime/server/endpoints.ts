@@ -102,8 +102,10 @@ export function streamEventSchema(chunk: object): object {
 }
 
 /**
- * `model` as this server takes it: its served name. A client or fuzzer generated from the
- * document then sends a model the server has, instead of any string (a 404 every time).
+ * `model` in a request body as this server takes it: its served name. A client or fuzzer
+ * generated from the document then sends a model the server has, instead of any string (a 404
+ * every time). The path of GET /v1/models/{model} stays any string: asking about another model
+ * is what that endpoint is for (a 404).
  */
 function servingModels(schema: object, models: readonly string[] | undefined): object {
   const properties = (schema as { properties?: Record<string, object> }).properties;
@@ -113,7 +115,7 @@ function servingModels(schema: object, models: readonly string[] | undefined): o
 
 /**
  * With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is;
- * with `models`, `model` (in bodies and paths) is one of them.
+ * with `models`, a request body's `model` is one of them.
  */
 export function openApiDocument(version: string, options: { apiKeys: boolean; models?: readonly string[] } = { apiKeys: false }): object {
   const paths: Record<string, Record<string, object>> = {};
@@ -122,12 +124,7 @@ export function openApiDocument(version: string, options: { apiKeys: boolean; mo
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
     if (endpoint.stream) content['text/event-stream'] = { schema: streamEventSchema(endpoint.stream) };
     if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
-    const parameters = pathParameters(endpoint.path).map((name) => ({
-      name,
-      in: 'path',
-      required: true,
-      schema: name === 'model' && options.models?.length ? { type: 'string', enum: [...options.models] } : { type: 'string' },
-    }));
+    const parameters = pathParameters(endpoint.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
     const envelope = (description: string) => ({ description, content: { 'application/json': { schema: errorSchema } } });
     (paths[endpoint.path] ??= {})[endpoint.method.toLowerCase()] = {
