@@ -54,7 +54,6 @@ async function reply() {
   setBusy(true);
   const started = performance.now();
   let first;
-  let last;
   let state = 'done';
   let failure;
   try {
@@ -67,7 +66,6 @@ async function reply() {
         const delta = choice.delta ?? {};
         if (delta.content || delta.reasoning_content || delta.tool_calls) {
           first ??= performance.now();
-          last = performance.now();
           figures.tokens += figures.approximate ? 1 : 0; // until usage arrives, a content chunk is about a token
           addDelta(message, delta);
           changed = true;
@@ -84,23 +82,28 @@ async function reply() {
       if (error instanceof ApiError && error.status === 401) askForKey('That key was refused.');
     }
   }
+  const ended = performance.now();
   if (first !== undefined) {
     figures.ttftMs = first - started;
-    // After the first token: the decoding rate, without the queueing and prefill TTFT holds.
-    if (figures.tokens > 1 && last > first) figures.tokensPerSecond = ((figures.tokens - 1) * 1000) / (last - first);
+    // From the first token to the end of the stream: the decoding rate, without the queueing and
+    // prefill that TTFT holds (and counting text a parser held back, such as a tool call's).
+    if (figures.tokens > 1 && ended > first) figures.tokensPerSecond = ((figures.tokens - 1) * 1000) / (ended - first);
   }
   view.finish(state, figures, failure);
   running = undefined;
+  if (chat === chatNumber) remember(message, state);
   setBusy(false);
-  if (chat !== chatNumber) return;
+  $('prompt').focus();
+}
+
+/** The reply as the history sends it back next time (nothing for a failed request that wrote nothing). */
+function remember(message, state) {
+  const call = (c, i) => ({ id: c.id ?? `call_${i}`, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } });
   if (message.content || message.toolCalls.length > 0) {
-    const call = (c, i) => ({ id: c.id ?? `call_${i}`, type: 'function', function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } });
     history.push({ role: 'assistant', content: message.content, ...(message.toolCalls.length > 0 ? { tool_calls: message.toolCalls.map(call) } : {}) });
   } else if (state !== 'error') {
     history.push({ role: 'assistant', content: '' });
   }
-  setBusy(false);
-  $('prompt').focus();
 }
 
 function send() {

@@ -80,6 +80,12 @@ test('the page comes from this server alone, shows the model, and draws a reply 
     };
     requestAnimationFrame(sample);
   }, lastReply);
+  // Shift+Enter is a new line, not a send.
+  await page.fill('#prompt', 'line one');
+  await page.press('#prompt', 'Shift+Enter');
+  await page.type('#prompt', 'two');
+  assert.is(await page.inputValue('#prompt'), 'line one\ntwo');
+  assert.is(await page.locator('#conversation > li').count(), 0);
   const request = await send(page, 'Hello there');
   assert.is(await page.inputValue('#prompt'), '', 'Enter sent the message');
   assert.is(await page.textContent('#conversation > li.user .body'), 'Hello there');
