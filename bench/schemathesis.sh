@@ -11,7 +11,8 @@
 #   bench/schemathesis.sh --keep                  # keep the server log and the HAR of every request (the folder is printed)
 #
 # schemathesis 4.32.5 is installed once into $LMFORGE_HOME/peer/schemathesis-venv, outside the repo.
-# The server runs with a 512-token context: a fuzzed max_tokens cannot make one request long.
+# The server runs with a 512-token context (--context N): a fuzzed max_tokens cannot make one
+# request long, but a fuzzed prompt longer than that is a 400 (context_length_exceeded).
 # Exit status: schemathesis's (0 when every check passed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -24,6 +25,7 @@ fi
 
 model="$root/fixtures/.cache/tiny-gpt2.gguf"
 examples=100
+context=512
 mode=positive
 keep=0
 rest=()
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
     -n|--max-examples) examples="$2"; shift 2 ;;
     --mode) mode="$2"; shift 2 ;;
     --keep) keep=1; shift ;;
+    --context) context="$2"; shift 2 ;;
     *) rest+=("$1"); shift ;;
   esac
 done
@@ -41,7 +44,7 @@ port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0))
 url="http://127.0.0.1:$port"
 work="$(mktemp -d -t lmforge-schemathesis.XXXXXX)"
 log="$work/serve.log"
-node "$root/bin/lmforge.mjs" serve "$model" --port "$port" --overrides 'context_window_size=512' >"$log" 2>&1 &
+node "$root/bin/lmforge.mjs" serve "$model" --port "$port" --overrides "context_window_size=$context" >"$log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; if [ "$keep" = 1 ]; then echo "kept: $work"; else rm -rf "$work"; fi' EXIT
 until curl -sf "$url/health" >/dev/null; do

@@ -13,7 +13,7 @@ import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } fro
 import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from './engine-client.js';
-import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
+import { docsPage, endpointsAt, openApiDocument, type ServedFacts } from './endpoints.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 import { ServerMetrics } from './metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
@@ -98,7 +98,7 @@ export class ApiServer {
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
     app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
-    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, { ...keyed, models: [options.modelId] })));
+    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, this.servedFacts(keyed.apiKeys))));
     app.get('/docs', (_req, res) => {
       const page = docsPage(options.version, keyed);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
@@ -177,6 +177,12 @@ export class ApiServer {
       await Promise.race([new Promise<void>((resolve) => (this.idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     }
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** What /openapi.json says of this server: its model's name and, once loaded, its limits. */
+  private servedFacts(apiKeys: boolean): ServedFacts {
+    const info = this.context?.engine.info;
+    return { apiKeys, models: [this.options.modelId], ...(info ? { limits: { maxNumSequence: info.config.maxNumSequence, vocabSize: info.vocabSize } } : {}) };
   }
 
   private modelObject(): object {

@@ -54,11 +54,27 @@ test('/v1/completions is listed with its request, response and stream schemas', 
   assert.ok(operation.responses['200'].content['text/event-stream'].schema);
 });
 
-test("a body's model is the served name in the served document, so generated requests reach the model", ({ openapi }) => {
+test("the served document says what this server can answer: the served model, n up to max_num_sequence, token ids in the vocabulary", async ({ s, openapi }) => {
+  const body = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema;
   for (const path of ['/v1/chat/completions', '/v1/completions']) {
-    const model = openapi.paths[path].post.requestBody.content['application/json'].schema.properties.model;
+    const model = body(path).properties.model;
     assert.equal(model.enum, [TINY_MODEL_ID], path);
     assert.is(model.type, 'string');
+    assert.is(body(path).properties.n.maximum, 4, `${path}: the tiny server's max_num_sequence`);
+  }
+  const text = body('/v1/completions');
+  assert.is(text.properties.best_of.maximum, 4);
+  const [, , ids, lists] = text.properties.prompt.anyOf;
+  assert.is(ids.items.maximum, s.engine.info.vocabSize - 1);
+  assert.is(lists.items.items.maximum, s.engine.info.vocabSize - 1);
+  // At the edges the document allows, the server answers; one past them, it refuses naming the field.
+  const validate = ajv.compile(text);
+  const edge = { model, prompt: [[0, s.engine.info.vocabSize - 1]], n: 4, best_of: 4, max_tokens: 1 };
+  assert.ok(validate(edge), ajv.errorsText(validate.errors));
+  assert.is((await post(`${s.url}/v1/completions`, edge)).status, 200);
+  for (const [param, past] of [['n', { ...edge, n: 5, best_of: 5 }], ['prompt[0][1]', { ...edge, prompt: [[0, s.engine.info.vocabSize]] }]] as const) {
+    assert.not.ok(validate(past), param);
+    assert.is(assertEnvelope(await post(`${s.url}/v1/completions`, past), 400).param, param);
   }
 });
 
