@@ -19,9 +19,26 @@ declare function requestAnimationFrame(callback: () => void): number;
 
 const OUTPUT = fileURLToPath(new URL('../output/', import.meta.url));
 
-const test = suite<{ s: TinyServer; browser: Browser; page: Page; requested: string[]; errors: string[] }>('chat page in chromium');
+const test = suite<{ s: TinyServer; browser: Browser; page: Page; requested: string[]; errors: string[]; setup?: unknown }>('chat page in chromium');
+
+/**
+ * uvu drops an error thrown by a `before` hook (its suite only shows 0 of N passed), so set-up
+ * keeps it, and each test fails with it: a missing chromium is then named in every failure.
+ */
+function failWithSetupError(context: { setup?: unknown }): void {
+  if (context.setup !== undefined) throw context.setup;
+}
 
 test.before(async (context) => {
+  try {
+    await startPage(context);
+  } catch (error) {
+    context.setup = error;
+  }
+});
+test.before.each(failWithSetupError);
+
+async function startPage(context: { s: TinyServer; browser: Browser; page: Page; requested: string[]; errors: string[] }): Promise<void> {
   // Launched first: a missing chromium fails here, before a model is loaded for nothing.
   context.browser = await launchBrowser();
   // Room for a long reply, so that one can be stopped while it streams.
@@ -36,7 +53,7 @@ test.before(async (context) => {
   });
   await context.page.goto(`${context.s.url}/`);
   await context.page.waitForFunction((id) => document.getElementById('model')!.textContent === id, TINY_MODEL_ID);
-});
+}
 
 test.after(async ({ s, browser }) => {
   await browser?.close();
@@ -331,12 +348,17 @@ test('no error in the page the whole time', ({ errors }) => {
 
 test.run();
 
-const keyed = suite<{ s: TinyServer; browser: Browser }>('chat page with --api-key');
+const keyed = suite<{ s: TinyServer; browser: Browser; setup?: unknown }>('chat page with --api-key');
 
 keyed.before(async (context) => {
-  context.browser = await launchBrowser();
-  context.s = await startTinyServer({ server: { apiKeys: ['page-secret'] } });
+  try {
+    context.browser = await launchBrowser();
+    context.s = await startTinyServer({ server: { apiKeys: ['page-secret'] } });
+  } catch (error) {
+    context.setup = error;
+  }
 });
+keyed.before.each(failWithSetupError);
 
 keyed.after(async ({ s, browser }) => {
   await browser?.close();
