@@ -42,6 +42,8 @@ export interface ServeFlags {
   /** Each value as typed (see raw-option.ts). */
   apiKey?: string[];
   servedModelName?: string[];
+  /** False with --no-ui. */
+  ui?: boolean;
 }
 
 /** The spec's modes, plus `ngram` (prompt lookup, no second model). */
@@ -77,6 +79,7 @@ export function registerServe(cli: CAC): void {
     .option('--chat-template <template>', `A Jinja file, or a built-in template (${BUILTIN_TEMPLATE_NAMES.join(', ')}), used instead of the model's own (default: the model's, else gemma or chatml where the vocabulary has their turn tokens, else plain text turns)`)
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
     .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
+    .option('--no-ui', 'Do not serve the web chat page at / (a 404 there instead)')
     .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
       flags.apiKey = rawOptionValues(process.argv, '--api-key');
@@ -249,6 +252,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     toolCallArguments: checked.toolCallArguments,
     reasoning: checked.reasoning,
     ...(checked.chatTemplate ? { chatTemplate: checked.chatTemplate } : {}),
+    ui: flags.ui !== false,
     device: flags.device,
     ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
     mode: checked.mode,
@@ -279,6 +283,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);
+  console.log(`chat:    ${flags.ui === false ? 'off (--no-ui)' : `${url}/ (the web chat page)`}`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);
 
   let stopping = false;

@@ -10,9 +10,10 @@ import { ApiKeys } from './auth.js';
 import { RequestMeter } from './request-meter.js';
 import { chatCompletions } from './chat-completions.js';
 import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
+import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from './engine-client.js';
-import { docsPage, endpointsAt, openApiDocument } from './endpoints.js';
+import { docsPage, endpointsAt, openApiDocument, type ServedFacts } from './endpoints.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 import { ServerMetrics } from './metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
@@ -43,6 +44,8 @@ export interface ApiServerOptions {
   reasoning?: ReasoningMode;
   /** A chat template that replaces the model's own (--chat-template); default: see template-choice.ts. */
   chatTemplate?: GivenTemplate;
+  /** Serve the web chat page at `/` (default true; --no-ui turns it off). */
+  ui?: boolean;
 }
 
 type Phase = 'loading' | 'ready' | 'draining';
@@ -79,6 +82,11 @@ export class ApiServer {
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
+    if (options.ui !== false) {
+      // Before the key check: the page itself holds no data, and it is where a user types the key.
+      const page = chatPageHandler((req, res) => this.noMatch(req, res));
+      app.use((req, res, next) => (isChatPagePath(req.path) && (req.method === 'GET' || req.method === 'HEAD') ? page(req, res) : next()));
+    }
     app.use((req, res, next) => this.checkApiKey(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
     // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
@@ -90,7 +98,7 @@ export class ApiServer {
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
     app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
-    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, keyed)));
+    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, this.servedFacts(keyed.apiKeys))));
     app.get('/docs', (_req, res) => {
       const page = docsPage(options.version, keyed);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
@@ -170,6 +178,12 @@ export class ApiServer {
       await Promise.race([new Promise<void>((resolve) => (this.idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
     }
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** What /openapi.json says of this server: its model's name and, once loaded, its limits. */
+  private servedFacts(apiKeys: boolean): ServedFacts {
+    const info = this.context?.engine.info;
+    return { apiKeys, models: [this.options.modelId], ...(info ? { limits: { maxNumSequence: info.config.maxNumSequence, vocabSize: info.vocabSize } } : {}) };
   }
 
   private modelObject(): object {

@@ -50,6 +50,8 @@ export interface ServerOptions {
    * else one chosen from its vocabulary's turn tokens (see runtime/chat/template-choice.ts).
    */
   chatTemplate?: GivenTemplate;
+  /** Serve the web chat page at `/` (default true). */
+  ui?: boolean;
   /** auto (default), or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu. */
   device?: string;
   /** A libllama shared library to use instead of the bundled build. */
@@ -104,6 +106,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     toolCallArguments: options.toolCallArguments ?? 'object',
     reasoning: options.reasoning ?? 'auto',
     ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
+    ui: options.ui !== false,
   });
   const address = await http.listen(options.host ?? '127.0.0.1', options.port ?? 8000);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

@@ -80,13 +80,73 @@ export function endpointsAt(path: string): Endpoint[] {
   return ENDPOINTS.filter((endpoint) => PATTERNS.get(endpoint)!.test(path));
 }
 
-/** With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is. */
-export function openApiDocument(version: string, options: { apiKeys: boolean } = { apiKeys: false }): object {
+/**
+ * One event of a stream. For `text/event-stream`, OpenAPI (3.2's itemSchema, and tools reading
+ * 3.1's schema the same way) describes each event ({data, event, id, retry}), not its payload:
+ * here `data` is a chunk as JSON text, an error envelope when the stream fails part way, or the
+ * final `[DONE]`.
+ */
+export function streamEventSchema(chunk: object): object {
+  return {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: {
+        anyOf: [
+          { const: '[DONE]' },
+          { type: 'string', contentMediaType: 'application/json', contentSchema: { anyOf: [chunk, errorSchema] } },
+        ],
+      },
+    },
+  };
+}
+
+/** What the served document says of this server beyond the fixed schemas. */
+export interface ServedFacts {
+  apiKeys: boolean;
+  /** The names a request body's `model` may take (the served name). */
+  models?: readonly string[];
+  /** Once the model has loaded: its max_num_sequence and vocabulary size. */
+  limits?: { maxNumSequence: number; vocabSize: number };
+}
+
+/** A copy of `schema` in which every integer schema (at any depth) is at most `maximum`. */
+function capIntegers(schema: unknown, maximum: number): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => capIntegers(item, maximum));
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = Object.fromEntries(Object.entries(schema).map(([key, value]) => [key, capIntegers(value, maximum)]));
+  if (copy.type === 'integer' || (Array.isArray(copy.type) && copy.type.includes('integer'))) copy.maximum = Math.min(Number(copy.maximum ?? Infinity), maximum);
+  return copy;
+}
+
+/**
+ * A request schema as this server takes it, so that a client or fuzzer generated from the
+ * document reaches the model instead of a 400 or 404 every time: `model` is the served name
+ * (not any string), and once the model is loaded `n` and `best_of` are at most its
+ * max_num_sequence and a prompt's token ids are in its vocabulary. The path of
+ * GET /v1/models/{model} stays any string: asking about another model is what it is for (a 404).
+ */
+function servedRequestSchema(schema: object, facts: ServedFacts): object {
+  const properties = { ...(schema as { properties?: Record<string, object> }).properties };
+  if (facts.models?.length && properties.model) properties.model = { ...properties.model, enum: [...facts.models] };
+  if (facts.limits) {
+    const { maxNumSequence, vocabSize } = facts.limits;
+    for (const name of ['n', 'best_of']) if (properties[name]) properties[name] = capIntegers(properties[name], maxNumSequence) as object;
+    if (properties.prompt) properties.prompt = capIntegers(properties.prompt, vocabSize - 1) as object;
+  }
+  return { ...schema, properties };
+}
+
+/**
+ * With `apiKeys`, the document says which paths need `Authorization: Bearer` and what a 401 is;
+ * with `models` and `limits`, what request bodies this server can answer (servedRequestSchema).
+ */
+export function openApiDocument(version: string, options: ServedFacts = { apiKeys: false }): object {
   const paths: Record<string, Record<string, object>> = {};
   for (const endpoint of ENDPOINTS) {
     const content: Record<string, object> = {};
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
-    if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.stream };
+    if (endpoint.stream) content['text/event-stream'] = { schema: streamEventSchema(endpoint.stream) };
     if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
     const parameters = pathParameters(endpoint.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
@@ -96,7 +156,7 @@ export function openApiDocument(version: string, options: { apiKeys: boolean } =
       ...(endpoint.onlyWith ? { description: `Available only when the server runs with ${endpoint.onlyWith}.` } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(secured ? { security: [{ bearerAuth: [] }] } : {}),
-      ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: endpoint.request } } } } : {}),
+      ...(endpoint.request ? { requestBody: { required: true, content: { 'application/json': { schema: servedRequestSchema(endpoint.request, options) } } } } : {}),
       responses: {
         '200': { description: 'Success', ...(Object.keys(content).length > 0 ? { content } : {}) },
         ...(secured ? { '401': envelope('A missing or wrong API key') } : {}),

@@ -32,7 +32,7 @@ test('serve --help documents every option of the spec with its default', async (
   const run = start(['serve', '--help']);
   assert.is(await run.exit, 0);
   const help = run.stdout();
-  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key', '--served-model-name', '--chat-template']) {
+  for (const option of ['--model-lib', '--device', '--mode', '--additional-models', '--speculative-mode', '--overrides', '--enable-tracing', '--host', '--port', '--allow-credentials', '--allowed-origins', '--allowed-methods', '--allowed-headers', '--max-batch-size', '--max-total-seq-length', '--prefill-chunk-size', '--api-key', '--served-model-name', '--chat-template', '--no-ui']) {
     assert.ok(help.includes(option), `${option} is documented`);
   }
   assert.match(help, /--api-key <key> +Require Authorization: Bearer KEY .*repeat the flag or comma-separate .*\$LMFORGE_API_KEY/);
@@ -93,6 +93,7 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /speculative: off\n/);
     assert.match(out, /template: +the model's own\n/);
     assert.match(out, new RegExp(`metrics: +http://127\\.0\\.0\\.1:${port}/metrics`));
+    assert.match(out, new RegExp(`chat: +http://127\\.0\\.0\\.1:${port}/ \\(the web chat page\\)`));
     assert.not.match(run.stderr(), /warning/, 'a loopback address needs no key');
     const pending = fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
@@ -162,6 +163,22 @@ test('--api-key, repeated and comma-separated, kept exactly as typed, replaces L
     const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('c') })).json()) as { data: { id: string }[] };
     assert.equal(list.data.map((model) => model.id), ['my-model']);
     assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
+  });
+});
+
+test('the chat page is at / unless --no-ui, which makes / a 404', async () => {
+  await whileServing([], {}, async (_run, url) => {
+    const page = await fetch(`${url}/`);
+    assert.is(page.status, 200);
+    assert.match(await page.text(), /<title>lmforge chat<\/title>/);
+  });
+  await whileServing(['--no-ui'], {}, async (run, url) => {
+    assert.match(run.stdout(), /chat: +off \(--no-ui\)\n/);
+    for (const path of ['/', '/ui/main.js']) {
+      const response = await fetch(`${url}${path}`);
+      assert.is(response.status, 404, path);
+      assert.is(((await response.json()) as { error: { code: string } }).error.code, 'not_found');
+    }
   });
 });
 

@@ -59,7 +59,7 @@ test('the version the CLI and the server report is package.json\'s', () => {
 
 test('the tarball holds the built files and the bin, not the sources or the tests', () => {
   const files = run('tar', ['tzf', tarball], scratch).trim().split('\n');
-  for (const needed of ['package/bin/lmforge.mjs', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/compiler/index.d.ts', 'package/dist/runtime/engine/engine-worker.js', 'package/dist/runtime/engine/grammar-worker.js', 'package/dist/compiler/mask/mask-worker.js']) {
+  for (const needed of ['package/bin/lmforge.mjs', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/compiler/index.d.ts', 'package/dist/runtime/engine/engine-worker.js', 'package/dist/runtime/engine/grammar-worker.js', 'package/dist/compiler/mask/mask-worker.js', 'package/dist/ui/index.html', 'package/dist/ui/main.js']) {
     assert.ok(files.includes(needed), `${needed} is packed`);
   }
   const strays = files.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'));
@@ -94,10 +94,10 @@ test('installed from the tarball offline, it runs without tsx: grammar entries, 
   assert.match(run(process.execPath, [join(installed, '.bin', 'lmforge'), '--version'], scratch), new RegExp(`^lmforge/${pkg.version.replaceAll('.', '\\.')} `));
 });
 
-test('the node entry serves the tiny model: one constrained chat completion over HTTP', async () => {
+test('the node entry serves the tiny model: one constrained chat completion over HTTP, and the chat page from dist/ui', async () => {
   copyFileSync(join(consumer, 'uses-server.mjs'), join(scratch, 'uses-server.mjs'));
   const served = JSON.parse(await timed('createServer + one request', () => run(process.execPath, ['uses-server.mjs', tinyModelPath, join(scratch, 'grammars')], scratch)));
-  assert.equal(served, { version: pkg.version, engineIsExported: true, url: served.url, status: 200, object: 'chat.completion', model: 'tiny-gpt2', completionTokens: served.completionTokens });
+  assert.equal(served, { version: pkg.version, engineIsExported: true, url: served.url, status: 200, object: 'chat.completion', model: 'tiny-gpt2', completionTokens: served.completionTokens, page: { status: 200, title: true, script: 200 } });
   assert.match(served.url, /^http:\/\/127\.0\.0\.1:\d+$/);
   assert.ok(served.completionTokens >= 1 && served.completionTokens <= 4);
 });

@@ -5,7 +5,6 @@ import { Ajv } from 'ajv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertEnvelope } from '../helpers/api-errors.js';
-import { sseEvents } from '../helpers/fake-engine.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
 const test = suite<{ s: TinyServer; openapi: any }>('openapi');
@@ -55,6 +54,30 @@ test('/v1/completions is listed with its request, response and stream schemas', 
   assert.ok(operation.responses['200'].content['text/event-stream'].schema);
 });
 
+test("the served document says what this server can answer: the served model, n up to max_num_sequence, token ids in the vocabulary", async ({ s, openapi }) => {
+  const body = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema;
+  for (const path of ['/v1/chat/completions', '/v1/completions']) {
+    const model = body(path).properties.model;
+    assert.equal(model.enum, [TINY_MODEL_ID], path);
+    assert.is(model.type, 'string');
+    assert.is(body(path).properties.n.maximum, 4, `${path}: the tiny server's max_num_sequence`);
+  }
+  const text = body('/v1/completions');
+  assert.is(text.properties.best_of.maximum, 4);
+  const [, , ids, lists] = text.properties.prompt.anyOf;
+  assert.is(ids.items.maximum, s.engine.info.vocabSize - 1);
+  assert.is(lists.items.items.maximum, s.engine.info.vocabSize - 1);
+  // At the edges the document allows, the server answers; one past them, it refuses naming the field.
+  const validate = ajv.compile(text);
+  const edge = { model, prompt: [[0, s.engine.info.vocabSize - 1]], n: 4, best_of: 4, max_tokens: 1 };
+  assert.ok(validate(edge), ajv.errorsText(validate.errors));
+  assert.is((await post(`${s.url}/v1/completions`, edge)).status, 200);
+  for (const [param, past] of [['n', { ...edge, n: 5, best_of: 5 }], ['prompt[0][1]', { ...edge, prompt: [[0, s.engine.info.vocabSize]] }]] as const) {
+    assert.not.ok(validate(past), param);
+    assert.is(assertEnvelope(await post(`${s.url}/v1/completions`, past), 400).param, param);
+  }
+});
+
 test('every documented rule is enforced: a request that breaks it fails the schema and gets a 400 naming its field', async ({ s, openapi }) => {
   for (const [path, examples] of Object.entries(breaking)) {
     const schema = openapi.paths[path].post.requestBody.content['application/json'].schema;
@@ -80,8 +103,18 @@ test('answers have every field the response schemas require, whole and streamed'
     const whole = await post(`${s.url}${path}`, body);
     assertFollows(responseSchema(openapi, path, 'application/json'), whole.json, `${path} whole`);
     const stream = await post(`${s.url}${path}`, { ...body, stream: true, stream_options: { include_usage: true } });
-    const chunk = responseSchema(openapi, path, 'text/event-stream');
-    for (const event of sseEvents(stream.text).slice(0, -1)) assertFollows(chunk, event, `${path} chunk`);
+    // Each event as OpenAPI describes an event stream: its data, a chunk as JSON text or the final [DONE].
+    const eventSchema = openapi.paths[path].post.responses['200'].content['text/event-stream'].schema;
+    const event = ajv.compile(eventSchema);
+    const [done, json] = eventSchema.properties.data.anyOf;
+    assert.is(done.const, '[DONE]');
+    assert.is(json.contentMediaType, 'application/json');
+    const [chunk, envelope] = json.contentSchema.anyOf.map((schema: object) => ajv.compile(schema));
+    const data = [...stream.text.matchAll(/^data: (.*)$/gm)].map((match) => match[1]!);
+    assert.is(data.at(-1), '[DONE]');
+    for (const text of data) assertFollows(event, { data: text }, `${path} event`);
+    for (const text of data.slice(0, -1)) assertFollows(chunk!, JSON.parse(text), `${path} chunk`);
+    assert.not.ok(envelope!(JSON.parse(data[0]!)), 'a chunk is not an error envelope');
   }
   const models = await (await fetch(`${s.url}/v1/models`)).json();
   assertFollows(ajv.compile(openapi.paths['/v1/models'].get.responses['200'].content['application/json'].schema), models, '/v1/models');

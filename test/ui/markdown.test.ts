@@ -1,0 +1,57 @@
+// The page's Markdown renderer (ui/markdown.js, plain JavaScript for the browser, pure, so it
+// runs here as it is): what it draws, and that no text makes it emit a tag or attribute of its own.
+import fc from 'fast-check';
+import { pathToFileURL } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CHAT_PAGE_DIR } from '../../runtime/server/chat-page.js';
+
+// Imported by URL: the page's files are JavaScript without declarations.
+const { renderMarkdown, escapeHtml }: { renderMarkdown(text: string): string; escapeHtml(text: string): string } = await import(pathToFileURL(`${CHAT_PAGE_DIR}markdown.js`).href);
+
+const test = suite('chat page markdown');
+
+test('blocks: headings, paragraphs with line breaks, lists, quotes, rules, fenced code', () => {
+  assert.is(renderMarkdown('# Title\n\nline one\nline two'), '<h1>Title</h1>\n<p>line one<br>line two</p>');
+  assert.is(renderMarkdown('- a\n* b\n+ c'), '<ul><li>a</li><li>b</li><li>c</li></ul>');
+  assert.is(renderMarkdown('3. c\n4) d'), '<ol start="3"><li>c</li><li>d</li></ol>');
+  assert.is(renderMarkdown('> quoted **text**\n> more'), '<blockquote><p>quoted <strong>text</strong><br>more</p></blockquote>');
+  assert.is(renderMarkdown('a\n\n---\n\nb'), '<p>a</p>\n<hr>\n<p>b</p>');
+  assert.is(renderMarkdown('```python\nprint("<hi>")\n\n  x = 1\n```\nafter'), '<pre><code class="language-python" data-language="python">print(&quot;&lt;hi&gt;&quot;)\n\n  x = 1</code></pre>\n<p>after</p>');
+  assert.is(renderMarkdown('text\n```\ncode'), '<p>text</p>\n<pre><code>code</code></pre>', 'a fence still open (a streaming reply) is code to the end');
+  assert.is(renderMarkdown('~~~\n```\n~~~'), '<pre><code>```</code></pre>', 'a fence closes only with its own marker');
+});
+
+test('inline: code spans keep their text, bold, italics, strike; words with _ and sums with * stay text', () => {
+  assert.is(renderMarkdown('**b** __b__ *i* _i_ ~~s~~'), '<p><strong>b</strong> <strong>b</strong> <em>i</em> <em>i</em> <del>s</del></p>');
+  assert.is(renderMarkdown('use `a **not bold** <b>` here'), '<p>use <code>a **not bold** &lt;b&gt;</code> here</p>');
+  assert.is(renderMarkdown('snake_case_name and 2*3*4 and a * b'), '<p>snake_case_name and 2*3*4 and a * b</p>');
+});
+
+test('HTML in the text is shown as text, never as markup', () => {
+  assert.is(renderMarkdown('<img src=x onerror="alert(1)">'), '<p>&lt;img src=x onerror=&quot;alert(1)&quot;&gt;</p>');
+  assert.is(renderMarkdown('```js"><script>x</script>\ncode\n```'), '<pre><code class="language-js" data-language="js">code</code></pre>');
+  assert.is(renderMarkdown('[click](javascript:alert(1))'), '<p>[click](javascript:alert(1))</p>', 'links stay text');
+  assert.is(escapeHtml(`<>&"'`), '&lt;&gt;&amp;&quot;&#39;');
+});
+
+const TAGS = new Set(['p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'hr', 'pre', 'code', 'strong', 'em', 'del']);
+
+test('for any text, the only markup is the renderer\'s own tags, with no attribute the text could steer', () => {
+  const pieces = fc.constantFrom('<', '>', '&', '"', "'", '`', '```', '~~~', '*', '**', '_', '~~', '#', '# ', '- ', '1. ', '> ', '---', '\n', '\n\n', ' ', 'a', 'script', 'onerror=', '=', '/', 'javascript:', '<script>', '</code>', '&lt;');
+  fc.assert(
+    fc.property(fc.array(pieces, { maxLength: 40 }).map((parts) => parts.join('')), (text) => {
+      const html = renderMarkdown(text);
+      for (const [, tag, attributes] of html.matchAll(/<\/?([a-z0-9]+)([^>]*)>/g)) {
+        assert.ok(TAGS.has(tag!), `tag ${tag} from ${JSON.stringify(text)}`);
+        // Only a code block's language (letters, digits, - and _) and a list's start number.
+        assert.match(attributes!, /^(| class="language-[\w-]+" data-language="[\w-]+"| start="\d+")$/, `attributes ${attributes} from ${JSON.stringify(text)}`);
+      }
+      // Outside tags, no raw < > " ' survives.
+      assert.not.match(html.replace(/<\/?[a-z0-9]+[^>]*>/g, ''), /[<>"']/, JSON.stringify(text));
+    }),
+    { numRuns: 2000, seed: 16 },
+  );
+});
+
+test.run();

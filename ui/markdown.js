@@ -1,0 +1,93 @@
+// A small Markdown renderer for replies: fenced code, inline code, headings, lists, quotes,
+// rules, bold, italics and paragraphs. Everything the model wrote is escaped first; the only
+// HTML in the result is the fixed tags added here, with no attributes taken from the text but
+// a code block's language, reduced to letters, digits, `-` and `_`. Links stay text: a reply
+// cannot make the page fetch or navigate anywhere. An unclosed fence (a reply still streaming)
+// is code up to the end.
+
+const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
+
+/** Inline marks on one line of text: `code`, **bold**, *italic* / _italic_, ~~struck~~. */
+export function renderInline(text) {
+  // Code spans first, so nothing inside them is read as a mark.
+  return text
+    .split(/(`+[^`]*?`+)/)
+    .map((part, i) => {
+      if (i % 2 === 1) return `<code>${escapeHtml(part.replace(/^`+|`+$/g, ''))}</code>`;
+      return escapeHtml(part)
+        .replace(/\*\*(?=\S)(.+?)(?<=\S)\*\*/g, '<strong>$1</strong>')
+        .replace(/__(?=\S)(.+?)(?<=\S)__/g, '<strong>$1</strong>')
+        .replace(/(^|[^*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?!\w)/g, '$1<em>$2</em>')
+        .replace(/(^|[^_\w])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)/g, '$1<em>$2</em>')
+        .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '<del>$1</del>');
+    })
+    .join('');
+}
+
+const FENCE = /^\s*(`{3,}|~{3,})\s*([\w+#.-]*)/;
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const RULE = /^\s*([-*_])(\s*\1){2,}\s*$/;
+const BULLET = /^\s*[-*+]\s+(.*)$/;
+const NUMBERED = /^\s*(\d{1,9})[.)]\s+(.*)$/;
+const QUOTE = /^\s*>\s?(.*)$/;
+
+/** The HTML of a Markdown text. */
+export function renderMarkdown(text) {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const out = [];
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    const fence = FENCE.exec(line);
+    if (fence) {
+      const marker = fence[1];
+      const language = fence[2].replace(/[^\w-]/g, '');
+      const code = [];
+      for (i++; i < lines.length && !lines[i].trimStart().startsWith(marker); i++) code.push(lines[i]);
+      i++; // the closing fence (or the end)
+      const attribute = language ? ` class="language-${language}" data-language="${language}"` : '';
+      out.push(`<pre><code${attribute}>${escapeHtml(code.join('\n'))}</code></pre>`);
+      continue;
+    }
+    if (line.trim() === '') {
+      i++;
+      continue;
+    }
+    const heading = HEADING.exec(line);
+    if (heading) {
+      const level = heading[1].length;
+      out.push(`<h${level}>${renderInline(heading[2])}</h${level}>`);
+      i++;
+      continue;
+    }
+    if (RULE.test(line)) {
+      out.push('<hr>');
+      i++;
+      continue;
+    }
+    const list = BULLET.test(line) ? { tag: 'ul', item: BULLET } : NUMBERED.test(line) ? { tag: 'ol', item: NUMBERED } : undefined;
+    if (list) {
+      const items = [];
+      const first = list.tag === 'ol' ? Number(NUMBERED.exec(line)[1]) : 1;
+      for (; i < lines.length && list.item.exec(lines[i]); i++) items.push(`<li>${renderInline(list.item.exec(lines[i]).at(-1))}</li>`);
+      out.push(`<${list.tag}${first !== 1 ? ` start="${first}"` : ''}>${items.join('')}</${list.tag}>`);
+      continue;
+    }
+    if (QUOTE.test(line)) {
+      const quoted = [];
+      for (; i < lines.length && QUOTE.test(lines[i]); i++) quoted.push(QUOTE.exec(lines[i])[1]);
+      out.push(`<blockquote>${renderMarkdown(quoted.join('\n'))}</blockquote>`);
+      continue;
+    }
+    // A paragraph runs to a blank line or the start of another block.
+    const paragraph = [];
+    for (; i < lines.length && lines[i].trim() !== '' && !startsBlock(lines[i]); i++) paragraph.push(renderInline(lines[i]));
+    if (paragraph.length === 0) paragraph.push(renderInline(lines[i++]));
+    out.push(`<p>${paragraph.join('<br>')}</p>`);
+  }
+  return out.join('\n');
+}
+
+const startsBlock = (line) => FENCE.test(line) || HEADING.test(line) || RULE.test(line) || BULLET.test(line) || NUMBERED.test(line) || QUOTE.test(line);
