@@ -121,6 +121,8 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     output_tokens_per_s: median(pick(rs, 'throughput')),
     ttft_ms: median(pick(rs, 'ttftMs')),
     itl_ms: median(pick(rs, 'itlMs')),
+    // At concurrency 1, the prefill rate (queueing adds to it at higher concurrency).
+    prompt_tokens_per_ttft_s: median(rs.map((r) => r.promptTokensPerTtft)),
   });
   return {
     concurrency,
@@ -130,7 +132,7 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     kernel_parity: kernel.ratio.median,
     spread: { throughput_ratio: ratios.throughput, ttft_ratio: ratios.ttft, itl_ratio: ratios.itl, kernel_parity: kernel.ratio },
     lmforge: medians(ours),
-    llama_server: { ...medians(peer), prompt_tokens_per_s: median(peer.map((r) => r.promptPerSecond)) },
+    llama_server: { ...medians(peer), timings_prompt_per_second: median(peer.map((r) => r.promptPerSecond)) },
     same_libraries: sameLibraries,
     cache_cold_verified: true,
     reps,
@@ -157,6 +159,12 @@ function printTable(rows: ReturnType<typeof row>[]): void {
       r.llama_server.ttft_ms.toFixed(0), r.lmforge.itl_ms.toFixed(1), r.llama_server.itl_ms.toFixed(1),
     ];
     console.log(cells.map((c, i) => c.padStart(widths[i]!)).join(''));
+  }
+  for (const r of rows) {
+    console.log(
+      `prefill at concurrency ${r.concurrency}, prompt tokens / TTFT: lmforge ${r.lmforge.prompt_tokens_per_ttft_s.toFixed(0)} tok/s, ` +
+        `llama-server ${r.llama_server.prompt_tokens_per_ttft_s.toFixed(0)} tok/s (its timings.prompt_per_second ${r.llama_server.timings_prompt_per_second.toFixed(0)})`,
+    );
   }
   console.log('throughput ratio > 1: lmforge faster; TTFT and ITL ratios < 1: lmforge faster');
 }

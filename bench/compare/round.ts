@@ -22,6 +22,8 @@ export interface RoundResult {
   itlMs: number;
   /** Prompt tokens per second of a request's prefill, as llama-server reports it (NaN for lmforge). */
   promptPerSecond: number;
+  /** Median over requests of prompt tokens (usage) / TTFT: the prefill rate as a client sees it, for both servers. */
+  promptTokensPerTtft: number;
   results: RequestResult[];
 }
 
@@ -53,6 +55,7 @@ export async function runRound(spec: RoundSpec): Promise<RoundResult> {
     ttftMs: median(results.map((r) => r.ttftMs)),
     itlMs: median(results.flatMap((r) => r.itlMs)),
     promptPerSecond: timings.length > 0 ? median(timings) : Number.NaN,
+    promptTokensPerTtft: median(results.map((r) => r.promptTokens / (r.ttftMs / 1000))),
     results,
   };
 }
