@@ -28,6 +28,8 @@ export interface ServerLimits {
    * Default true: both at their defaults.
    */
   promptCache?: boolean;
+  /** More `lmforge serve` flags (--enable-tracing); llama-server ignores them. */
+  lmforgeFlags?: string[];
 }
 
 export interface RunningServer {
@@ -65,7 +67,7 @@ function spawnLmforge(limits: ServerLimits, port: number): ChildProcess {
     `max_num_sequence=${limits.slots};max_total_seq_length=${limits.kvCells};` +
     `context_window_size=${limits.contextWindow};prefill_chunk_size=${limits.prefillChunk}` +
     (limits.promptCache === false ? ';prefix_cache_max_num_recycling_seqs=0' : '');
-  const args = [`${root}bin/lmforge.mjs`, 'serve', limits.model, '--port', String(port), '--threads', String(limits.threads), '--overrides', overrides];
+  const args = [`${root}bin/lmforge.mjs`, 'serve', limits.model, '--port', String(port), '--threads', String(limits.threads), '--overrides', overrides, ...(limits.lmforgeFlags ?? [])];
   return spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
