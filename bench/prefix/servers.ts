@@ -22,11 +22,21 @@ export interface ServerLimits {
   /** Prompt tokens per step: lmforge prefill_chunk_size, llama-server --batch-size (its ubatch stays 512, as lmforge's). */
   prefillChunk: number;
   threads: number;
+  /**
+   * false: no prompt reuse on either side (lmforge prefix_cache_max_num_recycling_seqs=0,
+   * llama-server --cache-ram 0; its per-slot reuse is turned off per request by cache_prompt).
+   * Default true: both at their defaults.
+   */
+  promptCache?: boolean;
+  /** More `lmforge serve` flags (--enable-tracing); llama-server ignores them. */
+  lmforgeFlags?: string[];
 }
 
 export interface RunningServer {
   kind: ServerKind;
   url: string;
+  /** The server process (llama-server's own, not a shell's). */
+  pid: number;
   /** How the server describes its own configuration, for the report. */
   settings: string;
   stop(): Promise<void>;
@@ -49,14 +59,15 @@ export async function startServer(kind: ServerKind, limits: ServerLimits): Promi
     await stop();
     throw error;
   }
-  return { kind, url, settings: describe(kind, limits, output), stop };
+  return { kind, url, pid: child.pid!, settings: describe(kind, limits, output), stop };
 }
 
 function spawnLmforge(limits: ServerLimits, port: number): ChildProcess {
   const overrides =
     `max_num_sequence=${limits.slots};max_total_seq_length=${limits.kvCells};` +
-    `context_window_size=${limits.contextWindow};prefill_chunk_size=${limits.prefillChunk}`;
-  const args = [`${root}bin/lmforge.mjs`, 'serve', limits.model, '--port', String(port), '--threads', String(limits.threads), '--overrides', overrides];
+    `context_window_size=${limits.contextWindow};prefill_chunk_size=${limits.prefillChunk}` +
+    (limits.promptCache === false ? ';prefix_cache_max_num_recycling_seqs=0' : '');
+  const args = [`${root}bin/lmforge.mjs`, 'serve', limits.model, '--port', String(port), '--threads', String(limits.threads), '--overrides', overrides, ...(limits.lmforgeFlags ?? [])];
   return spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
@@ -64,6 +75,7 @@ function spawnLlamaServer(limits: ServerLimits, port: number): ChildProcess {
   const args = [
     `${root}bench/peer-llama-server.sh`, limits.model, '--port', String(port), '--parallel', String(limits.slots),
     '--ctx', String(limits.kvCells), '--threads', String(limits.threads), '--', '--batch-size', String(limits.prefillChunk),
+    ...(limits.promptCache === false ? ['--cache-ram', '0'] : []),
   ];
   // The script execs llama-server, so the child's pid is the server's.
   return spawn('bash', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -71,6 +83,12 @@ function spawnLlamaServer(limits: ServerLimits, port: number): ChildProcess {
 
 function describe(kind: ServerKind, limits: ServerLimits, output: string): string {
   if (kind === 'lmforge') return /^engine:\s*(.*)$/m.exec(output)?.[1] ?? 'engine line not found';
+  if (limits.promptCache === false) {
+    return (
+      `--parallel ${limits.slots} --ctx-size ${limits.kvCells} --kv-unified --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +
+      `--threads ${limits.threads} --threads-batch ${limits.threads} --cache-ram 0, cache_prompt: false in every request`
+    );
+  }
   // llama-server's own prompt reuse stays at its defaults: it is what lmforge is measured against.
   return (
     `--parallel ${limits.slots} --ctx-size ${limits.kvCells} --kv-unified --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +

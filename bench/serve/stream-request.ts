@@ -25,6 +25,17 @@ export interface RequestSpec {
   signal?: AbortSignal;
   /** Called at the arrival of each content chunk, with performance.now(). */
   onContent?: (at: number) => void;
+  /** Fields added to the request body, for one server's own options (llama-server's cache_prompt). */
+  extraBody?: Record<string, unknown>;
+}
+
+/** llama-server's own per-request figures, sent in its last chunk. */
+export interface ServerTimings {
+  /** Prompt tokens taken from its cache (0: the whole prompt was computed). */
+  cache_n: number;
+  prompt_n: number;
+  prompt_per_second: number;
+  predicted_per_second: number;
 }
 
 export interface RequestResult {
@@ -47,6 +58,8 @@ export interface RequestResult {
   /** performance.now() at each content chunk, for splitting gaps by time window. */
   contentTimes: number[];
   contentChunks: number;
+  /** llama-server's `timings`, when the server sent them. */
+  serverTimings?: ServerTimings;
   /** performance.now() at the start and end, for the run's duration. */
   startedAt: number;
   endedAt: number;
@@ -56,6 +69,7 @@ interface Chunk {
   choices?: { delta?: { content?: string | null; reasoning_content?: string | null } }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null } | null;
   error?: { message?: string };
+  timings?: ServerTimings;
 }
 
 export async function streamChatCompletion(spec: RequestSpec): Promise<RequestResult> {
@@ -88,6 +102,7 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
         temperature: spec.temperature,
         stream: true,
         stream_options: { include_usage: true },
+        ...spec.extraBody,
       }),
       signal: spec.signal ? AbortSignal.any([spec.signal, AbortSignal.timeout(spec.timeoutMs)]) : AbortSignal.timeout(spec.timeoutMs),
     });
@@ -108,6 +123,7 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
         return fail(result, `a stream event is not JSON: ${data.slice(0, 100)}`);
       }
       if (chunk.error) return fail(result, `error event: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
+      if (chunk.timings) result.serverTimings = chunk.timings;
       if (chunk.usage?.completion_tokens !== undefined) {
         usageTokens = chunk.usage.completion_tokens;
         result.promptTokens = chunk.usage.prompt_tokens ?? -1;

@@ -17,6 +17,10 @@ export interface FakeBehaviour {
   failWith500?: (i: number) => boolean;
   /** Send an error event after the first chunk of request i. */
   errorEventAt?: (i: number) => boolean;
+  /** usage.prompt_tokens_details.cached_tokens of request i (lmforge's report); none when unset. */
+  cachedTokens?: (i: number) => number;
+  /** timings.cache_n of request i, in llama-server's last chunk; no timings when unset. */
+  cacheN?: (i: number) => number;
 }
 
 export interface FakeServer {
@@ -62,10 +66,12 @@ export async function startFakeServer(behaviour: FakeBehaviour): Promise<FakeSer
         return;
       }
     }
-    send(chunk({}, 'length'));
+    const timings = b.cacheN ? { timings: { cache_n: b.cacheN(i), prompt_n: 7 - b.cacheN(i), prompt_per_second: 100, predicted_per_second: 50 } } : {};
+    send({ ...chunk({}, 'length'), ...timings });
     if (!b.noUsage) {
       const completion = b.usageTokens ?? b.chunks;
-      send({ id: `c${i}`, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 7, completion_tokens: completion, total_tokens: 7 + completion } });
+      const details = b.cachedTokens ? { prompt_tokens_details: { cached_tokens: b.cachedTokens(i) } } : {};
+      send({ id: `c${i}`, object: 'chat.completion.chunk', choices: [], usage: { prompt_tokens: 7, completion_tokens: completion, total_tokens: 7 + completion, ...details } });
     }
     send('[DONE]');
     res.end();
