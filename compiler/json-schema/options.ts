@@ -26,6 +26,11 @@ export interface JsonSchemaOptions {
   /** No properties or array items beyond what the schema declares, unless
    * `additionalProperties` / `items` allows them. Default true. */
   strictMode?: boolean;
+  /** Under `strictMode`, an object schema that names no key (no `properties`,
+   * `patternProperties`, `required`, `additionalProperties` or `unevaluatedProperties` in any
+   * part) takes any keys (within `propertyNames`): `{"type": "object"}` is any object, as in
+   * xgrammar's structural tags (a tool whose parameters are just that). Default false. */
+  openBareObjects?: boolean;
   /** Object properties in any order (keys may repeat or be missing; only the count is bounded). */
   anyOrder?: boolean;
   /** How the top-level object is written (XML styles are for tool-call arguments). */
