@@ -54,6 +54,18 @@ export function whitespace(max: number | null): Expr {
   return seq(opt(seq(opt(lit('\r')), lit('\n'))), rep(cls([0x09, 0x09, 0x20, 0x20]), 0, max));
 }
 
+/** The `maxWhitespaceCount` option checked: a whole number of at least 0 (undefined: not set). */
+export function maxWhitespaceCountOf(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0) throw new GrammarError(`maxWhitespaceCount must be a whole number of at least 0, not ${value}`);
+  return value;
+}
+
+/** A whitespace run of at most `count` characters of any kind (xgrammar's `max_whitespace_cnt`). */
+export function whitespaceCount(count: number): Expr {
+  return rep(WS_CLASS, 0, count);
+}
+
 /** The `maxWhitespace` option checked: a whole number of at least 0, or null for unbounded. */
 export function maxWhitespaceOf(value: number | null | undefined): number | null {
   if (value === undefined) return DEFAULT_MAX_WHITESPACE;
@@ -75,7 +87,8 @@ export class Formatting {
     this.anyWhitespace = options.anyWhitespace ?? true;
     this.indent = this.anyWhitespace ? null : options.indent ?? null;
     const max = maxWhitespaceOf(options.maxWhitespace);
-    this.wsExpr = options.maxWhitespaceCount !== undefined ? rep(WS_CLASS, 0, options.maxWhitespaceCount) : whitespace(max);
+    const count = maxWhitespaceCountOf(options.maxWhitespaceCount);
+    this.wsExpr = count !== undefined ? whitespaceCount(count) : whitespace(max);
     const [item, key] = options.separators ?? [];
     this.itemSepText = item ?? (this.anyWhitespace || this.indent !== null ? ',' : ', ');
     this.keySepText = key ?? (this.anyWhitespace ? ':' : ': ');

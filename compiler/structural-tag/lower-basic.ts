@@ -44,6 +44,7 @@ export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 
           openBareObjects: true,
           trailingWhitespace: node.insideTag,
           ...(node.maxWhitespace !== undefined ? { maxWhitespace: node.maxWhitespace } : {}),
+          ...(node.maxWhitespaceCount !== undefined ? { maxWhitespaceCount: node.maxWhitespaceCount } : {}),
         });
       } catch (error) {
         throw reissue(error, pointerJoin(node.at, 'json_schema'), (inner) => (inner.location.kind === 'pointer' ? inner.location.pointer : ''));
