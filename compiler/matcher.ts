@@ -13,7 +13,8 @@
 // All storage is typed arrays grown by doubling; accepting a byte allocates nothing.
 import type { CompiledGrammar } from './compiled-grammar.js';
 import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from './fsm/edges.js';
-import type { GrammarFsm } from './fsm/grammar-fsm.js';
+import { SCAN_TOKEN, type GrammarFsm } from './fsm/grammar-fsm.js';
+import { isTail, tokenSetHas } from './fsm/queries.js';
 import { fillTokenMask, type MaskScratch, newMaskScratch } from './mask/fill-mask.js';
 import { TOKEN_NORMAL, TOKEN_STOP } from './tokenizer/tokenizer-info.js';
 
@@ -328,7 +329,7 @@ export class GrammarMatcher {
     let n = 0;
     for (let i = this.rowItemStart[row]!, to = this.rowItemStart[row + 1]!; i < to; i += 2) {
       const s = this.items[i]!;
-      if ((fsm.stateScan[s]! & 2) === 0) continue;
+      if ((fsm.stateScan[s]! & SCAN_TOKEN) === 0) continue;
       for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
         const kind = fsm.edgeKind[e]!;
         if (kind !== EDGE_TOKEN && kind !== EDGE_EXCLUDE_TOKEN) continue;
@@ -604,22 +605,4 @@ export class GrammarMatcher {
     c.set(this.rowCompleted);
     this.rowCompleted = c;
   }
-}
-
-function tokenSetHas(fsm: GrammarFsm, set: number, id: number): boolean {
-  let lo = fsm.tokenSetStart[set]!;
-  let hi = fsm.tokenSetStart[set + 1]! - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const v = fsm.tokenIds[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
-}
-
-/** A reference into `target` is a tail call: nothing of the caller follows it. */
-export function isTail(fsm: GrammarFsm, target: number): boolean {
-  return fsm.stateFinal[target] === 1 && fsm.edgeStart[target] === fsm.edgeStart[target + 1];
 }

@@ -8,6 +8,7 @@
 // recent one reuses its mask, and a row of parents equal to a recent one its rests' verdicts
 // (row-memo.ts). Nothing is allocated per call once the scratch has grown.
 import { EDGE_EXCLUDE_TOKEN, EDGE_TOKEN } from '../fsm/edges.js';
+import { SCAN_TOKEN } from '../fsm/grammar-fsm.js';
 import type { GrammarMatcher } from '../matcher.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { TOKEN_STOP } from '../tokenizer/tokenizer-info.js';
@@ -125,7 +126,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
   }
   const items = m.itemData;
   for (let i = m.rowItemBegin(row), end = m.rowItemEnd(row); i < end; i += 2) {
-    if ((fsm.stateScan[items[i]!]! & 2) !== 0) addTokenEdges(m, mask, info, items[i]!);
+    if ((fsm.stateScan[items[i]!]! & SCAN_TOKEN) !== 0) addTokenEdges(m, mask, info, items[i]!);
   }
   // Uncertain tokens, once every sure one is in (those need no check).
   let numUncertain = 0;

@@ -8,7 +8,7 @@
 import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { ruleFirstBytes } from '../fsm/first-bytes.js';
-import { isTail } from '../matcher.js';
+import { isTail } from '../fsm/queries.js';
 import { UTF8_BOUNDARY, UTF8_LEADS, utf8Continuation, utf8Step } from '../utf8-automaton.js';
 
 const MAX_NFA = 20000;

@@ -6,7 +6,7 @@
 // that shares rules with an earlier one (tool schemas differing in one field) reuses most.
 import type { CompiledGrammar } from '../compiled-grammar.js';
 import { EDGE_RULE } from '../fsm/edges.js';
-import { isTail } from '../matcher.js';
+import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { classifyInMode, classifyState, refine } from './classify-state.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';

@@ -14,7 +14,7 @@
 import { EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { components } from '../fsm/components.js';
-import { isTail } from '../matcher.js';
+import { isTail } from '../fsm/queries.js';
 import { Sha256 } from '../sha256.js';
 
 const COMPONENT_LIMIT = 64;
