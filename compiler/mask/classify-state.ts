@@ -18,7 +18,7 @@
 // DFA that reaches a recursive reference hands those few tokens to the Earley matcher.
 import type { CompiledGrammar } from '../compiled-grammar.js';
 import { EDGE_BYTE, EDGE_REPEAT } from '../fsm/edges.js';
-import { GrammarMatcher } from '../matcher.js';
+import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { DFA_DEAD, DFA_OVERFLOW, type FlatDfa } from './flat-dfa.js';
 import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
@@ -219,7 +219,7 @@ class Classes {
 
 /** Token by token with the Earley matcher, reusing the rows of the common prefix. */
 class EarleyTokens implements TokenClassifier {
-  private readonly m: GrammarMatcher;
+  private readonly m: RowEngine;
   private readonly closed: boolean;
   private readonly bytes: Uint8Array;
   private lastStart = -1;
@@ -232,7 +232,7 @@ class EarleyTokens implements TokenClassifier {
   /** With `withContext` the rule's context follows it; `closed`: nothing follows (that); `cutTails`: see classifyState. */
   constructor(compiled: CompiledGrammar, info: TokenizerInfo, state: number, withContext: boolean, closed: boolean, cutTails: boolean) {
     const fsm = compiled.fsm;
-    this.m = GrammarMatcher.forState(compiled, state, withContext, cutTails);
+    this.m = RowEngine.forState(fsm, state, withContext, cutTails);
     this.closed = closed;
     this.bytes = info.bytes;
     const items = this.m.itemData;

@@ -8,7 +8,7 @@
 // rule being hashed (components above COMPONENT_LIMIT rules are numbered by rule index).
 //
 // With `cutTails`, the rule's own last-step references to other rules are left out: the
-// context-free masks treat them as the rule's end (matcher.ts, flat-dfa.ts). Rules chained
+// context-free masks treat them as the rule's end (row-engine.ts, flat-dfa.ts). Rules chained
 // that way, like the property after property of a JSON-schema object, then hash alike in two
 // schemas that differ only further down the chain.
 import { EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';

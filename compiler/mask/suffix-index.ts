@@ -2,7 +2,7 @@
 // state's rule can end inside it: it is allowed exactly when, for one of those end positions,
 // the parents of the real item accept the rest of the token. Those rests are few and short
 // (in a JSON string: `,`, `}`, `,\n`, ...) and shared by many tokens, so they are kept once,
-// sorted by bytes, and tried on the row that follows the rule's end (matcher.pushCompletion)
+// sorted by bytes, and tried on the row that follows the rule's end (RowEngine.pushCompletion)
 // instead of parsing every whole token on the real rows.
 //
 // Only for masks computed without a context (`TokenMask.contextFree`): with one, the token's
@@ -10,7 +10,7 @@
 // its last-step references (rule-hash.ts), so here each uncertain token is parsed exactly:
 // some turn out accepted, and the end positions are the rule's true ends.
 import type { CompiledGrammar } from '../compiled-grammar.js';
-import { GrammarMatcher } from '../matcher.js';
+import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import type { TokenMask } from './token-mask.js';
 
@@ -27,7 +27,7 @@ export interface SuffixIndex {
 
 /** Finds, for each uncertain token, where the state's rule can end inside it (Earley, rule alone). */
 export function buildSuffixIndex(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mask: TokenMask): SuffixIndex {
-  const m = GrammarMatcher.forState(compiled, state, false);
+  const m = RowEngine.forState(compiled.fsm, state, false);
   const { bytes, offsets, sorted } = info;
   const rests = new Map<string, number>(); // latin-1 key -> first (offset, length) seen
   const restOffset: number[] = [];
