@@ -16,7 +16,7 @@
 // sharing its first k+1 bytes dies the same way and is classified without parsing. The parse
 // is a lazily built DFA where the rule allows one (flat-dfa.ts), else the Earley matcher; a
 // DFA that reaches a recursive reference hands those few tokens to the Earley matcher.
-import type { CompiledGrammar } from '../compiled-grammar.js';
+import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { EDGE_BYTE, EDGE_REPEAT } from '../fsm/edges.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
@@ -32,8 +32,8 @@ const UNCERTAIN = 2;
  * references to other rules (`dfa` built 'cut'); or with `closed`, parsed exactly (`dfa`
  * 'exact') with nothing allowed after it (the root, when nothing refers to it).
  */
-export function classifyState(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
-  return classifyWhole(compiled, info, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
+export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
+  return classifyWhole(fsm, info, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
 }
 
 /**
@@ -41,10 +41,10 @@ export function classifyState(compiled: CompiledGrammar, info: TokenizerInfo, st
  * (`dfa` built so): cheaper when the context-free pass left most tokens uncertain (a rule that
  * may end after whitespace, where every token starting with a space is uncertain).
  */
-export function classifyInMode(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+export function classifyInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
   const withContext = mode === 'context';
-  const closed = withContext && compiled.fsm.ruleContextClosed[compiled.fsm.stateRule[state]!] === 1;
-  return classifyWhole(compiled, info, state, dfa, { withContext, closed, cutTails: false }, !withContext);
+  const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
+  return classifyWhole(fsm, info, state, dfa, { withContext, closed, cutTails: false }, !withContext);
 }
 
 /** How the walk parses: into the rule's context or not, nothing after (`closed`), calls in last position cut or followed. */
@@ -54,18 +54,18 @@ interface WalkMode {
   cutTails: boolean;
 }
 
-function classifyWhole(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
+function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
   const out = Classes.for(info);
-  if (dfa && !seedHasRepeat(compiled, state) && walkDfa(compiled, info, state, dfa, mode, out)) return out.mask(contextFree);
-  walkEarley(compiled, info, state, mode, Classes.for(info));
+  if (dfa && !seedHasRepeat(fsm, state) && walkDfa(fsm, info, state, dfa, mode, out)) return out.mask(contextFree);
+  walkEarley(fsm, info, state, mode, Classes.for(info));
   return out.mask(contextFree);
 }
 
 /** `base` (from classifyState) with its uncertain tokens parsed exactly, in `mode` (`dfa` built so). */
-export function refine(compiled: CompiledGrammar, info: TokenizerInfo, state: number, base: TokenMask, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+export function refine(fsm: GrammarFsm, info: TokenizerInfo, state: number, base: TokenMask, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
   const withContext = mode === 'context';
-  const closed = withContext && compiled.fsm.ruleContextClosed[compiled.fsm.stateRule[state]!] === 1;
-  const parser: TokenClassifier = dfa && !seedHasRepeat(compiled, state) ? new DfaTokens(compiled, info, state, dfa, withContext, closed) : new EarleyTokens(compiled, info, state, withContext, closed, false);
+  const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
+  const parser: TokenClassifier = dfa && !seedHasRepeat(fsm, state) ? new DfaTokens(fsm, info, state, dfa, withContext, closed) : new EarleyTokens(fsm, info, state, withContext, closed, false);
   const { offsets, sorted } = info;
   const accepted: number[] = [];
   const rejected: number[] = [];
@@ -86,13 +86,12 @@ export function refine(compiled: CompiledGrammar, info: TokenizerInfo, state: nu
     }
   } catch (error) {
     if (error !== OVERFLOW) throw error;
-    return refine(compiled, info, state, base, mode, null);
+    return refine(fsm, info, state, base, mode, null);
   }
   return refineTokenMask(info, base, Int32Array.from(accepted), Int32Array.from(rejected), Int32Array.from(uncertain), !withContext);
 }
 
-function seedHasRepeat(compiled: CompiledGrammar, state: number): boolean {
-  const fsm = compiled.fsm;
+function seedHasRepeat(fsm: GrammarFsm, state: number): boolean {
   for (let e = fsm.edgeStart[state]!; e < fsm.edgeStart[state + 1]!; e++) if (fsm.edgeKind[e] === EDGE_REPEAT) return true;
   return false;
 }
@@ -118,14 +117,13 @@ class DfaTokens implements TokenClassifier {
   private handedOff = false;
 
   constructor(
-    private readonly compiled: CompiledGrammar,
+    private readonly fsm: GrammarFsm,
     private readonly info: TokenizerInfo,
     private readonly state: number,
     private readonly dfa: FlatDfa,
     private readonly withContext: boolean,
     closed: boolean,
   ) {
-    const fsm = compiled.fsm;
     const rule = fsm.stateRule[state]!;
     this.closed = closed;
     this.stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
@@ -174,7 +172,7 @@ class DfaTokens implements TokenClassifier {
     this.lastStart = start;
     this.handedOff = handOff;
     if (handOff) {
-      this.hard ??= new EarleyTokens(this.compiled, this.info, this.state, this.withContext, this.closed, false);
+      this.hard ??= new EarleyTokens(this.fsm, this.info, this.state, this.withContext, this.closed, false);
       return this.hard.classify(start, len);
     }
     return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
@@ -230,8 +228,7 @@ class EarleyTokens implements TokenClassifier {
   readonly first = new Uint8Array(256);
 
   /** With `withContext` the rule's context follows it; `closed`: nothing follows (that); `cutTails`: see classifyState. */
-  constructor(compiled: CompiledGrammar, info: TokenizerInfo, state: number, withContext: boolean, closed: boolean, cutTails: boolean) {
-    const fsm = compiled.fsm;
+  constructor(fsm: GrammarFsm, info: TokenizerInfo, state: number, withContext: boolean, closed: boolean, cutTails: boolean) {
     this.m = RowEngine.forState(fsm, state, withContext, cutTails);
     this.closed = closed;
     this.bytes = info.bytes;
@@ -279,8 +276,8 @@ class EarleyTokens implements TokenClassifier {
   }
 }
 
-function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
-  const parser = new EarleyTokens(compiled, info, state, mode.withContext, mode.closed, mode.cutTails);
+function walkEarley(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
+  const parser = new EarleyTokens(fsm, info, state, mode.withContext, mode.closed, mode.cutTails);
   const { offsets, sorted, firstByteStart } = info;
   for (let b = 0; b < 256; b++) {
     if (parser.first[b] === 0) continue;
@@ -295,9 +292,8 @@ function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: numbe
 const walkScratch = { stack: new Int32Array(1024), endsBy: new Uint8Array(1024), live: new Uint8Array(256), loop: new Uint8Array(256) };
 
 /** The walk over a flat DFA, table lookups inline: the compile-time hot loop. False on overflow. */
-function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
+function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
   const closed = mode.closed;
-  const fsm = compiled.fsm;
   const rule = fsm.stateRule[state]!;
   const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
   let hard: EarleyTokens | null = null;
@@ -376,7 +372,7 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       reached = k;
       common = len;
       if (handOff) {
-        hard ??= new EarleyTokens(compiled, info, state, mode.withContext, closed, mode.cutTails);
+        hard ??= new EarleyTokens(fsm, info, state, mode.withContext, closed, mode.cutTails);
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
       else if (reached + 1 === len) {

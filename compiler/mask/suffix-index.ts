@@ -9,7 +9,7 @@
 // end lies past the context, in some ancestor's rule. Those masks end their rule early, at
 // its last-step references (rule-hash.ts), so here each uncertain token is parsed exactly:
 // some turn out accepted, and the end positions are the rule's true ends.
-import type { CompiledGrammar } from '../compiled-grammar.js';
+import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import type { TokenMask } from './token-mask.js';
@@ -26,8 +26,8 @@ export interface SuffixIndex {
 }
 
 /** Finds, for each uncertain token, where the state's rule can end inside it (Earley, rule alone). */
-export function buildSuffixIndex(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mask: TokenMask): SuffixIndex {
-  const m = RowEngine.forState(compiled.fsm, state, false);
+export function buildSuffixIndex(fsm: GrammarFsm, info: TokenizerInfo, state: number, mask: TokenMask): SuffixIndex {
+  const m = RowEngine.forState(fsm, state, false);
   const { bytes, offsets, sorted } = info;
   const rests = new Map<string, number>(); // latin-1 key -> first (offset, length) seen
   const restOffset: number[] = [];
