@@ -12,6 +12,7 @@ import { type GrammarFsm, SCAN_TOKEN } from '../fsm/grammar-fsm.js';
 import type { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { TOKEN_STOP } from '../tokenizer/tokenizer-info.js';
+import { PrefixWalker, RowParser } from './prefix-walker.js';
 import type { SuffixIndex } from './suffix-index.js';
 import type { TokenMaskCache } from './mask-cache.js';
 import { RowMemo } from './row-memo.js';
@@ -211,11 +212,11 @@ function checkRests(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, scratc
   const ok = value.ok;
   const bytes = info.bytes;
   const first = m.scannableBytes(base, scratch.firstBytes);
-  const tries = new SortedTries(m, bytes, base + 1);
+  const tries = new PrefixWalker(new RowParser(m, base), bytes); // row `base`: the rule has just ended
   for (let r = 0; r < n; r++) {
     const start = index.offset[r]!;
     // A rest no item of the row can take the first byte of is not tried.
-    ok[r] = first[bytes[start]!] === 1 && tries.accepts(start, index.length[r]!) ? 1 : 0;
+    ok[r] = first[bytes[start]!] === 1 && tries.walk(start, index.length[r]!) ? 1 : 0;
   }
   m.popRows(base);
   applyRests(mask, info, unc, index, ok);
@@ -242,7 +243,7 @@ function checkUncertain(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, li
   sub.sort();
   const { bytes, offsets, sorted } = info;
   const base = m.rowCount;
-  const tries = new SortedTries(m, bytes, base);
+  const tries = new PrefixWalker(new RowParser(m, base - 1), bytes); // row `base - 1`: the real last row
   let prev = -1;
   for (let i = 0; i < n; i++) {
     const j = sub[i]!;
@@ -250,47 +251,7 @@ function checkUncertain(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, li
     prev = j;
     const t = sorted[j]!;
     if ((mask[t >>> 5]! & (1 << (t & 31))) !== 0) continue;
-    if (tries.accepts(offsets[t]!, offsets[t + 1]! - offsets[t]!)) mask[t >>> 5]! |= 1 << (t & 31);
+    if (tries.walk(offsets[t]!, offsets[t + 1]! - offsets[t]!)) mask[t >>> 5]! |= 1 << (t & 31);
   }
   m.popRows(base);
-}
-
-/**
- * Byte strings tried in byte order on the matcher's rows above `base`: each reuses the rows of
- * the prefix it shares with the previous one, and one that extends a prefix that died dies
- * without being parsed.
- */
-class SortedTries {
-  private last = -1; // where the previous string starts in `bytes`
-  private reached = 0; // how many of its bytes were consumed
-  private failed = false;
-
-  constructor(
-    private readonly m: RowEngine,
-    private readonly bytes: Uint8Array,
-    private readonly base: number,
-  ) {}
-
-  accepts(start: number, len: number): boolean {
-    const { m, bytes } = this;
-    let common = 0;
-    if (this.last >= 0) {
-      const limit = Math.min(len, this.reached + 1);
-      while (common < limit && bytes[start + common] === bytes[this.last + common]) common++;
-    }
-    if (this.failed && common > this.reached) return false;
-    let k = Math.min(common, this.reached);
-    m.popRows(this.base + k);
-    let failed = false;
-    for (; k < len; k++) {
-      if (!m.pushByte(bytes[start + k]!)) {
-        failed = true;
-        break;
-      }
-    }
-    this.reached = k;
-    this.last = start;
-    this.failed = failed;
-    return !failed;
-  }
 }

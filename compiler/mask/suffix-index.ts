@@ -12,6 +12,7 @@
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+import { PrefixWalker, RowParser } from './prefix-walker.js';
 import type { TokenMask } from './token-mask.js';
 
 export interface SuffixIndex {
@@ -27,33 +28,23 @@ export interface SuffixIndex {
 
 /** Finds, for each uncertain token, where the state's rule can end inside it (Earley, rule alone). */
 export function buildSuffixIndex(fsm: GrammarFsm, info: TokenizerInfo, state: number, mask: TokenMask): SuffixIndex {
-  const m = RowEngine.forState(fsm, state, false);
-  const { bytes, offsets, sorted } = info;
+  const walker = new PrefixWalker(new RowParser(RowEngine.forState(fsm, state, false), 0), info.bytes);
+  const { offsets, sorted } = info;
   const rests = new Map<string, number>(); // latin-1 key -> first (offset, length) seen
   const restOffset: number[] = [];
   const restLength: number[] = [];
   const perToken: number[][] = [];
   const accepted = new Uint8Array(mask.uncertain.length);
-  let last = -1;
-  let reached = 0;
+  const bytes = info.bytes;
   for (let k = 0; k < mask.uncertain.length; k++) {
     const t = sorted[mask.uncertain[k]!]!;
     const start = offsets[t]!;
     const len = offsets[t + 1]! - start;
-    let common = 0;
-    if (last >= 0) {
-      const limit = Math.min(len, reached);
-      while (common < limit && bytes[start + common] === bytes[last + common]) common++;
-    }
-    let d = common;
-    m.popRows(d + 1);
-    for (; d < len && m.pushByte(bytes[start + d]!); d++);
-    reached = d;
-    last = start;
-    if (d === len) accepted[k] = 1;
+    if (walker.walk(start, len)) accepted[k] = 1;
+    const reached = walker.reached;
     const ids: number[] = [];
     for (let e = 1; e <= Math.min(reached, len - 1); e++) {
-      if (!m.rowEnds(e)) continue;
+      if (walker.endsAt[e] !== 1) continue;
       let key = '';
       for (let i = start + e; i < start + len; i++) key += String.fromCharCode(bytes[i]!);
       let id = rests.get(key);
