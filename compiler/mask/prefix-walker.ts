@@ -5,19 +5,19 @@
 // rows (`RowParser`) or a flat DFA's states (classify-state.ts).
 import type { RowEngine } from '../row-engine.js';
 
-/** `PrefixParser.push` results. */
-export const PUSH_OK = 0;
-export const PUSH_DEAD = 1;
-/** The parser cannot take this byte itself (a flat DFA at a recursive reference). */
-export const PUSH_HAND_OFF = 2;
+/** `PrefixParser.push` results: the byte was taken (bit PUSH_OK), and the rule can end after it
+ * (PUSH_ENDS too); it was not (PUSH_DEAD, the parse unchanged); or the parser cannot take it
+ * itself (PUSH_HAND_OFF: a flat DFA at a recursive reference). */
+export const PUSH_DEAD = 0;
+export const PUSH_OK = 1;
+export const PUSH_ENDS = 2;
+export const PUSH_HAND_OFF = 4;
 
 export interface PrefixParser {
   /** Keeps the parse of the first `depth` bytes. */
   truncate(depth: number): void;
-  /** Parses one more byte: PUSH_OK, PUSH_DEAD (the parse is unchanged), or PUSH_HAND_OFF. */
+  /** Parses one more byte: PUSH_OK (| PUSH_ENDS), PUSH_DEAD or PUSH_HAND_OFF. */
   push(byte: number): number;
-  /** After a PUSH_OK: whether the parsed rule can end here. */
-  endsHere(): boolean;
 }
 
 /** A parser over a RowEngine's rows above `base` (row `base` holds the empty prefix); with
@@ -34,11 +34,9 @@ export class RowParser implements PrefixParser {
   }
 
   push(byte: number): number {
-    return this.rows.pushByte(byte) ? PUSH_OK : PUSH_DEAD;
-  }
-
-  endsHere(): boolean {
-    return this.reportEnds && this.rows.rowEnds(this.rows.rowCount - 1);
+    const rows = this.rows;
+    if (!rows.pushByte(byte)) return PUSH_DEAD;
+    return this.reportEnds && rows.rowEnds(rows.rowCount - 1) ? PUSH_OK | PUSH_ENDS : PUSH_OK;
   }
 }
 
@@ -76,15 +74,15 @@ export class PrefixWalker {
     let result = PUSH_OK;
     for (; k < len; k++) {
       result = parser.push(bytes[start + k]!);
-      if (result !== PUSH_OK) break;
-      const ends = parser.endsHere() ? 1 : 0;
+      if ((result & PUSH_OK) === 0) break;
+      const ends = result >> 1;
       endsAt[k + 1] = ends;
       endsBy[k + 1] = endsBy[k]! | ends;
     }
     this.reached = k;
     this.failed = result === PUSH_DEAD;
     this.handedOff = result === PUSH_HAND_OFF;
-    return result === PUSH_OK;
+    return (result & PUSH_OK) !== 0;
   }
 
   private growTo(len: number): void {
