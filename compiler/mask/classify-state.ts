@@ -23,7 +23,7 @@ import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { EDGE_REPEAT } from '../fsm/edges.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
-import { DFA_DEAD, DFA_OVERFLOW, type FlatDfa } from './flat-dfa.js';
+import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
 import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
 import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
 
@@ -292,7 +292,7 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         }
         const byte = bytes[start + k]!;
         let next = table[d * 256 + byte]!;
-        if (next < -2) {
+        if (next === DFA_UNKNOWN) {
           next = dfa.next(d, byte);
           // A new DFA state may have grown the tables: the old ones lack it.
           table = dfa.table;
