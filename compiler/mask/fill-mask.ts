@@ -212,7 +212,7 @@ function checkRests(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, scratc
   const ok = value.ok;
   const bytes = info.bytes;
   const first = m.scannableBytes(base, scratch.firstBytes);
-  const tries = new PrefixWalker(new RowParser(m, base), bytes); // row `base`: the rule has just ended
+  const tries = new PrefixWalker(new RowParser(m, base, false), bytes); // row `base`: the rule has just ended (whether rules end in a rest does not matter)
   for (let r = 0; r < n; r++) {
     const start = index.offset[r]!;
     // A rest no item of the row can take the first byte of is not tried.
@@ -243,7 +243,7 @@ function checkUncertain(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, li
   sub.sort();
   const { bytes, offsets, sorted } = info;
   const base = m.rowCount;
-  const tries = new PrefixWalker(new RowParser(m, base - 1), bytes); // row `base - 1`: the real last row
+  const tries = new PrefixWalker(new RowParser(m, base - 1, false), bytes); // row `base - 1`: the real last row
   let prev = -1;
   for (let i = 0; i < n; i++) {
     const j = sub[i]!;
