@@ -52,7 +52,11 @@ function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
     anyOrder: flags.anyOrder === true,
     style: (flags.style ?? 'json') as JsonSchemaStyle,
   };
-  if (flags.maxWhitespaceCount !== undefined) options.maxWhitespaceCount = Number(flags.maxWhitespaceCount);
+  if (flags.maxWhitespaceCount !== undefined) {
+    const count = Number(flags.maxWhitespaceCount);
+    if (!Number.isSafeInteger(count) || count < 0) throw new CompileGrammarUsageError(`--max-whitespace-count must be a whole number of at least 0, not '${flags.maxWhitespaceCount}'`);
+    options.maxWhitespaceCount = count;
+  }
   if (flags.indent !== undefined) options.indent = Number(flags.indent);
   if (flags.itemSeparator !== undefined || flags.keySeparator !== undefined) {
     options.separators = [String(flags.itemSeparator ?? ','), String(flags.keySeparator ?? ':')];
@@ -88,7 +92,8 @@ function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSche
         load: () => {
           const json = readJson(file);
           if (json && typeof json === 'object' && (json as { type?: unknown }).type === 'structural_tag') {
-            return Grammar.fromStructuralTag(json);
+            // --max-whitespace-count bounds the json_schema nodes that set no bound of their own.
+            return Grammar.fromStructuralTag(json, options.maxWhitespaceCount !== undefined ? { maxWhitespaceCount: options.maxWhitespaceCount } : {});
           }
           return Grammar.fromJSONSchema(json, options);
         },
@@ -149,7 +154,7 @@ export function registerCompileGrammar(cli: CAC): void {
     .option('--regex <pattern>', 'A regular expression (ECMAScript syntax, whole-string match)')
     .option('--json-schema <file>', 'A JSON schema file')
     .option('--no-any-whitespace', 'JSON: no free whitespace (fixed separators, or --indent)')
-    .option('--max-whitespace-count <n>', 'JSON: longest whitespace run')
+    .option('--max-whitespace-count <n>', 'JSON: longest whitespace run, in characters (also json_schema nodes of structural tags without their own bound)')
     .option('--indent <n>', 'JSON: pretty-print with this indent (with --no-any-whitespace)')
     .option('--item-separator <text>', 'JSON: separator between items')
     .option('--key-separator <text>', 'JSON: separator between a key and its value')

@@ -22,7 +22,7 @@ export class CompiledGrammar {
     this.fsm = fsm;
     this.hash = hash ?? sha256Hex(grammarText(ir));
     this.tokenizer = tokenizer;
-    this.masks = tokenizer ? new TokenMaskCache(this, tokenizer, shared) : null;
+    this.masks = tokenizer ? new TokenMaskCache(fsm, tokenizer, shared) : null;
   }
 
   /** Computes every state's token mask now instead of on first use. */

@@ -2,7 +2,12 @@
 // what compile-grammar serialises. States are global; each rule owns a contiguous block.
 import type { GrammarIR } from '../ir.js';
 import { buildRuleFsms } from './build.js';
-import { EDGE_BYTE, EDGE_REPEAT, EDGE_RULE } from './edges.js';
+import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from './edges.js';
+
+/** `stateScan` bits: the state has byte edges; it has token edges. Either makes an item worth
+ * keeping in a row (it can take the next byte or token). */
+export const SCAN_BYTE = 1;
+export const SCAN_TOKEN = 2;
 
 export interface GrammarFsm {
   root: number;
@@ -11,7 +16,7 @@ export interface GrammarFsm {
   ruleNullable: Uint8Array;
   stateRule: Int32Array;
   stateFinal: Uint8Array;
-  /** Bit 0: has byte edges; bit 1: has token edges (what makes an item worth keeping in a row). */
+  /** SCAN_BYTE | SCAN_TOKEN per state. */
   stateScan: Uint8Array;
   edgeStart: Int32Array; // CSR offsets, length numStates + 1
   edgeKind: Uint8Array;
@@ -68,7 +73,7 @@ export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
         edgeHi[e] = f.hi[i]!;
         edgeAux[e] = f.aux[i]!;
         edgeTarget[e] = base + f.to[i]!;
-        stateScan[g]! |= f.kind[i] === EDGE_BYTE ? 1 : f.kind[i]! >= 3 ? 2 : 0;
+        stateScan[g]! |= f.kind[i] === EDGE_BYTE ? SCAN_BYTE : f.kind[i] === EDGE_TOKEN || f.kind[i] === EDGE_EXCLUDE_TOKEN ? SCAN_TOKEN : 0;
         e++;
       }
     }

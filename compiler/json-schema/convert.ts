@@ -35,7 +35,7 @@ export function jsonSchemaToGrammar(schema: unknown, options: JsonSchemaOptions 
 class SchemaConverter implements Lowering {
   readonly builder = new GrammarBuilder();
   readonly fmt: Formatting;
-  readonly options: { strictMode: boolean; anyOrder: boolean };
+  readonly options: { strictMode: boolean; anyOrder: boolean; openBareObjects: boolean };
   readonly root: Schema;
   private readonly trailing: boolean;
   /** Rules of referenced schemas and of conjunctions, declared before they are lowered (recursion). */
@@ -51,7 +51,7 @@ class SchemaConverter implements Lowering {
     this.root = root;
     this.trailing = options.trailingWhitespace ?? false;
     this.fmt = new Formatting(options);
-    this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false };
+    this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false, openBareObjects: options.openBareObjects ?? false };
   }
 
   convert(style: string): GrammarIR {

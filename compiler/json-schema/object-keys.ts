@@ -94,8 +94,10 @@ export function patternMatches(pattern: string, name: string): boolean {
 export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: KeySpelling = JSON_KEYS): KeyPlan | { empty: string } {
   const views = parts.map(viewOf);
   const explicit = views.some((v) => v.additional !== undefined || 'unevaluatedProperties' in v.part.schema);
-  // Strict mode: with no part saying what other keys take, there are none.
-  const closed: Located | null = explicit ? null : { schema: !ctx.options.strictMode, pointer };
+  const bare = ctx.options.openBareObjects && views.every((v) => Object.keys(v.properties).length === 0 && v.patterns.length === 0 && !('required' in v.part.schema));
+  // Strict mode: with no part saying what other keys take, there are none (unless no part
+  // names a key and bare objects are open; propertyNames then still limits them).
+  const closed: Located | null = explicit ? null : { schema: !ctx.options.strictMode || bare, pointer };
   const required = new Set(parts.flatMap((p) => (Array.isArray(p.schema.required) ? (p.schema.required as string[]) : [])));
   const names = [...new Set([...views.flatMap((v) => Object.keys(v.properties)), ...required])];
   const anyPattern = views.some((v) => v.patterns.length > 0);

@@ -27,6 +27,11 @@ export interface JsonSchemaOptions {
   /** No properties or array items beyond what the schema declares, unless
    * `additionalProperties` / `items` allows them. Default true. */
   strictMode?: boolean;
+  /** Under `strictMode`, an object schema that names no key (no `properties`,
+   * `patternProperties`, `required`, `additionalProperties` or `unevaluatedProperties` in any
+   * part) takes any keys (within `propertyNames`): `{"type": "object"}` is any object, as in
+   * xgrammar's structural tags (a tool whose parameters are just that). Default false. */
+  openBareObjects?: boolean;
   /** Object properties in any order (keys may repeat or be missing; only the count is bounded). */
   anyOrder?: boolean;
   /** How the top-level object is written (XML styles are for tool-call arguments). */
@@ -52,6 +57,18 @@ export function whitespace(max: number | null): Expr {
   return opt(max > 0 ? alt(lit(' '), lineBreak) : lineBreak);
 }
 
+/** The `maxWhitespaceCount` option checked: a whole number of at least 0 (undefined: not set). */
+export function maxWhitespaceCountOf(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0) throw new GrammarError(`maxWhitespaceCount must be a whole number of at least 0, not ${value}`);
+  return value;
+}
+
+/** A whitespace run of at most `count` characters of any kind (xgrammar's `max_whitespace_cnt`). */
+export function whitespaceCount(count: number): Expr {
+  return rep(WS_CLASS, 0, count);
+}
+
 /** The `maxWhitespace` option checked: a whole number of at least 0, or null for unbounded. */
 export function maxWhitespaceOf(value: number | null | undefined): number | null {
   if (value === undefined) return DEFAULT_MAX_WHITESPACE;
@@ -73,7 +90,8 @@ export class Formatting {
     this.anyWhitespace = options.anyWhitespace ?? true;
     this.indent = this.anyWhitespace ? null : options.indent ?? null;
     const max = maxWhitespaceOf(options.maxWhitespace);
-    this.wsExpr = options.maxWhitespaceCount !== undefined ? rep(WS_CLASS, 0, options.maxWhitespaceCount) : whitespace(max);
+    const count = maxWhitespaceCountOf(options.maxWhitespaceCount);
+    this.wsExpr = count !== undefined ? whitespaceCount(count) : whitespace(max);
     const [item, key] = options.separators ?? [];
     this.itemSepText = item ?? (this.anyWhitespace || this.indent !== null ? ',' : ', ');
     this.keySepText = key ?? (this.anyWhitespace ? ':' : ': ');

@@ -13,14 +13,18 @@
 //
 // The walk goes through the byte-sorted vocabulary, keeps the parse of the previous token's
 // prefix and advances only the new bytes; once a token dies at byte k, every later token
-// sharing its first k+1 bytes dies the same way and is classified without parsing. The parse
+// sharing its first k+1 bytes dies the same way and is classified without parsing
+// (prefix-walker.ts). `walkDfa`, the compile-time hot loop, is that walker specialised to a
+// flat DFA, with the vocabulary's precomputed LCPs and the table lookups inline: through the
+// walker's interface, compiling the bench schema took about 1.5 times as long. The parse
 // is a lazily built DFA where the rule allows one (flat-dfa.ts), else the Earley matcher; a
 // DFA that reaches a recursive reference hands those few tokens to the Earley matcher.
-import type { CompiledGrammar } from '../compiled-grammar.js';
-import { EDGE_BYTE, EDGE_REPEAT } from '../fsm/edges.js';
-import { GrammarMatcher } from '../matcher.js';
+import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { EDGE_REPEAT } from '../fsm/edges.js';
+import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
-import { DFA_DEAD, DFA_OVERFLOW, type FlatDfa } from './flat-dfa.js';
+import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
+import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
 import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
 
 const REJECTED = 0;
@@ -32,8 +36,8 @@ const UNCERTAIN = 2;
  * references to other rules (`dfa` built 'cut'); or with `closed`, parsed exactly (`dfa`
  * 'exact') with nothing allowed after it (the root, when nothing refers to it).
  */
-export function classifyState(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
-  return classifyWhole(compiled, info, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
+export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
+  return classifyWhole(fsm, info, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
 }
 
 /**
@@ -41,10 +45,10 @@ export function classifyState(compiled: CompiledGrammar, info: TokenizerInfo, st
  * (`dfa` built so): cheaper when the context-free pass left most tokens uncertain (a rule that
  * may end after whitespace, where every token starting with a space is uncertain).
  */
-export function classifyInMode(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+export function classifyInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
   const withContext = mode === 'context';
-  const closed = withContext && compiled.fsm.ruleContextClosed[compiled.fsm.stateRule[state]!] === 1;
-  return classifyWhole(compiled, info, state, dfa, { withContext, closed, cutTails: false }, !withContext);
+  const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
+  return classifyWhole(fsm, info, state, dfa, { withContext, closed, cutTails: false }, !withContext);
 }
 
 /** How the walk parses: into the rule's context or not, nothing after (`closed`), calls in last position cut or followed. */
@@ -54,18 +58,18 @@ interface WalkMode {
   cutTails: boolean;
 }
 
-function classifyWhole(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
+function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
   const out = Classes.for(info);
-  if (dfa && !seedHasRepeat(compiled, state) && walkDfa(compiled, info, state, dfa, mode, out)) return out.mask(contextFree);
-  walkEarley(compiled, info, state, mode, Classes.for(info));
+  if (dfa && !seedHasRepeat(fsm, state) && walkDfa(fsm, info, state, dfa, mode, out)) return out.mask(contextFree);
+  walkEarley(fsm, info, state, mode, Classes.for(info));
   return out.mask(contextFree);
 }
 
 /** `base` (from classifyState) with its uncertain tokens parsed exactly, in `mode` (`dfa` built so). */
-export function refine(compiled: CompiledGrammar, info: TokenizerInfo, state: number, base: TokenMask, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+export function refine(fsm: GrammarFsm, info: TokenizerInfo, state: number, base: TokenMask, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
   const withContext = mode === 'context';
-  const closed = withContext && compiled.fsm.ruleContextClosed[compiled.fsm.stateRule[state]!] === 1;
-  const parser: TokenClassifier = dfa && !seedHasRepeat(compiled, state) ? new DfaTokens(compiled, info, state, dfa, withContext, closed) : new EarleyTokens(compiled, info, state, withContext, closed, false);
+  const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
+  const parser = classifier(fsm, info, state, dfa, withContext, closed, false);
   const { offsets, sorted } = info;
   const accepted: number[] = [];
   const rejected: number[] = [];
@@ -86,103 +90,95 @@ export function refine(compiled: CompiledGrammar, info: TokenizerInfo, state: nu
     }
   } catch (error) {
     if (error !== OVERFLOW) throw error;
-    return refine(compiled, info, state, base, mode, null);
+    return refine(fsm, info, state, base, mode, null);
   }
   return refineTokenMask(info, base, Int32Array.from(accepted), Int32Array.from(rejected), Int32Array.from(uncertain), !withContext);
 }
 
-function seedHasRepeat(compiled: CompiledGrammar, state: number): boolean {
-  const fsm = compiled.fsm;
+function seedHasRepeat(fsm: GrammarFsm, state: number): boolean {
   for (let e = fsm.edgeStart[state]!; e < fsm.edgeStart[state + 1]!; e++) if (fsm.edgeKind[e] === EDGE_REPEAT) return true;
   return false;
 }
 
-interface TokenClassifier {
-  /** REJECTED, ACCEPTED or UNCERTAIN for the token at bytes[start..start+len). */
-  classify(start: number, len: number): number;
-  /** After `classify`: the byte at which the last token died, or -1 (it did not, or was handed on). */
-  diedAt(): number;
-}
-
 const OVERFLOW = new Error('flat DFA too large');
 
-/** Token by token over a flat DFA with its context, reusing the common prefix; opaque states go to Earley. */
-class DfaTokens implements TokenClassifier {
+/** A flat DFA's states along the walked prefix (`PrefixWalker`); an opaque state hands off. */
+class DfaParser implements PrefixParser {
   private stack = new Int32Array(1024);
-  private endsBy = new Uint8Array(1024);
-  private lastStart = -1;
-  private reached = 0;
-  private failed = false;
-  private readonly closed: boolean;
-  private hard: EarleyTokens | null = null;
-  private handedOff = false;
+  private depth = 0;
 
   constructor(
-    private readonly compiled: CompiledGrammar,
-    private readonly info: TokenizerInfo,
-    private readonly state: number,
     private readonly dfa: FlatDfa,
-    private readonly withContext: boolean,
-    closed: boolean,
+    start: number,
+    private readonly closed: boolean,
   ) {
-    const fsm = compiled.fsm;
-    const rule = fsm.stateRule[state]!;
-    this.closed = closed;
-    this.stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
+    this.stack[0] = start;
   }
 
-  classify(start: number, len: number): number {
-    const bytes = this.info.bytes;
-    const dfa = this.dfa;
+  truncate(depth: number): void {
     if (this.stack[0]! < 0) throw OVERFLOW; // the DFA is full: an earlier walk filled it
-    let common = 0;
-    if (this.lastStart >= 0) {
-      const limit = Math.min(len, this.reached + 1);
-      while (common < limit && bytes[start + common] === bytes[this.lastStart + common]) common++;
-    }
-    if (this.failed && common > this.reached) return this.endsBy[this.reached] === 1 ? UNCERTAIN : REJECTED;
-    if (len >= this.stack.length) {
-      const s2 = new Int32Array(len * 2);
-      s2.set(this.stack);
-      this.stack = s2;
-      const e2 = new Uint8Array(len * 2);
-      e2.set(this.endsBy);
-      this.endsBy = e2;
-    }
-    const { stack, endsBy } = this;
-    let k = Math.min(common, this.reached);
-    let d = stack[k]!;
-    let failed = false;
-    let handOff = false;
-    for (; k < len; k++) {
-      if (dfa.opaque[d] === 1) {
-        handOff = true;
-        break;
-      }
-      const next = dfa.next(d, bytes[start + k]!);
-      if (next === DFA_OVERFLOW) throw OVERFLOW;
-      if (next === DFA_DEAD) {
-        failed = true;
-        break;
-      }
-      d = next;
-      stack[k + 1] = d;
-      endsBy[k + 1] = endsBy[k]! | (this.closed ? 0 : dfa.ends[d]!);
-    }
-    this.reached = k;
-    this.failed = failed;
-    this.lastStart = start;
-    this.handedOff = handOff;
-    if (handOff) {
-      this.hard ??= new EarleyTokens(this.compiled, this.info, this.state, this.withContext, this.closed, false);
-      return this.hard.classify(start, len);
-    }
-    return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
+    this.depth = depth;
   }
 
-  diedAt(): number {
-    return this.failed && !this.handedOff ? this.reached : -1;
+  push(byte: number): number {
+    const dfa = this.dfa;
+    const d = this.stack[this.depth]!;
+    if (dfa.opaque[d] === 1) return PUSH_HAND_OFF; // a recursive reference may take the rest
+    const next = dfa.next(d, byte);
+    if (next < 0) {
+      if (next === DFA_OVERFLOW) throw OVERFLOW;
+      return PUSH_DEAD;
+    }
+    if (this.depth + 1 === this.stack.length) {
+      const grown = new Int32Array(this.stack.length * 2);
+      grown.set(this.stack);
+      this.stack = grown;
+    }
+    this.stack[++this.depth] = next;
+    return !this.closed && dfa.ends[next] === 1 ? PUSH_OK | PUSH_ENDS : PUSH_OK;
   }
+}
+
+/** The Earley parser of `state` (with the rule's context: `withContext`; `cutTails`: see classifyState). */
+function seedRows(fsm: GrammarFsm, state: number, withContext: boolean, closed: boolean, cutTails: boolean): RowParser {
+  return new RowParser(RowEngine.forState(fsm, state, withContext, cutTails), 0, !closed);
+}
+
+/**
+ * Token by token in byte order, reusing the common prefix (PrefixWalker), over a flat DFA or
+ * Earley rows; a DFA's hand-offs go to Earley rows (`hard`), made on first need.
+ */
+class TokenClassifier {
+  private readonly walker: PrefixWalker;
+  private hardOne: TokenClassifier | null = null;
+
+  constructor(
+    parser: PrefixParser,
+    bytes: Uint8Array,
+    private readonly hard: (() => TokenClassifier) | null = null,
+  ) {
+    this.walker = new PrefixWalker(parser, bytes);
+  }
+
+  /** REJECTED, ACCEPTED or UNCERTAIN for the token at bytes[start..start+len). */
+  classify(start: number, len: number): number {
+    const w = this.walker;
+    const whole = w.walk(start, len);
+    if (w.handedOff) return (this.hardOne ??= this.hard!()).classify(start, len);
+    return whole ? ACCEPTED : w.endsBy[w.reached] === 1 ? UNCERTAIN : REJECTED;
+  }
+
+  /** After `classify`: the byte at which the last token died, or -1 (it did not, or was handed on). */
+  diedAt(): number {
+    return this.walker.failed ? this.walker.reached : -1;
+  }
+}
+
+/** The classifier of `state` over `dfa` when there is one (and the seed has no counted repeat), else over Earley rows. */
+function classifier(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, withContext: boolean, closed: boolean, cutTails: boolean): TokenClassifier {
+  const earley = (): TokenClassifier => new TokenClassifier(seedRows(fsm, state, withContext, closed, cutTails), info.bytes);
+  if (!dfa || seedHasRepeat(fsm, state)) return earley();
+  return new TokenClassifier(new DfaParser(dfa, dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!), closed), info.bytes, earley);
 }
 
 /** Accepted ids and uncertain sorted positions, in typed arrays reused from state to state. */
@@ -217,73 +213,13 @@ class Classes {
   }
 }
 
-/** Token by token with the Earley matcher, reusing the rows of the common prefix. */
-class EarleyTokens implements TokenClassifier {
-  private readonly m: GrammarMatcher;
-  private readonly closed: boolean;
-  private readonly bytes: Uint8Array;
-  private lastStart = -1;
-  private reached = 0;
-  private failed = false;
-  private endsBy = new Uint8Array(1024);
-  /** Bytes some parse can start with. */
-  readonly first = new Uint8Array(256);
-
-  /** With `withContext` the rule's context follows it; `closed`: nothing follows (that); `cutTails`: see classifyState. */
-  constructor(compiled: CompiledGrammar, info: TokenizerInfo, state: number, withContext: boolean, closed: boolean, cutTails: boolean) {
-    const fsm = compiled.fsm;
-    this.m = GrammarMatcher.forState(compiled, state, withContext, cutTails);
-    this.closed = closed;
-    this.bytes = info.bytes;
-    const items = this.m.itemData;
-    for (let i = 0, n = this.m.rowItemEnd(0); i < n; i += 2) {
-      const s = items[i]!;
-      for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
-        if (fsm.edgeKind[e] === EDGE_BYTE) this.first.fill(1, fsm.edgeLo[e]!, fsm.edgeHi[e]! + 1);
-      }
-    }
-  }
-
-  classify(start: number, len: number): number {
-    const bytes = this.bytes;
-    let common = 0;
-    if (this.lastStart >= 0) {
-      const limit = Math.min(len, this.reached + 1);
-      while (common < limit && bytes[start + common] === bytes[this.lastStart + common]) common++;
-    }
-    let endsBy = this.endsBy;
-    if (this.failed && common > this.reached) return endsBy[this.reached] === 1 ? UNCERTAIN : REJECTED; // dies the same way
-    if (len >= endsBy.length) {
-      endsBy = new Uint8Array(len * 2);
-      endsBy.set(this.endsBy);
-      this.endsBy = endsBy;
-    }
-    let k = Math.min(common, this.reached);
-    this.m.popRows(k + 1);
-    let failed = false;
-    for (; k < len; k++) {
-      if (!this.m.pushByte(bytes[start + k]!)) {
-        failed = true;
-        break;
-      }
-      endsBy[k + 1] = endsBy[k]! | (!this.closed && this.m.rowEnds(k + 1) ? 1 : 0);
-    }
-    this.reached = k;
-    this.failed = failed;
-    this.lastStart = start;
-    return !failed ? ACCEPTED : endsBy[k] === 1 ? UNCERTAIN : REJECTED;
-  }
-
-  diedAt(): number {
-    return this.failed ? this.reached : -1;
-  }
-}
-
-function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
-  const parser = new EarleyTokens(compiled, info, state, mode.withContext, mode.closed, mode.cutTails);
+function walkEarley(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
+  const rows = seedRows(fsm, state, mode.withContext, mode.closed, mode.cutTails);
+  const parser = new TokenClassifier(rows, info.bytes);
+  const first = rows.rows.scannableBytes(0, new Uint8Array(256)); // bytes some parse can start with
   const { offsets, sorted, firstByteStart } = info;
   for (let b = 0; b < 256; b++) {
-    if (parser.first[b] === 0) continue;
+    if (first[b] === 0) continue;
     for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
       const t = sorted[j]!;
       out.add(parser.classify(offsets[t]!, offsets[t + 1]! - offsets[t]!), j);
@@ -295,12 +231,11 @@ function walkEarley(compiled: CompiledGrammar, info: TokenizerInfo, state: numbe
 const walkScratch = { stack: new Int32Array(1024), endsBy: new Uint8Array(1024), live: new Uint8Array(256), loop: new Uint8Array(256) };
 
 /** The walk over a flat DFA, table lookups inline: the compile-time hot loop. False on overflow. */
-function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
+function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
   const closed = mode.closed;
-  const fsm = compiled.fsm;
   const rule = fsm.stateRule[state]!;
   const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
-  let hard: EarleyTokens | null = null;
+  let hard: TokenClassifier | null = null;
   let stack = walkScratch.stack; // DFA state after d bytes
   let endsBy = walkScratch.endsBy;
   stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
@@ -357,7 +292,7 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
         }
         const byte = bytes[start + k]!;
         let next = table[d * 256 + byte]!;
-        if (next < -2) {
+        if (next === DFA_UNKNOWN) {
           next = dfa.next(d, byte);
           // A new DFA state may have grown the tables: the old ones lack it.
           table = dfa.table;
@@ -376,7 +311,7 @@ function walkDfa(compiled: CompiledGrammar, info: TokenizerInfo, state: number, 
       reached = k;
       common = len;
       if (handOff) {
-        hard ??= new EarleyTokens(compiled, info, state, mode.withContext, closed, mode.cutTails);
+        hard ??= classifier(fsm, info, state, null, mode.withContext, closed, mode.cutTails);
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
       else if (reached + 1 === len) {

@@ -1,5 +1,5 @@
 // The per-token step: the next-token bitmask of a matcher's last row (GRAMMAR.md section 5.3).
-// Each mask seed of the row (an item, see matcher.ts) contributes its state's cached accepted
+// Each mask seed of the row (an item, see row-engine.ts) contributes its state's cached accepted
 // set. Its uncertain tokens are then decided: for a context-free mask, by trying the rests of
 // those tokens after the seed's rule ends (suffix-index.ts) on the row of its parents; else by
 // trying the whole tokens on the real rows, in byte order, reusing the rows of the common
@@ -8,10 +8,13 @@
 // recent one reuses its mask, and a row of parents equal to a recent one its rests' verdicts
 // (row-memo.ts). Nothing is allocated per call once the scratch has grown.
 import { EDGE_EXCLUDE_TOKEN, EDGE_TOKEN } from '../fsm/edges.js';
-import type { GrammarMatcher } from '../matcher.js';
+import { type GrammarFsm, SCAN_TOKEN } from '../fsm/grammar-fsm.js';
+import type { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { TOKEN_STOP } from '../tokenizer/tokenizer-info.js';
+import { PrefixWalker, RowParser } from './prefix-walker.js';
 import type { SuffixIndex } from './suffix-index.js';
+import type { TokenMaskCache } from './mask-cache.js';
 import { RowMemo } from './row-memo.js';
 import { STORE_ACCEPTED, STORE_BITSET, STORE_REJECTED } from './token-mask.js';
 
@@ -51,7 +54,7 @@ export function newMaskScratch(info: TokenizerInfo): MaskScratch {
  * same: per item and per seed its state and its start as a stamp (-1 when it started in this
  * very row).
  */
-function rowKey(m: GrammarMatcher, out: { data: Int32Array }, row: number, head: number): number {
+function rowKey(m: RowEngine, out: { data: Int32Array }, row: number, head: number): number {
   const items = m.itemData;
   const seeds = m.seedData;
   const from = m.rowItemBegin(row);
@@ -76,11 +79,9 @@ function rowKey(m: GrammarMatcher, out: { data: Int32Array }, row: number, head:
   return need;
 }
 
-export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: MaskScratch, row: number): void {
-  const compiled = m.compiled;
-  const fsm = compiled.fsm;
-  const info = compiled.tokenizer!;
-  const cache = compiled.masks!;
+/** The mask of row `row` (the last one) of `m` into `mask`; `cache` holds the states' masks for `info`. */
+export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMaskCache, mask: Uint32Array, scratch: MaskScratch, row: number): void {
+  const fsm = m.fsm;
   const words = info.normalMask.length;
   const keyLength = rowKey(m, scratch.key, row, 0);
   const hit = scratch.masks.find(scratch.key.data, keyLength);
@@ -125,7 +126,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
   }
   const items = m.itemData;
   for (let i = m.rowItemBegin(row), end = m.rowItemEnd(row); i < end; i += 2) {
-    if ((fsm.stateScan[items[i]!]! & 2) !== 0) addTokenEdges(m, mask, info, items[i]!);
+    if ((fsm.stateScan[items[i]!]! & SCAN_TOKEN) !== 0) addTokenEdges(fsm, mask, info, items[i]!);
   }
   // Uncertain tokens, once every sure one is in (those need no check).
   let numUncertain = 0;
@@ -147,7 +148,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
     numUncertain += unc.length;
   }
   if (numUncertain > 0) checkUncertain(m, mask, info, scratch.uncertain, numUncertain);
-  if (m.isCompleted()) {
+  if (m.rowEnds(row)) {
     const stops = info.stopTokens;
     for (let k = 0; k < stops.length; k++) mask[stops[k]! >>> 5]! |= 1 << (stops[k]! & 31);
   }
@@ -155,8 +156,7 @@ export function fillTokenMask(m: GrammarMatcher, mask: Uint32Array, scratch: Mas
 }
 
 /** Ids a state's token edges allow: listed non-empty tokens, or every normal token but the listed. */
-function addTokenEdges(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, s: number): void {
-  const fsm = m.compiled.fsm;
+function addTokenEdges(fsm: GrammarFsm, mask: Uint32Array, info: TokenizerInfo, s: number): void {
   for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
     const kind = fsm.edgeKind[e]!;
     if (kind !== EDGE_TOKEN && kind !== EDGE_EXCLUDE_TOKEN) continue;
@@ -190,7 +190,7 @@ function addTokenEdges(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo
  * row where the seed's rule (started at `origin`) has just ended; a token is allowed when one
  * of its rests is.
  */
-function checkRests(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, scratch: MaskScratch, state: number, origin: number, unc: Int32Array, index: SuffixIndex): void {
+function checkRests(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, scratch: MaskScratch, state: number, origin: number, unc: Int32Array, index: SuffixIndex): void {
   const sorted = info.sorted;
   for (let k = 0; k < unc.length; k++) {
     if (index.accepted[k] === 1) mask[sorted[unc[k]!]! >>> 5]! |= 1 << (sorted[unc[k]!]! & 31);
@@ -198,7 +198,7 @@ function checkRests(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, s
   const n = index.offset.length;
   if (n === 0) return;
   const base = m.rowCount;
-  if (!m.pushCompletion(m.compiled.fsm.stateRule[state]!, origin)) return; // nothing waits for the rule: no rest can follow
+  if (!m.pushCompletion(m.fsm.stateRule[state]!, origin)) return; // nothing waits for the rule: no rest can follow
   const keyLength = rowKey(m, scratch.restKey, base, state);
   let slot = scratch.rests.find(scratch.restKey.data, keyLength);
   if (slot >= 0) {
@@ -212,11 +212,11 @@ function checkRests(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, s
   const ok = value.ok;
   const bytes = info.bytes;
   const first = m.scannableBytes(base, scratch.firstBytes);
-  const tries = new SortedTries(m, bytes, base + 1);
+  const tries = new PrefixWalker(new RowParser(m, base, false), bytes); // row `base`: the rule has just ended (whether rules end in a rest does not matter)
   for (let r = 0; r < n; r++) {
     const start = index.offset[r]!;
     // A rest no item of the row can take the first byte of is not tried.
-    ok[r] = first[bytes[start]!] === 1 && tries.accepts(start, index.length[r]!) ? 1 : 0;
+    ok[r] = first[bytes[start]!] === 1 && tries.walk(start, index.length[r]!) ? 1 : 0;
   }
   m.popRows(base);
   applyRests(mask, info, unc, index, ok);
@@ -238,12 +238,12 @@ function applyRests(mask: Uint32Array, info: TokenizerInfo, unc: Int32Array, ind
 }
 
 /** Tries the uncertain tokens (sorted positions, possibly repeated) on the real rows. */
-function checkUncertain(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInfo, list: Int32Array, n: number): void {
+function checkUncertain(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, list: Int32Array, n: number): void {
   const sub = list.subarray(0, n);
   sub.sort();
   const { bytes, offsets, sorted } = info;
   const base = m.rowCount;
-  const tries = new SortedTries(m, bytes, base);
+  const tries = new PrefixWalker(new RowParser(m, base - 1, false), bytes); // row `base - 1`: the real last row
   let prev = -1;
   for (let i = 0; i < n; i++) {
     const j = sub[i]!;
@@ -251,47 +251,7 @@ function checkUncertain(m: GrammarMatcher, mask: Uint32Array, info: TokenizerInf
     prev = j;
     const t = sorted[j]!;
     if ((mask[t >>> 5]! & (1 << (t & 31))) !== 0) continue;
-    if (tries.accepts(offsets[t]!, offsets[t + 1]! - offsets[t]!)) mask[t >>> 5]! |= 1 << (t & 31);
+    if (tries.walk(offsets[t]!, offsets[t + 1]! - offsets[t]!)) mask[t >>> 5]! |= 1 << (t & 31);
   }
   m.popRows(base);
-}
-
-/**
- * Byte strings tried in byte order on the matcher's rows above `base`: each reuses the rows of
- * the prefix it shares with the previous one, and one that extends a prefix that died dies
- * without being parsed.
- */
-class SortedTries {
-  private last = -1; // where the previous string starts in `bytes`
-  private reached = 0; // how many of its bytes were consumed
-  private failed = false;
-
-  constructor(
-    private readonly m: GrammarMatcher,
-    private readonly bytes: Uint8Array,
-    private readonly base: number,
-  ) {}
-
-  accepts(start: number, len: number): boolean {
-    const { m, bytes } = this;
-    let common = 0;
-    if (this.last >= 0) {
-      const limit = Math.min(len, this.reached + 1);
-      while (common < limit && bytes[start + common] === bytes[this.last + common]) common++;
-    }
-    if (this.failed && common > this.reached) return false;
-    let k = Math.min(common, this.reached);
-    m.popRows(this.base + k);
-    let failed = false;
-    for (; k < len; k++) {
-      if (!m.pushByte(bytes[start + k]!)) {
-        failed = true;
-        break;
-      }
-    }
-    this.reached = k;
-    this.last = start;
-    this.failed = failed;
-    return !failed;
-  }
 }

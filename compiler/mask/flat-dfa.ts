@@ -8,7 +8,7 @@
 import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { ruleFirstBytes } from '../fsm/first-bytes.js';
-import { isTail } from '../matcher.js';
+import { isTail } from '../fsm/queries.js';
 import { UTF8_BOUNDARY, UTF8_LEADS, utf8Continuation, utf8Step } from '../utf8-automaton.js';
 
 const MAX_NFA = 20000;
@@ -18,7 +18,8 @@ const MAX_INLINE_DEPTH = 256;
 const MAX_DFA = 4096;
 export const DFA_DEAD = -1;
 export const DFA_OVERFLOW = -2;
-const UNKNOWN = -3;
+/** A table entry not computed yet (call `next`). */
+export const DFA_UNKNOWN = -3;
 
 export type DfaMode = 'exact' | 'context' | 'cut';
 
@@ -38,8 +39,8 @@ export class FlatDfa {
   ends = new Uint8Array(64);
   /** 1 where the DFA state holds an opaque NFA state. */
   opaque = new Uint8Array(64);
-  /** d * 256 + byte -> next state, DFA_DEAD, or below -2 when not computed yet (call `next`). */
-  table = new Int32Array(256 * 64).fill(UNKNOWN);
+  /** d * 256 + byte -> next state, DFA_DEAD, or DFA_UNKNOWN when not computed yet (call `next`). */
+  table = new Int32Array(256 * 64).fill(DFA_UNKNOWN);
   private readonly stamp: Int32Array;
   private gen = 0;
   private readonly stack: number[] = [];
@@ -142,7 +143,7 @@ export class FlatDfa {
   /** The next DFA state, DFA_DEAD, or DFA_OVERFLOW when the automaton grew too large. */
   next(d: number, byte: number): number {
     const t = this.table[d * 256 + byte]!;
-    return t !== UNKNOWN ? t : this.compute(d, byte);
+    return t !== DFA_UNKNOWN ? t : this.compute(d, byte);
   }
 
   private compute(d: number, byte: number): number {
@@ -203,7 +204,7 @@ export class FlatDfa {
     this.ends[id] = end ? 1 : 0;
     this.opaque[id] = opaque ? 1 : 0;
     if ((id + 1) * 256 > this.table.length) {
-      const grown = new Int32Array(this.table.length * 2).fill(UNKNOWN);
+      const grown = new Int32Array(this.table.length * 2).fill(DFA_UNKNOWN);
       grown.set(this.table);
       this.table = grown;
     }

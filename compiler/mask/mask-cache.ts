@@ -1,12 +1,12 @@
-// The adaptive token-mask cache of one compiled grammar: a state's mask is computed the first
+// The adaptive token-mask cache of one compiled grammar (its automata, for one vocabulary): a state's mask is computed the first
 // time a matcher needs it (so the first mask costs one state's work) and kept; `completeAll`
 // fills in the rest ahead of time. Masks are also shared across grammars through a rule-level
 // cache keyed by structural hashes (rule-hash.ts): the expensive, context-free classification
 // by the rule's own structure, its refinement by the exact structure and context, so a grammar
 // that shares rules with an earlier one (tool schemas differing in one field) reuses most.
-import type { CompiledGrammar } from '../compiled-grammar.js';
+import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { EDGE_RULE } from '../fsm/edges.js';
-import { isTail } from '../matcher.js';
+import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { classifyInMode, classifyState, refine } from './classify-state.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
@@ -21,7 +21,7 @@ const BULK_REFINE = 8;
 
 export class TokenMaskCache {
   readonly tokenizer: TokenizerInfo;
-  private readonly compiled: CompiledGrammar;
+  private readonly fsm: GrammarFsm;
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
   private hashes: { full: string[]; cut: string[] } | null = null;
@@ -32,10 +32,10 @@ export class TokenMaskCache {
   /** Full classifications run here (not loaded, shared or refined). */
   computed = 0;
 
-  constructor(compiled: CompiledGrammar, tokenizer: TokenizerInfo, shared: RuleMaskCache | null = null) {
-    this.compiled = compiled;
+  constructor(fsm: GrammarFsm, tokenizer: TokenizerInfo, shared: RuleMaskCache | null = null) {
+    this.fsm = fsm;
     this.tokenizer = tokenizer;
-    this.masks = new Array<TokenMask | undefined>(compiled.numStates);
+    this.masks = new Array<TokenMask | undefined>(fsm.stateRule.length);
     this.shared = shared;
   }
 
@@ -47,7 +47,7 @@ export class TokenMaskCache {
   suffixes(state: number): SuffixIndex {
     let index = this.suffixIndexes.get(state);
     if (!index) {
-      index = buildSuffixIndex(this.compiled, this.tokenizer, state, this.get(state));
+      index = buildSuffixIndex(this.fsm, this.tokenizer, state, this.get(state));
       this.suffixIndexes.set(state, index);
     }
     return index;
@@ -69,7 +69,7 @@ export class TokenMaskCache {
    * they have edges at all; none of a context rule.
    */
   scanStates(): number[] {
-    const fsm = this.compiled.fsm;
+    const fsm = this.fsm;
     const n = fsm.stateRule.length;
     const want = new Uint8Array(n);
     want[fsm.ruleStart[fsm.root]!] = 1;
@@ -95,7 +95,7 @@ export class TokenMaskCache {
   }
 
   private compute(state: number): TokenMask {
-    const fsm = this.compiled.fsm;
+    const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     const local = state - fsm.ruleStart[rule]!;
     this.hashes ??= { full: ruleHashes(fsm), cut: ruleHashes(fsm, true) };
@@ -108,7 +108,7 @@ export class TokenMaskCache {
       const key = `root:${full[rule]}:${local}`;
       mask = this.shared?.get(key);
       if (!mask) {
-        mask = classifyState(this.compiled, this.tokenizer, state, this.dfa(rule, 'exact'), true);
+        mask = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'exact'), true);
         this.computed++;
         this.shared?.set(key, mask);
       }
@@ -118,7 +118,7 @@ export class TokenMaskCache {
       const baseKey = `${cut[rule]}:${local}`;
       mask = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
       if (!mask) {
-        mask = classifyState(this.compiled, this.tokenizer, state, this.dfa(rule, 'cut'));
+        mask = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'cut'));
         this.computed++;
         this.bases.set(baseKey, mask);
         this.shared?.set(baseKey, mask);
@@ -131,8 +131,8 @@ export class TokenMaskCache {
         mask =
           this.shared?.get(key) ??
           (base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
-            ? refine(this.compiled, this.tokenizer, state, base, mode, this.dfa(rule, mode))
-            : classifyInMode(this.compiled, this.tokenizer, state, mode, this.dfa(rule, mode)));
+            ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
+            : classifyInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode)));
         this.shared?.set(key, mask);
       }
     }
@@ -144,7 +144,7 @@ export class TokenMaskCache {
     const key = `${mode}:${rule}`;
     let dfa = this.dfas.get(key);
     if (dfa === undefined) {
-      dfa = FlatDfa.build(this.compiled.fsm, rule, mode);
+      dfa = FlatDfa.build(this.fsm, rule, mode);
       this.dfas.set(key, dfa);
     }
     return dfa;

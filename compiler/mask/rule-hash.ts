@@ -8,13 +8,13 @@
 // rule being hashed (components above COMPONENT_LIMIT rules are numbered by rule index).
 //
 // With `cutTails`, the rule's own last-step references to other rules are left out: the
-// context-free masks treat them as the rule's end (matcher.ts, flat-dfa.ts). Rules chained
+// context-free masks treat them as the rule's end (row-engine.ts, flat-dfa.ts). Rules chained
 // that way, like the property after property of a JSON-schema object, then hash alike in two
 // schemas that differ only further down the chain.
 import { EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { components } from '../fsm/components.js';
-import { isTail } from '../matcher.js';
+import { isTail } from '../fsm/queries.js';
 import { Sha256 } from '../sha256.js';
 
 const COMPONENT_LIMIT = 64;

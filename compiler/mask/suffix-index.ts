@@ -2,16 +2,17 @@
 // state's rule can end inside it: it is allowed exactly when, for one of those end positions,
 // the parents of the real item accept the rest of the token. Those rests are few and short
 // (in a JSON string: `,`, `}`, `,\n`, ...) and shared by many tokens, so they are kept once,
-// sorted by bytes, and tried on the row that follows the rule's end (matcher.pushCompletion)
+// sorted by bytes, and tried on the row that follows the rule's end (RowEngine.pushCompletion)
 // instead of parsing every whole token on the real rows.
 //
 // Only for masks computed without a context (`TokenMask.contextFree`): with one, the token's
 // end lies past the context, in some ancestor's rule. Those masks end their rule early, at
 // its last-step references (rule-hash.ts), so here each uncertain token is parsed exactly:
 // some turn out accepted, and the end positions are the rule's true ends.
-import type { CompiledGrammar } from '../compiled-grammar.js';
-import { GrammarMatcher } from '../matcher.js';
+import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+import { PrefixWalker, RowParser } from './prefix-walker.js';
 import type { TokenMask } from './token-mask.js';
 
 export interface SuffixIndex {
@@ -26,34 +27,24 @@ export interface SuffixIndex {
 }
 
 /** Finds, for each uncertain token, where the state's rule can end inside it (Earley, rule alone). */
-export function buildSuffixIndex(compiled: CompiledGrammar, info: TokenizerInfo, state: number, mask: TokenMask): SuffixIndex {
-  const m = GrammarMatcher.forState(compiled, state, false);
-  const { bytes, offsets, sorted } = info;
+export function buildSuffixIndex(fsm: GrammarFsm, info: TokenizerInfo, state: number, mask: TokenMask): SuffixIndex {
+  const walker = new PrefixWalker(new RowParser(RowEngine.forState(fsm, state, false), 0), info.bytes);
+  const { offsets, sorted } = info;
   const rests = new Map<string, number>(); // latin-1 key -> first (offset, length) seen
   const restOffset: number[] = [];
   const restLength: number[] = [];
   const perToken: number[][] = [];
   const accepted = new Uint8Array(mask.uncertain.length);
-  let last = -1;
-  let reached = 0;
+  const bytes = info.bytes;
   for (let k = 0; k < mask.uncertain.length; k++) {
     const t = sorted[mask.uncertain[k]!]!;
     const start = offsets[t]!;
     const len = offsets[t + 1]! - start;
-    let common = 0;
-    if (last >= 0) {
-      const limit = Math.min(len, reached);
-      while (common < limit && bytes[start + common] === bytes[last + common]) common++;
-    }
-    let d = common;
-    m.popRows(d + 1);
-    for (; d < len && m.pushByte(bytes[start + d]!); d++);
-    reached = d;
-    last = start;
-    if (d === len) accepted[k] = 1;
+    if (walker.walk(start, len)) accepted[k] = 1;
+    const reached = walker.reached;
     const ids: number[] = [];
     for (let e = 1; e <= Math.min(reached, len - 1); e++) {
-      if (!m.rowEnds(e)) continue;
+      if (walker.endsAt[e] !== 1) continue;
       let key = '';
       for (let i = start + e; i < start + len; i++) key += String.fromCharCode(bytes[i]!);
       let id = rests.get(key);

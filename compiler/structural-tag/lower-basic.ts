@@ -33,14 +33,18 @@ export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 
       let ir;
       try {
         // Structural tags always use free (bounded) whitespace and strict mode, as the
-        // reference does; after the value only inside a tag, whose end follows.
+        // reference does, where an object that declares no keys takes any (tool schemas
+        // often say only {"type": "object"}); whitespace after the value only inside a tag,
+        // whose end follows.
         ir = jsonSchemaToGrammar(node.schema, {
           style: node.style,
           anyOrder: node.anyOrder,
           anyWhitespace: true,
           strictMode: true,
+          openBareObjects: true,
           trailingWhitespace: node.insideTag,
           ...(node.maxWhitespace !== undefined ? { maxWhitespace: node.maxWhitespace } : {}),
+          ...(node.maxWhitespaceCount !== undefined ? { maxWhitespaceCount: node.maxWhitespaceCount } : {}),
         });
       } catch (error) {
         throw reissue(error, pointerJoin(node.at, 'json_schema'), (inner) => (inner.location.kind === 'pointer' ? inner.location.pointer : ''));

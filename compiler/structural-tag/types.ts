@@ -8,6 +8,8 @@ export interface StructuralTagOptions {
   resolveToken?: (text: string) => number | undefined;
   /** When given, integer token ids must be below it. */
   vocabSize?: number;
+  /** `max_whitespace_cnt` of the json_schema nodes that set neither it nor `max_whitespace`. */
+  maxWhitespaceCount?: number;
 }
 
 export const NODE_KINDS = [
@@ -33,7 +35,7 @@ export interface TagNode extends At {
 export type StNode = At &
   (
     | { type: 'const_string'; value: string }
-    | { type: 'json_schema'; schema: unknown; style: JsonSchemaStyle; anyOrder: boolean; maxWhitespace: number | null | undefined; insideTag: boolean }
+    | { type: 'json_schema'; schema: unknown; style: JsonSchemaStyle; anyOrder: boolean; maxWhitespace: number | null | undefined; maxWhitespaceCount: number | undefined; insideTag: boolean }
     | { type: 'any_text'; excludes: string[] }
     | { type: 'token'; token: number }
     | { type: 'exclude_token' | 'any_tokens'; excludeTokens: number[] }

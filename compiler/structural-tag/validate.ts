@@ -15,7 +15,7 @@ const STYLES: readonly JsonSchemaStyle[] = ['json', 'qwen_xml', 'minimax_xml', '
 /** Fields of each node kind besides `type`. */
 const FIELDS: Record<NodeKind, readonly string[]> = {
   const_string: ['value'],
-  json_schema: ['json_schema', 'style', 'any_order', 'max_whitespace'],
+  json_schema: ['json_schema', 'style', 'any_order', 'max_whitespace', 'max_whitespace_cnt'],
   any_text: ['excludes'],
   token: ['token'],
   exclude_token: ['exclude_tokens'],
@@ -74,10 +74,10 @@ export class Validator {
         if (typeof schema !== 'boolean' && !isPlainObject(schema)) throw r.wrongType('json_schema', 'a JSON schema (an object or a boolean)');
         // Inside a tag its end follows the value, so one whitespace run may come before it.
         const insideTag = end.strings.length > 0 || end.token !== null;
-        if (kind === 'qwen_xml_parameter') return { type: 'json_schema', at, schema, style: 'qwen_xml', anyOrder: false, maxWhitespace: undefined, insideTag };
+        if (kind === 'qwen_xml_parameter') return { type: 'json_schema', at, schema, style: 'qwen_xml', anyOrder: false, ...this.whitespaceOf(r), insideTag };
         const style = r.string('style', 'json');
         if (!(STYLES as readonly string[]).includes(style)) throw GrammarError.at(r.ptr('style'), `unknown style '${style}' (expected one of ${STYLES.join(', ')})`);
-        return { type: kind, at, schema, style: style as JsonSchemaStyle, anyOrder: r.boolean('any_order', false), maxWhitespace: maxWhitespaceField(r), insideTag };
+        return { type: kind, at, schema, style: style as JsonSchemaStyle, anyOrder: r.boolean('any_order', false), ...this.whitespaceOf(r), insideTag };
       }
       case 'any_text': {
         const own = r.strings('excludes', { fallback: [], nonEmpty: 'excluded' });
@@ -153,6 +153,15 @@ export class Validator {
     return { type: 'tag', at, begin, content, end };
   }
 
+  /** A json_schema node's whitespace bound: its own `max_whitespace` or `max_whitespace_cnt`
+   * (not both), else the compile option's count, else the default layout bound. */
+  whitespaceOf(r: NodeReader): { maxWhitespace: number | null | undefined; maxWhitespaceCount: number | undefined } {
+    const maxWhitespace = maxWhitespaceField(r);
+    const own = maxWhitespaceCountField(r);
+    if (own !== undefined && maxWhitespace !== undefined) throw GrammarError.at(r.ptr('max_whitespace_cnt'), "give either 'max_whitespace' (spaces or tabs after a line break) or 'max_whitespace_cnt' (any whitespace), not both");
+    return { maxWhitespace, maxWhitespaceCount: own ?? (maxWhitespace === undefined ? this.options.maxWhitespaceCount : undefined) };
+  }
+
   /** A token format node (`{"type": "token", "token": ...}`) used as a tag's begin or end. */
   tokenFormat(value: Json, at: string, what: string): number {
     if (!isPlainObject(value) || value.type !== 'token') {
@@ -169,6 +178,15 @@ function maxWhitespaceField(r: NodeReader): number | null | undefined {
   const value = r.obj.max_whitespace;
   if (value === null) return null;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw r.wrongType('max_whitespace', 'a whole number of at least 0, or null for unbounded whitespace');
+  return value;
+}
+
+/** xgrammar's `max_whitespace_cnt` of a json_schema node: each whitespace run at most this
+ * many characters of any kind. */
+function maxWhitespaceCountField(r: NodeReader): number | undefined {
+  if (!('max_whitespace_cnt' in r.obj)) return undefined;
+  const value = r.obj.max_whitespace_cnt;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw r.wrongType('max_whitespace_cnt', 'a whole number of at least 0');
   return value;
 }
 

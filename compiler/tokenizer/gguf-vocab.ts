@@ -8,7 +8,7 @@ import { ggufValue, readGGUF } from '../gguf/gguf-file.js';
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
 import { EOG_TEXTS } from './eog-texts.js';
-import type { TokenBytesInput } from './tokenizer-info.js';
+import type { TokenBytesInput } from './token-bytes-input.js';
 
 // tokenizer.ggml.token_type values
 const NORMAL = 1;

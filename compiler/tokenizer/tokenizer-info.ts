@@ -13,25 +13,15 @@
 import { GrammarError } from '../errors.js';
 import { Sha256 } from '../sha256.js';
 import { sortByBytes } from './byte-sort.js';
+import type { TokenBytesInput } from './token-bytes-input.js';
 import { tokenBytesFromTokenizerJson } from './tokenizer-json.js';
 import { UTF8_BOUNDARY, UTF8_INVALID, utf8Step } from '../utf8-automaton.js';
+
+export type { TokenBytesInput } from './token-bytes-input.js';
 
 export const TOKEN_NORMAL = 0;
 export const TOKEN_STOP = 1;
 export const TOKEN_SPECIAL = 2;
-
-export interface TokenBytesInput {
-  /** Bytes of every token, by id. */
-  tokens: Uint8Array[];
-  /** Never matched by bytes (empty tokens are always special). */
-  special?: Iterable<number>;
-  /** End-of-generation tokens. */
-  stop?: Iterable<number>;
-  /** Width of the model's logits, when larger than the vocabulary. */
-  logitsWidth?: number;
-  /** Free-form label of where the bytes came from (part of the fingerprint). */
-  vocabType?: string;
-}
 
 const CACHE_MAGIC = 'LMFVOCAB';
 const CACHE_VERSION = 2;

@@ -6,7 +6,7 @@
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
 import { EOG_TEXTS } from './eog-texts.js';
-import type { TokenBytesInput } from './tokenizer-info.js';
+import type { TokenBytesInput } from './token-bytes-input.js';
 
 interface TokenizerJson {
   model?: { type?: string; vocab?: Record<string, number> | [string, number][] };

@@ -41,7 +41,7 @@ export function thinkStartOf(prompt: string, markers: ThinkMarkers = THINK_TAGS)
 function formatNodeOf(spec: GrammarSpec): object {
   switch (spec.kind) {
     case 'json_object':
-      // Any object: structural tags use strict mode, where a bare {"type": "object"} is only {}.
+      // Any object, said explicitly (structural tags also read a bare {"type": "object"} so).
       return { type: 'json_schema', json_schema: { type: 'object', additionalProperties: true }, ...whitespaceOf(spec.options?.maxWhitespace) };
     case 'json_schema':
       return { type: 'json_schema', json_schema: spec.schema, ...(spec.options?.style ? { style: spec.options.style } : {}), ...whitespaceOf(spec.options?.maxWhitespace) };

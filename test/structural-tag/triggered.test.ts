@@ -82,4 +82,15 @@ test('tags_with_separator flags: at_least_one drops "", stop_after_first allows 
   check(sep({ stop_after_first: true, at_least_one: true }), ['<b>q</b>'], ['', '<a>1</a>,<a>1</a>']);
 });
 
+test('differences from the reference (compiler/README.md): a separator equal to the enclosing end, an empty enclosing end', () => {
+  // The separator and the tag's end are the same text: both readings stay open, so a second
+  // tag may follow (the reference stops after the first tag in this case).
+  const same = tag({ type: 'tag', begin: '<r>', content: { type: 'tags_with_separator', separator: '</r>', tags: [{ begin: '<a>', content: { type: 'const_string', value: '1' }, end: '</a>' }] }, end: '</r>' });
+  check(same, ['<r></r>', '<r><a>1</a></r>', '<r><a>1</a></r><a>1</a></r>'], ['<r><a>1</a>', '<r><a>1</a></r></r>']);
+  // tags_with_separator is bounded by its own tags, so an enclosing tag may end with "" (the
+  // reference refuses the empty end).
+  const bare = tag({ type: 'tag', begin: '<s>', content: { type: 'tags_with_separator', separator: ';', tags: [{ begin: '<a>', content: { type: 'const_string', value: '1' }, end: '</a>' }] }, end: '' });
+  check(bare, ['<s>', '<s><a>1</a>;<a>1</a>'], ['<s><a>1</a>;', '<s>x']);
+});
+
 test.run();
