@@ -16,7 +16,8 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
  * artifacts: 3 bounds JSON whitespace, ends JSON with its value and drops empty parts; 4 adds
  * automaton leaves to the IR (multipleOf, key regions, strings under several constraints) and
  * changes the language of the time and date-time formats; 5 writes JSON as the value alone
- * (no leading whitespace) with runs of one space or a line break and its indentation. */
+ * (no leading whitespace) with runs of one space or a line break and its indentation, opens
+ * bare object schemas in structural tags and adds the XML styles' raw strings. */
 export const ARTIFACT_FORMAT_VERSION = 5;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
