@@ -133,7 +133,8 @@ test('with a vocabulary: after the value only stop tokens are allowed', () => {
 test('max_whitespace_cnt: runs of at most N whitespace characters of any kind, per json_schema node, as a compile option, in the built-in grammars', () => {
   const count = (n: number) => ({ type: 'json_schema', json_schema: person, max_whitespace_cnt: n });
   const two = accepts(Grammar.fromStructuralTag(count(2)));
-  assert.ok(two('{"name":"x"}') && two('{ "name" :\n"x"}') && two('{\r\n"name": "x"}') && two('\t\t{"name": "x"}'));
+  assert.ok(two('{"name":"x"}') && two('{ "name" :\n"x"}') && two('{\r\n"name": "x"}') && two('{\t\t"name": "x"}'));
+  assert.not.ok(two('\t{"name": "x"}'), 'nothing before the value');
   assert.not.ok(two('{   "name": "x"}'), 'three spaces');
   assert.not.ok(two('{"name": "x"\n\n\n}'), 'three line breaks');
   assert.not.ok(two('{"name": "x"} '), 'still nothing after the value');
@@ -153,7 +154,8 @@ test('max_whitespace_cnt: runs of at most N whitespace characters of any kind, p
   assert.ok(option({ type: 'json_schema', json_schema: person, max_whitespace: 3 })('{\n   "name": "x"}'), "so does a node's max_whitespace");
   // The built-in JSON grammars take the count too.
   const json = accepts(Grammar.builtinJSON({ maxWhitespaceCount: 1 }));
-  assert.ok(json('[1, 2]') && json('\n{"a":\t[]}'));
+  assert.ok(json('[1, 2]') && json('{"a":\t[]\n}'));
+  assert.not.ok(json('\n{"a": []}'), 'nothing before the value');
   assert.not.ok(json('[1,  2]') || json('{"a":\n\n1}'));
   // Bad values: node fields point at themselves; options are GrammarErrors too.
   for (const [input, pointer] of [[{ ...count(2), max_whitespace: 2 }, '/max_whitespace_cnt'], [count(-1), '/max_whitespace_cnt'], [{ ...count(0), max_whitespace_cnt: 1.5 }, '/max_whitespace_cnt'], [{ ...count(0), max_whitespace_cnt: '2' }, '/max_whitespace_cnt']] as const) {
