@@ -18,7 +18,7 @@ import { reusablePrefixLength } from './sliding-window.js';
 import { StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
 import { Drafter } from './speculative/drafter.js';
-import type { DraftModel } from './speculative/draft-model.js';
+import type { DraftProposer } from './speculative/proposer.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 import { verifyDraft } from './speculative/verify.js';
 
@@ -51,8 +51,8 @@ export class EngineCore {
       tracing?: boolean;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
-      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and the draft model of small_draft. */
-      speculation?: { mode: SpeculativeMode; draftLength: number; draftModel?: DraftModel };
+      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
+      speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
     } = {},
   ) {
     this.kv = new KvManager(context, {
@@ -72,7 +72,7 @@ export class EngineCore {
       this.drafter = new Drafter({
         draftLength: speculation.draftLength,
         tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
-        ...(speculation.draftModel ? { draftModel: speculation.draftModel } : {}),
+        ...(speculation.proposer ? { proposer: speculation.proposer } : {}),
       });
     }
     this.scheduler = new Scheduler(

@@ -79,7 +79,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
-    speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(draft?.proposer ? { draftModel: draft.proposer } : {}) },
+    speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(draft?.proposer ? { proposer: draft.proposer } : {}) },
   });
   core.start();
   return {

@@ -8,18 +8,18 @@
 import { nowMicros } from '../clock.js';
 import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
-import type { DraftModel } from './draft-model.js';
 import { AcceptanceRate, DraftPolicy, MAX_DRAFT } from './draft-policy.js';
 import { admissiblePrefix, forcedTokens } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
+import type { DraftProposer } from './proposer.js';
 
 export interface DrafterOptions {
   /** spec_draft_length: a fixed number of draft tokens per step, or 0 to adapt per sequence. */
   draftLength: number;
   /** The model's tokenizer without special-token parsing, for forced text. */
   tokenize: (text: string) => ArrayLike<number>;
-  /** small_draft: the draft model continuing the drafts; n-gram lookup without it. */
-  draftModel?: DraftModel;
+  /** small_draft's draft model or medusa's heads, continuing the drafts; n-gram lookup without one. */
+  proposer?: DraftProposer;
 }
 
 interface DraftState {
@@ -50,9 +50,14 @@ export class Drafter {
 
   constructor(private readonly options: DrafterOptions) {}
 
+  /** The proposer running before each step, if any. */
+  get proposer(): DraftProposer | undefined {
+    return this.options.proposer;
+  }
+
   /** Whether drafts must be prepared (asynchronously) before each step is planned. */
   get preparesDrafts(): boolean {
-    return this.options.draftModel !== undefined;
+    return this.options.proposer !== undefined;
   }
 
   /**
@@ -61,13 +66,13 @@ export class Drafter {
    */
   async prepare(sequences: readonly Sequence[]): Promise<void> {
     this.prepared.clear();
-    const model = this.options.draftModel;
+    const model = this.options.proposer;
     if (!model) return;
     const relativeCost = this.cost.relative(Math.max(1, sequences.length));
     const requests = [];
     for (const sequence of sequences) {
       if (this.forcedText(sequence)) continue;
-      const most = Math.min(MAX_DRAFT, sequence.draftRoom);
+      const most = Math.min(model.maxDraft ?? MAX_DRAFT, MAX_DRAFT, sequence.draftRoom);
       const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
       if (count > 0) requests.push({ sequence, count });
     }
@@ -89,7 +94,7 @@ export class Drafter {
     let forced: number[] = [];
     if (matcher) forced = forcedTokens(matcher, this.options.tokenize, state.forced.next(most, relativeCost));
     let continuation: number[];
-    if (this.options.draftModel) {
+    if (this.options.proposer) {
       continuation = forced.length > 0 ? [] : (this.prepared.get(sequence) ?? []).slice(0, most);
     } else {
       const room = state.continuation.next(most - forced.length, relativeCost);
