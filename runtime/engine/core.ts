@@ -65,9 +65,9 @@ export class EngineCore {
     if (context.sequences < this.kv.slotCount) {
       throw new Error(`the context has ${context.sequences} sequence ids; the engine needs ${this.kv.slotCount}`);
     }
-    this.runner = new ModelRunner(context);
-    this.budget = new StepBudget({ chunk: config.prefillChunkSize });
     const speculation = options.speculation;
+    this.runner = new ModelRunner(context, speculation?.proposer?.wantsHiddenStates ?? false);
+    this.budget = new StepBudget({ chunk: config.prefillChunkSize });
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
       this.drafter = new Drafter({
         draftLength: speculation.draftLength,
@@ -197,6 +197,7 @@ export class EngineCore {
           try {
             if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
+            this.keepHiddenState(sequence, index, accepted);
           } catch (error) {
             // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
             this.fail(sequence.request, error);
@@ -231,6 +232,14 @@ export class EngineCore {
     this.drafter!.record(sequence, accepted);
     this.trace(sequence.request, 'speculation', nowMicros(), undefined, { choice: sequence.choice, proposed: draft.length, accepted, step: this.steps });
     return accepted;
+  }
+
+  /** Hands a hidden-state proposer (Medusa) the state the sequence's last token was sampled from: the row after the accepted drafts. */
+  private keepHiddenState(sequence: Sequence, index: number, accepted: number): void {
+    const proposer = this.drafter?.proposer;
+    if (!proposer?.keepHiddenState || sequence.finish !== undefined) return;
+    const hidden = this.runner.hiddenState(index, accepted);
+    if (hidden) proposer.keepHiddenState(sequence, hidden);
   }
 
   /** Brings every stale grammar mask up to date; runs while a decode is in flight. */

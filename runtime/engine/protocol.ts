@@ -88,7 +88,7 @@ export interface EngineInitOptions {
   tracing?: boolean;
   /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */
   speculativeMode?: SpeculativeMode;
-  /** small_draft: the draft model's GGUF (the spec's --additional-models); it must share the model's vocabulary. */
+  /** The spec's --additional-models: small_draft's draft model (it must share the model's vocabulary), or medusa's heads GGUF. */
   draftModelPath?: string;
   /** Deadline for compiling one output format (default 10 s). */
   grammarTimeoutMs?: number;

@@ -49,7 +49,7 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
   await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
   await failsWith(['serve', tinyModelPath, '--allowed-origins', 'http://x'], /--allowed-origins .* JSON list of strings/);
-  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle is not available yet .*; use small_draft, ngram or disable/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle is not available yet; use medusa .*, small_draft, ngram or disable/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft'], /small_draft needs a draft model: give it with --additional-models PATH/);
   await failsWith(['serve', tinyModelPath, '--additional-models', tinyModelPath], /is a draft model: add --speculative-mode small_draft/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft', '--additional-models', `${tinyModelPath},/lib/libllama.so`], /a separate model library for the draft is not supported/);
