@@ -147,6 +147,7 @@ export class EngineCore {
       preemptions: this.scheduler.preemptions,
       draftTokens: this.drafter?.proposed ?? 0,
       acceptedDraftTokens: this.drafter?.accepted ?? 0,
+      draftPositions: { proposed: [...(this.drafter?.positions.proposed ?? [])], accepted: [...(this.drafter?.positions.accepted ?? [])] },
     };
   }
 

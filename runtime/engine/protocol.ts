@@ -151,4 +151,9 @@ export interface EngineStats {
   /** Speculative decoding: draft tokens proposed, and of those, accepted by the target. */
   draftTokens: number;
   acceptedDraftTokens: number;
+  /**
+   * By draft position (0: the first token after the sequence's last): how many verifications
+   * proposed a token there, and how many accepted it (with Medusa, position k is head k's).
+   */
+  draftPositions: { proposed: number[]; accepted: number[] };
 }

@@ -47,6 +47,8 @@ export class Drafter {
   private prepared = new Map<Sequence, number[]>();
   proposed = 0;
   accepted = 0;
+  /** By draft position: verifications that proposed a token there, and that accepted it. */
+  readonly positions = { proposed: [] as number[], accepted: [] as number[] };
 
   constructor(private readonly options: DrafterOptions) {}
 
@@ -121,8 +123,13 @@ export class Drafter {
     state.continuation.record(state.lastContinuation, continuationAccepted);
     this.forcedAcceptance.record(state.lastForced, forcedAccepted);
     this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
-    this.proposed += state.lastForced + state.lastContinuation;
+    const proposed = state.lastForced + state.lastContinuation;
+    this.proposed += proposed;
     this.accepted += accepted;
+    for (let k = 0; k < proposed; k++) {
+      this.positions.proposed[k] = (this.positions.proposed[k] ?? 0) + 1;
+      if (k < accepted) this.positions.accepted[k] = (this.positions.accepted[k] ?? 0) + 1;
+    }
   }
 
   /** Whether the grammar forces text at the sequence's next position (then forced tokens come first). */
