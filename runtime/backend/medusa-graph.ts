@@ -96,22 +96,30 @@ export class MedusaGraph {
     const ggml = this.ggml;
     const { embedding } = this.weights;
     heads = Math.min(heads, this.tensors.length);
-    const nodes = heads * 6 + 2;
+    const nodes = heads * 8 + 4;
     const context = ggml.ggml_init({ mem_size: ggml.ggml_tensor_overhead() * nodes + ggml.ggml_graph_overhead(), mem_buffer: null, no_alloc: true });
     if (!context) throw new Error('ggml_init failed for the Medusa graph');
     try {
       const input = ggml.ggml_new_tensor_2d(context, GGML_TYPE.f32, embedding, columns);
       ggml.ggml_set_input(input);
       const graph = ggml.ggml_new_graph(context);
-      const outputs: GgmlTensor[] = [];
+      const residuals: GgmlTensor[] = [];
       for (let k = 0; k < heads; k++) {
         const t = this.tensors[k]!;
         const inner = ggml.ggml_silu(context, ggml.ggml_add(context, ggml.ggml_mul_mat(context, t.fc, input), t.bias));
-        const residual = ggml.ggml_add(context, input, inner);
-        const best = ggml.ggml_argmax(context, ggml.ggml_mul_mat(context, t.output, residual));
+        residuals.push(ggml.ggml_add(context, input, inner));
+      }
+      const outputs: GgmlTensor[] = [];
+      if (this.weights.sharedOutput) {
+        // One product for all heads: the output matrix (the largest weight by far) is read once.
+        const all = residuals.reduce((joined, residual) => ggml.ggml_concat(context, joined, residual, 1));
+        outputs.push(ggml.ggml_argmax(context, ggml.ggml_mul_mat(context, this.tensors[0]!.output, all)));
+      } else {
+        residuals.forEach((residual, k) => outputs.push(ggml.ggml_argmax(context, ggml.ggml_mul_mat(context, this.tensors[k]!.output, residual))));
+      }
+      for (const best of outputs) {
         ggml.ggml_set_output(best);
         ggml.ggml_build_forward_expand(graph, best);
-        outputs.push(best);
       }
       if (!ggml.ggml_gallocr_alloc_graph(this.allocator, graph)) throw new Error('could not allocate the Medusa graph on the device');
       ggml.ggml_backend_tensor_set(input, hidden, 0, columns * embedding * 4);
@@ -123,8 +131,10 @@ export class MedusaGraph {
         ggml.ggml_backend_graph_compute.async(this.backend, graph, (error, result) => (error ? reject(error) : resolve(result)));
       }).finally(() => (this.running = undefined)));
       if (status !== GGML_STATUS_SUCCESS) throw new Error(`the Medusa graph failed with ggml status ${status}`);
+      // Head-major either way: head k's token for column i at k × columns + i.
       const result = new Int32Array(heads * columns);
-      outputs.forEach((best, k) => ggml.ggml_backend_tensor_get(best, result.subarray(k * columns, (k + 1) * columns), 0, columns * 4));
+      const per = (heads * columns) / outputs.length;
+      outputs.forEach((best, k) => ggml.ggml_backend_tensor_get(best, result.subarray(k * per, (k + 1) * per), 0, per * 4));
       return result;
     } finally {
       ggml.ggml_free(context);
