@@ -39,6 +39,7 @@ cli.option('--heads <path>', 'Medusa heads GGUF for medusa (default: $LMFORGE_HO
 cli.option('--draft <path>', 'Draft model GGUF for small_draft (same vocabulary as --model)');
 cli.option('--workloads <list>', 'Workloads, comma-separated', { default: Object.keys(WORKLOADS).join(',') });
 cli.option('--threads <n>', 'CPU threads for both engines (default: adaptive)');
+cli.option('--draft-length <k>', 'spec_draft_length for the speculative engines (default: chosen per sequence)');
 cli.option('--json', 'One JSON object per row instead of the table');
 cli.help();
 const { options } = cli.parse();
@@ -61,7 +62,8 @@ const engines = new Map<SpeculativeMode, Engine>();
 for (const mode of ['disable', ...modes] as SpeculativeMode[]) {
   if (mode === 'small_draft' && typeof options.draft !== 'string') throw new Error('--modes small_draft needs --draft PATH');
   const draft = mode === 'small_draft' ? { draftModelPath: String(options.draft) } : mode === 'medusa' ? { draftModelPath: medusaHeads() } : {};
-  engines.set(mode, await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, context_window_size: 2048, prefix_cache_max_num_recycling_seqs: 0 }, speculativeMode: mode, ...draft, ...threads }));
+  const fixed = mode !== 'disable' && options.draftLength !== undefined ? { spec_draft_length: Number(options.draftLength) } : {};
+  engines.set(mode, await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, context_window_size: 2048, prefix_cache_max_num_recycling_seqs: 0, ...fixed }, speculativeMode: mode, ...draft, ...threads }));
 }
 const info = engines.get('disable')!.info;
 
