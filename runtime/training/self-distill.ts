@@ -100,7 +100,8 @@ async function recordHiddenStates(options: DistillOptions, answers: Answer[]): P
   const library = loadLlamaLibrary({ kinds: ['cpu'] });
   const cpu = listDevices(library.api).filter((device) => device.kind === 'cpu');
   const model = await LlamaModel.create(library.api, { path: options.modelPath, devices: cpu });
-  const context = LlamaContext.create(model, { contextSize: 4096, batchSize: 2048, sequences: 1, outputs: CHUNK, ...(options.threads ? { threads: options.threads } : {}) });
+  // Without a thread count, as the engine: fewer threads while other processes keep CPUs busy.
+  const context = LlamaContext.create(model, { contextSize: 4096, batchSize: 2048, sequences: 1, outputs: CHUNK, ...(options.threads ? { threads: options.threads } : { adaptiveThreads: true }) });
   const batch = new Batch(2048);
   const embedding = model.info.embeddingLength;
   const vocabSize = model.vocabulary.size;
