@@ -44,7 +44,7 @@ export function registerTrainHeads(cli: CAC): void {
     .option('--heads <k>', 'Number of heads (head k predicts the token k + 2 positions on)', { default: '3' })
     .option('--prompts <n>', 'Prompts the model answers for the training data', { default: '160' })
     .option('--tokens <n>', 'Longest answer, in tokens', { default: '128' })
-    .option('--epochs <n>', 'Passes over the data', { default: '2' })
+    .option('--epochs <n>', 'Passes over the data', { default: '3' })
     .option('--concurrency <n>', 'Answers generated at once', { default: '4' })
     .option('--threads <n>', 'CPU threads for generation and training (default: every usable CPU)')
     .option('--keep-data', 'Keep the recorded hidden states (under $LMFORGE_HOME/train-heads)')
