@@ -1,4 +1,4 @@
-// `npm run bench:speculative [-- --json] [--model PATH] [--draft PATH] [--reps 3] [--tokens 192] [--widths 1,4] [--modes ngram] [--workloads rewrite,json,chat]`
+// `npm run bench:speculative [-- --json] [--model PATH] [--draft PATH] [--heads PATH] [--reps 3] [--tokens 192] [--widths 1,4] [--modes ngram] [--workloads rewrite,json,chat]`
 // Speculative decoding against none, through the real engine on the default model: for each
 // workload, drafter and width (concurrent requests), output tokens per second (tokens after
 // each request's first, over the time from the first first-token to the last finish) and the
@@ -9,12 +9,21 @@
 // Engines with and without speculation are loaded side by side and run interleaved (off, on,
 // on, off, ...), greedy, so both produce the same tokens and the ratio compares like with like.
 // Goals (issue 13): ≥ 1.8× on rewrite, ≥ 1.5× on json, never below 0.95× on chat.
+// `--mode medusa` (issue 14) uses heads from `lmforge train-heads` (--heads PATH, else the ones
+// cached under $LMFORGE_HOME/heads, trained there once when missing) and adds each draft
+// position's acceptance (position k is head k's) and the time of a sequence's step with and
+// without drafts, so that speed = tokens per step / (step time on / step time off) can be read
+// off: the goal is ≥ 1.5× on chat at width 1.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cac } from 'cac';
 import { ChatTemplate } from '../runtime/chat/chat-template.js';
 import { Engine } from '../runtime/engine/engine.js';
 import type { GenerateRequest } from '../runtime/engine/protocol.js';
 import type { SpeculativeMode } from '../runtime/engine/speculative/modes.js';
+import { lmforgeHome } from '../runtime/models/model-home.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { median } from './serve/percentile.js';
 import { WORKLOADS, type Workload } from './speculative/workloads.js';
@@ -24,10 +33,13 @@ cli.option('--model <path>', 'GGUF file (default: the default model, pulled if n
 cli.option('--reps <n>', 'Interleaved repetitions', { default: 3 });
 cli.option('--tokens <n>', 'Most tokens per request', { default: 192 });
 cli.option('--widths <list>', 'Concurrent requests, comma-separated', { default: '1,4' });
-cli.option('--modes <list>', 'Drafters to compare with speculation off (ngram, small_draft)', { default: 'ngram' });
+cli.option('--modes <list>', 'Drafters to compare with speculation off (ngram, small_draft, medusa)', { default: 'ngram' });
+cli.option('--mode <list>', 'Same as --modes');
+cli.option('--heads <path>', 'Medusa heads GGUF for medusa (default: $LMFORGE_HOME/heads/MODEL.medusa.gguf, trained once if missing)');
 cli.option('--draft <path>', 'Draft model GGUF for small_draft (same vocabulary as --model)');
 cli.option('--workloads <list>', 'Workloads, comma-separated', { default: Object.keys(WORKLOADS).join(',') });
 cli.option('--threads <n>', 'CPU threads for both engines (default: adaptive)');
+cli.option('--draft-length <k>', 'spec_draft_length for the speculative engines (default: chosen per sequence)');
 cli.option('--json', 'One JSON object per row instead of the table');
 cli.help();
 const { options } = cli.parse();
@@ -35,7 +47,7 @@ if (options.help) process.exit(0);
 const reps = Number(options.reps);
 const maxTokens = Number(options.tokens);
 const widths = String(options.widths).split(',').map(Number);
-const modes = String(options.modes).split(',') as SpeculativeMode[];
+const modes = String(options.mode ?? options.modes).split(',') as SpeculativeMode[];
 const workloads = String(options.workloads).split(',').map((name) => {
   const workload = WORKLOADS[name];
   if (!workload) throw new Error(`unknown workload '${name}': use ${Object.keys(WORKLOADS).join(', ')}`);
@@ -49,10 +61,23 @@ const maxWidth = Math.max(...widths);
 const engines = new Map<SpeculativeMode, Engine>();
 for (const mode of ['disable', ...modes] as SpeculativeMode[]) {
   if (mode === 'small_draft' && typeof options.draft !== 'string') throw new Error('--modes small_draft needs --draft PATH');
-  const draft = mode === 'small_draft' ? { draftModelPath: String(options.draft) } : {};
-  engines.set(mode, await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, context_window_size: 2048, prefix_cache_max_num_recycling_seqs: 0 }, speculativeMode: mode, ...draft, ...threads }));
+  const draft = mode === 'small_draft' ? { draftModelPath: String(options.draft) } : mode === 'medusa' ? { draftModelPath: medusaHeads() } : {};
+  const fixed = mode !== 'disable' && options.draftLength !== undefined ? { spec_draft_length: Number(options.draftLength) } : {};
+  engines.set(mode, await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, context_window_size: 2048, prefix_cache_max_num_recycling_seqs: 0, ...fixed }, speculativeMode: mode, ...draft, ...threads }));
 }
 const info = engines.get('disable')!.info;
+
+/** The heads for medusa: given, cached, or trained now (once) with lmforge train-heads. */
+function medusaHeads(): string {
+  if (typeof options.heads === 'string') return options.heads;
+  const cached = join(lmforgeHome(), 'heads', `${basename(modelPath).replace(/\.gguf$/i, '')}.medusa.gguf`);
+  if (!existsSync(cached)) {
+    process.stderr.write(`bench:speculative: no Medusa heads at ${cached}: training them with lmforge train-heads (once)\n`);
+    const lmforge = join(import.meta.dirname, '..', 'bin', 'lmforge.mjs');
+    execFileSync(process.execPath, [lmforge, 'train-heads', modelPath, '--out', cached], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return cached;
+}
 const template = new ChatTemplate(info.chatTemplate, { bos: info.bosText, eos: info.eosText });
 
 interface Run {
@@ -119,6 +144,12 @@ interface Row {
   /** Draft tokens proposed per sequence step, and the share of them the target accepted. */
   drafted_per_step: number;
   acceptance: number;
+  /** By draft position (medusa: by head), the share of proposals there that were accepted. */
+  acceptance_by_position: number[];
+  /** Time of one sequence step (ms), speculation off and on, and what one drafted position added, relative to a plain step. */
+  step_ms_off: number;
+  step_ms_on: number;
+  cost_per_drafted_position: number;
   same_output: boolean;
 }
 
@@ -137,6 +168,8 @@ for (const [name, workload] of workloads) {
       let same = true;
       const statsBefore = await on.stats();
       let onSteps = 0;
+      let offSteps = 0;
+      let [offSeconds, onSeconds] = [0, 0];
       for (let rep = 0; rep < reps; rep++) {
         const order = rep % 2 === 0 ? [off, on] : [on, off];
         const requests = await requestsFor(workload, width, off, rep + 1);
@@ -148,12 +181,23 @@ for (const [name, workload] of workloads) {
         onRates.push(b.tokens / b.seconds);
         perStep.push(b.tokens / b.steps);
         onSteps += b.steps;
+        offSteps += a.steps;
+        offSeconds += a.seconds;
+        onSeconds += b.seconds;
         same &&= a.output.every((text, i) => text === b.output[i]);
       }
       const ratios = onRates.map((rate, i) => rate / offRates[i]!);
       const statsAfter = await on.stats();
       const drafted = statsAfter.draftTokens - statsBefore.draftTokens;
       const accepted = statsAfter.acceptedDraftTokens - statsBefore.acceptedDraftTokens;
+      const positions = statsAfter.draftPositions.proposed.map((count, k) => {
+        const proposed = count - (statsBefore.draftPositions.proposed[k] ?? 0);
+        const taken = (statsAfter.draftPositions.accepted[k] ?? 0) - (statsBefore.draftPositions.accepted[k] ?? 0);
+        return proposed > 0 ? taken / proposed : 0;
+      });
+      // A sequence's step: the run's time over the steps each of its `width` sequences took.
+      const stepOff = (1000 * offSeconds * width) / Math.max(1, offSteps);
+      const stepOn = (1000 * onSeconds * width) / Math.max(1, onSteps);
       const row: Row = {
         workload: name,
         mode,
@@ -166,6 +210,10 @@ for (const [name, workload] of workloads) {
         tokens_per_step: median(perStep),
         drafted_per_step: drafted / onSteps,
         acceptance: drafted > 0 ? accepted / drafted : 0,
+        acceptance_by_position: positions,
+        step_ms_off: stepOff,
+        step_ms_on: stepOn,
+        cost_per_drafted_position: drafted > 0 ? (stepOn / stepOff - 1) / (drafted / onSteps) : 0,
         same_output: same,
       };
       rows.push(row);
@@ -175,6 +223,13 @@ for (const [name, workload] of workloads) {
           `${name.padEnd(8)} ${mode.padEnd(11)} width ${String(width).padStart(2)}  off ${row.off_tokens_per_second.toFixed(1).padStart(6)} tok/s  on ${row.on_tokens_per_second.toFixed(1).padStart(6)} tok/s  ` +
             `ratio ${row.ratio.toFixed(2)} (${row.ratio_min.toFixed(2)}–${row.ratio_max.toFixed(2)})  tokens/step ${row.tokens_per_step.toFixed(2)}  drafted/step ${row.drafted_per_step.toFixed(2)}  accepted ${(100 * row.acceptance).toFixed(0)}%  same output: ${same ? 'yes' : 'NO'}`,
         );
+        if (mode === 'medusa') {
+          console.log(
+            `         by position ${positions.map((a) => `${(100 * a).toFixed(0)}%`).join(' ')}  step ${stepOff.toFixed(1)} ms off, ${stepOn.toFixed(1)} ms on: ` +
+              `${row.tokens_per_step.toFixed(2)} tokens/step / ${(stepOn / stepOff).toFixed(2)} step cost = ${(row.tokens_per_step / (stepOn / stepOff)).toFixed(2)}×, ` +
+              `each drafted position costing ${(100 * row.cost_per_drafted_position).toFixed(0)}% of a plain step`,
+          );
+        }
       }
     }
   }

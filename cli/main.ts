@@ -4,6 +4,7 @@ import { registerServe } from './serve.js';
 import { registerPull } from './pull.js';
 import { registerCompileGrammar } from './compile-grammar.js';
 import { registerBench } from './bench.js';
+import { registerTrainHeads } from './train-heads.js';
 import { reportCliError } from './cli-error.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
@@ -12,6 +13,7 @@ registerServe(cli);
 registerPull(cli);
 registerCompileGrammar(cli);
 registerBench(cli);
+registerTrainHeads(cli);
 cli.help();
 cli.version(LMFORGE_VERSION);
 

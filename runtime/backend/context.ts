@@ -59,6 +59,9 @@ export class LlamaContext {
   /** Whether logitsView was checked against llama.cpp's buffer since the last decode. */
   private logitsFresh = false;
   private decoding: Promise<void> | undefined;
+  private hiddenStatesOn = false;
+  private hiddenPointer: bigint = 0n;
+  private hiddenView = new Float32Array(0);
   private disposed = false;
   /** Threads the next decode runs with (what llama_set_n_threads was last given). */
   private threadCount: number;
@@ -163,6 +166,32 @@ export class LlamaContext {
       this.logitsFresh = true;
     }
     return this.logitsView.subarray(row * this.vocabSize, (row + 1) * this.vocabSize);
+  }
+
+  /**
+   * Whether the next decodes return hidden states too. llama.cpp then outputs every token of a
+   * batch (it ignores the batch's logits flags), so only batches whose tokens all want logits
+   * should be decoded with it on.
+   */
+  setHiddenStates(on: boolean): void {
+    if (on === this.hiddenStatesOn) return;
+    this.api.llama_set_embeddings(this.handle, on);
+    this.hiddenStatesOn = on;
+  }
+
+  /**
+   * The last hidden state (after the final norm) at output row `row` of the last decode, which
+   * ran with hidden states on: a view into llama.cpp's buffer, valid until the next decode.
+   */
+  hiddenState(row: number, outputs: number): Float32Array {
+    const width = this.model.info.embeddingLength;
+    const pointer = this.api.llama_get_embeddings(this.handle) as unknown as bigint | null;
+    if (!pointer) throw new Error('no hidden states: the last decode ran without them');
+    if (pointer !== this.hiddenPointer || this.hiddenView.length < outputs * width) {
+      this.hiddenPointer = pointer;
+      this.hiddenView = new Float32Array(koffi.view(pointer, outputs * width * 4));
+    }
+    return this.hiddenView.subarray(row * width, (row + 1) * width);
   }
 
   /** Forgets positions [from, to) of a sequence (to = -1: to the end); frees cells no sequence holds. */

@@ -261,6 +261,10 @@ export function bindLlamaApi(lib: LibraryHandle) {
     llama_decode: f<AsyncFn<[ContextHandle, BatchStruct], number>>('int32_t llama_decode(llama_context *c, llama_batch b)'),
     llama_get_logits: f<(c: ContextHandle) => NativePointer | null>('float *llama_get_logits(llama_context *c)'),
     llama_get_logits_ith: f<(c: ContextHandle, i: number) => NativePointer | null>('float *llama_get_logits_ith(llama_context *c, int32_t i)'),
+    // With embeddings on, a decode also returns each output token's last hidden state (after
+    // the final norm, what the output matrix multiplies); llama.cpp then outputs every token.
+    llama_set_embeddings: f<(c: ContextHandle, on: boolean) => void>('void llama_set_embeddings(llama_context *c, bool embeddings)'),
+    llama_get_embeddings: f<(c: ContextHandle) => NativePointer | null>('float *llama_get_embeddings(llama_context *c)'),
 
     // KV memory, per sequence
     llama_get_memory: f<(c: ContextHandle) => MemoryHandle>('llama_memory_i *llama_get_memory(const llama_context *c)'),

@@ -18,7 +18,7 @@ import { reusablePrefixLength } from './sliding-window.js';
 import { StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
 import { Drafter } from './speculative/drafter.js';
-import type { DraftModel } from './speculative/draft-model.js';
+import type { DraftProposer } from './speculative/proposer.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 import { verifyDraft } from './speculative/verify.js';
 
@@ -51,8 +51,8 @@ export class EngineCore {
       tracing?: boolean;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
-      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and the draft model of small_draft. */
-      speculation?: { mode: SpeculativeMode; draftLength: number; draftModel?: DraftModel };
+      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
+      speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
     } = {},
   ) {
     this.kv = new KvManager(context, {
@@ -65,15 +65,15 @@ export class EngineCore {
     if (context.sequences < this.kv.slotCount) {
       throw new Error(`the context has ${context.sequences} sequence ids; the engine needs ${this.kv.slotCount}`);
     }
-    this.runner = new ModelRunner(context);
-    this.budget = new StepBudget({ chunk: config.prefillChunkSize });
     const speculation = options.speculation;
+    this.runner = new ModelRunner(context, speculation?.proposer?.wantsHiddenStates ?? false);
+    this.budget = new StepBudget({ chunk: config.prefillChunkSize });
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
       this.drafter = new Drafter({
         draftLength: speculation.draftLength,
         tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
         piece: (token) => vocabulary.piece(token),
-        ...(speculation.draftModel ? { draftModel: speculation.draftModel } : {}),
+        ...(speculation.proposer ? { proposer: speculation.proposer } : {}),
       });
     }
     this.scheduler = new Scheduler(
@@ -148,6 +148,7 @@ export class EngineCore {
       preemptions: this.scheduler.preemptions,
       draftTokens: this.drafter?.proposed ?? 0,
       acceptedDraftTokens: this.drafter?.accepted ?? 0,
+      draftPositions: { proposed: [...(this.drafter?.positions.proposed ?? [])], accepted: [...(this.drafter?.positions.accepted ?? [])] },
     };
   }
 
@@ -198,6 +199,7 @@ export class EngineCore {
           try {
             if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
+            this.keepHiddenState(sequence, index, accepted);
           } catch (error) {
             // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
             this.fail(sequence.request, error);
@@ -232,6 +234,14 @@ export class EngineCore {
     this.drafter!.record(sequence, accepted);
     this.trace(sequence.request, 'speculation', nowMicros(), undefined, { choice: sequence.choice, proposed: draft.length, accepted, step: this.steps });
     return accepted;
+  }
+
+  /** Hands a hidden-state proposer (Medusa) the state the sequence's last token was sampled from: the row after the accepted drafts. */
+  private keepHiddenState(sequence: Sequence, index: number, accepted: number): void {
+    const proposer = this.drafter?.proposer;
+    if (!proposer?.keepHiddenState || sequence.finish !== undefined) return;
+    const hidden = this.runner.hiddenState(index, accepted);
+    if (hidden) proposer.keepHiddenState(sequence, hidden);
   }
 
   /** Brings every stale grammar mask up to date; runs while a decode is in flight. */

@@ -13,6 +13,12 @@ import { computeEngineConfig, ConfigError } from './engine-config.js';
 import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
 import { DraftModel } from './speculative/draft-model.js';
+import { MedusaDrafter } from './speculative/medusa-drafter.js';
+import { readMedusaWeights } from './speculative/medusa-format.js';
+import type { DraftProposer } from './speculative/proposer.js';
+import { ggmlApiFor } from '../backend/ggml-api.js';
+import { MedusaGraph } from '../backend/medusa-graph.js';
+import { statSync } from 'node:fs';
 import { vocabularyDifference } from './speculative/vocabulary-match.js';
 import type { LlamaApi } from '../backend/llama-api.js';
 import type { EngineInfo, EngineInitOptions, FromWorker, ToWorker } from './protocol.js';
@@ -26,6 +32,8 @@ let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
 /** small_draft: the draft model, its context and the proposer running it. */
 let draft: { model: LlamaModel; context?: LlamaContext; proposer?: DraftModel } | undefined;
+/** medusa: the heads' graph and the proposer running it. */
+let medusa: { graph: MedusaGraph; proposer: MedusaDrafter } | undefined;
 
 async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const spec = parseDeviceSpec(options.device);
@@ -37,13 +45,16 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const info = model.info;
   const speculativeMode = options.speculativeMode ?? 'disable';
   if (speculativeMode === 'small_draft') draft = { model: await loadDraftModel(library.api, model, options.draftModelPath, devices) };
+  if (speculativeMode === 'medusa' && !options.draftModelPath) throw new ConfigError('--speculative-mode medusa needs Medusa heads: give them with --additional-models HEADS.gguf (lmforge train-heads makes them)');
+  // The heads' own weights count with the model's (a tied output projection is a copy of the model's, left out).
+  const headsBytes = speculativeMode === 'medusa' ? statSync(options.draftModelPath!).size : 0;
   // The draft's weights and KV cells (as many as the target's) count in the same budget.
   const draftInfo = draft?.model.info;
   const config = computeEngineConfig(options.mode, options.overrides, {
     contextLength: info.contextLength,
     slidingWindow: info.slidingWindow,
     kvBytesPerToken: kvBytesPerToken(info) + (draftInfo ? kvBytesPerToken(draftInfo) : 0),
-    modelBytes: info.sizeBytes + (draftInfo?.sizeBytes ?? 0),
+    modelBytes: info.sizeBytes + (draftInfo?.sizeBytes ?? 0) + headsBytes,
     vocabSize: model.vocabulary.size,
     embeddingLength: info.embeddingLength,
     memory,
@@ -76,10 +87,17 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     });
     draft.proposer = new DraftModel(draft.context, (token) => vocabulary.isEndOfGeneration(token));
   }
+  if (speculativeMode === 'medusa') {
+    const weights = await readMedusaWeights(options.draftModelPath!, { path: options.modelPath, embeddingLength: info.embeddingLength, vocabSize: vocabulary.size });
+    const graph = MedusaGraph.create(ggmlApiFor(library.path), library.api, devices[0]!, weights);
+    const targetContext = context;
+    medusa = { graph, proposer: new MedusaDrafter(graph, (token) => vocabulary.isEndOfGeneration(token), () => targetContext.threads) };
+  }
+  const proposer: DraftProposer | undefined = draft?.proposer ?? medusa?.proposer;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
-    speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(draft?.proposer ? { draftModel: draft.proposer } : {}) },
+    speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
   });
   core.start();
   return {
@@ -132,6 +150,7 @@ async function shutdown(): Promise<void> {
   draft?.proposer?.dispose();
   await draft?.context?.dispose();
   draft?.model.dispose();
+  await medusa?.graph.dispose();
   await context?.dispose();
   model?.dispose();
   releaseLlamaLogs();

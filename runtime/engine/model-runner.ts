@@ -7,8 +7,18 @@ export class ModelRunner {
   private readonly batch: Batch;
   /** First logit row of each entry of the last step (-1 for entries that asked for none). */
   private firstRows: number[] = [];
+  /** Whether the last step returned hidden states. */
+  private hiddenStates = false;
 
-  constructor(private readonly context: LlamaContext) {
+  constructor(
+    private readonly context: LlamaContext,
+    /**
+     * Ask for the last hidden state at every logit row (Medusa heads read them). Only steps
+     * whose tokens all want logits get them (plain decode and verification steps): llama.cpp
+     * would compute logits for every prompt token of a step that prefills.
+     */
+    private readonly wantHiddenStates = false,
+  ) {
     this.batch = new Batch(context.batchSize);
   }
 
@@ -36,6 +46,8 @@ export class ModelRunner {
       }
       this.firstRows.push(first);
     }
+    this.hiddenStates = this.wantHiddenStates && batch.outputs === batch.length;
+    if (this.wantHiddenStates) this.context.setHiddenStates(this.hiddenStates);
     const decoding = this.context.decode(batch);
     whileDecoding?.();
     await decoding;
@@ -46,6 +58,13 @@ export class ModelRunner {
     const first = this.firstRows[entry]!;
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
     return this.context.logits(first + k, this.batch.outputs);
+  }
+
+  /** The hidden state at the `k`-th requested row of entry `entry`, or undefined when the last step computed none. */
+  hiddenState(entry: number, k = 0): Float32Array | undefined {
+    const first = this.firstRows[entry]!;
+    if (!this.hiddenStates || first < 0) return undefined;
+    return this.context.hiddenState(first + k, this.batch.outputs);
   }
 
   dispose(): void {

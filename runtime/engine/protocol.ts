@@ -88,7 +88,7 @@ export interface EngineInitOptions {
   tracing?: boolean;
   /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */
   speculativeMode?: SpeculativeMode;
-  /** small_draft: the draft model's GGUF (the spec's --additional-models); it must share the model's vocabulary. */
+  /** The spec's --additional-models: small_draft's draft model (it must share the model's vocabulary), or medusa's heads GGUF. */
   draftModelPath?: string;
   /** Deadline for compiling one output format (default 10 s). */
   grammarTimeoutMs?: number;
@@ -151,4 +151,9 @@ export interface EngineStats {
   /** Speculative decoding: draft tokens proposed, and of those, accepted by the target. */
   draftTokens: number;
   acceptedDraftTokens: number;
+  /**
+   * By draft position (0: the first token after the sequence's last): how many verifications
+   * proposed a token there, and how many accepted it (with Medusa, position k is head k's).
+   */
+  draftPositions: { proposed: number[]; accepted: number[] };
 }

@@ -83,6 +83,11 @@ test('speculative decoding: the flags checked together, and the start-up line sa
   assert.is(drafted.draftModel, 'draft.gguf');
   assert.match(describeSpeculation(drafted.speculativeMode, drafted.draftModel, 0), /^small_draft with draft\.gguf, forced grammar text too; draft length chosen per sequence/);
   assert.is(describeSpeculation('disable', undefined, 0), 'off');
+  const medusa = checkServeFlags({ ...defaults, speculativeMode: 'medusa', additionalModels: 'heads.gguf' }, {});
+  assert.is(medusa.draftModel, 'heads.gguf');
+  assert.match(describeSpeculation(medusa.speculativeMode, medusa.draftModel, 2), /^medusa with heads heads\.gguf, forced grammar text too; 2 draft tokens a step$/);
+  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'medusa' }, {}), UsageError, /--speculative-mode medusa needs Medusa heads: give them with --additional-models HEADS\.gguf/);
+  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'ngram', additionalModels: 'heads.gguf' }, {}), UsageError, /add --speculative-mode small_draft or medusa to use it/);
 });
 
 test('loopback addresses are those of 127.0.0.0/8 and ::1', () => {

@@ -59,6 +59,23 @@ test('the draft policy learns acceptance from verifications, and probes now and 
   const lengths = Array.from({ length: 24 }, () => policy.next(16, perToken(0.3)));
   assert.equal(lengths.filter((k) => k > 0), [2, 2, 2], 'a two-token probe every 8 steps');
   assert.is(lengths.indexOf(2), 7);
+  // Probes rejected outright: the wait doubles (8, 16, 32 steps); an accepted one resets it.
+  const backoff = new DraftPolicy(0, 0.05);
+  const probes: number[] = [];
+  for (let step = 0; step < 60; step++) {
+    const k = backoff.next(16, perToken(0.3));
+    if (k > 0) probes.push(step);
+    backoff.record(k, 0);
+  }
+  assert.equal(probes, [7, 23, 55]);
+  const reset = new DraftPolicy(0, 0.05);
+  const resetProbes: number[] = [];
+  for (let step = 0; step < 40; step++) {
+    const k = reset.next(16, perToken(0.3));
+    if (k > 0) resetProbes.push(step);
+    reset.record(k, k > 0 && resetProbes.length === 2 ? 1 : 0);
+  }
+  assert.equal(resetProbes.slice(0, 3), [7, 23, 31], 'after an accepted probe, the next comes 8 steps on');
   // A fixed spec_draft_length is used as given, whatever happens, within what the sequence may take.
   const fixed = new DraftPolicy(3, 0.5);
   fixed.record(3, 0);

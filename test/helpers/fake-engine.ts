@@ -84,7 +84,7 @@ export class FakeEngine implements EngineClient {
   }
 
   stats(): Promise<EngineStats> {
-    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0 });
+    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0, draftPositions: { proposed: [], accepted: [] } });
   }
 }
 

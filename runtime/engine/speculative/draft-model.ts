@@ -10,12 +10,7 @@ import { DecodeError, type LlamaContext } from '../../backend/context.js';
 import { maskedArgmax, plainArgmax } from '../../sampling/index.js';
 import { commonLength } from '../kv-tree.js';
 import type { Sequence } from '../sequence.js';
-
-export interface DraftRequest {
-  sequence: Sequence;
-  /** Draft tokens wanted. */
-  count: number;
-}
+import type { DraftProposer, DraftRequest } from './proposer.js';
 
 interface Drafting {
   sequence: Sequence;
@@ -28,7 +23,7 @@ interface Drafting {
   mask: Uint32Array | undefined;
 }
 
-export class DraftModel {
+export class DraftModel implements DraftProposer {
   private readonly batch: Batch;
   /** The tokens whose cells each slot holds in the draft's cache. */
   private readonly held = new Map<number, number[]>();

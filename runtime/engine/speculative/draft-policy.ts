@@ -14,8 +14,13 @@ export const MAX_DRAFT = 16;
 const MARGIN = 0.05;
 /** Weight kept by the past at each verification. */
 const MEMORY = 0.7;
-/** Steps without drafting before a probe of PROBE tokens. */
+/**
+ * Steps without drafting before a probe of PROBE tokens; each probe rejected outright doubles
+ * the wait (up to MAX_PROBE_INTERVAL), any accepted token resets it. A proposer that always
+ * proposes (Medusa heads) would otherwise pay a drafted step every 8 on text it cannot guess.
+ */
 const PROBE_INTERVAL = 8;
+const MAX_PROBE_INTERVAL = 128;
 const PROBE = 2;
 
 /** A decayed count of accepted and rejected draft tokens: the rate at which the next one is accepted. */
@@ -43,6 +48,9 @@ export class AcceptanceRate {
 export class DraftPolicy {
   private readonly acceptance: AcceptanceRate;
   private idle = 0;
+  private probeInterval = PROBE_INTERVAL;
+  /** Whether the last length given was a probe, until its verification is recorded. */
+  private probing = false;
 
   constructor(
     /** spec_draft_length: a positive fixed length, or 0 to choose. */
@@ -62,13 +70,20 @@ export class DraftPolicy {
   next(most: number, cost: RelativeCost): number {
     if (this.fixed > 0) return Math.min(this.fixed, most);
     let k = bestDraftLength(this.rate, cost, Math.min(most, MAX_DRAFT));
-    if (k === 0 && ++this.idle >= PROBE_INTERVAL) k = Math.min(PROBE, most);
+    this.probing = false;
+    if (k === 0 && ++this.idle >= this.probeInterval) {
+      k = Math.min(PROBE, most);
+      this.probing = true;
+    }
     if (k > 0) this.idle = 0;
     return k;
   }
 
   record(proposed: number, accepted: number): void {
     this.acceptance.record(proposed, accepted);
+    if (proposed > 0 && this.probing) this.probeInterval = accepted > 0 ? PROBE_INTERVAL : Math.min(2 * this.probeInterval, MAX_PROBE_INTERVAL);
+    if (proposed > 0) this.probing = false;
+    if (accepted > 0) this.probeInterval = PROBE_INTERVAL;
   }
 }
 

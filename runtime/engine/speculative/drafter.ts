@@ -9,11 +9,11 @@
 import { nowMicros } from '../clock.js';
 import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
-import type { DraftModel } from './draft-model.js';
 import { AcceptanceRate, DraftPolicy, MAX_DRAFT } from './draft-policy.js';
 import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
 import { admissiblePrefix, forcedText, forcedTokens } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
+import type { DraftProposer } from './proposer.js';
 
 export interface DrafterOptions {
   /** spec_draft_length: a fixed number of draft tokens per step, or 0 to adapt per sequence. */
@@ -22,8 +22,8 @@ export interface DrafterOptions {
   tokenize: (text: string) => ArrayLike<number>;
   /** A token's bytes in the output, to follow how the model spells forced text. */
   piece: (token: number) => Uint8Array;
-  /** small_draft: the draft model continuing the drafts; n-gram lookup without it. */
-  draftModel?: DraftModel;
+  /** small_draft's draft model or medusa's heads, continuing the drafts; n-gram lookup without one. */
+  proposer?: DraftProposer;
 }
 
 interface DraftState {
@@ -61,12 +61,19 @@ export class Drafter {
   private prepared = new Map<Sequence, number[]>();
   proposed = 0;
   accepted = 0;
+  /** By draft position: verifications that proposed a token there, and that accepted it. */
+  readonly positions = { proposed: [] as number[], accepted: [] as number[] };
 
   constructor(private readonly options: DrafterOptions) {}
 
+  /** The proposer running before each step, if any. */
+  get proposer(): DraftProposer | undefined {
+    return this.options.proposer;
+  }
+
   /** Whether drafts must be prepared (asynchronously) before each step is planned. */
   get preparesDrafts(): boolean {
-    return this.options.draftModel !== undefined;
+    return this.options.proposer !== undefined;
   }
 
   /**
@@ -75,13 +82,13 @@ export class Drafter {
    */
   async prepare(sequences: readonly Sequence[]): Promise<void> {
     this.prepared.clear();
-    const model = this.options.draftModel;
+    const model = this.options.proposer;
     if (!model) return;
     const relativeCost = this.cost.relative(Math.max(1, sequences.length));
     const requests = [];
     for (const sequence of sequences) {
       if (this.hasForcedText(sequence)) continue;
-      const most = Math.min(MAX_DRAFT, sequence.draftRoom);
+      const most = Math.min(model.maxDraft ?? MAX_DRAFT, MAX_DRAFT, sequence.draftRoom);
       const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
       if (count > 0) requests.push({ sequence, count });
     }
@@ -115,7 +122,7 @@ export class Drafter {
       }
     }
     let continuation: number[];
-    if (this.options.draftModel) {
+    if (this.options.proposer) {
       continuation = forced.length > 0 ? [] : (this.prepared.get(sequence) ?? []).slice(0, most);
     } else {
       const room = state.continuation.next(most - forced.length, relativeCost);
@@ -142,8 +149,13 @@ export class Drafter {
     state.continuation.record(state.lastContinuation, continuationAccepted);
     (state.lastSpelt ? this.speltAcceptance : this.forcedAcceptance).record(state.lastForced, forcedAccepted);
     this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
-    this.proposed += state.lastForced + state.lastContinuation;
+    const proposed = state.lastForced + state.lastContinuation;
+    this.proposed += proposed;
     this.accepted += accepted;
+    for (let k = 0; k < proposed; k++) {
+      this.positions.proposed[k] = (this.positions.proposed[k] ?? 0) + 1;
+      if (k < accepted) this.positions.accepted[k] = (this.positions.accepted[k] ?? 0) + 1;
+    }
   }
 
   /** Whether the grammar forces text at the sequence's next position (then forced tokens come first). */

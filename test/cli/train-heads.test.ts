@@ -1,0 +1,73 @@
+// `lmforge train-heads` end to end on the tiny model, as users run it: it writes heads in the
+// Medusa layout for that model, prints their path last, and an engine drafting with them gives
+// the plain engine's greedy output. It needs the trainer's venv (torch, gguf), which the
+// command installs on first use (about 1 GB); where that venv is not there yet, the test says
+// so and is skipped rather than install it.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tinyModelPath } from '../../fixtures/paths.js';
+import { Engine } from '../../runtime/engine/engine.js';
+import { readMedusaWeights } from '../../runtime/engine/speculative/medusa-format.js';
+import { lmforgeHome } from '../../runtime/models/model-home.js';
+import { runToEnd } from '../helpers/engine-run.js';
+import { startCli } from '../helpers/cli-process.js';
+
+const test = suite('lmforge train-heads');
+
+function trainerReady(): boolean {
+  const python = join(lmforgeHome(), 'train-heads-venv', 'bin', 'python');
+  if (!existsSync(python)) return false;
+  try {
+    execFileSync(python, ['-c', 'import torch, gguf'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+test('trains heads for the tiny model that an engine drafts with, outputs unchanged', async () => {
+  if (!trainerReady()) {
+    console.log(`  skipped: no trainer venv at ${join(lmforgeHome(), 'train-heads-venv')} (lmforge train-heads makes it on first use)`);
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'lmforge-train-heads-'));
+  try {
+    const out = join(dir, 'tiny.medusa.gguf');
+    const run = startCli(['train-heads', tinyModelPath, '--out', out, '--heads', '2', '--prompts', '12', '--tokens', '16', '--epochs', '1', '--threads', '1', '--concurrency', '4']);
+    const code = await run.exit;
+    assert.is(code, 0, run.stderr());
+    const lines = run.stdout().trim().split('\n');
+    assert.is(lines.at(-1), out);
+    const summary = JSON.parse(lines.at(-2)!) as { heads: number; positions: number; trainingSeconds: number; accuracy: number[] };
+    assert.is(summary.heads, 2);
+    assert.ok(summary.positions > 100, `${summary.positions} positions recorded`);
+    assert.is(summary.accuracy.length, 2);
+    const weights = await readMedusaWeights(out, { path: tinyModelPath, embeddingLength: 64, vocabSize: 50257 });
+    assert.is(weights.heads.length, 2);
+    assert.ok(weights.tied);
+
+    const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
+    const overrides = { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 0 };
+    const plain = await Engine.create({ ...base, overrides });
+    const medusa = await Engine.create({ ...base, overrides: { ...overrides, spec_draft_length: 2 }, speculativeMode: 'medusa', draftModelPath: out });
+    try {
+      for (let seed = 1; seed <= 3; seed++) {
+        const request = { prompt: [1000 + seed, 2000, 1000 + seed, 2000, 1000 + seed], maxTokens: 24, sampling: { temperature: 0 } };
+        assert.equal((await runToEnd(medusa, request)).choices[0]!.tokens, (await runToEnd(plain, request)).choices[0]!.tokens, `prompt ${seed}`);
+      }
+      assert.ok((await medusa.stats()).draftTokens > 0, 'the trained heads drafted');
+    } finally {
+      await plain.dispose();
+      await medusa.dispose();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
