@@ -74,7 +74,9 @@ $(diff <(echo "$a") <(echo "$b") | head -n 20)"
 }
 
 stamp=$out/.stamp
-want_stamp="$tree_head $(sha256sum "$libllama" "$libggml" "$libggml_base" "$floor_src" | awk '{print $1}' | tr '\n' ' ')"
+# The folder is in the stamp: the tools find the libraries by rpath, so a checkout elsewhere
+# (another clone, a removed worktree) relinks them.
+want_stamp="$tree_head $prebuilt $(sha256sum "$libllama" "$libggml" "$libggml_base" "$floor_src" | awk '{print $1}' | tr '\n' ' ')"
 if [[ $check == 0 && -f $stamp && $(cat "$stamp") == "$want_stamp" ]]; then
   echo "$out"
   exit 0
