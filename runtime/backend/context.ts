@@ -1,7 +1,7 @@
 // A llama.cpp context: the KV cache of every sequence, decode, and zero-copy logits. Its cache
 // operations are the engine's KvOps (engine/kv-manager.ts).
 import koffi from 'koffi';
-import type { ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
+import type { BatchStruct, ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
 import type { LlamaModel } from './model.js';
 import type { Batch } from './batch.js';
 import { CpuLoadSampler, usableCpus } from './cpu-load.js';
@@ -128,6 +128,19 @@ export class LlamaContext {
 
   /** Runs llama_decode on a koffi worker thread; the JavaScript thread stays free meanwhile. */
   decode(batch: Batch): Promise<void> {
+    const struct = this.beforeDecode(batch);
+    this.decoding = new Promise<void>((resolve, reject) => {
+      this.api.llama_decode.async(this.handle, struct, (error, status) => {
+        this.decoding = undefined;
+        if (error) reject(error);
+        else if (status !== 0) reject(new DecodeError(status));
+        else resolve();
+      });
+    });
+    return this.decoding;
+  }
+
+  private beforeDecode(batch: Batch): BatchStruct {
     if (this.decoding) throw new Error('a decode is already running on this context');
     const struct = batch.toStruct();
     if (this.threadGovernor) {
@@ -138,15 +151,7 @@ export class LlamaContext {
       }
     }
     this.logitsFresh = false;
-    this.decoding = new Promise<void>((resolve, reject) => {
-      this.api.llama_decode.async(this.handle, struct, (error, status) => {
-        this.decoding = undefined;
-        if (error) reject(error);
-        else if (status !== 0) reject(new DecodeError(status));
-        else resolve();
-      });
-    });
-    return this.decoding;
+    return struct;
   }
 
   /**
