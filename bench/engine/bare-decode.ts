@@ -1,6 +1,7 @@
-// The reference for the engine benchmark: llama_decode in a plain loop over the same batch
-// shapes, with no sampling, no scheduling and no worker thread. Whatever the engine adds on
-// top of this (scheduling, sampling, detokenizing, messages) is what the ratio measures.
+// llama_decode in a plain JavaScript loop over the engine's batch shapes, through lmforge's
+// bindings, with no sampling, no scheduling and no worker thread: against the same loop in C
+// (decode-floor.c) it shows what the bindings cost (kernel parity), and the engine's distance
+// from it what scheduling, sampling, detokenizing and messages cost.
 import { performance } from 'node:perf_hooks';
 import { Batch } from '../../runtime/backend/batch.js';
 import { LlamaContext, type ContextOptions } from '../../runtime/backend/context.js';
@@ -56,7 +57,8 @@ export class BareDecoder {
     for (let step = 0; step < steps; step++) {
       batch.clear();
       for (let s = 0; s < width; s++) batch.add(token, prompt.length + step, s, true);
-      await context.decode(batch);
+      // On this thread, as the engine's worker decodes when it has nothing to overlap.
+      context.decodeNow(batch);
     }
     const seconds = (performance.now() - start) / 1000;
     context.clear();

@@ -180,7 +180,8 @@ export class EngineCore {
         // decode nothing: on a GPU, or with a CPU core llama.cpp leaves free. With every core
         // decoding, JavaScript work in parallel slowed constrained decoding by ~5% (bench:constrained,
         // width 16: 0.94-0.95 overlapped against 0.98 after the decode), so then it waits.
-        await this.runner.run(plan.entries, this.options.overlapMasks ? () => this.refreshMasks() : undefined);
+        // Without a grammar there is nothing to overlap: the runner then decodes on this thread.
+        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined);
         if (!this.options.overlapMasks) this.refreshMasks();
       } catch (error) {
         this.recoverFromDecodeFailure(error);
@@ -242,6 +243,10 @@ export class EngineCore {
     if (!proposer?.keepHiddenState || sequence.finish !== undefined) return;
     const hidden = this.runner.hiddenState(index, accepted);
     if (hidden) proposer.keepHiddenState(sequence, hidden);
+  }
+
+  private anyGrammar(): boolean {
+    return this.scheduler.running.some((state) => state.sequences.some((sequence) => sequence.grammar !== undefined));
   }
 
   /** Brings every stale grammar mask up to date; runs while a decode is in flight. */

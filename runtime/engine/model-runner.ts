@@ -48,8 +48,16 @@ export class ModelRunner {
     }
     this.hiddenStates = this.wantHiddenStates && batch.outputs === batch.length;
     if (this.wantHiddenStates) this.context.setHiddenStates(this.hiddenStates);
+    if (!whileDecoding) {
+      // Nothing to overlap: decode on this thread (no hop to a libuv thread and back), then
+      // yield one turn of the event loop so the worker still takes its messages (submit,
+      // cancel, stats) between steps.
+      this.context.decodeNow(batch);
+      await new Promise((resolve) => setImmediate(resolve));
+      return;
+    }
     const decoding = this.context.decode(batch);
-    whileDecoding?.();
+    whileDecoding();
     await decoding;
   }
 
