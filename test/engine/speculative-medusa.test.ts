@@ -20,8 +20,8 @@ import { medusaTensorNames, readMedusaWeights } from '../../runtime/engine/specu
 import { tinyLlama3Path, tinyMedusaPath, tinyMedusaUntiedPath, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyMedusa } from '../../fixtures/tiny-medusa.js';
 import { TINY_SHAPE } from '../../fixtures/tiny-model.js';
-import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
-import { gpt2WordTokens, testRandom } from '../helpers/test-random.js';
+import { outputOf, runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
+import { gpt2WordTokens, repetitivePrompt, testRandom } from '../helpers/test-random.js';
 
 interface Engines {
   plain: Engine;
@@ -45,15 +45,6 @@ test.before(async (context) => {
 test.after(async ({ plain, fixed, adaptive }) => {
   for (const engine of [plain, fixed, adaptive]) await engine.dispose();
 });
-
-function repetitivePrompt(seed: number, period: number, repeats: number): number[] {
-  const phrase = gpt2WordTokens(seed, period);
-  return Array.from({ length: period * repeats }, (_, i) => phrase[i % period]!);
-}
-
-function outputOf(choice: ChoiceResult) {
-  return { tokens: choice.tokens, text: choice.text, reason: choice.reason, completionTokens: choice.completionTokens, logprobTokens: choice.logprobs.map((e) => e.token) };
-}
 
 async function assertSameOutputs(engines: Engines, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {
   const plain = await runToEnd(engines.plain, request);

@@ -11,8 +11,8 @@ import { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyDraftModelPath, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { EngineStartError } from '../../runtime/engine/engine.js';
-import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
-import { gpt2WordTokens } from '../helpers/test-random.js';
+import { outputOf, runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
+import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 
 interface Engines {
   plain: Engine;
@@ -41,16 +41,6 @@ test.before(async (context) => {
 test.after(async ({ plain, adaptive, fixed, drafted }) => {
   for (const engine of [plain, adaptive, fixed, drafted]) await engine.dispose();
 });
-
-/** A prompt that repeats itself (a phrase of `period` plain words, several times), so that prompt lookup finds continuations. */
-function repetitivePrompt(seed: number, period: number, repeats: number): number[] {
-  const phrase = gpt2WordTokens(seed, period);
-  return Array.from({ length: period * repeats }, (_, i) => phrase[i % period]!);
-}
-
-function outputOf(choice: ChoiceResult) {
-  return { tokens: choice.tokens, text: choice.text, reason: choice.reason, completionTokens: choice.completionTokens, logprobTokens: choice.logprobs.map((e) => e.token) };
-}
 
 /** Runs the request on the three engines; the speculative ones must give the plain one's output. */
 async function assertSameOutputs(engines: Engines, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {

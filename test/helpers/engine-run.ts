@@ -34,3 +34,8 @@ export async function runToEnd(engine: Engine, request: GenerateRequest, signal?
   }
   return { promptTokens, choices };
 }
+
+/** What a choice produced, for comparing two engines' outputs: tokens, text, finish reason, counts and the tokens its logprobs describe. */
+export function outputOf(choice: ChoiceResult) {
+  return { tokens: choice.tokens, text: choice.text, reason: choice.reason, completionTokens: choice.completionTokens, logprobTokens: choice.logprobs.map((entry) => entry.token) };
+}

@@ -16,3 +16,9 @@ export function gpt2WordTokens(seed: number, length: number): number[] {
   const random = testRandom(seed);
   return Array.from({ length }, () => 1000 + Math.floor(random() * 30000));
 }
+
+/** A prompt that repeats itself (a phrase of `period` GPT-2 words, `repeats` times), so that prompt lookup finds continuations. */
+export function repetitivePrompt(seed: number, period: number, repeats: number): number[] {
+  const phrase = gpt2WordTokens(seed, period);
+  return Array.from({ length: period * repeats }, (_, i) => phrase[i % period]!);
+}
