@@ -20,7 +20,7 @@ import { medusaTensorNames, readMedusaWeights } from '../../runtime/engine/specu
 import { tinyLlama3Path, tinyMedusaPath, tinyMedusaUntiedPath, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyMedusa } from '../../fixtures/tiny-medusa.js';
 import { TINY_SHAPE } from '../../fixtures/tiny-model.js';
-import { outputOf, runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
+import { assertSameAsPlain, draftCounts } from '../helpers/engine-run.js';
 import { gpt2WordTokens, repetitivePrompt, testRandom } from '../helpers/test-random.js';
 
 interface Engines {
@@ -46,19 +46,8 @@ test.after(async ({ plain, fixed, adaptive }) => {
   for (const engine of [plain, fixed, adaptive]) await engine.dispose();
 });
 
-async function assertSameOutputs(engines: Engines, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {
-  const plain = await runToEnd(engines.plain, request);
-  for (const name of ['fixed', 'adaptive'] as const) {
-    const speculative = await runToEnd(engines[name], request);
-    assert.equal(speculative.choices.map(outputOf), plain.choices.map(outputOf), `${what} (${name})`);
-  }
-  return plain.choices;
-}
-
-async function draftCounts(engine: Engine) {
-  const stats = await engine.stats();
-  return { proposed: stats.draftTokens, accepted: stats.acceptedDraftTokens };
-}
+/** The plain engine's outputs must come from every speculative one too. */
+const assertSameOutputs = (e: Engines, request: GenerateRequest, what: string) => assertSameAsPlain(e.plain, { fixed: e.fixed, adaptive: e.adaptive }, request, what);
 
 /** An F32 tensor of a GGUF file. */
 async function f32Tensor(path: string, name: string): Promise<Float32Array> {

@@ -11,7 +11,7 @@ import { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyDraftModelPath, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { EngineStartError } from '../../runtime/engine/engine.js';
-import { outputOf, runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
+import { assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 
 interface Engines {
@@ -42,20 +42,8 @@ test.after(async ({ plain, adaptive, fixed, drafted }) => {
   for (const engine of [plain, adaptive, fixed, drafted]) await engine.dispose();
 });
 
-/** Runs the request on the three engines; the speculative ones must give the plain one's output. */
-async function assertSameOutputs(engines: Engines, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {
-  const plain = await runToEnd(engines.plain, request);
-  for (const name of ['adaptive', 'fixed', 'drafted'] as const) {
-    const speculative = await runToEnd(engines[name], request);
-    assert.equal(speculative.choices.map(outputOf), plain.choices.map(outputOf), `${what} (${name})`);
-  }
-  return plain.choices;
-}
-
-async function draftCounts(engine: Engine) {
-  const stats = await engine.stats();
-  return { proposed: stats.draftTokens, accepted: stats.acceptedDraftTokens };
-}
+/** The plain engine's outputs must come from every speculative one too. */
+const assertSameOutputs = (e: Engines, request: GenerateRequest, what: string) => assertSameAsPlain(e.plain, { adaptive: e.adaptive, fixed: e.fixed, drafted: e.drafted }, request, what);
 
 test('greedy outputs are the plain ones, token for token, while drafts are accepted and rejected', async (engines) => {
   const before = await draftCounts(engines.fixed);

@@ -1,4 +1,5 @@
-// Runs a request to the end and gathers what each choice produced.
+// Runs a request to the end and gathers what each choice produced; compares engines' outputs.
+import * as assert from 'uvu/assert';
 import type { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest, TokenLogprob } from '../../runtime/engine/protocol.js';
 
@@ -38,4 +39,20 @@ export async function runToEnd(engine: Engine, request: GenerateRequest, signal?
 /** What a choice produced, for comparing two engines' outputs: tokens, text, finish reason, counts and the tokens its logprobs describe. */
 export function outputOf(choice: ChoiceResult) {
   return { tokens: choice.tokens, text: choice.text, reason: choice.reason, completionTokens: choice.completionTokens, logprobTokens: choice.logprobs.map((entry) => entry.token) };
+}
+
+/** Runs the request on `plain` and on each of `others`, which must give plain's outputs; returns plain's choices. */
+export async function assertSameAsPlain(plain: Engine, others: Record<string, Engine>, request: GenerateRequest, what: string): Promise<ChoiceResult[]> {
+  const expected = await runToEnd(plain, request);
+  for (const [name, engine] of Object.entries(others)) {
+    const result = await runToEnd(engine, request);
+    assert.equal(result.choices.map(outputOf), expected.choices.map(outputOf), `${what} (${name})`);
+  }
+  return expected.choices;
+}
+
+/** Draft tokens the engine has proposed and had accepted so far. */
+export async function draftCounts(engine: Engine): Promise<{ proposed: number; accepted: number }> {
+  const stats = await engine.stats();
+  return { proposed: stats.draftTokens, accepted: stats.acceptedDraftTokens };
 }
