@@ -10,7 +10,7 @@ import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
 import { DraftCost } from '../../runtime/engine/speculative/draft-cost.js';
 import { AcceptanceRate, bestDraftLength, DraftPolicy } from '../../runtime/engine/speculative/draft-policy.js';
 import { ForcedSpellings, SPELLING_LENGTH, SpellingWatch } from '../../runtime/engine/speculative/forced-spellings.js';
-import { admissiblePrefix, forcedText, forcedTokens } from '../../runtime/engine/speculative/grammar-drafts.js';
+import { admissiblePrefix, forcedText } from '../../runtime/engine/speculative/grammar-drafts.js';
 import { lookupContinuation } from '../../runtime/engine/speculative/ngram-lookup.js';
 import { verifyDraft } from '../../runtime/engine/speculative/verify.js';
 import { StepBudget } from '../../runtime/engine/step-budget.js';
@@ -146,22 +146,21 @@ test('under a grammar, forced text becomes draft tokens, drafts are cut to what 
   };
   const before = { mask: maskOf(), units: matcher.acceptedUnits };
   assert.is(forcedText(matcher), '{"colour": "');
-  const forced = forcedTokens(matcher, tokenize(forcedText(matcher)), 16);
+  const forced = admissiblePrefix(matcher, tokenize(forcedText(matcher)).slice(0, 16));
   assert.equal(forced.map((id) => tokens[id]), ['{"', 'colour', '": "']);
-  assert.equal(forcedTokens(matcher, tokenize('{"colour": "'), 2).map((id) => tokens[id]), ['{"', 'colour']);
+  assert.equal(admissiblePrefix(matcher, tokenize('{"colour": "').slice(0, 2)).map((id) => tokens[id]), ['{"', 'colour']);
   // A spelling the model used before replaces the tokenizer's split, cut where the grammar
   // stops accepting it ('x' is not a colour).
   const spelt = ['{"', 'col', 'our', '"', ': "', 'red', 'x'].map((t) => tokens.indexOf(t));
-  assert.equal(forcedTokens(matcher, spelt, 16).map((id) => tokens[id]), ['{"', 'col', 'our', '"', ': "', 'red']);
+  assert.equal(admissiblePrefix(matcher, spelt.slice(0, 16)).map((id) => tokens[id]), ['{"', 'col', 'our', '"', ': "', 'red']);
   assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, before, 'the matcher is unchanged');
 
   for (const id of forced) assert.ok(matcher.acceptToken(id));
   const choice = { mask: maskOf(), units: matcher.acceptedUnits };
   assert.is(forcedText(matcher), '', 'nothing is forced where the grammar branches');
-  assert.equal(forcedTokens(matcher, [tokens.indexOf('x')], 16), [], 'a draft the grammar refuses is cut to nothing');
   const draft = [tokens.indexOf('red'), tokens.indexOf('"}'), tokens.indexOf('x')];
   assert.equal(admissiblePrefix(matcher, draft), draft.slice(0, 2));
-  assert.equal(admissiblePrefix(matcher, [tokens.indexOf('x')]), []);
+  assert.equal(admissiblePrefix(matcher, [tokens.indexOf('x')]), [], 'a draft the grammar refuses is cut to nothing');
   assert.equal({ mask: maskOf(), units: matcher.acceptedUnits }, choice, 'the matcher is unchanged');
   assert.ok(matcher.acceptToken(tokens.indexOf('blue')), 'and goes on as before');
 });

@@ -11,7 +11,7 @@ import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
 import { AcceptanceRate, DraftPolicy, MAX_DRAFT } from './draft-policy.js';
 import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
-import { admissiblePrefix, forcedText, forcedTokens } from './grammar-drafts.js';
+import { admissiblePrefix, forcedText } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
 import type { DraftProposer } from './proposer.js';
 
@@ -118,7 +118,7 @@ export class Drafter {
         state.lastSpelt = spelling !== undefined;
         const tokens = spelling ?? Array.from(this.options.tokenize(text));
         const count = (state.lastSpelt ? state.spelt : state.forced).next(Math.min(most, tokens.length), relativeCost);
-        forced = forcedTokens(matcher, tokens, count);
+        forced = admissiblePrefix(matcher, tokens.slice(0, count));
       }
     }
     let continuation: number[];
