@@ -143,7 +143,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     trigger: '<|tool_calls_section_begin|>',
     section: { begin: '<|tool_calls_section_begin|>', end: '<|tool_calls_section_end|>', separator: '' },
     callBegin: (name) => `<|tool_call_begin|>functions.${name}:`,
-    callIndex: { pattern: '[0-9]+', after: '<|tool_call_argument_begin|>', id: (name, index) => `functions.${name}:${index}` },
+    callIndex: { pattern: CALL_NUMBER, after: '<|tool_call_argument_begin|>', id: (name, index) => `functions.${name}:${index}` },
     callEnd: '<|tool_call_end|>',
     args: 'json',
   },

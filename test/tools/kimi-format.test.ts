@@ -1,5 +1,5 @@
-// Kimi's call index: the model writes `functions.F:N` itself, so the tag must let any decimal N
-// through (and nothing else), and the response's call id is Kimi's own `functions.F:N` as
+// Kimi's call index: the model writes `functions.F:N` itself, so the tag must let a decimal N
+// of up to six digits through (and nothing else: a model must not write digits forever), and the response's call id is Kimi's own `functions.F:N` as
 // written, streamed with the name before any arguments.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,13 +16,14 @@ const schemas = new Map(tools.map((tool) => [tool.name, tool.parameters]));
 const call = (index: string, args = '{"text": "a"}') => `<|tool_call_begin|>functions.note:${index}<|tool_call_argument_begin|>${args}<|tool_call_end|>`;
 const section = (...calls: string[]) => `<|tool_calls_section_begin|>${calls.join('')}<|tool_calls_section_end|>`;
 
-test('any decimal index is accepted; a missing or non-decimal one is not', () => {
+test('a decimal index of up to six digits is accepted; a missing, non-decimal or longer one is not', () => {
   const required = accepts(Grammar.fromStructuralTag(toolCallTag(kimi, tools, { mode: 'required' }, true)));
   const auto = accepts(Grammar.fromStructuralTag(toolCallTag(kimi, tools, { mode: 'auto' }, true)));
   assert.ok(required(section(call('0'))));
   assert.ok(required(section(call('12'), call('13'))));
   assert.ok(auto(`Noting it. ${section(call('7'))}`));
-  for (const bad of ['', 'x', '-1', '1a']) assert.not.ok(required(section(call(bad))), `index ${JSON.stringify(bad)}`);
+  assert.ok(required(section(call('999999'))), 'six digits');
+  for (const bad of ['', 'x', '-1', '1a', '1234567']) assert.not.ok(required(section(call(bad))), `index ${JSON.stringify(bad)}`);
   assert.not.ok(required(`${section(call('0'))} and more text`), 'required is the section and nothing after it');
   assert.not.ok(required(section()), 'an empty section is not a call');
 });
