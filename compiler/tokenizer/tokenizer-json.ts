@@ -3,7 +3,8 @@
 // added tokens (kept with their text, as the GGUF path and the server keep control tokens, but
 // never matched as text), and the end-of-generation tokens (the config's EOS plus the usual
 // end-of-turn texts, as llama.cpp picks them), with llama.cpp's rules by text (eog-texts.ts):
-// gpt-oss's Harmony markers are text, as the server's vocabulary has them. Reading the files is tokenizer-files.ts's part.
+// gpt-oss's Harmony markers are text, as the server's vocabulary has them. Reading the files is
+// tokenizer-files.ts's part.
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
 import { endIsText, EOG_TEXTS, RENDERED_TEXTS } from './eog-texts.js';
