@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import type { CAC } from 'cac';
 import { Grammar, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
-import { GrammarCache, defaultGrammarCacheDir, tokenizerInfoFromGGUF } from '../compiler/node.js';
+import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
+import { grammarVocabularyFromGGUF } from '../runtime/engine/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 
 export interface CompileGrammarFlags {
@@ -115,7 +116,7 @@ export interface CompileGrammarIo {
  */
 export async function modelVocabulary(spec: string, env: NodeJS.ProcessEnv = process.env): Promise<TokenizerInfo> {
   const { ggufPath } = await resolveModel(spec, { env, pull: false });
-  return tokenizerInfoFromGGUF(ggufPath);
+  return grammarVocabularyFromGGUF(ggufPath);
 }
 
 /**

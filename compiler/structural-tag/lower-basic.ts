@@ -7,7 +7,7 @@ import { cls, type Expr, star } from '../ir.js';
 import { jsonSchemaToGrammar } from '../json-schema/convert.js';
 import { regexGrammar } from '../regex/regex.js';
 import { MAX_CODE_POINT } from '../charset.js';
-import { type Lowerer, originOf } from './lower.js';
+import { type LowerContext, originOf } from './lower-context.js';
 import type { StNode } from './types.js';
 
 const utf8 = new TextEncoder();
@@ -27,7 +27,7 @@ export function lowerTokenNode(node: Of<'token' | 'exclude_token' | 'any_tokens'
 }
 
 /** The root rule id of the embedded grammar. */
-export function lowerEmbedded(lw: Lowerer, node: Of<'json_schema' | 'grammar' | 'regex'>): number {
+export function lowerEmbedded(lw: LowerContext, node: Of<'json_schema' | 'grammar' | 'regex'>): number {
   switch (node.type) {
     case 'json_schema': {
       let ir;

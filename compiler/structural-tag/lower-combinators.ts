@@ -1,12 +1,12 @@
 // sequence, or, optional, plus, star, repeat and tag. Repeats stay inline IR repeats: the
 // repetition pass unrolls small bounds and counts large ones (max -1 is unbounded in both).
 import { alt, type Expr, lit, opt, rep, seq, star } from '../ir.js';
-import type { Lowerer } from './lower.js';
+import type { LowerContext } from './lower-context.js';
 import type { StNode, TagNode } from './types.js';
 
 type Of<T extends StNode['type']> = Extract<StNode, { type: T }>;
 
-export function lowerCombinator(lw: Lowerer, node: Of<'sequence' | 'or' | 'optional' | 'plus' | 'star' | 'repeat'>): Expr {
+export function lowerCombinator(lw: LowerContext, node: Of<'sequence' | 'or' | 'optional' | 'plus' | 'star' | 'repeat'>): Expr {
   switch (node.type) {
     case 'sequence':
       return seq(...node.elements.map((e) => lw.lower(e)));
@@ -33,7 +33,7 @@ export function tagEnd(tag: TagNode): Expr {
 
 /** begin, content, end; `skip` drops that many characters of a string begin (already matched
  * as a trigger), `withBegin: false` drops a token begin (consumed by a token dispatch). */
-export function lowerTag(lw: Lowerer, tag: TagNode, options: { skip?: number; withBegin?: boolean } = {}): Expr {
+export function lowerTag(lw: LowerContext, tag: TagNode, options: { skip?: number; withBegin?: boolean } = {}): Expr {
   const body = [lw.lower(tag.content), tagEnd(tag)];
   return options.withBegin === false ? seq(...body) : seq(tagBegin(tag, options.skip), ...body);
 }

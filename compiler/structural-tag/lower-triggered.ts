@@ -5,7 +5,7 @@
 //   at_least_one: a tag first (no leading text), then the looping dispatch;
 //   stop_after_first: the dispatch without its loop (text, at most one tag, nothing after).
 import { alt, type Expr, lit, opt, ref, seq, star } from '../ir.js';
-import type { Lowerer } from './lower.js';
+import type { LowerContext } from './lower-context.js';
 import { lowerTag } from './lower-combinators.js';
 import type { StNode, TagNode } from './types.js';
 
@@ -14,16 +14,16 @@ type Of<T extends StNode['type']> = Extract<StNode, { type: T }>;
 const utf8 = new TextEncoder();
 
 /** Any one of the tags, whole. Shared as a rule: it is used twice with at_least_one. */
-function anyTag(lw: Lowerer, tags: TagNode[]): Expr {
+function anyTag(lw: LowerContext, tags: TagNode[]): Expr {
   return ref(lw.rule('tags', alt(...tags.map((t) => lowerTag(lw, t)))));
 }
 
-function withFlags(lw: Lowerer, node: { tags: TagNode[]; atLeastOne: boolean; stopAfterFirst: boolean }, dispatch: () => Expr): Expr {
+function withFlags(lw: LowerContext, node: { tags: TagNode[]; atLeastOne: boolean; stopAfterFirst: boolean }, dispatch: () => Expr): Expr {
   if (node.atLeastOne && node.stopAfterFirst) return anyTag(lw, node.tags);
   return node.atLeastOne ? seq(anyTag(lw, node.tags), dispatch()) : dispatch();
 }
 
-export function lowerTriggeredTags(lw: Lowerer, node: Of<'triggered_tags'>): Expr {
+export function lowerTriggeredTags(lw: LowerContext, node: Of<'triggered_tags'>): Expr {
   return withFlags(lw, node, () => ({
     kind: 'tagDispatch',
     tags: node.triggers.map((trigger) => {
@@ -35,7 +35,7 @@ export function lowerTriggeredTags(lw: Lowerer, node: Of<'triggered_tags'>): Exp
   }));
 }
 
-export function lowerTokenTriggeredTags(lw: Lowerer, node: Of<'token_triggered_tags'>): Expr {
+export function lowerTokenTriggeredTags(lw: LowerContext, node: Of<'token_triggered_tags'>): Expr {
   return withFlags(lw, node, () => ({
     kind: 'tokenDispatch',
     tags: node.triggerTokens.map((token) => {
@@ -47,7 +47,7 @@ export function lowerTokenTriggeredTags(lw: Lowerer, node: Of<'token_triggered_t
   }));
 }
 
-export function lowerTagsWithSeparator(lw: Lowerer, node: Of<'tags_with_separator'>): Expr {
+export function lowerTagsWithSeparator(lw: LowerContext, node: Of<'tags_with_separator'>): Expr {
   const one = anyTag(lw, node.tags);
   const some = node.stopAfterFirst ? one : seq(one, star(seq(lit(node.separator), one)));
   return node.atLeastOne ? some : opt(some);

@@ -2,14 +2,15 @@
 // own file; this one owns the builder, the sharing of identical nodes, and the dispatch on
 // the node type. Lowering is context-free: validation already put each enclosing tag's end
 // into the excludes of the unlimited content inside it.
-import { GrammarBuilder, type Expr, type GrammarIR, ref, type RuleOrigin } from '../ir.js';
+import { GrammarBuilder, type Expr, type GrammarIR, ref } from '../ir.js';
 import { lowerAnyText, lowerEmbedded, lowerTokenNode } from './lower-basic.js';
 import { lowerCombinator, lowerTag } from './lower-combinators.js';
 import { lowerDispatch, lowerTokenDispatch } from './lower-dispatch.js';
 import { lowerTagsWithSeparator, lowerTokenTriggeredTags, lowerTriggeredTags } from './lower-triggered.js';
+import { type LowerContext, originOf } from './lower-context.js';
 import type { StNode, TagNode } from './types.js';
 
-export class Lowerer {
+export class Lowerer implements LowerContext {
   readonly builder = new GrammarBuilder();
   private readonly shared = new Map<string, number>();
 
@@ -75,8 +76,4 @@ export class Lowerer {
     }
     return id;
   }
-}
-
-export function originOf(at: string): RuleOrigin {
-  return { location: { kind: 'pointer', pointer: at } };
 }

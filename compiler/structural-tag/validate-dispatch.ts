@@ -3,7 +3,7 @@
 import { GrammarError } from '../errors.js';
 import { describe, type NodeReader, tokenId, tokenIds } from './node-reader.js';
 import type { EnclosingEnd, StNode } from './types.js';
-import { unique, type Validator, withEnclosingEnd } from './validate.js';
+import { unique, type ValidateContext, withEnclosingEnd } from './validate-context.js';
 
 function pairs(r: NodeReader): unknown[][] {
   return r.list('rules').map((item, i) => {
@@ -15,7 +15,7 @@ function pairs(r: NodeReader): unknown[][] {
   });
 }
 
-export function validateDispatch(v: Validator, r: NodeReader, end: EnclosingEnd): StNode {
+export function validateDispatch(v: ValidateContext, r: NodeReader, end: EnclosingEnd): StNode {
   const rules = pairs(r).map(([pattern, format], i) => {
     if (typeof pattern !== 'string') throw GrammarError.at(r.ptr('rules', i, 0), `a dispatch pattern must be a string, not ${describe(pattern)}`);
     if (pattern === '') throw GrammarError.at(r.ptr('rules', i, 0), 'a dispatch pattern must not be empty');
@@ -37,7 +37,7 @@ export function validateDispatch(v: Validator, r: NodeReader, end: EnclosingEnd)
   return { type: 'dispatch', at: r.at, rules, loop: r.boolean('loop', true), excludes };
 }
 
-export function validateTokenDispatch(v: Validator, r: NodeReader, end: EnclosingEnd): StNode {
+export function validateTokenDispatch(v: ValidateContext, r: NodeReader, end: EnclosingEnd): StNode {
   const rules = pairs(r).map(([token, format], i) => ({
     token: tokenId(token, r.ptr('rules', i, 0), 'a token_dispatch rule', v.options),
     format: v.node(format, r.ptr('rules', i, 1), end),

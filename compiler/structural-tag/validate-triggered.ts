@@ -4,9 +4,9 @@
 import { GrammarError } from '../errors.js';
 import { type NodeReader, tokenIds } from './node-reader.js';
 import type { EnclosingEnd, StNode, TagNode } from './types.js';
-import { unique, type Validator, withEnclosingEnd } from './validate.js';
+import { unique, type ValidateContext, withEnclosingEnd } from './validate-context.js';
 
-function tagList(v: Validator, r: NodeReader): TagNode[] {
+function tagList(v: ValidateContext, r: NodeReader): TagNode[] {
   const list = r.list('tags');
   if (list.length === 0) throw GrammarError.at(r.ptr('tags'), `a ${r.kind} node needs at least one tag`);
   return list.map((item, i) => v.tag(item, r.ptr('tags', i), true));
@@ -21,7 +21,7 @@ function hasFreeText(f: { atLeastOne: boolean; stopAfterFirst: boolean }): boole
   return !(f.atLeastOne && f.stopAfterFirst);
 }
 
-export function validateTriggeredTags(v: Validator, r: NodeReader, end: EnclosingEnd): StNode {
+export function validateTriggeredTags(v: ValidateContext, r: NodeReader, end: EnclosingEnd): StNode {
   const triggers = r.strings('triggers', { nonEmpty: 'a trigger' });
   if (triggers.length === 0) throw GrammarError.at(r.ptr('triggers'), 'a triggered_tags node needs at least one trigger');
   triggers.forEach((t, i) => {
@@ -60,7 +60,7 @@ export function validateTriggeredTags(v: Validator, r: NodeReader, end: Enclosin
   return { type: 'triggered_tags', at: r.at, triggers, tags, excludes, ...f };
 }
 
-export function validateTokenTriggeredTags(v: Validator, r: NodeReader, end: EnclosingEnd): StNode {
+export function validateTokenTriggeredTags(v: ValidateContext, r: NodeReader, end: EnclosingEnd): StNode {
   const triggerTokens = tokenIds(r, 'trigger_tokens', v.options);
   if (triggerTokens.length === 0) throw GrammarError.at(r.ptr('trigger_tokens'), 'a token_triggered_tags node needs at least one trigger token');
   triggerTokens.forEach((t, i) => {
@@ -88,7 +88,7 @@ export function validateTokenTriggeredTags(v: Validator, r: NodeReader, end: Enc
   return { type: 'token_triggered_tags', at: r.at, triggerTokens, tags, excludeTokens, ...f };
 }
 
-export function validateTagsWithSeparator(v: Validator, r: NodeReader): StNode {
+export function validateTagsWithSeparator(v: ValidateContext, r: NodeReader): StNode {
   const tags = tagList(v, r);
   return { type: 'tags_with_separator', at: r.at, tags, separator: r.string('separator'), ...flags(r) };
 }

@@ -7,6 +7,7 @@ import { GrammarError, pointerJoin } from '../errors.js';
 import type { JsonSchemaStyle } from '../json-schema/options.js';
 import { describe, isPlainObject, type Json, NodeReader, tokenId, tokenIds } from './node-reader.js';
 import { NODE_KINDS, type EnclosingEnd, NO_END, type NodeKind, type StNode, type StructuralTagOptions, type TagNode } from './types.js';
+import { unique, type ValidateContext, withEnclosingEnd } from './validate-context.js';
 import { validateDispatch, validateTokenDispatch } from './validate-dispatch.js';
 import { validateTagsWithSeparator, validateTokenTriggeredTags, validateTriggeredTags } from './validate-triggered.js';
 
@@ -37,7 +38,7 @@ const FIELDS: Record<NodeKind, readonly string[]> = {
   token_dispatch: ['rules', 'loop', 'exclude_tokens'],
 };
 
-export class Validator {
+export class Validator implements ValidateContext {
   constructor(readonly options: StructuralTagOptions) {}
 
   /** The top-level object `{type: "structural_tag", format}`, or a bare format node. */
@@ -190,16 +191,3 @@ function maxWhitespaceCountField(r: NodeReader): number | undefined {
   return value;
 }
 
-export function unique<T>(items: T[]): T[] {
-  return [...new Set(items)];
-}
-
-/** The excludes of unlimited text inside a tag: its own plus the tag's end strings. */
-export function withEnclosingEnd(own: string[], end: EnclosingEnd, at: string, kind: string): string[] {
-  if (end.strings.includes('')) {
-    if (own.length === 0) {
-      throw GrammarError.at(end.at, `the tag's content (the ${kind} at ${at || '/'}) is unlimited text, so the tag needs a non-empty end: nothing could tell where the content stops`);
-    }
-  }
-  return unique([...own, ...end.strings.filter((s) => s !== '')]);
-}

@@ -7,7 +7,7 @@
 import { ggufValue, readGGUF } from '../gguf/gguf-file.js';
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
-import { EOG_TEXTS } from './eog-texts.js';
+import { endIsText, EOG_TEXTS, RENDERED_TEXTS } from './eog-texts.js';
 import type { TokenBytesInput } from './token-bytes-input.js';
 
 // tokenizer.ggml.token_type values
@@ -68,14 +68,14 @@ export async function readGGUFVocabulary(path: string): Promise<TokenBytesInput>
     }
   }
   // gpt-oss: these are always rendered.
-  for (const text of ['<|channel|>', '<|message|>', '<|start|>', '<|constrain|>']) {
+  for (const text of RENDERED_TEXTS) {
     const i = byText.get(text);
     if (i !== undefined) type[i] = USER_DEFINED;
   }
   const eos = id('eos') !== -1 ? id('eos') : model === 'llama' ? 2 : model === 'gpt2' && n > 11 ? 11 : -1;
   for (const special of [eos, id('eot'), id('eom')]) if (special !== -1) eog.add(special);
   const has = (t: string): boolean => [...eog].some((i) => texts[i] === t);
-  if ((has('<|return|>') && has('<|call|>') && has('<|end|>')) || (has('<|calls|>') && has('<|flush|>') && has('<|end|>'))) {
+  if (endIsText(has)) {
     const end = byText.get('<|end|>')!;
     eog.delete(end);
     type[end] = USER_DEFINED;

