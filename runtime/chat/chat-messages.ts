@@ -1,6 +1,8 @@
 // OpenAI-shaped messages into the shape chat templates expect: text parts joined, tool-call
 // arguments as objects (templates apply `tojson` to them), null content as empty text; and
-// consecutive tool results as one message, for templates that demand alternating roles.
+// consecutive tool results as one message, for templates that demand alternating roles. Tools
+// get an empty description where the request left it out (OpenAI makes it optional; gpt-oss's
+// template concatenates it and fails on a missing one, while "" reads as absent in any test).
 import type { TemplateMessage } from './chat-template.js';
 
 export interface IncomingMessage {
@@ -9,6 +11,15 @@ export interface IncomingMessage {
   name?: string;
   tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[];
   tool_call_id?: string;
+}
+
+export interface IncomingTool {
+  type?: string;
+  function: { name: string; description?: string; parameters?: unknown };
+}
+
+export function toTemplateTools(tools: readonly IncomingTool[]): IncomingTool[] {
+  return tools.map((tool) => (tool.function.description === undefined ? { ...tool, function: { ...tool.function, description: '' } } : tool));
 }
 
 export function toTemplateMessages(messages: readonly IncomingMessage[]): TemplateMessage[] {

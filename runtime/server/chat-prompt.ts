@@ -1,6 +1,6 @@
 // A chat request as the engine takes it: the conversation (and tools) rendered by the model's
 // chat template into the prompt, the shared fields beside it.
-import { toTemplateMessages } from '../chat/chat-messages.js';
+import { toTemplateMessages, toTemplateTools } from '../chat/chat-messages.js';
 import { thinkStartOf, type ThinkStart } from '../chat/reasoning.js';
 import { withToolPrompt } from '../chat/tool-prompt.js';
 import { THINK_TAGS, type ThinkMarkers } from '../chat/tool-formats.js';
@@ -14,7 +14,7 @@ import type { ToolSetup } from './tool-calls.js';
 export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string, tools?: ToolSetup): GenerateRequest {
   const messages = toTemplateMessages(request.messages);
   const prompt = context.tools.templateKnowsTools
-    ? context.template.render(messages, { addGenerationPrompt: true, ...(request.tools?.length ? { tools: request.tools } : {}) })
+    ? context.template.render(messages, { addGenerationPrompt: true, ...(request.tools?.length ? { tools: toTemplateTools(request.tools) } : {}) })
     : context.template.render(withToolPrompt(messages, tools?.tools ?? [], context.tools.format), { addGenerationPrompt: true });
   const shared = generateFieldsOf(request, {
     maxTokens: request.max_tokens ?? request.max_completion_tokens ?? undefined,

@@ -2,8 +2,10 @@
 // calls and results in the history.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { toTemplateMessages } from '../../runtime/chat/chat-messages.js';
+import { readFile } from 'node:fs/promises';
+import { toTemplateMessages, toTemplateTools } from '../../runtime/chat/chat-messages.js';
 import { ChatTemplate, ChatTemplateError } from '../../runtime/chat/chat-template.js';
+import { llamaTemplatePath } from '../../fixtures/vocabularies.js';
 
 const test = suite('chat template');
 
@@ -43,6 +45,18 @@ test('arguments that are not a JSON object stay as the text the client sent', ()
 test('a template that raises becomes a ChatTemplateError', () => {
   const template = new ChatTemplate("{{ raise_exception('roles must alternate') }}", { bos: '', eos: '' });
   assert.throws(() => template.render([{ role: 'user', content: 'x' }]), (error: unknown) => error instanceof ChatTemplateError && /roles must alternate/.test((error as Error).message));
+});
+
+test('a tool without a description renders through gpt-oss\'s real template (it concatenates the description)', async () => {
+  const template = new ChatTemplate(await readFile(await llamaTemplatePath('openai-gpt-oss-120b'), 'utf8'), { bos: '<|startoftext|>', eos: '<|return|>' });
+  const tools = [{ type: 'function', function: { name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } } }];
+  const messages = toTemplateMessages([{ role: 'user', content: 'Time in Paris?' }]);
+  assert.throws(() => template.render(messages, { tools }), (error: unknown) => error instanceof ChatTemplateError, 'the template itself fails on a missing description');
+  const text = template.render(messages, { tools: toTemplateTools(tools) });
+  assert.match(text, 'type get_time = (_: {\nzone?: string,\n}) => any;');
+  assert.not.match(text, 'undefined');
+  const described = toTemplateTools([{ type: 'function', function: { name: 'f', description: 'Does f.' } }]);
+  assert.is(described[0]!.function.description, 'Does f.', 'a description given is kept');
 });
 
 test.run();
