@@ -69,8 +69,16 @@ test('one leaf used twice in one rule, and nested: properties sharing a schema, 
   }
 });
 
-test('multipleOf integers as array items: bounds and remainders', () => {
+test('multipleOf integers and decimals as array items: bounds and remainders', () => {
   for (const [label, options] of WHITESPACE) {
+    // Small enough to inline (the inlining limit is 64 edges): unbounded 3, 5 in 0..100, 0.5 in 0..10.
+    const three = schema({ type: 'array', items: { type: 'integer', multipleOf: 3 } }, options);
+    inArrays(three, options, [0, 3, -3, 99, 999999999999, -123456789012], [1, -2, 100, 1000000000000], 6, `${label}, 3`);
+    const five = schema({ type: 'array', items: { type: 'integer', multipleOf: 5, minimum: 0, maximum: 100 } }, options);
+    inArrays(five, options, [0, 5, 95, 100], [-5, 105, 99, 1, 1000], 10, `${label}, 5 in 0..100`);
+    const half = schema({ type: 'array', items: { type: 'number', multipleOf: 0.5, minimum: 0, maximum: 10 } }, options);
+    inArrays(half, options, [0, 0.5, 9.5, 10, 3], [10.5, 0.25, -0.5, 11], 1.5, `${label}, 0.5 in 0..10`);
+    // Larger leaves stay rules of their own.
     const ok = schema({ type: 'array', items: { type: 'integer', multipleOf: 7, minimum: -21, maximum: 700 } }, options);
     inArrays(ok, options, [-21, -14, 0, 7, 693, 700, 98], [-28, 707, 701, 8, 1], 14, label);
     const unbounded = schema({ type: 'array', items: { type: 'integer', multipleOf: 13 } }, options);
