@@ -17,8 +17,10 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
  * automaton leaves to the IR (multipleOf, key regions, strings under several constraints) and
  * changes the language of the time and date-time formats; 5 writes JSON as the value alone
  * (no leading whitespace) with runs of one space or a line break and its indentation, opens
- * bare object schemas in structural tags and adds the XML styles' raw strings. */
-export const ARTIFACT_FORMAT_VERSION = 5;
+ * bare object schemas in structural tags and adds the XML styles' raw strings; 6 minimises
+ * rule automata correctly (5 could refuse values at a length bound, ["x-1234567890"] under a
+ * pattern and maxLength 12) and inlines automaton leaves again. */
+export const ARTIFACT_FORMAT_VERSION = 6;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 

@@ -142,6 +142,11 @@ export function minimize(dfa: RuleFsm): RuleFsm {
         else groups.set(sig, [s]);
       }
       if (groups.size === 1) continue;
+      // Every moved state takes its new class before any predecessor is looked up: a
+      // predecessor in a later group of this same split would otherwise mark `c` (its class a
+      // moment ago) dirty instead of the class it ends up in, and that class could keep
+      // members that no longer behave alike.
+      const moved: number[] = [];
       let first = true;
       for (const group of groups.values()) {
         if (first) {
@@ -151,9 +156,12 @@ export function minimize(dfa: RuleFsm): RuleFsm {
         }
         const id = members.length;
         members.push(group);
-        for (const s of group) cls[s] = id;
-        for (const s of group) for (const p of preds[s]!) dirty.add(cls[p]!);
+        for (const s of group) {
+          cls[s] = id;
+          moved.push(s);
+        }
       }
+      for (const s of moved) for (const p of preds[s]!) dirty.add(cls[p]!);
     }
   }
   const count = members.length;

