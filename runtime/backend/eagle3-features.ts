@@ -33,8 +33,12 @@ export class Eagle3Features {
     this.encodeBatch = { n_tokens: 0, token: null as unknown as NativePointer, embd: this.input as NativePointer, pos: null as unknown as NativePointer, n_seq_id: null as unknown as NativePointer, seq_id: null as unknown as NativePointer, logits: null as unknown as NativePointer };
   }
 
-  /** Turns on the target's layer outputs and the draft's pre-norm state. */
-  static create(ext: LlamaExtensions, target: LlamaContext, draft: LlamaContext, layers: readonly number[]): Eagle3Features {
+  /** Turns on the target's layer outputs the draft reads (its target_layers) and the draft's pre-norm state. */
+  static create(ext: LlamaExtensions, target: LlamaContext, draft: LlamaContext): Eagle3Features {
+    const count = ext.llama_model_target_layer_ids_n(draft.model.handle);
+    const pointer = ext.llama_model_target_layer_ids(draft.model.handle);
+    if (count === 0 || !pointer) throw new Error('the EAGLE-3 draft names no target layers');
+    const layers = Array.from(new Int32Array(koffi.view(pointer, count * 4)));
     const targetLayers = target.model.info.layers;
     for (const layer of layers) {
       if (layer < targetLayers) ext.llama_set_embeddings_layer_inp(target.handle, layer, true);
@@ -77,11 +81,14 @@ export class Eagle3Features {
     }
   }
 
-  /** The draft decoder's pre-norm state at output row `row` of its last decode (a view: valid until the next decode). */
+  /**
+   * The draft decoder's pre-norm state at output row `row` of its last decode (rows count the
+   * tokens that asked for logits, as LlamaContext.logits does): a view, valid until the next decode.
+   */
   draftState(row: number): Float32Array {
-    const pointer = this.ext.llama_get_embeddings_nextn_ith(this.draft.handle, row) as unknown as bigint | null;
+    const pointer = this.ext.llama_get_embeddings_nextn(this.draft.handle) as unknown as bigint | null;
     if (!pointer) throw new Error(`the EAGLE-3 draft returned no state for row ${row}`);
-    return new Float32Array(koffi.view(pointer, this.width * 4));
+    return new Float32Array(koffi.view(pointer, (row + 1) * this.width * 4)).subarray(row * this.width);
   }
 
   dispose(): void {
