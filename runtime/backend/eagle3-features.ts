@@ -14,7 +14,7 @@ export class Eagle3Features {
   private readonly inputView: Float32Array;
   private readonly encodeBatch: BatchStruct;
   /** g rows of the last encode() (draft width each). */
-  readonly fused: Float32Array;
+  fused: Float32Array;
 
   private constructor(
     private readonly ext: LlamaExtensions,
@@ -53,25 +53,39 @@ export class Eagle3Features {
     return this.draft.model.info.embeddingLength;
   }
 
+  /** Floats of one token's target features (3 × the target's width). */
+  get featureWidth(): number {
+    return this.layers.length * this.target.model.info.embeddingLength;
+  }
+
   /**
-   * Fuses the target's layer inputs at batch rows `rows` of its last decode into g vectors,
-   * one per row in that order, left in `fused`.
+   * Copies the target's layer inputs at batch rows `rows` of its last decode into `out`, one
+   * feature row after another from row `at` on. They are gone once the target decodes again.
    */
-  encode(rows: ArrayLike<number>): void {
+  gather(rows: ArrayLike<number>, out: Float32Array, at: number): void {
     const targetWidth = this.target.model.info.embeddingLength;
-    const rowWidth = this.layers.length * targetWidth;
+    const rowWidth = this.featureWidth;
     let last = 0;
     for (let i = 0; i < rows.length; i++) last = Math.max(last, rows[i]!);
-    const sources = this.layers.map((layer) => this.layerView(layer, (last + 1) * targetWidth));
-    // The encoder graph takes at most one ubatch (llama_encode does not split it).
-    const chunk = this.draft.model.api.llama_n_ubatch(this.draft.handle);
-    const width = this.width;
-    for (let from = 0; from < rows.length; from += chunk) {
-      const n = Math.min(chunk, rows.length - from);
-      for (let i = 0; i < n; i++) {
-        const row = rows[from + i]!;
-        sources.forEach((source, k) => this.inputView.set(source.subarray(row * targetWidth, (row + 1) * targetWidth), i * rowWidth + k * targetWidth));
+    this.layers.forEach((layer, k) => {
+      const source = this.layerView(layer, (last + 1) * targetWidth);
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        out.set(source.subarray(row * targetWidth, (row + 1) * targetWidth), (at + i) * rowWidth + k * targetWidth);
       }
+    });
+  }
+
+  /** Fuses `count` feature rows (as gather() leaves them) into g vectors, left in `fused`. */
+  encode(features: Float32Array, count: number): void {
+    const rowWidth = this.featureWidth;
+    const width = this.width;
+    if (this.fused.length < count * width) this.fused = new Float32Array(count * width);
+    // The encoder graph takes at most one ubatch (llama_encode does not split it).
+    const chunk = this.inputView.length / rowWidth;
+    for (let from = 0; from < count; from += chunk) {
+      const n = Math.min(chunk, count - from);
+      this.inputView.set(features.subarray(from * rowWidth, (from + n) * rowWidth));
       this.encodeBatch.n_tokens = n;
       const status = this.draft.model.api.llama_encode(this.draft.handle, this.encodeBatch);
       if (status !== 0) throw new Error(`llama_encode (EAGLE-3 feature fusion) failed with status ${status}`);
