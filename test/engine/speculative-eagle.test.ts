@@ -2,8 +2,8 @@
 // drafting, every output is the one plain decoding gives, token for token and seed for seed
 // (greedy, sampled, penalties, stop strings, logprobs, n choices, a grammar), while drafts are
 // both accepted and rejected; a draft with a d2t map drafts exactly as the same draft without
-// one; prefix-cache hits keep outputs exact and the draft's cache follows them; drafts that do
-// not fit the model are refused at start-up with one line.
+// one; prefix-cache hits and preemptions keep outputs exact and the draft's cache follows them;
+// drafts that do not fit the model are refused at start-up with one line.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyEagle3D2tPath, tinyEagle3Path, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyEagle3 } from '../../fixtures/tiny-eagle3.js';
-import { assertSameAsPlain, draftCounts, runToEnd } from '../helpers/engine-run.js';
+import { assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 
 interface Engines {
@@ -117,6 +117,26 @@ test('prefix-cache hits: outputs stay exact, and the draft, whose cache mirrors 
     }
     const stats = await eagle.stats();
     assert.ok(stats.acceptedDraftTokens > 0, `drafts accepted with the cache on (${stats.acceptedDraftTokens} of ${stats.draftTokens})`);
+  } finally {
+    await plain.dispose();
+    await eagle.dispose();
+  }
+});
+
+test('a shared cache too small for the requests: preemptions keep outputs exact, and the draft follows', async () => {
+  const small = { context_window_size: 256, max_total_seq_length: 160, max_num_sequence: 4, prefix_cache_max_num_recycling_seqs: 0 };
+  const plain = await Engine.create({ ...base, overrides: small });
+  const eagle = await Engine.create({ ...base, overrides: { ...small, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
+  try {
+    for (let round = 0; round < 3; round++) {
+      const requests: GenerateRequest[] = [0, 1, 2, 3].map((i) => ({ prompt: repetitivePrompt(900 + 4 * round + i, 3, 8), maxTokens: 48, sampling: { temperature: 0 } }));
+      const expected = await Promise.all(requests.map((request) => runToEnd(plain, request)));
+      const results = await Promise.all(requests.map((request) => runToEnd(eagle, request)));
+      results.forEach((result, i) => assert.equal(result.choices.map(outputOf), expected[i]!.choices.map(outputOf), `round ${round}, request ${i}`));
+    }
+    const stats = await eagle.stats();
+    assert.ok(stats.preemptions > 0, 'sequences were preempted');
+    assert.ok(stats.acceptedDraftTokens > 0, `drafts accepted (${stats.acceptedDraftTokens} of ${stats.draftTokens})`);
   } finally {
     await plain.dispose();
     await eagle.dispose();
