@@ -53,6 +53,8 @@ interface Drafting extends GrammarDraft {
 
 /** Pending pairs a slot may hold before all but its last are written anyway. */
 const FLUSH_AT = 16;
+/** Feature rows a slot's buffer keeps once a large step's pairs are written. */
+const SHRINK_ROWS = 2 * FLUSH_AT;
 
 export class Eagle3Drafter implements DraftProposer {
   private readonly batch: Batch;
@@ -86,6 +88,7 @@ export class Eagle3Drafter implements DraftProposer {
       },
       remove: (sequence, from, to) => {
         this.context.remove(sequence, from, to);
+        if (from < 0 && to < 0) this.pending.delete(sequence);
         const pending = this.pending.get(sequence);
         if (pending) this.forget(pending, (position) => (from < 0 || position >= from) && (to < 0 || position < to));
       },
@@ -240,6 +243,8 @@ export class Eagle3Drafter implements DraftProposer {
     }
     pending.positions.length = kept;
     pending.tokens.length = kept;
+    // A prefill chunk grows the buffer to its length; what stays pending afterwards is short.
+    if (pending.features.length > 4 * SHRINK_ROWS * width && kept < SHRINK_ROWS) pending.features = pending.features.slice(0, SHRINK_ROWS * width);
   }
 
   /** One draft decode; false when the draft's cache is full (its cells are then all dropped). */
