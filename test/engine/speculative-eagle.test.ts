@@ -143,6 +143,24 @@ test('a shared cache too small for the requests: preemptions keep outputs exact,
   }
 });
 
+test('a draft whose logits are NaN only stops drafting: outputs are the plain ones, no request fails', async ({ plain }) => {
+  const dir = await mkdtemp(join(tmpdir(), 'lmforge-eagle-nan-'));
+  const path = join(dir, 'nan.gguf');
+  await makeTinyEagle3({ out: path, target: tinyModelPath, nan: true });
+  const broken = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: path });
+  try {
+    const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 12 } }, required: ['name'], additionalProperties: false };
+    const grammar = await plain.compileGrammar({ kind: 'json_schema', schema });
+    for (let seed = 0; seed < 3; seed++) {
+      await assertSameAsPlain(plain, { broken }, { prompt: repetitivePrompt(800 + seed, 2, 5), maxTokens: 24, sampling: { temperature: 0 } }, `free ${seed}`);
+      await assertSameAsPlain(plain, { broken }, { prompt: repetitivePrompt(810 + seed, 2, 5), maxTokens: 40, grammar, sampling: { temperature: 0 } }, `grammar ${seed}`);
+    }
+  } finally {
+    await broken.dispose();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('drafts that do not fit the model are refused at start-up, saying why', async () => {
   const start = (draft: string, modelPath = tinyModelPath): Promise<string> =>
     Engine.create({ ...base, modelPath, overrides: { context_window_size: 256 }, speculativeMode: 'eagle', draftModelPath: draft }).then(

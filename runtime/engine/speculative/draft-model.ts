@@ -48,6 +48,7 @@ export class DraftModel implements DraftProposer {
         const next: Drafting[] = [];
         active.forEach((d, i) => {
           const token = chosen[i]!;
+          if (token < 0) return;
           d.draft.push(token);
           if (d.draft.length >= d.count || this.isEnd(token) || !advanceDraftGrammar(d, token)) return;
           d.row = this.batch.add(token, d.sequence.tokens.length + d.draft.length - 1, d.sequence.slot, true);

@@ -173,6 +173,7 @@ export class Eagle3Drafter implements DraftProposer {
         const next: Drafting[] = [];
         active.forEach((d, i) => {
           const token = chosen[i]!;
+          if (token < 0) return;
           d.draft.push(token);
           if (d.draft.length >= d.count || this.isEnd(token) || !advanceDraftGrammar(d, token)) return;
           // Draft token k (from 1) is read at position n − 2 + k, with the state that predicted it.
