@@ -1,4 +1,4 @@
-// `npm run bench:speculative [-- --json] [--model PATH] [--draft PATH] [--heads PATH] [--reps 3] [--tokens 192] [--widths 1,4] [--modes ngram] [--workloads rewrite,json,chat]`
+// `npm run bench:speculative [-- --json] [--model PATH] [--draft PATH] [--heads PATH] [--additional-models PATH] [--reps 3] [--tokens 192] [--widths 1,4] [--modes ngram] [--workloads rewrite,json,chat]`
 // Speculative decoding against none, through the real engine on the default model: for each
 // workload, drafter and width (concurrent requests), output tokens per second (tokens after
 // each request's first, over the time from the first first-token to the last finish) and the
@@ -13,7 +13,9 @@
 // cached under $LMFORGE_HOME/heads, trained there once when missing) and adds each draft
 // position's acceptance (position k is head k's) and the time of a sequence's step with and
 // without drafts, so that speed = tokens per step / (step time on / step time off) can be read
-// off: the goal is ≥ 1.5× on chat at width 1.
+// off: the goal is ≥ 1.5× on chat at width 1. `--mode eagle` needs an EAGLE-3 draft for the
+// model (--additional-models EAGLE3.gguf, llama.cpp's eagle3 GGUF); none exists for the default
+// model, so it runs on a model given with --model (the tiny fixture and its draft, for one).
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -33,10 +35,11 @@ cli.option('--model <path>', 'GGUF file (default: the default model, pulled if n
 cli.option('--reps <n>', 'Interleaved repetitions', { default: 3 });
 cli.option('--tokens <n>', 'Most tokens per request', { default: 192 });
 cli.option('--widths <list>', 'Concurrent requests, comma-separated', { default: '1,4' });
-cli.option('--modes <list>', 'Drafters to compare with speculation off (ngram, small_draft, medusa)', { default: 'ngram' });
+cli.option('--modes <list>', 'Drafters to compare with speculation off (ngram, small_draft, eagle, medusa)', { default: 'ngram' });
 cli.option('--mode <list>', 'Same as --modes');
 cli.option('--heads <path>', 'Medusa heads GGUF for medusa (default: $LMFORGE_HOME/heads/MODEL.medusa.gguf, trained once if missing)');
 cli.option('--draft <path>', 'Draft model GGUF for small_draft (same vocabulary as --model)');
+cli.option('--additional-models <path>', 'EAGLE-3 draft GGUF for eagle (made for --model); also accepted for small_draft and medusa');
 cli.option('--workloads <list>', 'Workloads, comma-separated', { default: Object.keys(WORKLOADS).join(',') });
 cli.option('--threads <n>', 'CPU threads for both engines (default: adaptive)');
 cli.option('--draft-length <k>', 'spec_draft_length for the speculative engines (default: chosen per sequence)');
@@ -60,8 +63,10 @@ const json = options.json === true;
 const maxWidth = Math.max(...widths);
 const engines = new Map<SpeculativeMode, Engine>();
 for (const mode of ['disable', ...modes] as SpeculativeMode[]) {
-  if (mode === 'small_draft' && typeof options.draft !== 'string') throw new Error('--modes small_draft needs --draft PATH');
-  const draft = mode === 'small_draft' ? { draftModelPath: String(options.draft) } : mode === 'medusa' ? { draftModelPath: medusaHeads() } : {};
+  const additional = typeof options.additionalModels === 'string' ? options.additionalModels : undefined;
+  if (mode === 'small_draft' && typeof options.draft !== 'string' && !additional) throw new Error('--modes small_draft needs --draft PATH');
+  if (mode === 'eagle' && !additional) throw new Error('--mode eagle needs --additional-models EAGLE3.gguf made for --model (no EAGLE-3 draft exists for the default model: convert a published one with llama.cpp\'s convert_hf_to_gguf.py)');
+  const draft = mode === 'small_draft' ? { draftModelPath: String(options.draft ?? additional) } : mode === 'medusa' ? { draftModelPath: medusaHeads() } : mode === 'eagle' ? { draftModelPath: additional! } : {};
   const fixed = mode !== 'disable' && options.draftLength !== undefined ? { spec_draft_length: Number(options.draftLength) } : {};
   engines.set(mode, await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, context_window_size: 2048, prefix_cache_max_num_recycling_seqs: 0, ...fixed }, speculativeMode: mode, ...draft, ...threads }));
 }
@@ -70,6 +75,7 @@ const info = engines.get('disable')!.info;
 /** The heads for medusa: given, cached, or trained now (once) with lmforge train-heads. */
 function medusaHeads(): string {
   if (typeof options.heads === 'string') return options.heads;
+  if (typeof options.additionalModels === 'string') return options.additionalModels;
   const cached = join(lmforgeHome(), 'heads', `${basename(modelPath).replace(/\.gguf$/i, '')}.medusa.gguf`);
   if (!existsSync(cached)) {
     process.stderr.write(`bench:speculative: no Medusa heads at ${cached}: training them with lmforge train-heads (once)\n`);
@@ -223,7 +229,7 @@ for (const [name, workload] of workloads) {
           `${name.padEnd(8)} ${mode.padEnd(11)} width ${String(width).padStart(2)}  off ${row.off_tokens_per_second.toFixed(1).padStart(6)} tok/s  on ${row.on_tokens_per_second.toFixed(1).padStart(6)} tok/s  ` +
             `ratio ${row.ratio.toFixed(2)} (${row.ratio_min.toFixed(2)}–${row.ratio_max.toFixed(2)})  tokens/step ${row.tokens_per_step.toFixed(2)}  drafted/step ${row.drafted_per_step.toFixed(2)}  accepted ${(100 * row.acceptance).toFixed(0)}%  same output: ${same ? 'yes' : 'NO'}`,
         );
-        if (mode === 'medusa') {
+        if (mode === 'medusa' || mode === 'eagle') {
           console.log(
             `         by position ${positions.map((a) => `${(100 * a).toFixed(0)}%`).join(' ')}  step ${stepOff.toFixed(1)} ms off, ${stepOn.toFixed(1)} ms on: ` +
               `${row.tokens_per_step.toFixed(2)} tokens/step / ${(stepOn / stepOff).toFixed(2)} step cost = ${(row.tokens_per_step / (stepOn / stepOff)).toFixed(2)}×, ` +

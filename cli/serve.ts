@@ -57,7 +57,7 @@ export function registerServe(cli: CAC): void {
     .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
     .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
-    .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), medusa (heads on the model\'s hidden state, --additional-models HEADS.gguf), ngram (drafts by prompt lookup, no second model), or eagle (not yet); with a grammar, forced text is drafted too', { default: 'disable' })
+    .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), medusa (heads on the model\'s hidden state, --additional-models HEADS.gguf), eagle (an EAGLE-3 draft in llama.cpp\'s eagle3 GGUF, --additional-models EAGLE3.gguf), or ngram (drafts by prompt lookup, no second model); with a grammar, forced text is drafted too', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
     .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
     .option('--host <host>', 'Address to bind', { default: '127.0.0.1' })
@@ -131,10 +131,11 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   return merged;
 }
 
-/** The file of `--additional-models` (model_path or model_path,model_lib): small_draft's draft model or medusa's heads, which only they use. */
+/** The file of `--additional-models` (model_path or model_path,model_lib): small_draft's draft model, eagle's EAGLE-3 draft or medusa's heads, which only they use. */
 function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode): string | undefined {
   if (value === undefined) {
     if (mode === 'small_draft') throw new UsageError('--speculative-mode small_draft needs a draft model: give it with --additional-models PATH');
+    if (mode === 'eagle') throw new UsageError('--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3.gguf (llama.cpp\'s convert_hf_to_gguf.py converts published EAGLE-3 checkpoints)');
     if (mode === 'medusa') throw new UsageError('--speculative-mode medusa needs Medusa heads: give them with --additional-models HEADS.gguf (lmforge train-heads makes them)');
     return undefined;
   }
@@ -143,7 +144,7 @@ function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode)
   if (models.length !== 1 || parts.length > 2) {
     throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
   }
-  if (!MODES_WITH_ADDITIONAL_MODEL.includes(mode)) throw new UsageError(`--additional-models ${value} is a draft model or Medusa heads: add --speculative-mode small_draft or medusa to use it`);
+  if (!MODES_WITH_ADDITIONAL_MODEL.includes(mode)) throw new UsageError(`--additional-models ${value} is a draft model, an EAGLE-3 draft or Medusa heads: add --speculative-mode small_draft, eagle or medusa to use it`);
   if (parts.length === 2) {
     throw new UsageError(`--additional-models ${value}: a separate model library for the draft is not supported; the main library runs it (give model_path alone)`);
   }
@@ -173,7 +174,7 @@ export function isLoopbackAddress(address: string): boolean {
 /** The start-up line about speculative decoding: where drafts come from and how many. */
 export function describeSpeculation(mode: SpeculativeMode, draftModel: string | undefined, draftLength: number): string {
   if (mode === 'disable') return 'off';
-  const source = mode === 'small_draft' ? `small_draft with ${draftModel}` : mode === 'medusa' ? `medusa with heads ${draftModel}` : 'ngram (prompt lookup)';
+  const source = mode === 'small_draft' ? `small_draft with ${draftModel}` : mode === 'medusa' ? `medusa with heads ${draftModel}` : mode === 'eagle' ? `eagle with EAGLE-3 draft ${draftModel}` : 'ngram (prompt lookup)';
   const length = draftLength > 0 ? `${draftLength} draft tokens a step` : 'draft length chosen per sequence from its acceptance and the measured cost';
   return `${source}, forced grammar text too; ${length}`;
 }
@@ -190,11 +191,11 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   }
   const speculativeMode = flags.speculativeMode;
   if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
-    throw new UsageError(`--speculative-mode ${speculativeMode} is not available yet; use medusa (heads from lmforge train-heads), small_draft, ngram or disable`);
+    throw new UsageError(`--speculative-mode ${speculativeMode} is not available yet; use eagle, medusa (heads from lmforge train-heads), small_draft, ngram or disable`);
   }
   const draftModel = parseAdditionalModels(flags.additionalModels, speculativeMode as SpeculativeMode);
   if ((overrides.spec_draft_length ?? 0) > 0 && speculativeMode === 'disable') {
-    throw new UsageError(`--overrides spec_draft_length=${overrides.spec_draft_length} needs speculative decoding: add --speculative-mode ngram, small_draft or medusa`);
+    throw new UsageError(`--overrides spec_draft_length=${overrides.spec_draft_length} needs speculative decoding: add --speculative-mode ngram, small_draft, eagle or medusa`);
   }
   if (flags.toolFormat !== undefined && !isToolFormatKey(String(flags.toolFormat))) {
     throw new UsageError(`--tool-format '${flags.toolFormat}' is not valid: use one of ${TOOL_FORMAT_KEYS.join(', ')}`);

@@ -36,6 +36,8 @@ export type GGUFValue =
 
 /** ggml tensor types this project writes; the reader accepts any code. */
 export const GGML_TYPE_F32 = 0;
+/** 64-bit integers: EAGLE-3's draft-to-target vocabulary map (`d2t`). */
+export const GGML_TYPE_I64 = 27;
 
 export interface GGUFTensorInfo {
   name: string;
@@ -205,9 +207,9 @@ function unwrap(v: GGUFPlain): unknown {
 export interface GGUFTensorInput {
   name: string;
   dims: number[];
-  /** Only F32 (0) is supported. */
+  /** F32 (0, the default) with Float32Array data, or I64 (27) with BigInt64Array data. */
   type?: number;
-  data: Float32Array;
+  data: Float32Array | BigInt64Array;
 }
 
 export interface GGUFWriteInput {
@@ -300,7 +302,8 @@ export async function writeGGUF(path: string, input: GGUFWriteInput): Promise<vo
   let offset = 0;
   for (const t of input.tensors) {
     const type = t.type ?? GGML_TYPE_F32;
-    if (type !== GGML_TYPE_F32) throw new TypeError(`tensor ${t.name}: only F32 (type 0) can be written`);
+    const i64 = type === GGML_TYPE_I64 && t.data instanceof BigInt64Array;
+    if (!(type === GGML_TYPE_F32 && t.data instanceof Float32Array) && !i64) throw new TypeError(`tensor ${t.name}: only F32 (type 0, Float32Array) or I64 (type 27, BigInt64Array) can be written`);
     const elements = t.dims.reduce((a, b) => a * b, 1);
     if (elements !== t.data.length) throw new TypeError(`tensor ${t.name}: dims ${t.dims.join('x')} hold ${elements} values, data has ${t.data.length}`);
     sink.string(t.name);

@@ -15,10 +15,15 @@ export class Batch {
   length = 0;
   /** Number of tokens with logits requested so far: the next output row. */
   outputs = 0;
+  /**
+   * Per-token input vectors beside the tokens (EAGLE-3's decoder reads both), `width` floats
+   * per token; empty unless the batch was made with a width.
+   */
+  readonly embeddings: Float32Array;
   private readonly memory: { pointer: unknown }[] = [];
   private readonly struct: BatchStruct;
 
-  constructor(capacity: number) {
+  constructor(capacity: number, embeddingWidth = 0) {
     this.capacity = capacity;
     const tokenPtr = this.alloc('int32_t', capacity);
     const posPtr = this.alloc('int32_t', capacity);
@@ -30,6 +35,8 @@ export class Batch {
     this.positions = new Int32Array(koffi.view(posPtr, capacity * 4));
     this.sequences = new Int32Array(koffi.view(seqRowsPtr, capacity * 4));
     this.wantLogits = new Int8Array(koffi.view(logitsPtr, capacity));
+    const embdPtr = embeddingWidth > 0 ? this.alloc('float', capacity * embeddingWidth) : null;
+    this.embeddings = embdPtr ? new Float32Array(koffi.view(embdPtr, capacity * embeddingWidth * 4)) : new Float32Array(0);
     new Int32Array(koffi.view(nSeqPtr, capacity * 4)).fill(1);
     // seq_id[i] points at sequences[i]: each token's list of sequence ids has length one.
     const rows = new BigUint64Array(koffi.view(seqPtrsPtr, capacity * 8));
@@ -38,7 +45,7 @@ export class Batch {
     this.struct = {
       n_tokens: 0,
       token: tokenPtr as NativePointer,
-      embd: null,
+      embd: embdPtr as NativePointer | null,
       pos: posPtr as NativePointer,
       n_seq_id: nSeqPtr as NativePointer,
       seq_id: seqPtrsPtr as NativePointer,

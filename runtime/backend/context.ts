@@ -34,6 +34,11 @@ export interface ContextOptions {
    * (and attention over the larger cache). Default true.
    */
   fullSlidingWindowCache?: boolean;
+  /**
+   * The context this one reads from (llama.cpp's ctx_other): an EAGLE-3 draft without token
+   * embeddings or an output matrix of its own uses the target's.
+   */
+  other?: LlamaContext;
 }
 
 function logThreadChange(threads: number, load: { cpus: number; othersCores: number }): void {
@@ -114,6 +119,7 @@ export class LlamaContext {
     params.n_outputs_max_per_seq = 1;
     // llama.cpp's output buffer holds a row per sequence id at least, and must fit in this.
     params.n_outputs_max = Math.max(options.outputs ?? 0, options.sequences);
+    if (options.other) params.ctx_other = options.other.handle;
     const handle = api.llama_init_from_model(model.handle, params);
     if (!handle) {
       throw new Error(`llama.cpp could not create a context of ${options.contextSize} tokens for ${options.sequences} sequences (not enough memory?)`);

@@ -4,7 +4,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import koffi, { type LibraryHandle } from 'koffi';
-import { bindLlamaApi, type LlamaApi } from './llama-api.js';
+import { bindLlamaApi, bindLlamaExtensions, type LlamaApi, type LlamaExtensions } from './llama-api.js';
 import { DeviceError, type DeviceKind } from './device-spec.js';
 
 /** Exact version of the prebuilt binaries; llama-api.ts's struct layouts are for this build. */
@@ -16,6 +16,8 @@ export interface LoadedLibrary {
   path: string;
   /** Which prebuilt package it came from, or "--model-lib". */
   source: string;
+  /** llama.cpp's C++ staging extensions (EAGLE-3), bound on first use: throws naming a missing symbol. */
+  extensions: () => LlamaExtensions;
 }
 
 const require = createRequire(import.meta.url);
@@ -123,7 +125,8 @@ export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelL
   quietLogs(api, options.verbose ?? process.env.LMFORGE_LLAMA_LOG === '1');
   api.ggml_backend_load_all_from_path(dirname(path));
   api.llama_backend_init();
-  loaded = { api, path, source };
+  let extensions: LlamaExtensions | undefined;
+  loaded = { api, path, source, extensions: () => (extensions ??= bindLlamaExtensions(lib)) };
   return loaded;
 }
 

@@ -265,6 +265,9 @@ export function bindLlamaApi(lib: LibraryHandle) {
     // the final norm, what the output matrix multiplies); llama.cpp then outputs every token.
     llama_set_embeddings: f<(c: ContextHandle, on: boolean) => void>('void llama_set_embeddings(llama_context *c, bool embeddings)'),
     llama_get_embeddings: f<(c: ContextHandle) => NativePointer | null>('float *llama_get_embeddings(llama_context *c)'),
+    // An encoder graph (EAGLE-3's feature fusion) runs on a batch of embeddings through this.
+    llama_encode: f<(c: ContextHandle, b: BatchStruct) => number>('int32_t llama_encode(llama_context *c, llama_batch b)'),
+    llama_n_ubatch: f<(c: ContextHandle) => number>('uint32_t llama_n_ubatch(const llama_context *c)'),
 
     // KV memory, per sequence
     llama_get_memory: f<(c: ContextHandle) => MemoryHandle>('llama_memory_i *llama_get_memory(const llama_context *c)'),
@@ -282,3 +285,47 @@ export function bindLlamaApi(lib: LibraryHandle) {
 }
 
 export type LlamaApi = ReturnType<typeof bindLlamaApi>;
+
+/**
+ * llama.cpp's staging extensions that EAGLE-3 needs (src/llama-ext.h). That header declares
+ * them without extern "C", so the library exports them under their C++ (Itanium) names, which
+ * are bound here as they are; a build that lacks one (another version, --model-lib) gets one
+ * clear error naming it, and only when eagle mode asks for them.
+ */
+export function bindLlamaExtensions(lib: LibraryHandle) {
+  const f = <T>(name: string, signature: string, mangled: string): T => {
+    try {
+      return lib.func(signature.replace(name, mangled)) as unknown as T;
+    } catch {
+      throw new Error(`this libllama has no ${name} (C++ symbol ${mangled}): --speculative-mode eagle needs the llama.cpp build lmforge pins (or one with the same llama-ext.h)`);
+    }
+  };
+  return {
+    /** The target's layer ids whose inputs the EAGLE-3 encoder reads (three). */
+    llama_model_target_layer_ids: f<(m: ModelHandle) => NativePointer | null>(
+      'llama_model_target_layer_ids', 'const int32_t *llama_model_target_layer_ids(const llama_model *m)', '_Z28llama_model_target_layer_idsPK11llama_model',
+    ),
+    llama_model_target_layer_ids_n: f<(m: ModelHandle) => number>(
+      'llama_model_target_layer_ids_n', 'uint32_t llama_model_target_layer_ids_n(const llama_model *m)', '_Z30llama_model_target_layer_ids_nPK11llama_model',
+    ),
+    /** Keep (or stop keeping) the input of layer `lid` for every token of each decode. */
+    llama_set_embeddings_layer_inp: f<(c: ContextHandle, lid: number, on: boolean) => void>(
+      'llama_set_embeddings_layer_inp', 'void llama_set_embeddings_layer_inp(llama_context *c, uint32_t lid, bool value)', '_Z30llama_set_embeddings_layer_inpP13llama_contextjb',
+    ),
+    llama_get_embeddings_layer_inp: f<(c: ContextHandle, lid: number) => NativePointer | null>(
+      'llama_get_embeddings_layer_inp', 'float *llama_get_embeddings_layer_inp(llama_context *c, uint32_t lid)', '_Z30llama_get_embeddings_layer_inpP13llama_contextj',
+    ),
+    /** The pre-norm hidden state (an encoder's output, EAGLE-3's decoder state); masked: only rows that asked for logits. */
+    llama_set_embeddings_nextn: f<(c: ContextHandle, on: boolean, masked: boolean) => void>(
+      'llama_set_embeddings_nextn', 'void llama_set_embeddings_nextn(llama_context *c, bool value, bool masked)', '_Z26llama_set_embeddings_nextnP13llama_contextbb',
+    ),
+    llama_get_embeddings_nextn: f<(c: ContextHandle) => NativePointer | null>(
+      'llama_get_embeddings_nextn', 'float *llama_get_embeddings_nextn(llama_context *c)', '_Z26llama_get_embeddings_nextnP13llama_context',
+    ),
+    llama_get_embeddings_nextn_ith: f<(c: ContextHandle, i: number) => NativePointer | null>(
+      'llama_get_embeddings_nextn_ith', 'float *llama_get_embeddings_nextn_ith(llama_context *c, int32_t i)', '_Z30llama_get_embeddings_nextn_ithP13llama_contexti',
+    ),
+  };
+}
+
+export type LlamaExtensions = ReturnType<typeof bindLlamaExtensions>;

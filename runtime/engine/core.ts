@@ -10,7 +10,7 @@ import type { EngineConfig } from './engine-config.js';
 import { nowMicros } from './clock.js';
 import type { EngineEvent, EngineStats, GenerateRequest, TraceEntry } from './protocol.js';
 import { Admission, isAdmissionError } from './admission.js';
-import { KvManager } from './kv-manager.js';
+import { KvManager, mirroredKvOps } from './kv-manager.js';
 import { ModelRunner } from './model-runner.js';
 import { Scheduler, type StepPlan } from './scheduler.js';
 import type { RequestState, Sequence } from './sequence.js';
@@ -55,7 +55,7 @@ export class EngineCore {
       speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
     } = {},
   ) {
-    this.kv = new KvManager(context, {
+    this.kv = new KvManager(mirroredKvOps(context, options.speculation?.proposer?.mirror), {
       cells: config.maxTotalSeqLength,
       runningSlots: config.maxNumSequence,
       recyclingSlots: config.prefixCacheRecyclingSeqs,
@@ -193,6 +193,7 @@ export class EngineCore {
       this.scheduler.update(plan);
       this.steps++;
       if (this.options.tracing) this.traceStep(plan, stepStart, micros);
+      const acceptedDrafts = plan.entries.map(() => 0);
       plan.entries.forEach((entry, index) => {
         const { sequence } = entry;
         let accepted = 0;
@@ -207,7 +208,17 @@ export class EngineCore {
           }
         }
         this.scheduler.settleDraft(entry, accepted);
+        acceptedDrafts[index] = accepted;
       });
+      const observer = this.drafter?.proposer;
+      if (observer?.observe) {
+        try {
+          await observer.observe(plan.entries, acceptedDrafts);
+        } catch (error) {
+          this.recoverFromDecodeFailure(error);
+          continue;
+        }
+      }
       this.drafter?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
       this.collectOutput();
       this.flushEvents();

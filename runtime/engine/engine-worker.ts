@@ -14,6 +14,9 @@ import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
 import { DraftModel } from './speculative/draft-model.js';
 import { MedusaDrafter } from './speculative/medusa-drafter.js';
+import { Eagle3Drafter } from './speculative/eagle3-drafter.js';
+import { checkEagle3File } from './speculative/eagle3-format.js';
+import { Eagle3Features } from '../backend/eagle3-features.js';
 import { readMedusaWeights } from './speculative/medusa-format.js';
 import type { DraftProposer } from './speculative/proposer.js';
 import { ggmlApiFor } from '../backend/ggml-api.js';
@@ -32,6 +35,8 @@ let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
 /** small_draft: the draft model, its context and the proposer running it. */
 let draft: { model: LlamaModel; context?: LlamaContext; proposer?: DraftModel } | undefined;
+/** eagle: the EAGLE-3 draft, its context and the proposer running it. */
+let eagle: { model: LlamaModel; context?: LlamaContext; proposer?: Eagle3Drafter } | undefined;
 /** medusa: the heads' graph and the proposer running it. */
 let medusa: { graph: MedusaGraph; proposer: MedusaDrafter } | undefined;
 
@@ -45,16 +50,20 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const info = model.info;
   const speculativeMode = options.speculativeMode ?? 'disable';
   if (speculativeMode === 'small_draft') draft = { model: await loadDraftModel(library.api, model, options.draftModelPath, devices) };
+  if (speculativeMode === 'eagle') eagle = { model: await loadEagle3Draft(library.api, model, options.draftModelPath, devices) };
   if (speculativeMode === 'medusa' && !options.draftModelPath) throw new ConfigError('--speculative-mode medusa needs Medusa heads: give them with --additional-models HEADS.gguf (lmforge train-heads makes them)');
   // The heads' own weights count with the model's (a tied output projection is a copy of the model's, left out).
   const headsBytes = speculativeMode === 'medusa' ? statSync(options.draftModelPath!).size : 0;
-  // The draft's weights and KV cells (as many as the target's) count in the same budget.
-  const draftInfo = draft?.model.info;
+  // The draft's weights and KV cells (as many as the target's) count in the same budget; for
+  // EAGLE-3, also the target's kept layer inputs (3 rows of n_embd floats per batch token,
+  // bounded here by the context window's worth).
+  const draftInfo = (draft ?? eagle)?.model.info;
+  const featureBytes = eagle ? 3 * info.embeddingLength * 4 * Math.min(info.contextLength || 4096, 4096) : 0;
   const config = computeEngineConfig(options.mode, options.overrides, {
     contextLength: info.contextLength,
     slidingWindow: info.slidingWindow,
     kvBytesPerToken: kvBytesPerToken(info) + (draftInfo ? kvBytesPerToken(draftInfo) : 0),
-    modelBytes: info.sizeBytes + (draftInfo?.sizeBytes ?? 0) + headsBytes,
+    modelBytes: info.sizeBytes + (draftInfo?.sizeBytes ?? 0) + headsBytes + featureBytes,
     vocabSize: model.vocabulary.size,
     embeddingLength: info.embeddingLength,
     memory,
@@ -87,13 +96,26 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     });
     draft.proposer = new DraftModel(draft.context, (token) => vocabulary.isEndOfGeneration(token));
   }
+  if (eagle) {
+    eagle.context = LlamaContext.create(eagle.model, {
+      contextSize: config.maxTotalSeqLength,
+      batchSize: config.prefillChunkSize + config.maxNumSequence,
+      sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+      outputs: config.maxNumSequence,
+      threads,
+      adaptiveThreads,
+      other: context,
+    });
+    const features = Eagle3Features.create(library.extensions(), context, eagle.context);
+    eagle.proposer = new Eagle3Drafter(eagle.context, features, (token) => vocabulary.isEndOfGeneration(token));
+  }
   if (speculativeMode === 'medusa') {
     const weights = await readMedusaWeights(options.draftModelPath!, { path: options.modelPath, embeddingLength: info.embeddingLength, vocabSize: vocabulary.size });
     const graph = MedusaGraph.create(ggmlApiFor(library.path), library.api, devices[0]!, weights);
     const targetContext = context;
     medusa = { graph, proposer: new MedusaDrafter(graph, (token) => vocabulary.isEndOfGeneration(token), () => targetContext.threads) };
   }
-  const proposer: DraftProposer | undefined = draft?.proposer ?? medusa?.proposer;
+  const proposer: DraftProposer | undefined = draft?.proposer ?? eagle?.proposer ?? medusa?.proposer;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
@@ -131,6 +153,19 @@ async function loadDraftModel(api: LlamaApi, target: LlamaModel, path: string | 
   return loaded;
 }
 
+/** Loads the EAGLE-3 draft beside the target, after checking that it was made for it. */
+async function loadEagle3Draft(api: LlamaApi, target: LlamaModel, path: string | undefined, devices: Device[]): Promise<LlamaModel> {
+  if (!path) throw new ConfigError('--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3.gguf');
+  await checkEagle3File(path, { layers: target.info.layers, embeddingLength: target.info.embeddingLength, vocabSize: target.vocabulary.size });
+  const loaded = await LlamaModel.create(api, { path, devices });
+  const difference = vocabularyDifference(target.vocabulary, loaded.vocabulary);
+  if (difference) {
+    loaded.dispose();
+    throw new ConfigError(`--additional-models ${path}: its vocabulary is not the model's, so its drafts cannot be verified: ${difference}`);
+  }
+  return loaded;
+}
+
 /** GPU memory for GPUs; for the CPU, the host's (ggml reports all of RAM as free there). */
 function memoryOf(devices: Device[]): MemoryFacts {
   const gpus = devices.filter((device) => device.kind !== 'cpu');
@@ -150,6 +185,9 @@ async function shutdown(): Promise<void> {
   draft?.proposer?.dispose();
   await draft?.context?.dispose();
   draft?.model.dispose();
+  eagle?.proposer?.dispose();
+  await eagle?.context?.dispose();
+  eagle?.model.dispose();
   await medusa?.graph.dispose();
   await context?.dispose();
   model?.dispose();

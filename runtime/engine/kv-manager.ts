@@ -13,6 +13,22 @@ export interface KvOps {
   minPosition(sequence: number): number;
 }
 
+/** `primary`'s operations, repeated on `mirror` (a draft's cache that follows the target's); `primary` answers queries. */
+export function mirroredKvOps(primary: KvOps, mirror: KvOps | undefined): KvOps {
+  if (!mirror) return primary;
+  return {
+    copy(source, target, from, to) {
+      primary.copy(source, target, from, to);
+      mirror.copy(source, target, from, to);
+    },
+    remove(sequence, from, to) {
+      primary.remove(sequence, from, to);
+      mirror.remove(sequence, from, to);
+    },
+    minPosition: (sequence) => primary.minPosition(sequence),
+  };
+}
+
 export interface KvManagerOptions {
   /** KV cells in all (max_total_seq_length). */
   cells: number;

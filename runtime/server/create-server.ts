@@ -64,9 +64,9 @@ export interface ServerOptions {
   threads?: number;
   /** Requests that may wait for a free sequence; beyond it requests get 503 (default 1024). */
   maxQueuedRequests?: number;
-  /** Speculative decoding: disable (default), ngram, small_draft or medusa with `draftModel`. */
+  /** Speculative decoding: disable (default), ngram, small_draft, eagle or medusa with `draftModel`. */
   speculativeMode?: SpeculativeMode;
-  /** The draft model for small_draft (found like `model`), or the heads GGUF for medusa. */
+  /** The draft model for small_draft (found like `model`), the EAGLE-3 GGUF for eagle, or the heads GGUF for medusa. */
   draftModel?: string;
   /** Deadline for compiling one response_format, in ms (default 10 s). */
   grammarTimeoutMs?: number;

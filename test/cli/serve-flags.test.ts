@@ -87,7 +87,11 @@ test('speculative decoding: the flags checked together, and the start-up line sa
   assert.is(medusa.draftModel, 'heads.gguf');
   assert.match(describeSpeculation(medusa.speculativeMode, medusa.draftModel, 2), /^medusa with heads heads\.gguf, forced grammar text too; 2 draft tokens a step$/);
   throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'medusa' }, {}), UsageError, /--speculative-mode medusa needs Medusa heads: give them with --additional-models HEADS\.gguf/);
-  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'ngram', additionalModels: 'heads.gguf' }, {}), UsageError, /add --speculative-mode small_draft or medusa to use it/);
+  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'ngram', additionalModels: 'heads.gguf' }, {}), UsageError, /add --speculative-mode small_draft, eagle or medusa to use it/);
+  const eagle = checkServeFlags({ ...defaults, speculativeMode: 'eagle', additionalModels: 'eagle3.gguf' }, {});
+  assert.is(eagle.draftModel, 'eagle3.gguf');
+  assert.match(describeSpeculation(eagle.speculativeMode, eagle.draftModel, 0), /^eagle with EAGLE-3 draft eagle3\.gguf, forced grammar text too; draft length chosen per sequence/);
+  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'eagle' }, {}), UsageError, /--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3\.gguf/);
 });
 
 test('loopback addresses are those of 127.0.0.0/8 and ::1', () => {

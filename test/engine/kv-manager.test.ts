@@ -2,7 +2,7 @@
 // prefixes, splits, recycling, LRU eviction, and cell counts that match the cache's own.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KvManager, type KvManagerOptions } from '../../runtime/engine/kv-manager.js';
+import { KvManager, mirroredKvOps, type KvManagerOptions } from '../../runtime/engine/kv-manager.js';
 import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 
 const test = suite('kv manager');
@@ -168,6 +168,34 @@ test('slots: running sequences are bounded by runningSlots; cached ones never ta
   const c = run(range(0, 5));
   const d = run(range(20, 25));
   assert.ok(c.slot !== a.slot && d.slot !== b.slot && c.slot !== b.slot && d.slot !== a.slot, 'the cached slots stay cached');
+});
+
+test('a mirrored cache (an EAGLE-3 draft\'s) gets every copy and remove the target gets: sharing, dropped drafts, eviction', () => {
+  const target = new FakeKvCache();
+  const draft = new FakeKvCache();
+  const kv = new KvManager(mirroredKvOps(target, draft), { cells: 1000, runningSlots: 2, recyclingSlots: 1 });
+  const compute = (slot: number, tokens: number[]): void => {
+    target.compute(slot, kv.lengthOf(slot), tokens.length);
+    draft.compute(slot, kv.lengthOf(slot), tokens.length);
+    kv.extend(slot, tokens);
+  };
+  const a = kv.allocate();
+  compute(a, range(0, 10));
+  // Two draft positions computed on both, then rejected.
+  target.compute(a, 10, 2);
+  draft.compute(a, 10, 2);
+  kv.dropUnrecorded(a);
+  kv.release(a, true);
+  const b = kv.allocate();
+  assert.is(kv.share(b, range(0, 12), 11), 10);
+  compute(b, [50]);
+  kv.release(b, false);
+  assert.equal(draft.calls, target.calls);
+  assert.equal(draft.positionsOf(b), target.positionsOf(b));
+  assert.equal(draft.positionsOf(a), target.positionsOf(a));
+  assert.ok(kv.makeRoom(1000), 'evicts the cached prefix');
+  assert.equal(draft.calls, target.calls);
+  assert.is(draft.cells.size, target.cells.size);
 });
 
 test.run();

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
-import { tinyDraftModelPath, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
+import { POISONED_TOKEN, tinyDraftModelPath, tinyLlama3Path, tinyModelPath, tinyPoisonedModelPath } from '../../fixtures/paths.js';
 import { EngineStartError } from '../../runtime/engine/engine.js';
 import { assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
@@ -74,6 +74,19 @@ test('a draft model with the target\'s own weights has its greedy drafts accepte
     assert.ok(proposed > 50 && accepted >= 0.95 * proposed, `${accepted} of ${proposed} accepted`);
   } finally {
     await self.dispose();
+  }
+});
+
+test('a draft model whose logits turn NaN only stops drafting: outputs are the plain ones, no request fails', async ({ plain }) => {
+  // The poisoned twin of the target gives NaN logits to any sequence holding POISONED_TOKEN.
+  const poisoned = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyPoisonedModelPath });
+  try {
+    for (let seed = 1; seed <= 3; seed++) {
+      const prompt = [...repetitivePrompt(850 + seed, 3, 3), POISONED_TOKEN, ...repetitivePrompt(860 + seed, 3, 2)];
+      await assertSameAsPlain(plain, { poisoned }, { prompt, maxTokens: 24, sampling: { temperature: 0 } }, `seed ${seed}`);
+    }
+  } finally {
+    await poisoned.dispose();
   }
 });
 

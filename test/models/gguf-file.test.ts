@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { mkdtemp, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ggufModelInfo, ggufValue, readGGUF, writeGGUF, type GGUFValue } from '../../compiler/gguf/gguf-file.js';
+import { GGML_TYPE_I64, ggufModelInfo, ggufValue, readGGUF, writeGGUF, type GGUFValue } from '../../compiler/gguf/gguf-file.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { rejects } from './rejects.js';
 
@@ -74,6 +74,19 @@ test('general.alignment is honoured on write and read', async () => {
   assert.is(file.dataOffset % 64, 0);
   assert.is(file.tensors[1]?.offset, 64);
   assert.is(file.fileSize, file.dataOffset + 128);
+});
+
+test('I64 tensors (EAGLE-3\'s d2t map) are written as 8-byte integers; other typed-array pairings are refused', async () => {
+  const path = join(dir, 'i64.gguf');
+  await writeGGUF(path, { metadata: [], tensors: [{ name: 'd2t', dims: [3], type: GGML_TYPE_I64, data: BigInt64Array.of(5n, -1n, 1n << 40n) }, { name: 'x', dims: [1], data: Float32Array.of(2) }] });
+  const file = await readGGUF(path);
+  const info = file.tensors[0]!;
+  assert.is(info.type, GGML_TYPE_I64);
+  const bytes = await readFile(path);
+  const start = bytes.byteOffset + file.dataOffset + info.offset;
+  assert.equal(Array.from(new BigInt64Array(bytes.buffer.slice(start, start + 24))), [5n, -1n, 1n << 40n]);
+  assert.is(file.tensors[1]!.offset, 32);
+  await rejects(() => writeGGUF(join(dir, 'bad-i64.gguf'), { metadata: [], tensors: [{ name: 'x', dims: [1], type: GGML_TYPE_I64, data: Float32Array.of(1) }] }), /only F32 .* or I64/);
 });
 
 test('a wrong tensor size and a mistyped value are refused, leaving no file', async () => {

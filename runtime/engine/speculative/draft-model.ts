@@ -7,20 +7,16 @@
 // computed here once, when its sequence first drafts.
 import { Batch } from '../../backend/batch.js';
 import { DecodeError, type LlamaContext } from '../../backend/context.js';
-import { maskedArgmax, plainArgmax } from '../../sampling/index.js';
 import { commonLength } from '../kv-tree.js';
 import type { Sequence } from '../sequence.js';
+import { advanceDraftGrammar, chooseDraftToken, rollbackDraftGrammar, type GrammarDraft } from './draft-choice.js';
 import type { DraftProposer, DraftRequest } from './proposer.js';
 
-interface Drafting {
-  sequence: Sequence;
+interface Drafting extends GrammarDraft {
   count: number;
   draft: number[];
   /** Logit row of the sequence in the last decode. */
   row: number;
-  /** Tokens the grammar matcher accepted for this draft, rolled back at the end. */
-  accepted: number;
-  mask: Uint32Array | undefined;
 }
 
 export class DraftModel implements DraftProposer {
@@ -47,13 +43,14 @@ export class DraftModel implements DraftProposer {
       let active = drafting.filter((d) => d.count > 0);
       while (active.length > 0) {
         // Every row is read before the batch is cleared: they belong to the last decode.
-        const chosen = active.map((d) => this.choose(d));
+        const chosen = active.map((d) => chooseDraftToken(this.context.logits(d.row, this.batch.outputs), d));
         this.batch.clear();
         const next: Drafting[] = [];
         active.forEach((d, i) => {
           const token = chosen[i]!;
+          if (token < 0) return;
           d.draft.push(token);
-          if (d.draft.length >= d.count || this.isEnd(token) || !this.advanceGrammar(d, token)) return;
+          if (d.draft.length >= d.count || this.isEnd(token) || !advanceDraftGrammar(d, token)) return;
           d.row = this.batch.add(token, d.sequence.tokens.length + d.draft.length - 1, d.sequence.slot, true);
           this.held.get(d.sequence.slot)!.push(token);
           next.push(d);
@@ -69,7 +66,7 @@ export class DraftModel implements DraftProposer {
       for (const slot of [...this.held.keys()]) this.forget(slot);
       return requests.map(() => []);
     } finally {
-      for (const d of drafting) if (d.accepted > 0) d.sequence.grammar!.matcher.rollback(d.accepted);
+      for (const d of drafting) rollbackDraftGrammar(d);
     }
     return drafting.map((d) => d.draft);
   }
@@ -121,29 +118,6 @@ export class DraftModel implements DraftProposer {
       this.held.get(d.sequence.slot)!.push(tokens.at(-1)!);
     }
     await this.decode();
-  }
-
-  /** The draft model's greedy choice from the sequence's row, within the grammar's mask. */
-  private choose(d: Drafting): number {
-    const logits = this.context.logits(d.row, this.batch.outputs);
-    const grammar = d.sequence.grammar;
-    if (!grammar) return plainArgmax(logits);
-    if (!d.mask) {
-      grammar.refresh(); // the target's mask for this position, which it needs anyway
-      d.mask = Uint32Array.from(grammar.mask);
-    }
-    return maskedArgmax(logits, d.mask);
-  }
-
-  /** Advances the sequence's matcher past a draft token and prepares the next mask; false when the grammar ends. */
-  private advanceGrammar(d: Drafting, token: number): boolean {
-    const grammar = d.sequence.grammar;
-    if (!grammar) return true;
-    if (!grammar.matcher.acceptToken(token)) return false;
-    d.accepted++;
-    if (grammar.matcher.isTerminated()) return false;
-    grammar.matcher.fillNextTokenBitmask(d.mask!);
-    return true;
   }
 
   /** One decode; when the draft's cache is full, the cells of slots not drafting now make room. */

@@ -1,5 +1,7 @@
 // What a drafter that works before the step is planned offers (a draft model, Medusa heads):
 // draft tokens for a batch of sequences at once, asynchronously, since it runs on the device.
+import type { KvOps } from '../kv-manager.js';
+import type { StepEntry } from '../scheduler.js';
 import type { Sequence } from '../sequence.js';
 
 export interface DraftRequest {
@@ -17,4 +19,11 @@ export interface DraftProposer {
   readonly wantsHiddenStates?: boolean;
   /** The hidden state from which the sequence's last token was sampled (a view: copy it). */
   keepHiddenState?(sequence: Sequence, hidden: Float32Array): void;
+  /**
+   * An EAGLE-3 draft follows every target step: called once the step's tokens are sampled and
+   * verified, before the next step; `accepted[i]` is the draft tokens of entry i accepted.
+   */
+  observe?(entries: readonly StepEntry[], accepted: readonly number[]): Promise<void>;
+  /** Cache operations to repeat on the proposer's own cache whenever the engine does them on the target's (EAGLE-3). */
+  readonly mirror?: KvOps;
 }
