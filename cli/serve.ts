@@ -47,7 +47,6 @@ export interface ServeFlags {
 }
 
 /** The spec's modes, plus `ngram` (prompt lookup, no second model). */
-const SPECULATIVE_MODES = ['disable', 'small_draft', 'eagle', 'medusa', 'ngram'];
 
 export function registerServe(cli: CAC): void {
   cli
@@ -186,12 +185,9 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   parseDeviceSpec(flags.device);
   const port = Number(flags.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${flags.port} is not valid: use 0 to 65535`);
-  if (!SPECULATIVE_MODES.includes(flags.speculativeMode)) {
-    throw new UsageError(`--speculative-mode '${flags.speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES.join(', ')}`);
-  }
   const speculativeMode = flags.speculativeMode;
   if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
-    throw new UsageError(`--speculative-mode ${speculativeMode} is not available yet; use eagle, medusa (heads from lmforge train-heads), small_draft, ngram or disable`);
+    throw new UsageError(`--speculative-mode '${speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);
   }
   const draftModel = parseAdditionalModels(flags.additionalModels, speculativeMode as SpeculativeMode);
   if ((overrides.spec_draft_length ?? 0) > 0 && speculativeMode === 'disable') {
