@@ -9,7 +9,7 @@
 import { nowMicros } from '../clock.js';
 import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
-import { AcceptanceRate, DraftPolicy, MAX_DRAFT } from './draft-policy.js';
+import { AcceptanceRate, DraftPolicy, MAX_DRAFT, ProbeSchedule } from './draft-policy.js';
 import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
 import { admissiblePrefix, forcedText } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
@@ -55,6 +55,10 @@ export class Drafter {
   private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly speltAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
+  /** Each source's probe schedule across sequences. */
+  private readonly forcedProbes = new ProbeSchedule();
+  private readonly speltProbes = new ProbeSchedule();
+  private readonly continuationProbes = new ProbeSchedule();
   /** How the model spelt forced texts, across sequences. */
   private readonly spellings = new ForcedSpellings();
   /** The draft model's proposals for this step. */
@@ -169,9 +173,9 @@ export class Drafter {
     if (!state) {
       const fixed = this.options.draftLength;
       state = {
-        forced: new DraftPolicy(fixed, this.forcedAcceptance.rate),
-        spelt: new DraftPolicy(fixed, this.speltAcceptance.rate),
-        continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate),
+        forced: new DraftPolicy(fixed, this.forcedAcceptance.rate, this.forcedProbes),
+        spelt: new DraftPolicy(fixed, this.speltAcceptance.rate, this.speltProbes),
+        continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate, this.continuationProbes),
         lastForced: 0,
         lastSpelt: false,
         lastContinuation: 0,
