@@ -208,6 +208,16 @@ class Classes {
       this.uncertain[this.numUncertain++] = j;
     }
   }
+  /** Sorted positions from .. to - 1, all uncertain. */
+  addUncertainRange(from: number, to: number): void {
+    const need = this.numUncertain + to - from;
+    if (need > this.uncertain.length) {
+      const grown = new Int32Array(Math.max(need, this.uncertain.length * 2));
+      grown.set(this.uncertain);
+      this.uncertain = grown;
+    }
+    for (let j = from; j < to; j++) this.uncertain[this.numUncertain++] = j;
+  }
   mask(contextFree: boolean): TokenMask {
     return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), this.uncertain.slice(0, this.numUncertain), contextFree);
   }
@@ -315,11 +325,12 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
       else if (reached + 1 === len) {
-        // Every extension of this token dies the same way: rejected or uncertain alike.
-        const kind = endsBy[reached] === 1 ? UNCERTAIN : REJECTED;
+        // Every extension of this token dies the same way: uncertain alike, or rejected alike
+        // (nothing to record: a rule that may be followed by anything, a space say, kills
+        // half of the vocabulary at its second byte, in subtrees skipped here in one step).
         const skipTo = subtreeEnd[j]!;
-        for (; j < skipTo; j++) out.add(kind, j);
-        j--;
+        if (endsBy[reached] === 1) out.addUncertainRange(j, skipTo);
+        j = skipTo - 1;
       } else if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
     }
   }
