@@ -166,11 +166,12 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
     }
   }
   // Uncertain: the wider ones but the dying, and with `deadUncertain` the dying, in order.
+  // Where each dying token is in the wider list, or would go (-1 - index); shared if unchanged.
   const from = wider.uncertain;
-  const out = new Int32Array(from.length + (deadUncertain ? dying.length : 0));
-  let n = 0;
-  let at = 0;
-  for (const j of dying) {
+  const where = new Int32Array(dying.length);
+  let present = 0;
+  for (let i = 0, at = 0; i < dying.length; i++) {
+    const j = dying[i]!;
     let lo = at;
     let hi = from.length;
     while (lo < hi) {
@@ -178,14 +179,32 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
       if (from[mid]! < j) lo = mid + 1;
       else hi = mid;
     }
-    out.set(from.subarray(at, lo), n);
-    n += lo - at;
-    at = lo < from.length && from[lo] === j ? lo + 1 : lo;
-    if (deadUncertain) out[n++] = j;
+    if (lo < from.length && from[lo] === j) {
+      where[i] = lo;
+      present++;
+      at = lo + 1;
+    } else {
+      where[i] = -1 - lo;
+      at = lo;
+    }
   }
-  out.set(from.subarray(at), n);
-  n += from.length - at;
-  return { store: wider.store, ids, bits, uncertain: n === out.length ? out : out.slice(0, n), contextFree: wider.contextFree };
+  const unchanged = deadUncertain ? present === dying.length : present === 0;
+  let uncertain = from;
+  if (!unchanged) {
+    uncertain = new Int32Array(from.length - present + (deadUncertain ? dying.length : 0));
+    let n = 0;
+    let at = 0;
+    for (let i = 0; i < dying.length; i++) {
+      const w = where[i]!;
+      const lo = w >= 0 ? w : -1 - w;
+      uncertain.set(from.subarray(at, lo), n);
+      n += lo - at;
+      at = w >= 0 ? lo + 1 : lo;
+      if (deadUncertain) uncertain[n++] = dying[i]!;
+    }
+    uncertain.set(from.subarray(at), n);
+  }
+  return { store: wider.store, ids, bits, uncertain, contextFree: wider.contextFree };
 }
 
 /** Token ids being dropped by `narrowMask`, all 0 between calls. */
