@@ -9,7 +9,9 @@
 // `refine` then decides the uncertain tokens, which are few, exactly for this grammar: 'exact'
 // follows the calls through; 'context' also takes the rule's context (mask/context.ts) as if it
 // were part of the rule, so a token going on after the rule's end goes on into what provably
-// follows, and after a closed context (nothing can follow) it dies.
+// follows, and after a closed context (nothing can follow) it dies. The states of a bounded
+// whitespace run (rungs of a ladder, ladder.ts) take their classes from the widest rung
+// walked, filtered by how many run bytes each token starts with, instead of a walk each.
 //
 // The walk goes through the byte-sorted vocabulary, keeps the parse of the previous token's
 // prefix and advances only the new bytes; once a token dies at byte k, every later token
@@ -24,6 +26,7 @@ import { EDGE_REPEAT } from '../fsm/edges.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
+import { findLadder, keepRung, narrowMask, widerRung } from './ladder.js';
 import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
 import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
 
@@ -59,8 +62,21 @@ interface WalkMode {
 }
 
 function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
+  if (!dfa || seedHasRepeat(fsm, state)) return walkWhole(fsm, info, state, null, mode, contextFree);
+  // A rung of a ladder (ladder.ts, a bounded whitespace run) below one already walked is derived.
+  const d = dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!);
+  const ladder = d >= 0 ? findLadder(dfa, d) : null;
+  if (!ladder) return walkWhole(fsm, info, state, dfa, mode, contextFree);
+  const key = `${mode.withContext ? 1 : 0}${mode.closed ? 1 : 0}${mode.cutTails ? 1 : 0}${contextFree ? 1 : 0}:${ladder.top}:${ladder.runKey}`;
+  const wider = widerRung(dfa, key, ladder.steps);
+  const mask = (wider && narrowMask(info, ladder, wider.mask, wider.steps, ladder.steps, !mode.closed && dfa.ends[d] === 1)) ?? walkWhole(fsm, info, state, dfa, mode, contextFree);
+  keepRung(dfa, key, ladder.steps, mask);
+  return mask;
+}
+
+function walkWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
   const out = Classes.for(info);
-  if (dfa && !seedHasRepeat(fsm, state) && walkDfa(fsm, info, state, dfa, mode, out)) return out.mask(contextFree);
+  if (dfa && walkDfa(fsm, info, state, dfa, mode, out)) return out.mask(contextFree);
   walkEarley(fsm, info, state, mode, Classes.for(info));
   return out.mask(contextFree);
 }
@@ -208,6 +224,16 @@ class Classes {
       this.uncertain[this.numUncertain++] = j;
     }
   }
+  /** Sorted positions from .. to - 1, all uncertain. */
+  addUncertainRange(from: number, to: number): void {
+    const need = this.numUncertain + to - from;
+    if (need > this.uncertain.length) {
+      const grown = new Int32Array(Math.max(need, this.uncertain.length * 2));
+      grown.set(this.uncertain);
+      this.uncertain = grown;
+    }
+    for (let j = from; j < to; j++) this.uncertain[this.numUncertain++] = j;
+  }
   mask(contextFree: boolean): TokenMask {
     return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), this.uncertain.slice(0, this.numUncertain), contextFree);
   }
@@ -315,11 +341,12 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
       else if (reached + 1 === len) {
-        // Every extension of this token dies the same way: rejected or uncertain alike.
-        const kind = endsBy[reached] === 1 ? UNCERTAIN : REJECTED;
+        // Every extension of this token dies the same way: uncertain alike, or rejected alike
+        // (nothing to record: a rule that may be followed by anything, a space say, kills
+        // half of the vocabulary at its second byte, in subtrees skipped here in one step).
         const skipTo = subtreeEnd[j]!;
-        for (; j < skipTo; j++) out.add(kind, j);
-        j--;
+        if (endsBy[reached] === 1) out.addUncertainRange(j, skipTo);
+        j = skipTo - 1;
       } else if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
     }
   }
