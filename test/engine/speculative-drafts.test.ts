@@ -8,7 +8,7 @@ import { KvManager } from '../../runtime/engine/kv-manager.js';
 import { Scheduler } from '../../runtime/engine/scheduler.js';
 import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
 import { DraftCost } from '../../runtime/engine/speculative/draft-cost.js';
-import { AcceptanceRate, bestDraftLength, DraftPolicy, ProbeSchedule } from '../../runtime/engine/speculative/draft-policy.js';
+import { AcceptanceRate, bestDraftLength, DraftPolicy, ProbeMemory } from '../../runtime/engine/speculative/draft-policy.js';
 import { ForcedSpellings, SPELLING_LENGTH, SpellingWatch } from '../../runtime/engine/speculative/forced-spellings.js';
 import { admissiblePrefix, forcedText } from '../../runtime/engine/speculative/grammar-drafts.js';
 import { lookupContinuation } from '../../runtime/engine/speculative/ngram-lookup.js';
@@ -56,22 +56,26 @@ test('the draft policy learns acceptance from verifications, and probes now and 
   assert.ok(policy.next(16, perToken(0.2)) >= 12);
   for (let i = 0; i < 10; i++) policy.record(4, 0);
   assert.ok(policy.rate < 0.2, `drafts rejected outright: ${policy.rate}`);
-  // Probes this cheap fit the probing budget at any interval (the backoff alone decides), and
-  // after ten more rejections nothing is worth drafting even at that cost.
-  const cheap = perToken(0.01);
-  for (let i = 0; i < 10; i++) policy.record(4, 0);
-  const lengths = Array.from({ length: 24 }, () => policy.next(16, cheap));
+  const lengths = Array.from({ length: 24 }, () => policy.next(16, perToken(0.3)));
   assert.equal(lengths.filter((k) => k > 0), [2, 2, 2], 'a two-token probe every 8 steps');
   assert.is(lengths.indexOf(2), 7);
-  // Probes rejected outright: the wait doubles (8, 16, 32 steps); the next test resets it.
+  // Probes rejected outright: the wait doubles (8, 16, 32 steps); an accepted one resets it.
   const backoff = new DraftPolicy(0, 0.05);
   const probes: number[] = [];
   for (let step = 0; step < 60; step++) {
-    const k = backoff.next(16, cheap);
+    const k = backoff.next(16, perToken(0.3));
     if (k > 0) probes.push(step);
     backoff.record(k, 0);
   }
   assert.equal(probes, [7, 23, 55]);
+  const reset = new DraftPolicy(0, 0.05);
+  const resetProbes: number[] = [];
+  for (let step = 0; step < 40; step++) {
+    const k = reset.next(16, perToken(0.3));
+    if (k > 0) resetProbes.push(step);
+    reset.record(k, k > 0 && resetProbes.length === 2 ? 1 : 0);
+  }
+  assert.equal(resetProbes.slice(0, 3), [7, 23, 31], 'after an accepted probe, the next comes 8 steps on');
   // A fixed spec_draft_length is used as given, whatever happens, within what the sequence may take.
   const fixed = new DraftPolicy(3, 0.5);
   fixed.record(3, 0);
@@ -80,32 +84,17 @@ test('the draft policy learns acceptance from verifications, and probes now and 
   assert.is(fixed.next(2, perToken(10)), 2);
 });
 
-test('probes wait as long as their cost asks, and the sequences of one source share the backoff', () => {
-  // A probe costs 0.5 + 2 x 0.5 = 1.5 plain steps. The first comes 8 steps on; once one is
-  // rejected, the next waits until it fits 2% of plain decoding: 75 steps.
-  const dear = { fixed: 0.5, perToken: 0.5 };
-  const alone = new DraftPolicy(0, 0.05);
-  const probesAt = (policy: DraftPolicy, steps: number, cost: { fixed: number; perToken: number }) => {
-    const at: number[] = [];
-    for (let step = 0; step < steps; step++) {
-      const k = policy.next(16, cost);
-      if (k > 0) at.push(step);
-      policy.record(k, 0);
-    }
-    return at;
-  };
-  assert.equal(probesAt(alone, 160, dear), [7, 82, 157]);
-  assert.equal(probesAt(new DraftPolicy(0, 0.05), 300, perToken(10)).slice(0, 3), [7, 135, 263], 'however dear, a probe at least every 128 steps');
-  // Two sequences of one source: the first's rejected probes make the second, new, wait longer too.
-  const cheap = perToken(0.01);
-  const shared = new ProbeSchedule();
-  const older = new DraftPolicy(0, 0.05, shared);
-  for (let step = 0; step < 60; step++) older.record(older.next(16, cheap), 0); // probes at 7, 23, 55: the wait is now 64
-  const newer = new DraftPolicy(0, 0.05, shared);
-  assert.is(Array.from({ length: 70 }, () => newer.next(16, cheap)).indexOf(2), 63);
+test('a new sequence starts from the probe wait its source reached last', () => {
+  const memory = new ProbeMemory();
+  const older = new DraftPolicy(0, 0.05, memory);
+  for (let step = 0; step < 60; step++) older.record(older.next(16, perToken(0.3)), 0); // probes at 7, 23, 55: the wait is now 64
+  const newer = new DraftPolicy(0, 0.05, memory);
+  assert.is(Array.from({ length: 70 }, () => newer.next(16, perToken(0.3))).indexOf(2), 63, 'not 8 steps on: its source\'s probes failed');
   newer.record(2, 1);
-  const third = new DraftPolicy(0, 0.05, shared);
-  assert.is(Array.from({ length: 10 }, () => third.next(16, cheap)).indexOf(2), 7, 'an accepted probe anywhere brings the wait back to 8');
+  const third = new DraftPolicy(0, 0.05, memory);
+  assert.is(Array.from({ length: 10 }, () => third.next(16, perToken(0.3))).indexOf(2), 7, 'after an accepted probe, a new sequence probes 8 steps on');
+  const own = new DraftPolicy(0, 0.05);
+  assert.is(Array.from({ length: 10 }, () => own.next(16, perToken(0.3))).indexOf(2), 7, 'a policy of its own starts at 8');
 });
 
 test('the acceptance rate counts tokens accepted in order until the first rejection, the recent past weighing most', () => {

@@ -4,12 +4,11 @@
 //   (1 + a + a² + … + a^k) / (1 + fixed + perToken × k)
 // with the relative costs of draft-cost.ts; k = 0 when nothing beats plain decoding. A
 // sequence starts from what its source achieved across sequences, and one that has not
-// drafted for a while tries two tokens, so that a text that starts to repeat is noticed. How
-// long it waits is shared by the source's sequences (ProbeSchedule): probes rejected outright
-// lengthen the wait for every sequence, new ones included, and once they fail the wait is
-// never so short that probing costs more than PROBE_BUDGET of plain decoding. On a 2-core CPU a second
-// position in a one-sequence step costs about 2.5 plain steps (llama.cpp switches to matrix
-// kernels), so Medusa heads that guess nothing lost 13% to probes restarted every request.
+// drafted for a while tries two tokens, so that a text that starts to repeat is noticed; it
+// starts from the wait its source's sequences reached last (ProbeMemory), so a source whose
+// probes keep failing (Medusa heads on text they cannot guess) does not probe from 8 steps
+// again in every new request: on a 2-core CPU a drafted position in a one-sequence step costs
+// about 2.5 plain steps, and those restarts cost 13% on chat.
 
 import type { RelativeCost } from './draft-cost.js';
 
@@ -27,8 +26,6 @@ const MEMORY = 0.7;
 const PROBE_INTERVAL = 8;
 const MAX_PROBE_INTERVAL = 128;
 const PROBE = 2;
-/** Most of plain decoding's throughput that probing may cost. */
-const PROBE_BUDGET = 0.02;
 
 /** A decayed count of accepted and rejected draft tokens: the rate at which the next one is accepted. */
 export class AcceptanceRate {
@@ -52,34 +49,15 @@ export class AcceptanceRate {
   }
 }
 
-/** When a sequence that is not drafting tries again: shared by the sequences of one source. */
-export class ProbeSchedule {
-  private interval = PROBE_INTERVAL;
-
-  /**
-   * Steps without drafting before a probe: 8 while the source's probes succeed; once one is
-   * rejected outright, the backoff, and never less than keeps a probe within PROBE_BUDGET.
-   */
-  wait(cost: RelativeCost): number {
-    if (this.interval === PROBE_INTERVAL) return PROBE_INTERVAL;
-    const affordable = Math.ceil((cost.fixed + cost.perToken * PROBE) / PROBE_BUDGET);
-    return Math.max(this.interval, Math.min(affordable, MAX_PROBE_INTERVAL));
-  }
-
-  /** A probe's verification: rejected outright, the wait doubles; any accepted token resets it. */
-  record(accepted: number): void {
-    this.interval = accepted > 0 ? PROBE_INTERVAL : Math.min(2 * this.interval, MAX_PROBE_INTERVAL);
-  }
-
-  /** A draft (probe or not) had a token accepted: the source guesses again. */
-  reset(): void {
-    this.interval = PROBE_INTERVAL;
-  }
+/** The probe wait a source's sequences reached last: where a new sequence's wait starts. */
+export class ProbeMemory {
+  interval = PROBE_INTERVAL;
 }
 
 export class DraftPolicy {
   private readonly acceptance: AcceptanceRate;
   private idle = 0;
+  private probeInterval: number;
   /** Whether the last length given was a probe, until its verification is recorded. */
   private probing = false;
 
@@ -88,10 +66,11 @@ export class DraftPolicy {
     private readonly fixed: number,
     /** The acceptance rate to start from. */
     prior: number,
-    /** The source's probe schedule (its own when not shared). */
-    private readonly probes = new ProbeSchedule(),
+    /** The source's probe wait across sequences (its own when not shared). */
+    private readonly memory = new ProbeMemory(),
   ) {
     this.acceptance = new AcceptanceRate(prior);
+    this.probeInterval = memory.interval;
   }
 
   /** Estimated probability that the next draft token is accepted. */
@@ -104,7 +83,7 @@ export class DraftPolicy {
     if (this.fixed > 0) return Math.min(this.fixed, most);
     let k = bestDraftLength(this.rate, cost, Math.min(most, MAX_DRAFT));
     this.probing = false;
-    if (k === 0 && ++this.idle >= this.probes.wait(cost)) {
+    if (k === 0 && ++this.idle >= this.probeInterval) {
       k = Math.min(PROBE, most);
       this.probing = true;
     }
@@ -114,9 +93,10 @@ export class DraftPolicy {
 
   record(proposed: number, accepted: number): void {
     this.acceptance.record(proposed, accepted);
-    if (proposed > 0 && this.probing) this.probes.record(accepted);
+    if (proposed > 0 && this.probing) this.probeInterval = accepted > 0 ? PROBE_INTERVAL : Math.min(2 * this.probeInterval, MAX_PROBE_INTERVAL);
     if (proposed > 0) this.probing = false;
-    if (accepted > 0) this.probes.reset();
+    if (accepted > 0) this.probeInterval = PROBE_INTERVAL;
+    this.memory.interval = this.probeInterval;
   }
 }
 

@@ -9,7 +9,7 @@
 import { nowMicros } from '../clock.js';
 import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
-import { AcceptanceRate, DraftPolicy, MAX_DRAFT, ProbeSchedule } from './draft-policy.js';
+import { AcceptanceRate, DraftPolicy, MAX_DRAFT, ProbeMemory } from './draft-policy.js';
 import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
 import { admissiblePrefix, forcedText } from './grammar-drafts.js';
 import { lookupContinuation } from './ngram-lookup.js';
@@ -55,10 +55,10 @@ export class Drafter {
   private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly speltAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
-  /** Each source's probe schedule across sequences. */
-  private readonly forcedProbes = new ProbeSchedule();
-  private readonly speltProbes = new ProbeSchedule();
-  private readonly continuationProbes = new ProbeSchedule();
+  /** Each source's probe wait across sequences. */
+  private readonly forcedProbes = new ProbeMemory();
+  private readonly speltProbes = new ProbeMemory();
+  private readonly continuationProbes = new ProbeMemory();
   /** How the model spelt forced texts, across sequences. */
   private readonly spellings = new ForcedSpellings();
   /** The draft model's proposals for this step. */
