@@ -13,7 +13,7 @@ import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyEagle3D2tPath, tinyEagle3Path, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyEagle3 } from '../../fixtures/tiny-eagle3.js';
-import { assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
+import { assertFeaturesAsPlain, assertGrammarAsPlain, assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 
 interface Engines {
@@ -77,26 +77,13 @@ test('seeded sampling gives the same tokens with EAGLE-3 drafts, seed for seed',
   }
 });
 
-test('penalties, stop strings, logprobs and n choices are the plain ones', async (engines) => {
-  for (let seed = 0; seed < 4; seed++) {
-    const prompt = repetitivePrompt(200 + seed, 2, 6);
-    await assertSameOutputs(engines, { prompt, maxTokens: 40, seed, sampling: { temperature: seed % 2 ? 0.5 : 0, frequencyPenalty: 0.3, presencePenalty: 0.2, logprobs: true, topLogprobs: 2 } }, `penalties, seed ${seed}`);
-    const [free] = await assertSameOutputs(engines, { prompt, maxTokens: 40, sampling: { temperature: 0 } }, `free ${seed}`);
-    const stop = free!.text.slice(Math.floor(free!.text.length / 2), Math.floor(free!.text.length / 2) + 3);
-    if (stop.trim() !== '') await assertSameOutputs(engines, { prompt, maxTokens: 40, stop: [stop], sampling: { temperature: 0 } }, `stop ${JSON.stringify(stop)}`);
-  }
-  const choices = await assertSameOutputs(engines, { prompt: repetitivePrompt(250, 2, 5), n: 3, maxTokens: 32, seed: 5, sampling: { temperature: 0.4 } }, 'n = 3');
-  assert.is(choices.length, 3);
-});
+test('penalties, stop strings, logprobs and n choices are the plain ones', (engines) =>
+  assertFeaturesAsPlain((request, what) => assertSameOutputs(engines, request, what), { frequencyPenalty: 0.3, presencePenalty: 0.2 }),
+);
 
-test('under a JSON schema, EAGLE-3 drafts are cut to what it accepts and the output is the plain one', async (engines) => {
-  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 24 }, count: { type: 'integer' } }, required: ['name', 'count'], additionalProperties: false };
-  const grammar = await engines.plain.compileGrammar({ kind: 'json_schema', schema });
-  for (let seed = 0; seed < 4; seed++) {
-    const [choice] = await assertSameOutputs(engines, { prompt: repetitivePrompt(600 + seed, 2, 4), maxTokens: 60, seed, grammar, sampling: { temperature: seed % 2 ? 0.8 : 0 } }, `grammar, seed ${seed}`);
-    if (choice!.reason === 'stop') assert.type(JSON.parse(choice!.text).count, 'number');
-  }
-});
+test('under a JSON schema, EAGLE-3 drafts are cut to what it accepts and the output is the plain one', (engines) =>
+  assertGrammarAsPlain(engines.plain, (request, what) => assertSameOutputs(engines, request, what)),
+);
 
 test('prefix-cache hits: outputs stay exact, and the draft, whose cache mirrors the shared cells, still drafts and is accepted', async () => {
   const cachedLimits = { context_window_size: 1024 };

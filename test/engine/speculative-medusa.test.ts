@@ -20,7 +20,7 @@ import { medusaTensorNames, readMedusaWeights } from '../../runtime/engine/specu
 import { tinyLlama3Path, tinyMedusaPath, tinyMedusaUntiedPath, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyMedusa } from '../../fixtures/tiny-medusa.js';
 import { TINY_SHAPE } from '../../fixtures/tiny-model.js';
-import { assertSameAsPlain, draftCounts } from '../helpers/engine-run.js';
+import { assertFeaturesAsPlain, assertGrammarAsPlain, assertSameAsPlain, draftCounts } from '../helpers/engine-run.js';
 import { gpt2WordTokens, repetitivePrompt, testRandom } from '../helpers/test-random.js';
 
 interface Engines {
@@ -129,26 +129,13 @@ test('seeded sampling gives the same tokens with Medusa drafts, seed for seed', 
   }
 });
 
-test('penalties, stop strings, logprobs and n choices are the plain ones', async (engines) => {
-  for (let seed = 0; seed < 4; seed++) {
-    const prompt = repetitivePrompt(200 + seed, 2, 6);
-    await assertSameOutputs(engines, { prompt, maxTokens: 40, seed, sampling: { temperature: seed % 2 ? 0.5 : 0, frequencyPenalty: 0.3, logprobs: true, topLogprobs: 2 } }, `penalties, seed ${seed}`);
-    const [free] = await assertSameOutputs(engines, { prompt, maxTokens: 40, sampling: { temperature: 0 } }, `free ${seed}`);
-    const stop = free!.text.slice(Math.floor(free!.text.length / 2), Math.floor(free!.text.length / 2) + 3);
-    if (stop.trim() !== '') await assertSameOutputs(engines, { prompt, maxTokens: 40, stop: [stop], sampling: { temperature: 0 } }, `stop ${JSON.stringify(stop)}`);
-  }
-  const choices = await assertSameOutputs(engines, { prompt: repetitivePrompt(250, 2, 5), n: 3, maxTokens: 32, seed: 5, sampling: { temperature: 0.4 } }, 'n = 3');
-  assert.is(choices.length, 3);
-});
+test('penalties, stop strings, logprobs and n choices are the plain ones', (engines) =>
+  assertFeaturesAsPlain((request, what) => assertSameOutputs(engines, request, what), { frequencyPenalty: 0.3 }),
+);
 
-test('under a grammar, Medusa drafts are cut to what it accepts and the output is the plain one', async (engines) => {
-  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 24 }, count: { type: 'integer' } }, required: ['name', 'count'], additionalProperties: false };
-  const grammar = await engines.plain.compileGrammar({ kind: 'json_schema', schema });
-  for (let seed = 0; seed < 4; seed++) {
-    const [choice] = await assertSameOutputs(engines, { prompt: repetitivePrompt(600 + seed, 2, 4), maxTokens: 60, seed, grammar, sampling: { temperature: seed % 2 ? 0.8 : 0 } }, `grammar, seed ${seed}`);
-    if (choice!.reason === 'stop') assert.type(JSON.parse(choice!.text).count, 'number');
-  }
-});
+test('under a grammar, Medusa drafts are cut to what it accepts and the output is the plain one', (engines) =>
+  assertGrammarAsPlain(engines.plain, (request, what) => assertSameOutputs(engines, request, what)),
+);
 
 test('heads that do not fit the model are refused at start-up, saying why', async () => {
   const start = (heads: string, modelPath = tinyModelPath): Promise<string> =>

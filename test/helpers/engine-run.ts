@@ -2,6 +2,7 @@
 import * as assert from 'uvu/assert';
 import type { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest, TokenLogprob } from '../../runtime/engine/protocol.js';
+import { repetitivePrompt } from './test-random.js';
 
 export interface ChoiceResult {
   text: string;
@@ -55,4 +56,33 @@ export async function assertSameAsPlain(plain: Engine, others: Record<string, En
 export async function draftCounts(engine: Engine): Promise<{ proposed: number; accepted: number }> {
   const stats = await engine.stats();
   return { proposed: stats.draftTokens, accepted: stats.acceptedDraftTokens };
+}
+
+/** Compares one request across a speculative suite's engines (assertSameAsPlain, bound to them). */
+export type SameOutputs = (request: GenerateRequest, what: string) => Promise<ChoiceResult[]>;
+
+/**
+ * The speculative suites' checks of every sampling feature: penalties with logprobs, a stop
+ * string met inside the output, and n choices give plain decoding's outputs.
+ */
+export async function assertFeaturesAsPlain(same: SameOutputs, penalties: { frequencyPenalty?: number; presencePenalty?: number }): Promise<void> {
+  for (let seed = 0; seed < 4; seed++) {
+    const prompt = repetitivePrompt(200 + seed, 2, 6);
+    await same({ prompt, maxTokens: 40, seed, sampling: { temperature: seed % 2 ? 0.5 : 0, ...penalties, logprobs: true, topLogprobs: 2 } }, `penalties, seed ${seed}`);
+    const [free] = await same({ prompt, maxTokens: 40, sampling: { temperature: 0 } }, `free ${seed}`);
+    const stop = free!.text.slice(Math.floor(free!.text.length / 2), Math.floor(free!.text.length / 2) + 3);
+    if (stop.trim() !== '') await same({ prompt, maxTokens: 40, stop: [stop], sampling: { temperature: 0 } }, `stop ${JSON.stringify(stop)}`);
+  }
+  const choices = await same({ prompt: repetitivePrompt(250, 2, 5), n: 3, maxTokens: 32, seed: 5, sampling: { temperature: 0.4 } }, 'n = 3');
+  assert.is(choices.length, 3);
+}
+
+/** Under a small JSON schema (compiled by `plain`), greedy and sampled outputs are plain decoding's. */
+export async function assertGrammarAsPlain(plain: Engine, same: SameOutputs): Promise<void> {
+  const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 24 }, count: { type: 'integer' } }, required: ['name', 'count'], additionalProperties: false };
+  const grammar = await plain.compileGrammar({ kind: 'json_schema', schema });
+  for (let seed = 0; seed < 4; seed++) {
+    const [choice] = await same({ prompt: repetitivePrompt(600 + seed, 2, 4), maxTokens: 60, seed, grammar, sampling: { temperature: seed % 2 ? 0.8 : 0 } }, `grammar, seed ${seed}`);
+    if (choice!.reason === 'stop') assert.type(JSON.parse(choice!.text).count, 'number');
+  }
 }
