@@ -9,11 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
+import { type Engine, EngineStartError } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { tinyEagle3D2tPath, tinyEagle3Path, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyEagle3 } from '../../fixtures/tiny-eagle3.js';
 import { assertFeaturesAsPlain, assertGrammarAsPlain, assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
+import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 
 interface Engines {
@@ -28,15 +29,14 @@ interface Engines {
 
 const test = suite<Engines>('speculative decoding with an EAGLE-3 draft');
 
-// As in speculative.test.ts: no prefix cache, so that prompts are computed in the same batches.
-const limits = { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 };
-const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
+// No prefix cache: prompts are computed in the same batches as the plain engine's (see UNCACHED_LIMITS).
+const limits = UNCACHED_LIMITS;
 
 test.before(async (context) => {
-  context.plain = await Engine.create({ ...base, overrides: limits });
-  context.fixed = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
-  context.mapped = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3D2tPath });
-  context.adaptive = await Engine.create({ ...base, overrides: limits, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
+  context.plain = await tinyEngine({ overrides: limits });
+  context.fixed = await tinyEngine({ overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
+  context.mapped = await tinyEngine({ overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3D2tPath });
+  context.adaptive = await tinyEngine({ overrides: limits, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
 });
 test.after(async ({ plain, fixed, mapped, adaptive }) => {
   for (const engine of [plain, fixed, mapped, adaptive]) await engine.dispose();
@@ -87,8 +87,8 @@ test('under a JSON schema, EAGLE-3 drafts are cut to what it accepts and the out
 
 test('prefix-cache hits: outputs stay exact, and the draft, whose cache mirrors the shared cells, still drafts and is accepted', async () => {
   const cachedLimits = { context_window_size: 1024 };
-  const plain = await Engine.create({ ...base, overrides: cachedLimits });
-  const eagle = await Engine.create({ ...base, overrides: { ...cachedLimits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
+  const plain = await tinyEngine({ overrides: cachedLimits });
+  const eagle = await tinyEngine({ overrides: { ...cachedLimits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
   try {
     for (let seed = 0; seed < 4; seed++) {
       const prompt = repetitivePrompt(700 + seed, 3, 5);
@@ -112,8 +112,8 @@ test('prefix-cache hits: outputs stay exact, and the draft, whose cache mirrors 
 
 test('a shared cache too small for the requests: preemptions keep outputs exact, and the draft follows', async () => {
   const small = { context_window_size: 256, max_total_seq_length: 160, max_num_sequence: 4, prefix_cache_max_num_recycling_seqs: 0 };
-  const plain = await Engine.create({ ...base, overrides: small });
-  const eagle = await Engine.create({ ...base, overrides: { ...small, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
+  const plain = await tinyEngine({ overrides: small });
+  const eagle = await tinyEngine({ overrides: { ...small, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
   try {
     for (let round = 0; round < 3; round++) {
       const requests: GenerateRequest[] = [0, 1, 2, 3].map((i) => ({ prompt: repetitivePrompt(900 + 4 * round + i, 3, 8), maxTokens: 48, sampling: { temperature: 0 } }));
@@ -134,7 +134,7 @@ test('a draft whose logits are NaN only stops drafting: outputs are the plain on
   const dir = await mkdtemp(join(tmpdir(), 'lmforge-eagle-nan-'));
   const path = join(dir, 'nan.gguf');
   await makeTinyEagle3({ out: path, target: tinyModelPath, nan: true });
-  const broken = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: path });
+  const broken = await tinyEngine({ overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: path });
   try {
     const schema = { type: 'object', properties: { name: { type: 'string', maxLength: 12 } }, required: ['name'], additionalProperties: false };
     const grammar = await plain.compileGrammar({ kind: 'json_schema', schema });
@@ -150,7 +150,7 @@ test('a draft whose logits are NaN only stops drafting: outputs are the plain on
 
 test('drafts that do not fit the model are refused at start-up, saying why', async () => {
   const start = (draft: string, modelPath = tinyModelPath): Promise<string> =>
-    Engine.create({ ...base, modelPath, overrides: { context_window_size: 256 }, speculativeMode: 'eagle', draftModelPath: draft }).then(
+    tinyEngine({ modelPath, overrides: { context_window_size: 256 }, speculativeMode: 'eagle', draftModelPath: draft }).then(
       async (engine) => {
         await engine.dispose();
         throw new Error('the engine started');

@@ -14,13 +14,14 @@ import { listDevices } from '../../runtime/backend/devices.js';
 import { ggmlApiFor } from '../../runtime/backend/ggml-api.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { MedusaGraph } from '../../runtime/backend/medusa-graph.js';
-import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
+import { type Engine, EngineStartError } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { medusaTensorNames, readMedusaWeights } from '../../runtime/engine/speculative/medusa-format.js';
 import { tinyLlama3Path, tinyMedusaPath, tinyMedusaUntiedPath, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyMedusa } from '../../fixtures/tiny-medusa.js';
 import { TINY_SHAPE } from '../../fixtures/tiny-model.js';
 import { assertFeaturesAsPlain, assertGrammarAsPlain, assertSameAsPlain, draftCounts } from '../helpers/engine-run.js';
+import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt, testRandom } from '../helpers/test-random.js';
 
 interface Engines {
@@ -33,14 +34,13 @@ interface Engines {
 
 const test = suite<Engines>('speculative decoding with Medusa heads');
 
-// As in speculative.test.ts: no prefix cache, so that prompts are computed in the same batches.
-const limits = { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 };
-const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
+// No prefix cache: prompts are computed in the same batches as the plain engine's (see UNCACHED_LIMITS).
+const limits = UNCACHED_LIMITS;
 
 test.before(async (context) => {
-  context.plain = await Engine.create({ ...base, overrides: limits });
-  context.fixed = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'medusa', draftModelPath: tinyMedusaUntiedPath });
-  context.adaptive = await Engine.create({ ...base, overrides: limits, speculativeMode: 'medusa', draftModelPath: tinyMedusaPath });
+  context.plain = await tinyEngine({ overrides: limits });
+  context.fixed = await tinyEngine({ overrides: { ...limits, spec_draft_length: 3 }, speculativeMode: 'medusa', draftModelPath: tinyMedusaUntiedPath });
+  context.adaptive = await tinyEngine({ overrides: limits, speculativeMode: 'medusa', draftModelPath: tinyMedusaPath });
 });
 test.after(async ({ plain, fixed, adaptive }) => {
   for (const engine of [plain, fixed, adaptive]) await engine.dispose();
@@ -139,7 +139,7 @@ test('under a grammar, Medusa drafts are cut to what it accepts and the output i
 
 test('heads that do not fit the model are refused at start-up, saying why', async () => {
   const start = (heads: string, modelPath = tinyModelPath): Promise<string> =>
-    Engine.create({ ...base, modelPath, overrides: { context_window_size: 256 }, speculativeMode: 'medusa', draftModelPath: heads }).then(
+    tinyEngine({ modelPath, overrides: { context_window_size: 256 }, speculativeMode: 'medusa', draftModelPath: heads }).then(
       async (engine) => {
         await engine.dispose();
         throw new Error('the engine started');

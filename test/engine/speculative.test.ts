@@ -7,11 +7,12 @@
 // rejected along the way (the tests check the counts), and rejected ones leave no KV cells.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { POISONED_TOKEN, tinyDraftModelPath, tinyLlama3Path, tinyModelPath, tinyPoisonedModelPath } from '../../fixtures/paths.js';
 import { EngineStartError } from '../../runtime/engine/engine.js';
 import { assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
+import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 
 interface Engines {
@@ -26,17 +27,14 @@ interface Engines {
 
 const test = suite<Engines>('speculative decoding');
 
-// The prefix cache is off: a prompt taken from it was computed in other batches than one
-// computed whole, which moves logits by ~1e-3 here, enough to flip a near tie of this random
-// model. Speculation changes batch shapes only for generated tokens.
-const limits = { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 };
+// No prefix cache: prompts are computed in the same batches as the plain engine's (see UNCACHED_LIMITS).
+const limits = UNCACHED_LIMITS;
 
 test.before(async (context) => {
-  const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
-  context.plain = await Engine.create({ ...base, overrides: limits });
-  context.adaptive = await Engine.create({ ...base, overrides: limits, speculativeMode: 'ngram' });
-  context.fixed = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'ngram' });
-  context.drafted = await Engine.create({ ...base, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyDraftModelPath });
+  context.plain = await tinyEngine({ overrides: limits });
+  context.adaptive = await tinyEngine({ overrides: limits, speculativeMode: 'ngram' });
+  context.fixed = await tinyEngine({ overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  context.drafted = await tinyEngine({ overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyDraftModelPath });
 });
 test.after(async ({ plain, adaptive, fixed, drafted }) => {
   for (const engine of [plain, adaptive, fixed, drafted]) await engine.dispose();
@@ -63,7 +61,7 @@ test('greedy outputs are the plain ones, token for token, while drafts are accep
 });
 
 test('a draft model with the target\'s own weights has its greedy drafts accepted', async ({ plain }) => {
-  const self = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyModelPath });
+  const self = await tinyEngine({ overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyModelPath });
   try {
     for (let seed = 1; seed <= 4; seed++) {
       const request: GenerateRequest = { prompt: repetitivePrompt(800 + seed, 7, 2), maxTokens: 40, sampling: { temperature: 0 } };
@@ -79,7 +77,7 @@ test('a draft model with the target\'s own weights has its greedy drafts accepte
 
 test('a draft model whose logits turn NaN only stops drafting: outputs are the plain ones, no request fails', async ({ plain }) => {
   // The poisoned twin of the target gives NaN logits to any sequence holding POISONED_TOKEN.
-  const poisoned = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyPoisonedModelPath });
+  const poisoned = await tinyEngine({ overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyPoisonedModelPath });
   try {
     for (let seed = 1; seed <= 3; seed++) {
       const prompt = [...repetitivePrompt(850 + seed, 3, 3), POISONED_TOKEN, ...repetitivePrompt(860 + seed, 3, 2)];
@@ -92,8 +90,7 @@ test('a draft model whose logits turn NaN only stops drafting: outputs are the p
 
 test('a draft model catching up several long prompts in several decodes drafts from each one\'s own last row', async ({ plain }) => {
   // A batch of 8 + 2 tokens: two 30-token prompts take the draft four decodes to catch up.
-  const self = await Engine.create({
-    modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1,
+  const self = await tinyEngine({
     overrides: { ...limits, max_num_sequence: 2, prefill_chunk_size: 8, spec_draft_length: 4 },
     speculativeMode: 'small_draft', draftModelPath: tinyModelPath,
   });
@@ -112,7 +109,7 @@ test('a draft model catching up several long prompts in several decodes drafts f
 
 test('a draft model whose vocabulary differs is refused at start-up, saying where', async () => {
   try {
-    await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 256 }, speculativeMode: 'small_draft', draftModelPath: tinyLlama3Path });
+    await tinyEngine({ overrides: { context_window_size: 256 }, speculativeMode: 'small_draft', draftModelPath: tinyLlama3Path });
     assert.unreachable('the engine started');
   } catch (error) {
     assert.instance(error, EngineStartError);
@@ -258,7 +255,7 @@ test('forced text is drafted as the model spelt it in an earlier request with th
     required: ['measured_value_in_units', 'quality_level'],
     additionalProperties: false,
   };
-  const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  const engine = await tinyEngine({ overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'ngram' });
   try {
     const grammar = await engine.compileGrammar({ kind: 'json_schema', schema });
     const request: GenerateRequest = { prompt: gpt2WordTokens(77, 12), maxTokens: 60, grammar, sampling: { temperature: 0 } };
@@ -283,7 +280,7 @@ test('forced text is drafted as the model spelt it in an earlier request with th
 });
 
 test('an accepted draft arrives as one delta of several tokens, and no draft cell outlives its step', async () => {
-  const cached = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
+  const cached = await tinyEngine({ overrides: { context_window_size: 1024, spec_draft_length: 4 }, speculativeMode: 'ngram' });
   try {
     const prompt = repetitivePrompt(700, 3, 8);
     const result = await runToEnd(cached, { prompt, maxTokens: 48, sampling: { temperature: 0 } });
