@@ -12,6 +12,19 @@ export interface GrammarDraft {
   mask: Uint32Array | undefined;
 }
 
+/** One sequence's draft while a drafter with a model of its own is making it. */
+export interface ModelDraft extends GrammarDraft {
+  /** Most draft tokens wanted. */
+  count: number;
+  draft: number[];
+  /** Logit row of the sequence in the drafter's last decode. */
+  row: number;
+}
+
+export function startModelDraft(sequence: Sequence, count: number): ModelDraft {
+  return { sequence, count, draft: [], row: -1, accepted: 0, mask: undefined };
+}
+
 /**
  * The greedy choice from a draft's logits, within the grammar's mask; -1 where the draft has
  * none (NaN logits, or nothing it can predict that the grammar allows: a draft over a smaller
@@ -41,6 +54,24 @@ export function advanceDraftGrammar(d: GrammarDraft, token: number): boolean {
   if (grammar.matcher.isTerminated()) return false;
   grammar.matcher.fillNextTokenBitmask(d.mask!);
   return true;
+}
+
+/**
+ * Appends each draft's chosen token (`chosen[i]` for `active[i]`; -1 ends that draft) and
+ * returns the drafts that go on: not yet `count` long, no end token, the grammar still open.
+ * `feed` puts each one's new token into the drafter's next batch.
+ */
+export function extendDrafts(active: readonly ModelDraft[], chosen: readonly number[], isEnd: (token: number) => boolean, feed: (d: ModelDraft, index: number) => void): ModelDraft[] {
+  const next: ModelDraft[] = [];
+  active.forEach((d, i) => {
+    const token = chosen[i]!;
+    if (token < 0) return;
+    d.draft.push(token);
+    if (d.draft.length >= d.count || isEnd(token) || !advanceDraftGrammar(d, token)) return;
+    feed(d, i);
+    next.push(d);
+  });
+  return next;
 }
 
 /** Undoes what the draft did to the sequence's matcher. */

@@ -9,15 +9,8 @@ import { Batch } from '../../backend/batch.js';
 import { DecodeError, type LlamaContext } from '../../backend/context.js';
 import { commonLength } from '../kv-tree.js';
 import type { Sequence } from '../sequence.js';
-import { advanceDraftGrammar, chooseDraftToken, rollbackDraftGrammar, type GrammarDraft } from './draft-choice.js';
+import { chooseDraftToken, extendDrafts, rollbackDraftGrammar, startModelDraft, type ModelDraft } from './draft-choice.js';
 import type { DraftProposer, DraftRequest } from './proposer.js';
-
-interface Drafting extends GrammarDraft {
-  count: number;
-  draft: number[];
-  /** Logit row of the sequence in the last decode. */
-  row: number;
-}
 
 export class DraftModel implements DraftProposer {
   private readonly batch: Batch;
@@ -37,7 +30,7 @@ export class DraftModel implements DraftProposer {
    * them, none at all when the draft's cache cannot hold this step's work.
    */
   async propose(requests: readonly DraftRequest[]): Promise<number[][]> {
-    const drafting: Drafting[] = requests.map(({ sequence, count }) => ({ sequence, count, draft: [], row: -1, accepted: 0, mask: undefined }));
+    const drafting = requests.map(({ sequence, count }) => startModelDraft(sequence, count));
     try {
       await this.catchUp(drafting);
       let active = drafting.filter((d) => d.count > 0);
@@ -45,15 +38,10 @@ export class DraftModel implements DraftProposer {
         // Every row is read before the batch is cleared: they belong to the last decode.
         const chosen = active.map((d) => chooseDraftToken(this.context.logits(d.row, this.batch.outputs), d));
         this.batch.clear();
-        const next: Drafting[] = [];
-        active.forEach((d, i) => {
-          const token = chosen[i]!;
-          if (token < 0) return;
-          d.draft.push(token);
-          if (d.draft.length >= d.count || this.isEnd(token) || !advanceDraftGrammar(d, token)) return;
+        const next = extendDrafts(active, chosen, this.isEnd, (d) => {
+          const token = d.draft.at(-1)!;
           d.row = this.batch.add(token, d.sequence.tokens.length + d.draft.length - 1, d.sequence.slot, true);
           this.held.get(d.sequence.slot)!.push(token);
-          next.push(d);
         });
         if (next.length === 0) break;
         await this.decode();
@@ -82,7 +70,7 @@ export class DraftModel implements DraftProposer {
   }
 
   /** Brings each slot's cells to the sequence's tokens and leaves the last one's logits in the batch's rows. */
-  private async catchUp(drafting: Drafting[]): Promise<void> {
+  private async catchUp(drafting: ModelDraft[]): Promise<void> {
     const queue = drafting.filter((d) => d.count > 0);
     for (const d of queue) {
       const slot = d.sequence.slot;

@@ -27,7 +27,7 @@ import type { Eagle3Features } from '../../backend/eagle3-features.js';
 import type { KvOps } from '../kv-manager.js';
 import type { StepEntry } from '../scheduler.js';
 import type { Sequence } from '../sequence.js';
-import { advanceDraftGrammar, chooseDraftToken, rollbackDraftGrammar, type GrammarDraft } from './draft-choice.js';
+import { chooseDraftToken, extendDrafts, rollbackDraftGrammar, startModelDraft, type ModelDraft } from './draft-choice.js';
 import type { DraftProposer, DraftRequest } from './proposer.js';
 
 /** A slot's pairs not yet in the draft's cache, in position order. */
@@ -43,12 +43,6 @@ interface PairRef {
   slot: number;
   pending: Pending;
   index: number;
-}
-
-interface Drafting extends GrammarDraft {
-  count: number;
-  draft: number[];
-  row: number;
 }
 
 /** Pending pairs a slot may hold before all but its last are written anyway. */
@@ -144,7 +138,7 @@ export class Eagle3Drafter implements DraftProposer {
 
   async propose(requests: readonly DraftRequest[]): Promise<number[][]> {
     const drafts = requests.map((): number[] => []);
-    const starting: Drafting[] = [];
+    const starting: ModelDraft[] = [];
     const early: PairRef[] = [];
     const lasts: PairRef[] = [];
     for (const { sequence, count } of requests) {
@@ -154,7 +148,7 @@ export class Eagle3Drafter implements DraftProposer {
       if (count <= 0 || !pending || last < 0 || pending.positions[last] !== sequence.tokens.length - 2 || pending.tokens[last] !== sequence.tokens.at(-1)) continue;
       for (let index = 0; index < last; index++) early.push({ slot: sequence.slot, pending, index });
       lasts.push({ slot: sequence.slot, pending, index: last });
-      starting.push({ sequence, count, draft: [], row: -1, accepted: 0, mask: undefined });
+      starting.push(startModelDraft(sequence, count));
     }
     if (starting.length === 0) return drafts;
     if (early.length > 0 && !(await this.write(early, false))) return drafts;
@@ -170,16 +164,10 @@ export class Eagle3Drafter implements DraftProposer {
         const chosen = active.map((d) => chooseDraftToken(this.context.logits(d.row, this.batch.outputs), d));
         const states = active.map((d) => Float32Array.from(this.features.draftState(d.row)));
         this.batch.clear();
-        const next: Drafting[] = [];
-        active.forEach((d, i) => {
-          const token = chosen[i]!;
-          if (token < 0) return;
-          d.draft.push(token);
-          if (d.draft.length >= d.count || this.isEnd(token) || !advanceDraftGrammar(d, token)) return;
+        const next = extendDrafts(active, chosen, this.isEnd, (d, i) => {
           // Draft token k (from 1) is read at position n − 2 + k, with the state that predicted it.
-          d.row = this.batch.add(token, d.sequence.tokens.length - 2 + d.draft.length, d.sequence.slot, true);
+          d.row = this.batch.add(d.draft.at(-1)!, d.sequence.tokens.length - 2 + d.draft.length, d.sequence.slot, true);
           this.batch.embeddings.set(states[i]!, (this.batch.length - 1) * width);
-          next.push(d);
         });
         if (next.length === 0 || !(await this.decode())) break;
         active = next;
