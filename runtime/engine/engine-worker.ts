@@ -144,19 +144,18 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
 /** Loads the small_draft model beside the target, refusing one whose vocabulary differs. */
 async function loadDraftModel(api: LlamaApi, target: LlamaModel, path: string | undefined, devices: Device[]): Promise<LlamaModel> {
   if (!path) throw new ConfigError('--speculative-mode small_draft needs a draft model: give it with --additional-models PATH');
-  const loaded = await LlamaModel.create(api, { path, devices });
-  const difference = vocabularyDifference(target.vocabulary, loaded.vocabulary);
-  if (difference) {
-    loaded.dispose();
-    throw new ConfigError(`--additional-models ${path}: its vocabulary is not the model's, so its drafts cannot be verified: ${difference}`);
-  }
-  return loaded;
+  return loadBesideTarget(api, target, path, devices);
 }
 
 /** Loads the EAGLE-3 draft beside the target, after checking that it was made for it. */
 async function loadEagle3Draft(api: LlamaApi, target: LlamaModel, path: string | undefined, devices: Device[]): Promise<LlamaModel> {
   if (!path) throw new ConfigError('--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3.gguf');
   await checkEagle3File(path, { layers: target.info.layers, embeddingLength: target.info.embeddingLength, vocabSize: target.vocabulary.size });
+  return loadBesideTarget(api, target, path, devices);
+}
+
+/** Loads a model that drafts for the target: its tokens are the target's, or it is refused. */
+async function loadBesideTarget(api: LlamaApi, target: LlamaModel, path: string, devices: Device[]): Promise<LlamaModel> {
   const loaded = await LlamaModel.create(api, { path, devices });
   const difference = vocabularyDifference(target.vocabulary, loaded.vocabulary);
   if (difference) {
