@@ -111,6 +111,14 @@ export function scanToolText(
     pos += literal.length;
     return true;
   };
+  /** Whether the regex `pattern` matches at `pos` (then skipped). */
+  const matches = (pattern: string): boolean => {
+    const re = new RegExp(pattern, 'y');
+    re.lastIndex = pos;
+    if (!re.test(text)) return false;
+    pos = re.lastIndex;
+    return true;
+  };
 
   /** One call at `pos`; false when the text stops (or breaks off) inside it. */
   const call = (): boolean => {
@@ -203,11 +211,13 @@ export function scanToolText(
     }
     const { begin, end, separator } = format.section;
     if (!take(begin)) break;
+    if (format.section.open && !matches(format.section.open.pattern)) break;
+    const close = format.section.close;
     const mark = separator.trim();
     let open = true;
     for (let n = 0; open; n++) {
       skipWs();
-      if (take(end)) break;
+      if ((!close || matches(close.pattern)) && take(end)) break;
       if (n > 0 && mark !== '') {
         open = take(mark);
         if (!open) break;

@@ -61,8 +61,10 @@ export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[]
   if (!format.section) {
     top = named ? forced(calls.length === 1 ? calls[0]! : { type: 'or', elements: calls }) : choice.mode === 'required' && format.around ? forced(triggered(calls)) : triggered(calls);
   } else {
-    const { begin, end } = format.section;
-    const section = { type: 'tag', begin, content: sectionCalls(format, calls, !named && parallel), end };
+    const { begin, end, open, close } = format.section;
+    const inner = sectionCalls(format, calls, !named && parallel);
+    const content = open || close ? { type: 'sequence', elements: [...(open ? [{ type: 'regex', pattern: open.pattern }] : []), inner, ...(close ? [{ type: 'regex', pattern: close.pattern }] : [])] } : inner;
+    const section = { type: 'tag', begin, content, end };
     // required is the section itself (it holds at least one call), as TOOL-FORMATS.md maps it.
     top = named || choice.mode === 'required' ? forced(section) : triggered([section]);
   }

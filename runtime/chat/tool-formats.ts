@@ -5,7 +5,7 @@
 // cannot disagree about the syntax.
 import type { JsonSchemaStyle } from '../../compiler/index.js';
 
-export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi' | 'kimi_k3' | 'cohere' | 'cohere_xml' | 'harmony';
+export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi' | 'kimi_k3' | 'cohere' | 'cohere_xml' | 'command_r' | 'harmony';
 
 /** Where a model's thinking is: the text that opens and closes it (`<think>`, `</think>` by
  * default); `answerOpen`: a prompt ending with it starts in the answer (thinking switched off). */
@@ -21,14 +21,25 @@ export interface ThinkMarkers {
 
 export const THINK_TAGS: ThinkMarkers = { open: '<think>', close: '</think>' };
 
+/** Text a section accepts in several spellings: `pattern` (a regex) is what the grammar and the
+ * parser accept, `text` how the server writes it. */
+export interface SectionText {
+  pattern: string;
+  text: string;
+}
+
 export interface ToolFormat {
   key: ToolFormatKey;
   /** Free text that, once produced, must continue as calls (a prefix of `section.begin` or of every call's begin). */
   trigger: string;
   /** Further triggers, for call openings that do not start with `trigger` (Harmony's recipient first). */
   otherTriggers?: string[];
-  /** A block holding one or more calls, joined by `separator` (`spaced`: with whitespace around calls and separators). */
-  section?: { begin: string; end: string; separator: string; spaced?: boolean };
+  /**
+   * A block holding one or more calls, joined by `separator` (`spaced`: with whitespace around
+   * calls and separators); `open` and `close`: text the model writes in more than one way, right
+   * after `begin` and right before `end` (Command-R's code fence).
+   */
+  section?: { begin: string; end: string; separator: string; spaced?: boolean; open?: SectionText; close?: SectionText };
   /** The exact text opening a call to `name` (after `callIndex.lead` and the index, where the index comes first). */
   callBegin(name: string): string;
   /** Other openings of a call to `name` that the model writes too (Harmony's header orders). */
@@ -175,6 +186,25 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     args: 'json',
     markup: COHERE_MARKUP,
     thinking: COHERE_THINKING,
+  },
+  // Cohere Command-R, Command-R+ (their tool_use template): `Action:`, then a fenced JSON list of
+  // {"tool_name", "parameters"} objects, pretty-printed as the template writes past calls (it
+  // puts the fence on a line of its own and closes it right after the list; Cohere's examples
+  // write `Action: ```json` and a fence on its own line: both are accepted).
+  command_r: {
+    key: 'command_r',
+    trigger: 'Action:',
+    section: {
+      begin: 'Action:',
+      open: { pattern: '[ \\n]?```json\\n\\[', text: '\n```json\n[' },
+      close: { pattern: '\\]\\n?```', text: '\n]```' },
+      end: '',
+      separator: ',',
+      spaced: true,
+    },
+    callBegin: (name) => `{\n        "tool_name": ${JSON.stringify(name)},\n        "parameters": `,
+    callEnd: '\n    }',
+    args: 'json',
   },
   // Cohere's later Command models: <cofl:tool_call> elements with nested <cofl:value> arguments.
   cohere_xml: {
