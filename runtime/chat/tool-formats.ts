@@ -55,6 +55,11 @@ export interface ToolFormat {
   /** For tool_choice required or named: structural-tag nodes before and after the calls (a
    * response block the template always writes first, the message's end). */
   around?: { before: object[]; after: object[] };
+  /**
+   * A message to the user that may come before the calls under tool_choice required (gpt-oss's
+   * commentary preamble): `begin` (after `around.before`), its text, `end`. Its text is content.
+   */
+  preamble?: { begin: string; end: string };
   /** The model's think block, where it is not <think>…</think>. */
   thinking?: ThinkMarkers;
   /** The text closing a call, after the arguments (leading whitespace in it is optional when parsing). */
@@ -232,6 +237,8 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     // A commentary message without a recipient is a preamble to the user: content too.
     markup: ['<|start|>assistant', '<|channel|>final<|message|>', '<|channel|>commentary<|message|>', '<|return|>', '<|end|>', '<|call|>'],
     around: { before: [{ type: 'optional', content: { type: 'const_string', value: '<|start|>assistant' } }], after: [] },
+    // gpt-oss often tells the user what it is about to do before calling, under required too.
+    preamble: { begin: '<|channel|>commentary<|message|>', end: '<|end|>' },
     thinking: { open: '<|channel|>analysis<|message|>', close: '<|end|>', answerLeads: ['<|start|>assistant<|channel|>final<|message|>'] },
   },
 };
