@@ -201,7 +201,7 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     trigger: 'Action:',
     section: {
       begin: 'Action:',
-      open: { pattern: '[ \\n]?```json\\n\\[', text: '\n```json\n[' },
+      open: { pattern: '[ \\n]?```json\\n\\[', text: '\n```json\n[\n    ' },
       close: { pattern: '\\]\\n?```', text: '\n]```' },
       end: '',
       separator: ',',

@@ -225,7 +225,7 @@ test('the deltas, piece by piece: nothing until the call is named, then its argu
 
 test('a template without tools gets the calls written in the family\'s own syntax, which the grammar accepts', () => {
   const written = renderToolCall(format, 'get_time', { zone: 'UTC' });
-  assert.is(written, 'Action:\n```json\n[{\n        "tool_name": "get_time",\n        "parameters": {"zone":"UTC"}\n    }\n]```');
+  assert.is(written, 'Action:\n```json\n[\n    {\n        "tool_name": "get_time",\n        "parameters": {"zone":"UTC"}\n    }\n]```', 'laid out as the tool_use template writes past calls');
   assert.ok(grammar('command_r', { mode: 'required' })(written));
   assert.equal(parse('command_r', written).calls, [{ name: 'get_time', arguments: { zone: 'UTC' } }]);
 });
