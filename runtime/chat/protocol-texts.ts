@@ -14,7 +14,7 @@ function literalsOf(format: ToolFormat): string[] {
   return [
     format.trigger,
     ...(format.otherTriggers ?? []),
-    ...(section ? [section.begin, section.end, section.separator] : []),
+    ...(section ? [section.begin, section.end, section.separator, section.open?.text ?? '', section.close?.text ?? ''] : []),
     format.callBegin('f'),
     ...(format.callVariants?.('f') ?? []),
     format.callEnd,

@@ -111,6 +111,14 @@ export function scanToolText(
     pos += literal.length;
     return true;
   };
+  /** Whether the regex `pattern` matches at `pos` (then skipped). */
+  const matches = (pattern: string): boolean => {
+    const re = new RegExp(pattern, 'y');
+    re.lastIndex = pos;
+    if (!re.test(text)) return false;
+    pos = re.lastIndex;
+    return true;
+  };
 
   /** One call at `pos`; false when the text stops (or breaks off) inside it. */
   const call = (): boolean => {
@@ -203,11 +211,13 @@ export function scanToolText(
     }
     const { begin, end, separator } = format.section;
     if (!take(begin)) break;
+    if (format.section.open && !matches(format.section.open.pattern)) break;
+    const close = format.section.close;
     const mark = separator.trim();
     let open = true;
     for (let n = 0; open; n++) {
       skipWs();
-      if (take(end)) break;
+      if ((!close || matches(close.pattern)) && take(end)) break;
       if (n > 0 && mark !== '') {
         open = take(mark);
         if (!open) break;
@@ -218,6 +228,21 @@ export function scanToolText(
     if (!open) break;
   }
   return { content, calls, stable };
+}
+
+/**
+ * Before the first call of an output that opens with calls, the text of the format's preamble
+ * message (gpt-oss's), as far as it is known; the rest is the call's unfinished opener. A prefix
+ * of the content once calls follow: that is the same message, its markup left out.
+ */
+function preambleText(format: ToolFormat, content: string, final: boolean): string {
+  const preamble = format.preamble;
+  const at = preamble ? content.indexOf(preamble.begin) : -1;
+  if (!preamble || at < 0) return '';
+  const body = content.slice(at + preamble.begin.length);
+  const end = body.indexOf(preamble.end);
+  const text = end >= 0 ? body.slice(0, end) : body.slice(0, body.length - partialSuffix(body, preamble.end));
+  return withoutMarkup(text, format.markup ?? [], final).trimEnd();
 }
 
 /** Feeds generated text in and gets back what is new, as OpenAI stream deltas. */
@@ -235,7 +260,8 @@ export class ToolCallParser {
     private readonly idPrefix: string,
     /**
      * The output opens with a call (tool_choice `required` or a named function): text before
-     * the first call can only be its unfinished opener, never content, even when cut short.
+     * the first call can only be its unfinished opener, never content, even when cut short;
+     * except a preamble message, where the format has one (see `preambleText`).
      */
     private readonly startsWithCall = false,
   ) {}
@@ -278,7 +304,7 @@ export class ToolCallParser {
     const scan = scanToolText(this.format, this.tools, this.text, final, this.resume);
     this.resume = scan.stable;
     const content = withoutMarkup(scan.content, this.format.markup ?? [], final);
-    const visible = this.startsWithCall && scan.calls.length === 0 ? '' : final && scan.calls.length === 0 ? content : content.trimEnd();
+    const visible = this.startsWithCall && scan.calls.length === 0 ? preambleText(this.format, scan.content, final) : final && scan.calls.length === 0 ? content : content.trimEnd();
     const delta: ParsedDelta = {};
     if (visible.length > this.contentSent) {
       delta.content = visible.slice(this.contentSent);

@@ -1,7 +1,8 @@
 // The structural tag that enforces `tool_choice` while decoding, for one tool format:
 //   auto      free text and calls (triggered_tags on the format's trigger)
 //   required  at least one call (+ at_least_one: the output starts with a call; for formats
-//             with a section, exactly one section)
+//             with a section, exactly one section; where the format has a preamble message,
+//             gpt-oss's, at most one such message may come first)
 //   named     exactly one call to that function, nothing else
 //   parallel_tool_calls: false   at most one call (stop_after_first)
 // Every call's arguments follow its `parameters` schema (as JSON, or in the format's XML style).
@@ -47,6 +48,13 @@ function sectionCalls(format: ToolFormat, calls: object[], several: boolean): ob
   return { type: 'sequence', elements: [SPACE, one, ...(several ? [more] : []), SPACE] };
 }
 
+/** At most one preamble message; its text cannot hold a trigger, which the parser would read as a call. */
+function preambleOf(format: ToolFormat): object {
+  const { begin, end } = format.preamble!;
+  const message = { type: 'tag', begin, content: { type: 'any_text', excludes: triggersOf(format) }, end };
+  return { type: 'optional', content: { type: 'sequence', elements: [...(format.around?.before ?? []), message] } };
+}
+
 /** The `{type: "structural_tag", format}` for a choice other than `none`. */
 export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[], choice: Exclude<ToolChoice, { mode: 'none' }>, parallel: boolean): object {
   const named = choice.mode === 'named' ? tools.find((tool) => tool.name === choice.name) : undefined;
@@ -61,10 +69,13 @@ export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[]
   if (!format.section) {
     top = named ? forced(calls.length === 1 ? calls[0]! : { type: 'or', elements: calls }) : choice.mode === 'required' && format.around ? forced(triggered(calls)) : triggered(calls);
   } else {
-    const { begin, end } = format.section;
-    const section = { type: 'tag', begin, content: sectionCalls(format, calls, !named && parallel), end };
+    const { begin, end, open, close } = format.section;
+    const inner = sectionCalls(format, calls, !named && parallel);
+    const content = open || close ? { type: 'sequence', elements: [...(open ? [{ type: 'regex', pattern: open.pattern }] : []), inner, ...(close ? [{ type: 'regex', pattern: close.pattern }] : [])] } : inner;
+    const section = { type: 'tag', begin, content, end };
     // required is the section itself (it holds at least one call), as TOOL-FORMATS.md maps it.
     top = named || choice.mode === 'required' ? forced(section) : triggered([section]);
   }
+  if (choice.mode === 'required' && format.preamble) top = { type: 'sequence', elements: [preambleOf(format), top] };
   return { type: 'structural_tag', format: top };
 }

@@ -20,6 +20,8 @@ const RULES: { key: ToolFormatKey; test: (t: string) => boolean; reason: string 
   { key: 'harmony', test: (t) => t.includes('<|channel|>') && t.includes('to=') && t.includes('functions.'), reason: '<|channel|> messages to=functions.F (Harmony)' },
   { key: 'cohere_xml', test: (t) => t.includes('<cofl:tool_call'), reason: '<cofl:tool_call> elements (Cohere)' },
   { key: 'cohere', test: (t) => t.includes('<|START_ACTION|>'), reason: '<|START_ACTION|> JSON calls (Cohere Command)' },
+  // After Cohere's <|START_ACTION|>: Command-R7B's template also says "Action:" and "```json".
+  { key: 'command_r', test: (t) => t.includes('Action:') && t.includes('```json') && t.includes('"tool_name"'), reason: "'Action:' and a ```json list of tool_name/parameters calls (Command-R, Command-R+)" },
   { key: 'minimax', test: (t) => t.includes('<minimax:tool_call>'), reason: '<minimax:tool_call>' },
   { key: 'glm', test: (t) => t.includes('<arg_key>'), reason: '<tool_call> with <arg_key>/<arg_value>' },
   { key: 'mistral', test: (t) => t.includes('[TOOL_CALLS]') && t.includes('[ARGS]'), reason: '[TOOL_CALLS]…[ARGS]' },

@@ -5,7 +5,7 @@
 // cannot disagree about the syntax.
 import type { JsonSchemaStyle } from '../../compiler/index.js';
 
-export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi' | 'kimi_k3' | 'cohere' | 'cohere_xml' | 'harmony';
+export type ToolFormatKey = 'hermes' | 'llama' | 'qwen3_coder' | 'glm' | 'mistral' | 'minimax' | 'deepseek_v3_1' | 'deepseek_v3_2' | 'deepseek_r1' | 'kimi' | 'kimi_k3' | 'cohere' | 'cohere_xml' | 'command_r' | 'harmony';
 
 /** Where a model's thinking is: the text that opens and closes it (`<think>`, `</think>` by
  * default); `answerOpen`: a prompt ending with it starts in the answer (thinking switched off). */
@@ -21,14 +21,25 @@ export interface ThinkMarkers {
 
 export const THINK_TAGS: ThinkMarkers = { open: '<think>', close: '</think>' };
 
+/** Text a section accepts in several spellings: `pattern` (a regex) is what the grammar and the
+ * parser accept, `text` how the server writes it. */
+export interface SectionText {
+  pattern: string;
+  text: string;
+}
+
 export interface ToolFormat {
   key: ToolFormatKey;
   /** Free text that, once produced, must continue as calls (a prefix of `section.begin` or of every call's begin). */
   trigger: string;
   /** Further triggers, for call openings that do not start with `trigger` (Harmony's recipient first). */
   otherTriggers?: string[];
-  /** A block holding one or more calls, joined by `separator` (`spaced`: with whitespace around calls and separators). */
-  section?: { begin: string; end: string; separator: string; spaced?: boolean };
+  /**
+   * A block holding one or more calls, joined by `separator` (`spaced`: with whitespace around
+   * calls and separators); `open` and `close`: text the model writes in more than one way, right
+   * after `begin` and right before `end` (Command-R's code fence).
+   */
+  section?: { begin: string; end: string; separator: string; spaced?: boolean; open?: SectionText; close?: SectionText };
   /** The exact text opening a call to `name` (after `callIndex.lead` and the index, where the index comes first). */
   callBegin(name: string): string;
   /** Other openings of a call to `name` that the model writes too (Harmony's header orders). */
@@ -44,6 +55,11 @@ export interface ToolFormat {
   /** For tool_choice required or named: structural-tag nodes before and after the calls (a
    * response block the template always writes first, the message's end). */
   around?: { before: object[]; after: object[] };
+  /**
+   * A message to the user that may come before the calls under tool_choice required (gpt-oss's
+   * commentary preamble): `begin` (after `around.before`), its text, `end`. Its text is content.
+   */
+  preamble?: { begin: string; end: string };
   /** The model's think block, where it is not <think>…</think>. */
   thinking?: ThinkMarkers;
   /** The text closing a call, after the arguments (leading whitespace in it is optional when parsing). */
@@ -176,6 +192,25 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     markup: COHERE_MARKUP,
     thinking: COHERE_THINKING,
   },
+  // Cohere Command-R, Command-R+ (their tool_use template): `Action:`, then a fenced JSON list of
+  // {"tool_name", "parameters"} objects, pretty-printed as the template writes past calls (it
+  // puts the fence on a line of its own and closes it right after the list; Cohere's examples
+  // write `Action: ```json` and a fence on its own line: both are accepted).
+  command_r: {
+    key: 'command_r',
+    trigger: 'Action:',
+    section: {
+      begin: 'Action:',
+      open: { pattern: '[ \\n]?```json\\n\\[', text: '\n```json\n[\n    ' },
+      close: { pattern: '\\]\\n?```', text: '\n]```' },
+      end: '',
+      separator: ',',
+      spaced: true,
+    },
+    callBegin: (name) => `{\n        "tool_name": ${JSON.stringify(name)},\n        "parameters": `,
+    callEnd: '\n    }',
+    args: 'json',
+  },
   // Cohere's later Command models: <cofl:tool_call> elements with nested <cofl:value> arguments.
   cohere_xml: {
     key: 'cohere_xml',
@@ -202,6 +237,8 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     // A commentary message without a recipient is a preamble to the user: content too.
     markup: ['<|start|>assistant', '<|channel|>final<|message|>', '<|channel|>commentary<|message|>', '<|return|>', '<|end|>', '<|call|>'],
     around: { before: [{ type: 'optional', content: { type: 'const_string', value: '<|start|>assistant' } }], after: [] },
+    // gpt-oss often tells the user what it is about to do before calling, under required too.
+    preamble: { begin: '<|channel|>commentary<|message|>', end: '<|end|>' },
     thinking: { open: '<|channel|>analysis<|message|>', close: '<|end|>', answerLeads: ['<|start|>assistant<|channel|>final<|message|>'] },
   },
 };

@@ -44,7 +44,8 @@ export function renderToolCall(format: ToolFormat, name: string, args: Record<st
   const lead = format.callIndex?.lead;
   const numbered = format.callIndex && lead === undefined ? `${index}${format.callIndex.after}` : '';
   const call = `${lead === undefined ? '' : `${lead}${index}`}${format.callBegin(name)}${numbered}${body}${format.callEnd}`;
-  return format.section ? `${format.section.begin}${call}${format.section.end}` : call;
+  const section = format.section;
+  return section ? `${section.begin}${section.open?.text ?? ''}${call}${section.close?.text ?? ''}${section.end}` : call;
 }
 
 function toolsBlock(format: ToolFormat, tools: readonly ToolDefinition[]): string {

@@ -1,5 +1,7 @@
 // The Cohere families (`cohere`: Command-A / R7B JSON actions; `cohere_xml`: <cofl:tool_call>
-// elements) at token level on a real Cohere vocabulary: Command-R's (llama.cpp's
+// elements; `command_r`: Command-R / R+'s `Action:` and a fenced JSON list, all plain text, whose
+// fence, brackets and indentation the tokenizer merges across the grammar's pieces) at token
+// level on a real Cohere vocabulary: Command-R's (llama.cpp's
 // ggml-vocab-command-r.gguf, the only Cohere vocabulary in the fixtures). It has the turn tokens
 // (<|START_OF_TURN_TOKEN|>, <|CHATBOT_TOKEN|>: user-defined, written as text;
 // <|END_OF_TURN_TOKEN|>: the end of generation) but none of the later markers
@@ -43,7 +45,7 @@ const schemas = new Map(tools.map((t) => [t.name, t.parameters]));
 const END_OF_TURN = '<|END_OF_TURN_TOKEN|>';
 
 interface Case {
-  key: Extract<ToolFormatKey, 'cohere' | 'cohere_xml'>;
+  key: Extract<ToolFormatKey, 'cohere' | 'cohere_xml' | 'command_r'>;
   name: string;
   /** Where the output starts: inside the think block (Command-A's prompt opens it) or after it. */
   start: ThinkStart;
@@ -108,6 +110,37 @@ const CASES: Case[] = [
     content: 'Checking both.',
     calls: [{ name: 'get_time', arguments: { zone: 'UTC' } }, { name: 'get_weather', arguments: { city: 'Oslo', unit: 'celsius' } }],
   },
+  {
+    key: 'command_r',
+    name: 'required: two calls as the tool_use template writes them',
+    start: 'closed',
+    choice: { mode: 'required' },
+    output: `Action:\n\`\`\`json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {\n            "city": "Paris",\n            "unit": "celsius",\n            "days": "all"\n        }\n    },\n    {\n        "tool_name": "get_time",\n        "parameters": {\n            "zone": "UTC"\n        }\n    }\n]\`\`\`${END_OF_TURN}`,
+    reasoning: '',
+    content: '',
+    calls: [{ name: 'get_weather', arguments: { city: 'Paris', unit: 'celsius', days: 'all' } }, { name: 'get_time', arguments: { zone: 'UTC' } }],
+  },
+  {
+    key: 'command_r',
+    name: 'auto, one call only: text, then `Action: ```json` and a fence on its own line',
+    start: 'closed',
+    choice: { mode: 'auto' },
+    parallel: false,
+    output: `I will check the time.\nAction: \`\`\`json\n[\n    {\n        "tool_name": "get_time",\n        "parameters": {"zone": "Europe/Paris"}\n    }\n]\n\`\`\`${END_OF_TURN}`,
+    reasoning: '',
+    content: 'I will check the time.',
+    calls: [{ name: 'get_time', arguments: { zone: 'Europe/Paris' } }],
+  },
+  {
+    key: 'command_r',
+    name: 'named: one call with an integer that a string would also fit',
+    start: 'closed',
+    choice: { mode: 'named', name: 'get_weather' },
+    output: `Action:\n\`\`\`json\n[\n    {\n        "tool_name": "get_weather",\n        "parameters": {\n            "city": "Oslo",\n            "days": 2\n        }\n    }\n]\`\`\`${END_OF_TURN}`,
+    reasoning: '',
+    content: '',
+    calls: [{ name: 'get_weather', arguments: { city: 'Oslo', days: 2 } }],
+  },
 ];
 
 function serverSpec(c: Case): GrammarSpec {
@@ -141,6 +174,11 @@ test('Command-R\'s vocabulary: turn tokens are single tokens, Command-A\'s marke
   for (const marker of ['<|START_ACTION|>', '<|END_ACTION|>', '<|START_THINKING|>', '<|END_THINKING|>', '<|START_RESPONSE|>', '<|START_TEXT|>', '<cofl:tool_calls>']) {
     assert.ok(tokensOf(vocab, marker).length > 1, `${marker} is written as text`);
   }
+  // Command-R's own markers are ordinary text, and its tokens run across the grammar's pieces:
+  // ` ```` joins `Action:`'s optional space to the fence, ` {` a gap's last space to a call.
+  for (const id of tokensOf(vocab, 'Action:\n```json\n[\n    {\n        "tool_name"')) assert.not.ok(vocab.isControl(id), vocab.text(id));
+  const pieces = tokensOf(vocab, 'Action: ```json\n[\n    {').map((id) => vocab.text(id));
+  for (const joined of [' ```', ' {']) assert.ok(pieces.includes(joined), `${JSON.stringify(joined)} among ${JSON.stringify(pieces)}`);
   assert.is((await tokenizerInfoFromGGUF(await vocabularyPath('command-r'))).fingerprint, info.fingerprint);
 });
 
@@ -163,7 +201,7 @@ CASES.forEach((c, i) => {
     const rand = rng(i * 7919 + 29);
     const m = new GrammarMatcher(compiled);
     // Brute force (256k tokens a step) where the calls or the answer begin, halfway, and at the end.
-    const opening = ['<|START_ACTION|>', '<cofl:tool_calls>', '<|START_RESPONSE|>'].map((s) => c.output.indexOf(s)).filter((k) => k >= 0);
+    const opening = ['<|START_ACTION|>', '<cofl:tool_calls>', '<|START_RESPONSE|>', 'Action:'].map((s) => c.output.indexOf(s)).filter((k) => k >= 0);
     const at = Math.min(...opening);
     let written = 0;
     const openStep = ids.findIndex((id) => (written += vocab.piece(id).length) > at); // ASCII outputs: bytes are characters

@@ -76,6 +76,10 @@ const TEMPLATES: Record<ToolFormatKey, { template: string; stringArguments?: boo
     {"tool_call_id": "{{ loop.index0 }}", "tool_name": "{{ tc.function.name }}", "parameters": {{ tc.function.arguments | tojson }}}{%- if not loop.last %},{%- endif %}{%- endfor %}
 ]<|END_ACTION|>`),
   },
+  command_r: {
+    // Command-R / Command-R+ (tool_use template): `Action:` and a fenced, pretty-printed JSON list.
+    template: assistantOnly(`{{- 'Action:\\n\`\`\`json\\n[\\n' }}{%- for tool_call in message.tool_calls %}{%- if tool_call.function is defined %}{%- set tool_call = tool_call.function %}{%- endif %}{{- '{\\n'|indent(4, first=true) }}{{- '"tool_name": "'|indent(8, first=true) + tool_call.name + '",\\n' }}{{- '"parameters": '|indent(8, first=true) }}{{- tool_call.arguments|tojson(indent=4)|indent(8) }}{{- '\\n' }}{{- '}'|indent(4, first=true) }}{%- if not loop.last %}{{- ',\\n' }}{%- endif %}{%- endfor %}{{- "\\n]\`\`\`" }}`),
+  },
   cohere_xml: {
     // Cohere's later Command template: <cofl:tool_call> elements with <cofl:value> arguments.
     template: assistantOnly(`<cofl:tool_calls>{%- for tc in message.tool_calls %}<cofl:tool_call id="{{ loop.index0 }}" name="{{ tc.function.name }}">{%- for key, value in tc.function.arguments|items %}

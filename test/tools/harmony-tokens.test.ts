@@ -2,7 +2,8 @@
 // tokens) and in gpt-oss's real token sequences (its tokenizer's): the tool-call tags the server
 // builds (after the analysis channel, as for a thinking gpt-oss) give masks equal to brute force
 // along those sequences and along random walks, and accept them up to <|call|> or <|return|>,
-// the stop tokens; then, through the engine's token committer on llama.cpp's own vocabulary,
+// the stop tokens (under tool_choice required too after a commentary preamble, which the
+// parser reads as content); then, through the engine's token committer on llama.cpp's own vocabulary,
 // with and without a grammar, the text the server makes of those tokens reads back as the same
 // reasoning, content and calls. llama.cpp writes the header tokens (<|start|>, <|channel|>,
 // <|message|>, <|constrain|>, <|end|>) as text, so they reach the parser even without a grammar.
@@ -102,6 +103,14 @@ const CASES: Case[] = [
     content: '',
     calls: [{ name: 'get_weather', arguments: { city: 'Oslo' } }],
   },
+  {
+    name: 'required: a commentary preamble, then a call',
+    choice: { mode: 'required' },
+    output: '<|channel|>analysis<|message|>Tell them, then call.<|end|><|start|>assistant<|channel|>commentary<|message|>Checking the time.<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"zone":"UTC"}<|call|>',
+    reasoning: 'Tell them, then call.',
+    content: 'Checking the time.',
+    calls: [{ name: 'get_time', arguments: { zone: 'UTC' } }],
+  },
 ];
 
 let tokenizer: ReturnType<typeof fromPreTrained> | undefined;
@@ -156,6 +165,10 @@ test('the tokens of a malformed call are refused where they go wrong', () => {
     '<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>commentary to=functions.get_wind <|constrain|>json<|message|>{}<|call|>',
     '<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"zone": 3}<|call|>',
     '<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"zone": "UTC"<|call|>',
+    // A preamble, but no call after it; two preambles.
+    '<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>commentary<|message|>Checking.<|end|><|return|>',
+    '<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>commentary<|message|>Checking.<|end|><|start|>assistant<|channel|>final<|message|>No call.<|return|>',
+    '<|channel|>analysis<|message|>x<|end|><|start|>assistant<|channel|>commentary<|message|>A.<|end|><|start|>assistant<|channel|>commentary<|message|>B.<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"zone": "UTC"}<|call|>',
   ]) {
     const m = new GrammarMatcher(compiled);
     const ids = gptOssTokens(bad);

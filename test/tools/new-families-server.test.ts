@@ -1,5 +1,5 @@
-// The Kimi-K3, Cohere (JSON actions and cofl XML) and Harmony formats through the real server
-// (--tool-format), on the tiny random-weight model and its real GPT-2 vocabulary, driven by the
+// The Kimi-K3, Cohere (JSON actions, cofl XML, Command-R's `Action:` lists) and Harmony formats
+// through the real server (--tool-format), on the tiny random-weight model and its real GPT-2 vocabulary, driven by the
 // official client: whatever the model samples, the grammar makes well-formed calls whose
 // arguments validate (an enum written raw, a string-or-integer parameter), whole and streamed
 // alike.
@@ -27,7 +27,7 @@ const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name
 const valid = new Ajv().compile(weather);
 const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Weather in Paris?' }];
 
-for (const key of ['kimi_k3', 'cohere', 'cohere_xml', 'harmony'] as ToolFormatKey[]) {
+for (const key of ['kimi_k3', 'cohere', 'cohere_xml', 'command_r', 'harmony'] as ToolFormatKey[]) {
   test(`${key}: required calls validate, whole and streamed alike`, async () => {
     const s = await startTinyServer({ server: { toolFormat: key }, engine: { overrides: { context_window_size: 1024 } } });
     try {
