@@ -98,7 +98,7 @@ export class TokenMaskCache {
     const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     const local = state - fsm.ruleStart[rule]!;
-    this.hashes ??= { full: ruleHashes(fsm), cut: ruleHashes(fsm, true) };
+    this.hashes ??= ruleHashes(fsm);
     const { full, cut } = this.hashes;
     const context = fsm.ruleContext[rule]!;
     const closed = fsm.ruleContextClosed[rule] === 1;
