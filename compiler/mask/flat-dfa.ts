@@ -87,8 +87,16 @@ export class FlatDfa {
 
   /** The DFA state of a seed at the rule's local state `local`. */
   start(local: number): number {
-    return this.intern([this.base + local]);
+    let d = this.starts.get(local);
+    if (d === undefined) {
+      d = this.intern([this.base + local]);
+      if (d >= 0) this.starts.set(local, d);
+    }
+    return d;
   }
+
+  /** DFA states of seeds by local state (a state's mask asks for it several times). */
+  private readonly starts = new Map<number, number>();
 
   /** Marks in `out` (256 entries) the bytes with a transition out of DFA state `d`. */
   liveBytes(d: number, out: Uint8Array): Uint8Array {
