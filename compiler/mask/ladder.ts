@@ -46,12 +46,15 @@ export function findLadder(dfa: FlatDfa, d: number): Ladder | null {
   return ladder;
 }
 
+/** Buffers of `search` and `climb` (not reentrant): live bytes and targets of the first rung, the run bytes tried, live bytes of a rung. */
+const scratch = { live: new Uint8Array(256), row: new Int32Array(256), run: new Uint8Array(256), liveAt: new Uint8Array(256) };
+
 function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): Ladder | null {
   if (dfa.opaque[d] === 1) return null;
   // Only live bytes are looked up: a dead one has no NFA transition, and computing the
   // transitions a walk never takes would build DFA states for nothing.
-  const live = dfa.liveBytes(d, new Uint8Array(256));
-  const row = new Int32Array(256).fill(DFA_DEAD);
+  const live = dfa.liveBytes(d, scratch.live);
+  const row = scratch.row.fill(DFA_DEAD);
   for (let b = 0; b < 256; b++) {
     if (live[b] === 0) continue;
     row[b] = dfa.next(d, b);
@@ -62,7 +65,7 @@ function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): L
     const e = row[b]!;
     if (e < 0 || e === d || tried.includes(e)) continue;
     tried.push(e);
-    const run = new Uint8Array(256);
+    const run = scratch.run.fill(0);
     for (let c = 0; c < 256; c++) if (row[c] === e) run[c] = 1;
     const ladder = climb(dfa, d, live, row, run, byState);
     if (ladder) return ladder;
@@ -74,7 +77,7 @@ function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): L
 function climb(dfa: FlatDfa, d: number, live: Uint8Array, row: Int32Array, run: Uint8Array, byState: Map<number, Ladder | null>): Ladder | null {
   let at = d;
   const rungs: number[] = [];
-  const liveAt = new Uint8Array(256);
+  const liveAt = scratch.liveAt;
   for (let steps = 0; steps <= MAX_STEPS; steps++) {
     rungs.push(at);
     dfa.liveBytes(at, liveAt);
@@ -92,11 +95,12 @@ function climb(dfa: FlatDfa, d: number, live: Uint8Array, row: Int32Array, run: 
     }
     if (up === DFA_DEAD) {
       if (steps === 0) return null;
+      const kept = run.slice();
       let runKey = '';
       for (let c = 0; c < 256; c++) if (run[c] === 1) runKey += String.fromCharCode(c);
       // The rungs above `d` are on the same ladder, fewer steps below the top.
-      for (let i = 1; i < steps; i++) if (!byState.has(rungs[i]!)) byState.set(rungs[i]!, { top: at, steps: steps - i, run, runKey });
-      return { top: at, steps, run, runKey };
+      for (let i = 1; i < steps; i++) if (!byState.has(rungs[i]!)) byState.set(rungs[i]!, { top: at, steps: steps - i, run: kept, runKey });
+      return { top: at, steps, run: kept, runKey };
     }
     if (up === d || up === at || dfa.opaque[up] === 1 || dfa.ends[up] !== dfa.ends[d]) return null;
     at = up;
@@ -147,27 +151,37 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
   const byLead = runTable(info, ladder);
   const sorted = info.sorted;
   // Sorted positions of the tokens that now die at the top (those with more run bytes died already).
-  const dying: number[] = [];
-  for (let m = steps + 1; m <= Math.min(widerSteps, 255); m++) for (const j of byLead[m]!) dying.push(j);
-  if (dying.length === 0) return wider;
-  dying.sort((x, y) => x - y);
+  let count = 0;
+  for (let m = steps + 1; m <= Math.min(widerSteps, 255); m++) count += byLead[m]!.length;
+  if (count === 0) return wider;
+  const dying = new Int32Array(count);
+  count = 0;
+  for (let m = steps + 1; m <= Math.min(widerSteps, 255); m++) {
+    dying.set(byLead[m]!, count);
+    count += byLead[m]!.length;
+  }
   let ids = wider.ids;
   let bits = wider.bits;
   if (wider.store === STORE_ACCEPTED) {
     const drop = (dropScratch.length >= info.numTokens ? dropScratch : (dropScratch = new Uint8Array(info.numTokens)));
-    for (const j of dying) drop[sorted[j]!] = 1;
-    ids = wider.ids.filter((t) => drop[t] === 0);
-    for (const j of dying) drop[sorted[j]!] = 0;
+    for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 1;
+    const kept = new Int32Array(ids.length);
+    let n = 0;
+    for (let i = 0; i < ids.length; i++) if (drop[ids[i]!] === 0) kept[n++] = ids[i]!;
+    for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 0;
+    ids = n === ids.length ? ids : kept.slice(0, n);
   } else {
     bits = wider.bits!.slice();
-    for (const j of dying) {
-      const t = sorted[j]!;
+    for (let i = 0; i < dying.length; i++) {
+      const t = sorted[dying[i]!]!;
       bits[t >>> 5]! &= ~(1 << (t & 31));
     }
   }
+  const from = wider.uncertain;
+  if (from.length === 0 && !deadUncertain) return { store: wider.store, ids, bits, uncertain: from, contextFree: wider.contextFree };
+  dying.sort();
   // Uncertain: the wider ones but the dying, and with `deadUncertain` the dying, in order.
   // Where each dying token is in the wider list, or would go (-1 - index); shared if unchanged.
-  const from = wider.uncertain;
   const where = new Int32Array(dying.length);
   let present = 0;
   for (let i = 0, at = 0; i < dying.length; i++) {
