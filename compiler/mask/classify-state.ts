@@ -60,6 +60,29 @@ interface WalkMode {
   cutTails: boolean;
 }
 
+/**
+ * `state`'s mask in `mode` (what `classifyInMode` gives) derived from a wider rung of its
+ * ladder whose mask in that mode is known (`keepInMode`), or null: the rungs of a whitespace
+ * run where the rule may end take their refined masks from the widest one, without a base
+ * mask to filter and an exact pass over thousands of uncertain tokens each.
+ */
+export function rungInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask | null {
+  const walk = modeWalk(fsm, state, mode);
+  const rung = rungAt(fsm, state, dfa, walk, !walk.withContext);
+  const mask = rung && fromWider(info, dfa!, rung, walk);
+  if (mask) keepRung(dfa!, rung.key, rung.ladder.steps, mask);
+  return mask;
+}
+
+/** Keeps `mask`, `state`'s mask in `mode` however it was computed, for `rungInMode` (when `state` is a rung). */
+export function keepInMode(fsm: GrammarFsm, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null, mask: TokenMask): void {
+  const walk = modeWalk(fsm, state, mode);
+  const contextFree = !walk.withContext;
+  const rung = rungAt(fsm, state, dfa, walk, contextFree);
+  // A base mask without uncertain tokens is the refined one too; as a rung it speaks for narrower ones that may have some.
+  if (rung) keepRung(dfa!, rung.key, rung.ladder.steps, mask.contextFree === contextFree ? mask : { ...mask, contextFree });
+}
+
 function modeWalk(fsm: GrammarFsm, state: number, mode: 'exact' | 'context'): WalkMode {
   const withContext = mode === 'context';
   return { withContext, closed: withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1, cutTails: false };
