@@ -26,9 +26,10 @@ export class TokenMaskCache {
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
   private hashes: { full: string[]; cut: string[] } | null = null;
-  // Flat DFAs by mode and rule, context-free masks by structure, suffix indexes by state.
+  // Flat DFAs by mode and rule, context-free and refined masks by structure, suffix indexes by state.
   private readonly dfas = new Map<string, FlatDfa | null>();
   private readonly bases = new Map<string, TokenMask>();
+  private readonly refined = new Map<string, TokenMask>();
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
   /** Full classifications run here (not loaded, shared or refined). */
   computed = 0;
@@ -120,10 +121,10 @@ export class TokenMaskCache {
       const mode = context >= 0 ? 'context' : 'exact';
       const key = `${mode}:${full[rule]}:${context >= 0 ? full[context] : '-'}:${closed ? 1 : 0}:${local}`;
       const rung = this.isRung(rule, local);
-      mask = this.shared?.get(key);
+      mask = this.shared?.get(key) ?? this.refined.get(key);
       if (!mask && rung) {
         mask = rungInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode)) ?? undefined;
-        if (mask) this.shared?.set(key, mask);
+        if (mask) this.keepRefined(key, mask);
       }
       if (!mask) {
         const baseKey = `${cut[rule]}:${local}`;
@@ -141,7 +142,7 @@ export class TokenMaskCache {
             base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
               ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
               : classifyInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode));
-          this.shared?.set(key, mask);
+          this.keepRefined(key, mask);
         }
         if (rung) keepInMode(this.fsm, state, mode, this.dfa(rule, mode), mask);
       }
@@ -151,6 +152,12 @@ export class TokenMaskCache {
     }
     this.masks[state] = mask;
     return mask;
+  }
+
+  /** Keeps a refined mask for rules alike in this grammar (a schema repeats its parts), and in the shared cache. */
+  private keepRefined(key: string, mask: TokenMask): void {
+    this.refined.set(key, mask);
+    this.shared?.set(key, mask);
   }
 
   /** Whether a rule's local state is a rung of a ladder in its context-free DFA (a whitespace run, ladder.ts). */
