@@ -109,6 +109,25 @@ export class FlatDfa {
     return out;
   }
 
+  /** Sets in `out` (8 words, bit b % 32 of word b >> 5) the bytes with a transition out of DFA state `d`. */
+  liveBits(d: number, out: Uint32Array): Uint32Array {
+    out.fill(0);
+    for (const s of this.sets[d]!) {
+      const lo = this.byteLo[s]!;
+      const hi = this.byteHi[s]!;
+      for (let i = 0; i < lo.length; i++) {
+        const first = lo[i]!;
+        const last = hi[i]!;
+        for (let w = first >>> 5; w <= last >>> 5; w++) {
+          const from = w === first >>> 5 ? first & 31 : 0;
+          const to = w === last >>> 5 ? last & 31 : 31;
+          out[w]! |= (to === 31 ? -1 : (1 << (to + 1)) - 1) & ~((1 << from) - 1);
+        }
+      }
+    }
+    return out;
+  }
+
   /**
    * True when every well-formed multi-byte UTF-8 character leads from `d` back to `d` without
    * passing an opaque state (the inside of a string that takes any character).
@@ -154,14 +173,30 @@ export class FlatDfa {
     return t !== DFA_UNKNOWN ? t : this.compute(d, byte);
   }
 
+  /**
+   * Fills in the transition on `byte`, and on every byte around it that the same NFA edges
+   * take (each edge's range holds all of them or none): a string's inside is a few such runs
+   * of bytes, not 200 closures and set keys.
+   */
   private compute(d: number, byte: number): number {
     const targets: number[] = [];
+    let from = 0;
+    let to = 255;
     for (const s of this.sets[d]!) {
       const lo = this.byteLo[s]!;
-      for (let i = 0; i < lo.length; i++) if (byte >= lo[i]! && byte <= this.byteHi[s]![i]!) targets.push(this.byteTo[s]![i]!);
+      const hi = this.byteHi[s]!;
+      for (let i = 0; i < lo.length; i++) {
+        if (byte < lo[i]!) to = Math.min(to, lo[i]! - 1);
+        else if (byte > hi[i]!) from = Math.max(from, hi[i]! + 1);
+        else {
+          targets.push(this.byteTo[s]![i]!);
+          from = Math.max(from, lo[i]!);
+          to = Math.min(to, hi[i]!);
+        }
+      }
     }
     const t = targets.length === 0 ? DFA_DEAD : this.intern(targets);
-    if (t !== DFA_OVERFLOW) this.table[d * 256 + byte] = t;
+    if (t !== DFA_OVERFLOW) this.table.fill(t, d * 256 + from, d * 256 + to + 1);
     return t;
   }
 

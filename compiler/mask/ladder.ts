@@ -46,19 +46,24 @@ export function findLadder(dfa: FlatDfa, d: number): Ladder | null {
   return ladder;
 }
 
-/** Buffers of `search` and `climb` (not reentrant): live bytes and targets of the first rung, the run bytes tried, live bytes of a rung. */
-const scratch = { live: new Uint8Array(256), row: new Int32Array(256), run: new Uint8Array(256), liveAt: new Uint8Array(256) };
+/** Buffers of `search` and `climb` (not reentrant), byte sets as 8-word bitsets: live bytes and targets of the first rung, the run bytes tried, live bytes of a rung. */
+const scratch = { live: new Uint32Array(8), row: new Int32Array(256), run: new Uint32Array(8), liveAt: new Uint32Array(8) };
+
+/** The byte of the lowest set bit of `bits`, in word `w`. */
+const lowest = (w: number, bits: number): number => (w << 5) | (31 - Math.clz32(bits & -bits));
 
 function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): Ladder | null {
   if (dfa.opaque[d] === 1) return null;
   // Only live bytes are looked up: a dead one has no NFA transition, and computing the
   // transitions a walk never takes would build DFA states for nothing.
-  const live = dfa.liveBytes(d, scratch.live);
+  const live = dfa.liveBits(d, scratch.live);
   const row = scratch.row.fill(DFA_DEAD);
-  for (let b = 0; b < 256; b++) {
-    if (live[b] === 0) continue;
-    row[b] = dfa.next(d, b);
-    if (row[b]! < DFA_DEAD) return null; // overflow
+  for (let w = 0; w < 8; w++) {
+    for (let bits = live[w]!; bits !== 0; bits &= bits - 1) {
+      const b = lowest(w, bits);
+      row[b] = dfa.next(d, b);
+      if (row[b]! < DFA_DEAD) return null; // overflow
+    }
   }
   const tried: number[] = [];
   for (let b = 0; b < 256 && tried.length < MAX_CANDIDATES; b++) {
@@ -66,7 +71,7 @@ function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): L
     if (e < 0 || e === d || tried.includes(e)) continue;
     tried.push(e);
     const run = scratch.run.fill(0);
-    for (let c = 0; c < 256; c++) if (row[c] === e) run[c] = 1;
+    for (let c = b; c < 256; c++) if (row[c] === e) run[c >>> 5]! |= 1 << (c & 31);
     const ladder = climb(dfa, d, live, row, run, byState);
     if (ladder) return ladder;
   }
@@ -74,30 +79,36 @@ function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): L
 }
 
 /** From `d` up the run bytes while every rung leaves the run as `d` does; the ladder if it ends at a top. */
-function climb(dfa: FlatDfa, d: number, live: Uint8Array, row: Int32Array, run: Uint8Array, byState: Map<number, Ladder | null>): Ladder | null {
+function climb(dfa: FlatDfa, d: number, live: Uint32Array, row: Int32Array, run: Uint32Array, byState: Map<number, Ladder | null>): Ladder | null {
   let at = d;
   const rungs: number[] = [];
   const liveAt = scratch.liveAt;
   for (let steps = 0; steps <= MAX_STEPS; steps++) {
     rungs.push(at);
-    dfa.liveBytes(at, liveAt);
-    for (let c = 0; c < 256; c++) if (run[c] === 0 && liveAt[c] !== live[c]) return null;
+    dfa.liveBits(at, liveAt);
+    for (let w = 0; w < 8; w++) if (((liveAt[w]! ^ live[w]!) & ~run[w]!) !== 0) return null;
     // The next rung: every run byte leads to the same state, or all of them die (the top).
     let up = -3;
-    for (let c = 0; c < 256; c++) {
-      if (run[c] === 0 && live[c] === 0) continue;
-      const next = liveAt[c] === 1 ? dfa.next(at, c) : DFA_DEAD;
-      if (next < DFA_DEAD) return null;
-      if (run[c] === 1) {
-        if (up === -3) up = next;
-        else if (next !== up) return null;
-      } else if (next !== row[c]) return null;
+    for (let w = 0; w < 8; w++) {
+      for (let bits = run[w]! | live[w]!; bits !== 0; bits &= bits - 1) {
+        const c = lowest(w, bits);
+        const next = (liveAt[w]! & (1 << (c & 31))) !== 0 ? dfa.next(at, c) : DFA_DEAD;
+        if (next < DFA_DEAD) return null;
+        if ((run[w]! & (1 << (c & 31))) !== 0) {
+          if (up === -3) up = next;
+          else if (next !== up) return null;
+        } else if (next !== row[c]) return null;
+      }
     }
     if (up === DFA_DEAD) {
       if (steps === 0) return null;
-      const kept = run.slice();
+      const kept = new Uint8Array(256);
       let runKey = '';
-      for (let c = 0; c < 256; c++) if (run[c] === 1) runKey += String.fromCharCode(c);
+      for (let c = 0; c < 256; c++) {
+        if ((run[c >>> 5]! & (1 << (c & 31))) === 0) continue;
+        kept[c] = 1;
+        runKey += String.fromCharCode(c);
+      }
       // The rungs above `d` are on the same ladder, fewer steps below the top.
       for (let i = 1; i < steps; i++) if (!byState.has(rungs[i]!)) byState.set(rungs[i]!, { top: at, steps: steps - i, run: kept, runKey });
       return { top: at, steps, run: kept, runKey };
