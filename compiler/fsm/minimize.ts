@@ -192,8 +192,9 @@ class Splitter {
       this.starts[i] = at;
       at = this.write(s, at);
       this.starts[i + 1] = at;
-      let h = 0x811c9dc5;
-      for (let k = this.starts[i]!; k < at; k++) h = Math.imul(h ^ this.buf[k]!, 0x01000193);
+      const buf = this.buf;
+      let h = 0x811c9dc5 | 0;
+      for (let k = this.starts[i]!; k < at; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
       let g = groupOf.get(h);
       let last = -1;
       while (g !== undefined && g >= 0 && !this.same(first[g]!, i)) {
