@@ -235,22 +235,21 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
 /** Token ids being dropped by `narrowMask`, all 0 between calls. */
 let dropScratch = new Uint8Array(0);
 
-/** Rung masks per DFA and key (walk mode, top rung, run bytes), by steps below the top. */
-const rungs = new WeakMap<FlatDfa, Map<string, Map<number, TokenMask>>>();
+/** Rung masks per DFA and key (walk mode, top rung, run bytes), indexed by steps below the top (at most MAX_STEPS). */
+const rungs = new WeakMap<FlatDfa, Map<string, (TokenMask | undefined)[]>>();
 
 /** The known rung mask of the fewest steps at or above `steps` (a ladder's rungs are few), or undefined. */
 export function widerRung(dfa: FlatDfa, key: string, steps: number): { steps: number; mask: TokenMask } | undefined {
   const known = rungs.get(dfa)?.get(key);
   if (!known) return undefined;
-  let best: { steps: number; mask: TokenMask } | undefined;
-  for (const [s, mask] of known) if (s >= steps && (!best || s < best.steps)) best = { steps: s, mask };
-  return best;
+  for (let s = steps; s < known.length; s++) if (known[s]) return { steps: s, mask: known[s]! };
+  return undefined;
 }
 
 export function keepRung(dfa: FlatDfa, key: string, steps: number, mask: TokenMask): void {
   let byKey = rungs.get(dfa);
   if (!byKey) rungs.set(dfa, (byKey = new Map()));
   let known = byKey.get(key);
-  if (!known) byKey.set(key, (known = new Map()));
-  known.set(steps, mask);
+  if (!known) byKey.set(key, (known = []));
+  known[steps] = mask;
 }
