@@ -2,7 +2,7 @@
 import { utf8Sequences } from '../charset.js';
 import { GrammarError } from '../errors.js';
 import { MAX_AUTOMATON_STATES } from '../limits.js';
-import type { Expr, GrammarIR } from '../ir.js';
+import type { Expr, GrammarIR, Rule } from '../ir.js';
 import { buildDispatch } from './aho-corasick.js';
 import {
   type CountedRepeat,
@@ -15,6 +15,7 @@ import {
 } from './edges.js';
 import { minimizeRuleFsm } from './minimize.js';
 import { RuleFsm, TooManyStates } from './rule-fsm.js';
+import { RuleShapes, ruleShape } from './rule-shapes.js';
 
 /** Shared tables the rule automata point into. */
 export interface FsmTables {
@@ -26,17 +27,30 @@ export interface FsmTables {
 export function buildRuleFsms(grammar: GrammarIR): { fsms: RuleFsm[]; tables: FsmTables } {
   const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [] };
   const budget = { left: MAX_AUTOMATON_STATES };
+  const shapes = new RuleShapes();
+  const tooLarge = (rule: Rule): GrammarError =>
+    new GrammarError(`the grammar is too large: its automata would need more than ${MAX_AUTOMATON_STATES} states (the limit), reached in rule '${rule.name}' (bounded repeats nested in each other, or many properties with count limits, multiply states)`);
   const fsms = grammar.rules.map((rule, ruleId) => {
+    const shape = ruleShape(rule.body);
+    const known = shape && shapes.get(shape);
+    if (known) {
+      // Counted as if built again, so the limit falls where it would.
+      budget.left -= known.states - 1;
+      if (budget.left < 0) throw tooLarge(rule);
+      return known.fsm;
+    }
     const fsm = new RuleFsm();
     fsm.budget = budget;
     try {
       buildRule(fsm, rule.body, ruleId, tables);
     } catch (error) {
       if (!(error instanceof TooManyStates)) throw error;
-      throw new GrammarError(`the grammar is too large: its automata would need more than ${MAX_AUTOMATON_STATES} states (the limit), reached in rule '${rule.name}' (bounded repeats nested in each other, or many properties with count limits, multiply states)`);
+      throw tooLarge(rule);
     }
     fsm.budget = null;
-    return minimizeRuleFsm(fsm.simplify());
+    const built = minimizeRuleFsm(fsm.simplify());
+    if (shape) shapes.set(shape, built, fsm.numStates);
+    return built;
   });
   return { fsms, tables };
 }

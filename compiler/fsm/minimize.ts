@@ -106,54 +106,23 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     cls[s] = dfa.finals[s] ? 1 : 0;
     members[cls[s]!]!.push(s);
   }
-  const signature = (s: number): string => {
-    // Byte edges are disjoint: adjacent ranges into one class read as one.
-    let sig = '';
-    let lo = -1;
-    let hi = -1;
-    let to = -1;
-    for (const e of out[s]!) {
-      if (dfa.kind[e] !== EDGE_BYTE) {
-        sig += ` k${dfa.kind[e]}:${dfa.aux[e]}>${cls[dfa.to[e]!]}`;
-        continue;
-      }
-      const c = cls[dfa.to[e]!]!;
-      if (c === to && dfa.lo[e] === hi + 1) hi = dfa.hi[e]!;
-      else {
-        if (to >= 0) sig += ` ${lo}-${hi}>${to}`;
-        lo = dfa.lo[e]!;
-        hi = dfa.hi[e]!;
-        to = c;
-      }
-    }
-    return to >= 0 ? `${sig} ${lo}-${hi}>${to}` : sig;
-  };
+  const splitter = new Splitter(dfa, out, cls);
   let dirty = new Set<number>([0, 1]);
   while (dirty.size > 0) {
     const work = dirty;
     dirty = new Set<number>();
     for (const c of work) {
       if (members[c]!.length < 2) continue;
-      const groups = new Map<string, number[]>();
-      for (const s of members[c]!) {
-        const sig = signature(s);
-        const group = groups.get(sig);
-        if (group) group.push(s);
-        else groups.set(sig, [s]);
-      }
-      if (groups.size === 1) continue;
+      const groups = splitter.split(members[c]!);
+      if (groups.length === 1) continue;
       // Every moved state takes its new class before any predecessor is looked up: a
       // predecessor in a later group of this same split would otherwise mark `c` (its class a
       // moment ago) dirty instead of the class it ends up in, and that class could keep
       // members that no longer behave alike.
       const moved: number[] = [];
-      let first = true;
-      for (const group of groups.values()) {
-        if (first) {
-          members[c] = group;
-          first = false;
-          continue;
-        }
+      members[c] = groups[0]!;
+      for (let g = 1; g < groups.length; g++) {
+        const group = groups[g]!;
         const id = members.length;
         members.push(group);
         for (const s of group) {
@@ -190,4 +159,110 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     }
   }
   return result;
+}
+
+/**
+ * Groups the states of one class by their signature: each edge's target class, byte edges
+ * disjoint and adjacent ranges into one class read as one. Signatures are integer runs in a
+ * scratch buffer, grouped by hash and compared in full (a refinement of a long chain looks at
+ * thousands of states; strings and string keys made that most of a compile).
+ */
+class Splitter {
+  private buf = new Int32Array(256);
+  private starts = new Int32Array(65);
+  private groupOf = new Map<number, number>();
+
+  constructor(
+    private readonly dfa: RuleFsm,
+    private readonly out: number[][],
+    private readonly cls: Int32Array,
+  ) {}
+
+  /** The states of `members` in groups of equal signature, in order of first appearance. */
+  split(members: number[]): number[][] {
+    if (this.starts.length <= members.length) this.starts = new Int32Array(members.length * 2 + 1);
+    const groups: number[][] = [];
+    const first: number[] = []; // member index of each group's first state
+    const chain: number[] = []; // next group with the same hash, or -1
+    const groupOf = this.groupOf;
+    groupOf.clear();
+    let at = 0;
+    for (let i = 0; i < members.length; i++) {
+      const s = members[i]!;
+      this.starts[i] = at;
+      at = this.write(s, at);
+      this.starts[i + 1] = at;
+      const buf = this.buf;
+      let h = 0x811c9dc5 | 0;
+      for (let k = this.starts[i]!; k < at; k++) h = Math.imul(h ^ buf[k]!, 0x01000193);
+      let g = groupOf.get(h);
+      let last = -1;
+      while (g !== undefined && g >= 0 && !this.same(first[g]!, i)) {
+        last = g;
+        g = chain[g]!;
+      }
+      if (g !== undefined && g >= 0) {
+        groups[g]!.push(s);
+        continue;
+      }
+      const id = groups.length;
+      groups.push([s]);
+      first.push(i);
+      chain.push(-1);
+      if (last >= 0) chain[last] = id;
+      else groupOf.set(h, id);
+    }
+    return groups;
+  }
+
+  /** Whether members i and j (already written) have the same signature. */
+  private same(i: number, j: number): boolean {
+    const a = this.starts[i]!;
+    const b = this.starts[j]!;
+    const len = this.starts[i + 1]! - a;
+    if (this.starts[j + 1]! - b !== len) return false;
+    for (let k = 0; k < len; k++) if (this.buf[a + k] !== this.buf[b + k]) return false;
+    return true;
+  }
+
+  /** Writes `s`'s signature at `at`: (-1 - kind, aux, class) per other edge, (lo, hi, class) per byte run. */
+  private write(s: number, at: number): number {
+    const { dfa, cls } = this;
+    const edges = this.out[s]!;
+    if (this.buf.length < at + 3 * edges.length) {
+      const grown = new Int32Array(Math.max(this.buf.length * 2, at + 3 * edges.length));
+      grown.set(this.buf);
+      this.buf = grown;
+    }
+    const buf = this.buf;
+    let lo = -1;
+    let hi = -1;
+    let to = -1;
+    for (const e of edges) {
+      if (dfa.kind[e] !== EDGE_BYTE) {
+        buf[at++] = -1 - dfa.kind[e]!;
+        buf[at++] = dfa.aux[e]!;
+        buf[at++] = cls[dfa.to[e]!]!;
+        continue;
+      }
+      const c = cls[dfa.to[e]!]!;
+      if (c === to && dfa.lo[e] === hi + 1) hi = dfa.hi[e]!;
+      else {
+        if (to >= 0) {
+          buf[at++] = lo;
+          buf[at++] = hi;
+          buf[at++] = to;
+        }
+        lo = dfa.lo[e]!;
+        hi = dfa.hi[e]!;
+        to = c;
+      }
+    }
+    if (to >= 0) {
+      buf[at++] = lo;
+      buf[at++] = hi;
+      buf[at++] = to;
+    }
+    return at;
+  }
 }

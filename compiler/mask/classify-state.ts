@@ -26,7 +26,7 @@ import { EDGE_REPEAT } from '../fsm/edges.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
-import { findLadder, keepRung, narrowMask, widerRung } from './ladder.js';
+import { findLadder, keepRung, type Ladder, narrowMask, widerRung } from './ladder.js';
 import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
 import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
 
@@ -49,9 +49,8 @@ export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, state: numbe
  * may end after whitespace, where every token starting with a space is uncertain).
  */
 export function classifyInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
-  const withContext = mode === 'context';
-  const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
-  return classifyWhole(fsm, info, state, dfa, { withContext, closed, cutTails: false }, !withContext);
+  const walk = modeWalk(fsm, state, mode);
+  return classifyWhole(fsm, info, state, dfa, walk, !walk.withContext);
 }
 
 /** How the walk parses: into the rule's context or not, nothing after (`closed`), calls in last position cut or followed. */
@@ -61,16 +60,62 @@ interface WalkMode {
   cutTails: boolean;
 }
 
+/**
+ * `state`'s mask in `mode` (what `classifyInMode` gives) derived from a wider rung of its
+ * ladder whose mask in that mode is known (`keepInMode`), or null: the rungs of a whitespace
+ * run where the rule may end take their refined masks from the widest one, without a base
+ * mask to filter and an exact pass over thousands of uncertain tokens each.
+ */
+export function rungInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask | null {
+  const walk = modeWalk(fsm, state, mode);
+  const rung = rungAt(fsm, state, dfa, walk, !walk.withContext);
+  const mask = rung && fromWider(info, dfa!, rung, walk);
+  if (mask) keepRung(dfa!, rung.key, rung.ladder.steps, mask);
+  return mask;
+}
+
+/** Keeps `mask`, `state`'s mask in `mode` however it was computed, for `rungInMode` (when `state` is a rung). */
+export function keepInMode(fsm: GrammarFsm, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null, mask: TokenMask): void {
+  const walk = modeWalk(fsm, state, mode);
+  const contextFree = !walk.withContext;
+  const rung = rungAt(fsm, state, dfa, walk, contextFree);
+  // A base mask without uncertain tokens is the refined one too; as a rung it speaks for narrower ones that may have some.
+  if (rung) keepRung(dfa!, rung.key, rung.ladder.steps, mask.contextFree === contextFree ? mask : { ...mask, contextFree });
+}
+
+function modeWalk(fsm: GrammarFsm, state: number, mode: 'exact' | 'context'): WalkMode {
+  const withContext = mode === 'context';
+  return { withContext, closed: withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1, cutTails: false };
+}
+
+/** `state`'s DFA state on a ladder, and the key its rung masks are kept under for this walk, or null. */
+interface RungAt {
+  d: number;
+  ladder: Ladder;
+  key: string;
+}
+
+function rungAt(fsm: GrammarFsm, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): RungAt | null {
+  if (!dfa || seedHasRepeat(fsm, state)) return null;
+  const d = dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!);
+  const ladder = d >= 0 ? findLadder(dfa, d) : null;
+  if (!ladder) return null;
+  return { d, ladder, key: `${mode.withContext ? 1 : 0}${mode.closed ? 1 : 0}${mode.cutTails ? 1 : 0}${contextFree ? 1 : 0}:${ladder.top}:${ladder.runKey}` };
+}
+
+/** The rung's mask narrowed from the closest wider rung known, or null. */
+function fromWider(info: TokenizerInfo, dfa: FlatDfa, rung: RungAt, mode: WalkMode): TokenMask | null {
+  const wider = widerRung(dfa, rung.key, rung.ladder.steps);
+  return wider ? narrowMask(info, rung.ladder, wider.mask, wider.steps, rung.ladder.steps, !mode.closed && dfa.ends[rung.d] === 1) : null;
+}
+
 function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
   if (!dfa || seedHasRepeat(fsm, state)) return walkWhole(fsm, info, state, null, mode, contextFree);
   // A rung of a ladder (ladder.ts, a bounded whitespace run) below one already walked is derived.
-  const d = dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!);
-  const ladder = d >= 0 ? findLadder(dfa, d) : null;
-  if (!ladder) return walkWhole(fsm, info, state, dfa, mode, contextFree);
-  const key = `${mode.withContext ? 1 : 0}${mode.closed ? 1 : 0}${mode.cutTails ? 1 : 0}${contextFree ? 1 : 0}:${ladder.top}:${ladder.runKey}`;
-  const wider = widerRung(dfa, key, ladder.steps);
-  const mask = (wider && narrowMask(info, ladder, wider.mask, wider.steps, ladder.steps, !mode.closed && dfa.ends[d] === 1)) ?? walkWhole(fsm, info, state, dfa, mode, contextFree);
-  keepRung(dfa, key, ladder.steps, mask);
+  const rung = rungAt(fsm, state, dfa, mode, contextFree);
+  if (!rung) return walkWhole(fsm, info, state, dfa, mode, contextFree);
+  const mask = fromWider(info, dfa, rung, mode) ?? walkWhole(fsm, info, state, dfa, mode, contextFree);
+  keepRung(dfa, rung.key, rung.ladder.steps, mask);
   return mask;
 }
 

@@ -24,14 +24,16 @@ export const DFA_UNKNOWN = -3;
 export type DfaMode = 'exact' | 'context' | 'cut';
 
 export class FlatDfa {
-  // NFA: byte edges in CSR-like lists built once; epsilon targets; END marks (the rule, or its
-  // context, is over: what follows is not known here).
-  private readonly byteLo: number[][] = [];
-  private readonly byteHi: number[][] = [];
-  private readonly byteTo: number[][] = [];
-  private readonly eps: number[][] = [];
-  private readonly end: boolean[] = [];
-  private readonly isOpaque: boolean[] = [];
+  // NFA, packed by source node (CSR): byte edges, epsilon targets; END marks (the rule, or its
+  // context, is over: what follows is not known here) and opaque nodes.
+  private byteStart: Int32Array = new Int32Array(1);
+  private byteLo: Uint8Array = new Uint8Array(0);
+  private byteHi: Uint8Array = new Uint8Array(0);
+  private byteTo: Int32Array = new Int32Array(0);
+  private epsStart: Int32Array = new Int32Array(1);
+  private epsTo: Int32Array = new Int32Array(0);
+  private end: Uint8Array = new Uint8Array(0);
+  private isOpaque: Uint8Array = new Uint8Array(0);
   // DFA: sets of NFA states by key, their END flag, and a lazily filled 256-wide table.
   private readonly ids = new Map<string, number>();
   private readonly sets: Int32Array[] = [];
@@ -44,6 +46,8 @@ export class FlatDfa {
   private readonly stamp: Int32Array;
   private gen = 0;
   private readonly stack: number[] = [];
+  /** The closure being built by `intern`. */
+  private members = new Int32Array(64);
 
   private constructor(nodes: number) {
     this.stamp = new Int32Array(nodes);
@@ -59,7 +63,7 @@ export class FlatDfa {
     b.cutTails = mode === 'cut';
     const ctx = mode === 'context' ? fsm.ruleContext[rule]! : -1;
     const endNode = b.node();
-    b.end[endNode] = true;
+    b.end[endNode] = 1;
     b.setEnd(endNode);
     let after = endNode;
     if (ctx >= 0) {
@@ -71,14 +75,21 @@ export class FlatDfa {
     const base = b.inline(rule, [after], [rule]);
     if (base < 0) return null;
     const dfa = new FlatDfa(b.count);
-    for (let i = 0; i < b.count; i++) {
-      dfa.byteLo.push(b.lo[i]!);
-      dfa.byteHi.push(b.hi[i]!);
-      dfa.byteTo.push(b.to[i]!);
-      dfa.eps.push(b.eps[i]!);
-      dfa.end.push(b.end[i]!);
-      dfa.isOpaque.push(b.opaque[i]!);
+    let order: Int32Array;
+    [dfa.byteStart, order] = bySource(b.count, b.byteFrom);
+    dfa.byteLo = new Uint8Array(order.length);
+    dfa.byteHi = new Uint8Array(order.length);
+    dfa.byteTo = new Int32Array(order.length);
+    for (let k = 0; k < order.length; k++) {
+      dfa.byteLo[k] = b.byteLo[order[k]!]!;
+      dfa.byteHi[k] = b.byteHi[order[k]!]!;
+      dfa.byteTo[k] = b.byteTo[order[k]!]!;
     }
+    [dfa.epsStart, order] = bySource(b.count, b.epsFrom);
+    dfa.epsTo = new Int32Array(order.length);
+    for (let k = 0; k < order.length; k++) dfa.epsTo[k] = b.epsTo[order[k]!]!;
+    dfa.end = new Uint8Array(b.end);
+    dfa.isOpaque = new Uint8Array(b.opaque);
     dfa.base = base;
     return dfa;
   }
@@ -87,16 +98,39 @@ export class FlatDfa {
 
   /** The DFA state of a seed at the rule's local state `local`. */
   start(local: number): number {
-    return this.intern([this.base + local]);
+    let d = this.starts.get(local);
+    if (d === undefined) {
+      d = this.intern([this.base + local]);
+      if (d >= 0) this.starts.set(local, d);
+    }
+    return d;
   }
+
+  /** DFA states of seeds by local state (a state's mask asks for it several times). */
+  private readonly starts = new Map<number, number>();
 
   /** Marks in `out` (256 entries) the bytes with a transition out of DFA state `d`. */
   liveBytes(d: number, out: Uint8Array): Uint8Array {
     out.fill(0);
+    const { byteStart, byteLo, byteHi } = this;
+    for (const s of this.sets[d]!) for (let i = byteStart[s]!; i < byteStart[s + 1]!; i++) out.fill(1, byteLo[i]!, byteHi[i]! + 1);
+    return out;
+  }
+
+  /** Sets in `out` (8 words, bit b % 32 of word b >> 5) the bytes with a transition out of DFA state `d`. */
+  liveBits(d: number, out: Uint32Array): Uint32Array {
+    out.fill(0);
+    const { byteStart, byteLo, byteHi } = this;
     for (const s of this.sets[d]!) {
-      const lo = this.byteLo[s]!;
-      const hi = this.byteHi[s]!;
-      for (let i = 0; i < lo.length; i++) out.fill(1, lo[i]!, hi[i]! + 1);
+      for (let i = byteStart[s]!; i < byteStart[s + 1]!; i++) {
+        const first = byteLo[i]!;
+        const last = byteHi[i]!;
+        for (let w = first >>> 5; w <= last >>> 5; w++) {
+          const from = w === first >>> 5 ? first & 31 : 0;
+          const to = w === last >>> 5 ? last & 31 : 31;
+          out[w]! |= (to === 31 ? -1 : (1 << (to + 1)) - 1) & ~((1 << from) - 1);
+        }
+      }
     }
     return out;
   }
@@ -146,14 +180,29 @@ export class FlatDfa {
     return t !== DFA_UNKNOWN ? t : this.compute(d, byte);
   }
 
+  /**
+   * Fills in the transition on `byte`, and on every byte around it that the same NFA edges
+   * take (each edge's range holds all of them or none): a string's inside is a few such runs
+   * of bytes, not 200 closures and set keys.
+   */
   private compute(d: number, byte: number): number {
     const targets: number[] = [];
+    let from = 0;
+    let to = 255;
+    const { byteStart, byteLo, byteHi, byteTo } = this;
     for (const s of this.sets[d]!) {
-      const lo = this.byteLo[s]!;
-      for (let i = 0; i < lo.length; i++) if (byte >= lo[i]! && byte <= this.byteHi[s]![i]!) targets.push(this.byteTo[s]![i]!);
+      for (let i = byteStart[s]!; i < byteStart[s + 1]!; i++) {
+        if (byte < byteLo[i]!) to = Math.min(to, byteLo[i]! - 1);
+        else if (byte > byteHi[i]!) from = Math.max(from, byteHi[i]! + 1);
+        else {
+          targets.push(byteTo[i]!);
+          from = Math.max(from, byteLo[i]!);
+          to = Math.min(to, byteHi[i]!);
+        }
+      }
     }
     const t = targets.length === 0 ? DFA_DEAD : this.intern(targets);
-    if (t !== DFA_OVERFLOW) this.table[d * 256 + byte] = t;
+    if (t !== DFA_OVERFLOW) this.table.fill(t, d * 256 + from, d * 256 + to + 1);
     return t;
   }
 
@@ -163,7 +212,8 @@ export class FlatDfa {
       this.stamp.fill(0);
       this.gen = 1;
     }
-    const members: number[] = [];
+    let members = this.members;
+    let count = 0;
     const stack = this.stack;
     for (const s of seeds) {
       if (this.stamp[s] !== this.gen) {
@@ -175,24 +225,30 @@ export class FlatDfa {
     let opaque = false;
     while (stack.length > 0) {
       const s = stack.pop()!;
-      members.push(s);
-      if (this.end[s]) end = true;
-      if (this.isOpaque[s]) opaque = true;
-      for (const t of this.eps[s]!) {
+      if (count === members.length) {
+        const grown = new Int32Array(members.length * 2);
+        grown.set(members);
+        members = this.members = grown;
+      }
+      members[count++] = s;
+      if (this.end[s] === 1) end = true;
+      if (this.isOpaque[s] === 1) opaque = true;
+      for (let k = this.epsStart[s]!; k < this.epsStart[s + 1]!; k++) {
+        const t = this.epsTo[k]!;
         if (this.stamp[t] !== this.gen) {
           this.stamp[t] = this.gen;
           stack.push(t);
         }
       }
     }
-    members.sort((a, b) => a - b);
-    const key = members.join(',');
+    const sorted = members.subarray(0, count).sort();
+    const key = sorted.join(',');
     const hit = this.ids.get(key);
     if (hit !== undefined) return hit;
     if (this.sets.length >= MAX_DFA) return DFA_OVERFLOW;
     const id = this.sets.length;
     this.ids.set(key, id);
-    this.sets.push(Int32Array.from(members));
+    this.sets.push(sorted.slice());
     if (id >= this.ends.length) {
       const grown = new Uint8Array(this.ends.length * 2);
       grown.set(this.ends);
@@ -214,12 +270,15 @@ export class FlatDfa {
 
 /** Copies rule automata into one NFA, references replaced by copies of the referenced rule. */
 class NfaBuilder {
-  lo: number[][] = [];
-  hi: number[][] = [];
-  to: number[][] = [];
-  eps: number[][] = [];
-  end: boolean[] = [];
-  opaque: boolean[] = [];
+  // Edges as flat lists in the order they are made (FlatDfa.build packs them by source).
+  byteFrom: number[] = [];
+  byteLo: number[] = [];
+  byteHi: number[] = [];
+  byteTo: number[] = [];
+  epsFrom: number[] = [];
+  epsTo: number[] = [];
+  end: number[] = [];
+  opaque: number[] = [];
   count = 0;
   /** Copies by (rule, where its finals lead): a reference in tail position reuses one. */
   private readonly copies = new Map<string, number>();
@@ -230,13 +289,21 @@ class NfaBuilder {
   constructor(private readonly fsm: GrammarFsm) {}
 
   node(): number {
-    this.lo.push([]);
-    this.hi.push([]);
-    this.to.push([]);
-    this.eps.push([]);
-    this.end.push(false);
-    this.opaque.push(false);
+    this.end.push(0);
+    this.opaque.push(0);
     return this.count++;
+  }
+
+  private byteEdge(from: number, lo: number, hi: number, to: number): void {
+    this.byteFrom.push(from);
+    this.byteLo.push(lo);
+    this.byteHi.push(hi);
+    this.byteTo.push(to);
+  }
+
+  private epsEdge(from: number, to: number): void {
+    this.epsFrom.push(from);
+    this.epsTo.push(to);
   }
 
   /**
@@ -258,18 +325,16 @@ class NfaBuilder {
     for (let s = first; s < last; s++) this.node();
     for (let s = first; s < last; s++) {
       const n = base + s - first;
-      if (fsm.stateFinal[s] === 1) this.eps[n]!.push(...onFinal);
+      if (fsm.stateFinal[s] === 1) for (const f of onFinal) this.epsEdge(n, f);
       for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
         const kind = fsm.edgeKind[e]!;
         const target = base + fsm.edgeTarget[e]! - first;
         if (kind === EDGE_BYTE) {
-          this.lo[n]!.push(fsm.edgeLo[e]!);
-          this.hi[n]!.push(fsm.edgeHi[e]!);
-          this.to[n]!.push(target);
+          this.byteEdge(n, fsm.edgeLo[e]!, fsm.edgeHi[e]!, target);
         } else if (kind === EDGE_RULE) {
           const child = fsm.edgeAux[e]!;
           if (cut && child !== rule && isTail(fsm, fsm.edgeTarget[e]!)) {
-            this.eps[n]!.push(this.endNode);
+            this.epsEdge(n, this.endNode);
             continue;
           }
           if (path.length >= MAX_INLINE_DEPTH || path.includes(child)) {
@@ -280,7 +345,7 @@ class NfaBuilder {
           const tail = fsm.stateFinal[fsm.edgeTarget[e]!] === 1 && fsm.edgeStart[fsm.edgeTarget[e]!] === fsm.edgeStart[fsm.edgeTarget[e]! + 1];
           const start = this.inline(child, tail ? onFinal : [target], [...path, child]);
           if (start < 0) return -1;
-          this.eps[n]!.push(start);
+          this.epsEdge(n, start);
         } else if (kind === EDGE_REPEAT) {
           // Reached inside a token, a counted repeat starts afresh (count 0): it may be
           // skipped when its minimum is 0; its iterations are left to the Earley matcher.
@@ -307,22 +372,31 @@ class NfaBuilder {
   private addOpaque(from: number, child: number, skipTo: number): void {
     if (this.sink < 0) {
       this.sink = this.node();
-      this.opaque[this.sink] = true;
+      this.opaque[this.sink] = 1;
     }
     const first = ruleFirstBytes(this.fsm)[child]!;
     for (let b = 0; b < 256; b++) {
       if (first[b] === 0) continue;
       let hi = b;
       while (hi < 255 && first[hi + 1] === 1) hi++;
-      this.lo[from]!.push(b);
-      this.hi[from]!.push(hi);
-      this.to[from]!.push(this.sink);
+      this.byteEdge(from, b, hi, this.sink);
       b = hi;
     }
-    if (skipTo >= 0) this.eps[from]!.push(skipTo);
+    if (skipTo >= 0) this.epsEdge(from, skipTo);
   }
 
   /** The one opaque state, or -1 before the first is needed. */
   private sink = -1;
 }
 
+
+/** CSR offsets by source node, and the edges' indices in that order (as made, within a node). */
+function bySource(nodes: number, from: number[]): [Int32Array, Int32Array] {
+  const start = new Int32Array(nodes + 1);
+  for (let i = 0; i < from.length; i++) start[from[i]! + 1]!++;
+  for (let i = 0; i < nodes; i++) start[i + 1]! += start[i]!;
+  const fill = start.slice(0, nodes);
+  const order = new Int32Array(from.length);
+  for (let i = 0; i < from.length; i++) order[fill[from[i]!]!++] = i;
+  return [start, order];
+}

@@ -46,24 +46,32 @@ export function findLadder(dfa: FlatDfa, d: number): Ladder | null {
   return ladder;
 }
 
+/** Buffers of `search` and `climb` (not reentrant), byte sets as 8-word bitsets: live bytes and targets of the first rung, the run bytes tried, live bytes of a rung. */
+const scratch = { live: new Uint32Array(8), row: new Int32Array(256), run: new Uint32Array(8), liveAt: new Uint32Array(8) };
+
+/** The byte of the lowest set bit of `bits`, in word `w`. */
+const lowest = (w: number, bits: number): number => (w << 5) | (31 - Math.clz32(bits & -bits));
+
 function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): Ladder | null {
   if (dfa.opaque[d] === 1) return null;
   // Only live bytes are looked up: a dead one has no NFA transition, and computing the
   // transitions a walk never takes would build DFA states for nothing.
-  const live = dfa.liveBytes(d, new Uint8Array(256));
-  const row = new Int32Array(256).fill(DFA_DEAD);
-  for (let b = 0; b < 256; b++) {
-    if (live[b] === 0) continue;
-    row[b] = dfa.next(d, b);
-    if (row[b]! < DFA_DEAD) return null; // overflow
+  const live = dfa.liveBits(d, scratch.live);
+  const row = scratch.row.fill(DFA_DEAD);
+  for (let w = 0; w < 8; w++) {
+    for (let bits = live[w]!; bits !== 0; bits &= bits - 1) {
+      const b = lowest(w, bits);
+      row[b] = dfa.next(d, b);
+      if (row[b]! < DFA_DEAD) return null; // overflow
+    }
   }
   const tried: number[] = [];
   for (let b = 0; b < 256 && tried.length < MAX_CANDIDATES; b++) {
     const e = row[b]!;
     if (e < 0 || e === d || tried.includes(e)) continue;
     tried.push(e);
-    const run = new Uint8Array(256);
-    for (let c = 0; c < 256; c++) if (row[c] === e) run[c] = 1;
+    const run = scratch.run.fill(0);
+    for (let c = b; c < 256; c++) if (row[c] === e) run[c >>> 5]! |= 1 << (c & 31);
     const ladder = climb(dfa, d, live, row, run, byState);
     if (ladder) return ladder;
   }
@@ -71,32 +79,39 @@ function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): L
 }
 
 /** From `d` up the run bytes while every rung leaves the run as `d` does; the ladder if it ends at a top. */
-function climb(dfa: FlatDfa, d: number, live: Uint8Array, row: Int32Array, run: Uint8Array, byState: Map<number, Ladder | null>): Ladder | null {
+function climb(dfa: FlatDfa, d: number, live: Uint32Array, row: Int32Array, run: Uint32Array, byState: Map<number, Ladder | null>): Ladder | null {
   let at = d;
   const rungs: number[] = [];
-  const liveAt = new Uint8Array(256);
+  const liveAt = scratch.liveAt;
   for (let steps = 0; steps <= MAX_STEPS; steps++) {
     rungs.push(at);
-    dfa.liveBytes(at, liveAt);
-    for (let c = 0; c < 256; c++) if (run[c] === 0 && liveAt[c] !== live[c]) return null;
+    dfa.liveBits(at, liveAt);
+    for (let w = 0; w < 8; w++) if (((liveAt[w]! ^ live[w]!) & ~run[w]!) !== 0) return null;
     // The next rung: every run byte leads to the same state, or all of them die (the top).
     let up = -3;
-    for (let c = 0; c < 256; c++) {
-      if (run[c] === 0 && live[c] === 0) continue;
-      const next = liveAt[c] === 1 ? dfa.next(at, c) : DFA_DEAD;
-      if (next < DFA_DEAD) return null;
-      if (run[c] === 1) {
-        if (up === -3) up = next;
-        else if (next !== up) return null;
-      } else if (next !== row[c]) return null;
+    for (let w = 0; w < 8; w++) {
+      for (let bits = run[w]! | live[w]!; bits !== 0; bits &= bits - 1) {
+        const c = lowest(w, bits);
+        const next = (liveAt[w]! & (1 << (c & 31))) !== 0 ? dfa.next(at, c) : DFA_DEAD;
+        if (next < DFA_DEAD) return null;
+        if ((run[w]! & (1 << (c & 31))) !== 0) {
+          if (up === -3) up = next;
+          else if (next !== up) return null;
+        } else if (next !== row[c]) return null;
+      }
     }
     if (up === DFA_DEAD) {
       if (steps === 0) return null;
+      const kept = new Uint8Array(256);
       let runKey = '';
-      for (let c = 0; c < 256; c++) if (run[c] === 1) runKey += String.fromCharCode(c);
+      for (let c = 0; c < 256; c++) {
+        if ((run[c >>> 5]! & (1 << (c & 31))) === 0) continue;
+        kept[c] = 1;
+        runKey += String.fromCharCode(c);
+      }
       // The rungs above `d` are on the same ladder, fewer steps below the top.
-      for (let i = 1; i < steps; i++) if (!byState.has(rungs[i]!)) byState.set(rungs[i]!, { top: at, steps: steps - i, run, runKey });
-      return { top: at, steps, run, runKey };
+      for (let i = 1; i < steps; i++) if (!byState.has(rungs[i]!)) byState.set(rungs[i]!, { top: at, steps: steps - i, run: kept, runKey });
+      return { top: at, steps, run: kept, runKey };
     }
     if (up === d || up === at || dfa.opaque[up] === 1 || dfa.ends[up] !== dfa.ends[d]) return null;
     at = up;
@@ -147,27 +162,37 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
   const byLead = runTable(info, ladder);
   const sorted = info.sorted;
   // Sorted positions of the tokens that now die at the top (those with more run bytes died already).
-  const dying: number[] = [];
-  for (let m = steps + 1; m <= Math.min(widerSteps, 255); m++) for (const j of byLead[m]!) dying.push(j);
-  if (dying.length === 0) return wider;
-  dying.sort((x, y) => x - y);
+  let count = 0;
+  for (let m = steps + 1; m <= Math.min(widerSteps, 255); m++) count += byLead[m]!.length;
+  if (count === 0) return wider;
+  const dying = new Int32Array(count);
+  count = 0;
+  for (let m = steps + 1; m <= Math.min(widerSteps, 255); m++) {
+    dying.set(byLead[m]!, count);
+    count += byLead[m]!.length;
+  }
   let ids = wider.ids;
   let bits = wider.bits;
   if (wider.store === STORE_ACCEPTED) {
     const drop = (dropScratch.length >= info.numTokens ? dropScratch : (dropScratch = new Uint8Array(info.numTokens)));
-    for (const j of dying) drop[sorted[j]!] = 1;
-    ids = wider.ids.filter((t) => drop[t] === 0);
-    for (const j of dying) drop[sorted[j]!] = 0;
+    for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 1;
+    const kept = new Int32Array(ids.length);
+    let n = 0;
+    for (let i = 0; i < ids.length; i++) if (drop[ids[i]!] === 0) kept[n++] = ids[i]!;
+    for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 0;
+    ids = n === ids.length ? ids : kept.slice(0, n);
   } else {
     bits = wider.bits!.slice();
-    for (const j of dying) {
-      const t = sorted[j]!;
+    for (let i = 0; i < dying.length; i++) {
+      const t = sorted[dying[i]!]!;
       bits[t >>> 5]! &= ~(1 << (t & 31));
     }
   }
+  const from = wider.uncertain;
+  if (from.length === 0 && !deadUncertain) return { store: wider.store, ids, bits, uncertain: from, contextFree: wider.contextFree };
+  dying.sort();
   // Uncertain: the wider ones but the dying, and with `deadUncertain` the dying, in order.
   // Where each dying token is in the wider list, or would go (-1 - index); shared if unchanged.
-  const from = wider.uncertain;
   const where = new Int32Array(dying.length);
   let present = 0;
   for (let i = 0, at = 0; i < dying.length; i++) {
@@ -210,22 +235,21 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
 /** Token ids being dropped by `narrowMask`, all 0 between calls. */
 let dropScratch = new Uint8Array(0);
 
-/** Rung masks per DFA and key (walk mode, top rung, run bytes), by steps below the top. */
-const rungs = new WeakMap<FlatDfa, Map<string, Map<number, TokenMask>>>();
+/** Rung masks per DFA and key (walk mode, top rung, run bytes), indexed by steps below the top (at most MAX_STEPS). */
+const rungs = new WeakMap<FlatDfa, Map<string, (TokenMask | undefined)[]>>();
 
 /** The known rung mask of the fewest steps at or above `steps` (a ladder's rungs are few), or undefined. */
 export function widerRung(dfa: FlatDfa, key: string, steps: number): { steps: number; mask: TokenMask } | undefined {
   const known = rungs.get(dfa)?.get(key);
   if (!known) return undefined;
-  let best: { steps: number; mask: TokenMask } | undefined;
-  for (const [s, mask] of known) if (s >= steps && (!best || s < best.steps)) best = { steps: s, mask };
-  return best;
+  for (let s = steps; s < known.length; s++) if (known[s]) return { steps: s, mask: known[s]! };
+  return undefined;
 }
 
 export function keepRung(dfa: FlatDfa, key: string, steps: number, mask: TokenMask): void {
   let byKey = rungs.get(dfa);
   if (!byKey) rungs.set(dfa, (byKey = new Map()));
   let known = byKey.get(key);
-  if (!known) byKey.set(key, (known = new Map()));
-  known.set(steps, mask);
+  if (!known) byKey.set(key, (known = []));
+  known[steps] = mask;
 }

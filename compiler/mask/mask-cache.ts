@@ -8,7 +8,8 @@ import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
-import { classifyInMode, classifyState, refine } from './classify-state.js';
+import { classifyInMode, classifyState, keepInMode, refine, rungInMode } from './classify-state.js';
+import { findLadder } from './ladder.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
 import { ruleHashes } from './rule-hash.js';
 import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
@@ -25,9 +26,10 @@ export class TokenMaskCache {
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
   private hashes: { full: string[]; cut: string[] } | null = null;
-  // Flat DFAs by mode and rule, context-free masks by structure, suffix indexes by state.
+  // Flat DFAs by mode and rule, context-free and refined masks by structure, suffix indexes by state.
   private readonly dfas = new Map<string, FlatDfa | null>();
   private readonly bases = new Map<string, TokenMask>();
+  private readonly refined = new Map<string, TokenMask>();
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
   /** Full classifications run here (not loaded, shared or refined). */
   computed = 0;
@@ -98,7 +100,7 @@ export class TokenMaskCache {
     const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     const local = state - fsm.ruleStart[rule]!;
-    this.hashes ??= { full: ruleHashes(fsm), cut: ruleHashes(fsm, true) };
+    this.hashes ??= ruleHashes(fsm);
     const { full, cut } = this.hashes;
     const context = fsm.ruleContext[rule]!;
     const closed = fsm.ruleContextClosed[rule] === 1;
@@ -114,30 +116,55 @@ export class TokenMaskCache {
       }
     } else {
       // Context-free first (shared by rules alike up to their last-step references), then
-      // the uncertain tokens exactly, for this grammar, with the context if there is one.
-      const baseKey = `${cut[rule]}:${local}`;
-      mask = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
+      // the uncertain tokens exactly, for this grammar, with the context if there is one. A
+      // rung of a whitespace run below one already done takes its mask from that one.
+      const mode = context >= 0 ? 'context' : 'exact';
+      const key = `${mode}:${full[rule]}:${context >= 0 ? full[context] : '-'}:${closed ? 1 : 0}:${local}`;
+      const rung = this.isRung(rule, local);
+      mask = this.shared?.get(key) ?? this.refined.get(key);
+      if (!mask && rung) {
+        mask = rungInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode)) ?? undefined;
+        if (mask) this.keepRefined(key, mask);
+      }
       if (!mask) {
-        mask = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'cut'));
-        this.computed++;
-        this.bases.set(baseKey, mask);
-        this.shared?.set(baseKey, mask);
+        const baseKey = `${cut[rule]}:${local}`;
+        let base = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
+        if (!base) {
+          base = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'cut'));
+          this.computed++;
+          this.bases.set(baseKey, base);
+          this.shared?.set(baseKey, base);
+        }
+        mask = base;
+        if (base.uncertain.length > 0) {
+          // Token by token when the uncertain ones are few, else one walk of the vocabulary.
+          mask =
+            base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
+              ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
+              : classifyInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode));
+          this.keepRefined(key, mask);
+        }
+        if (rung) keepInMode(this.fsm, state, mode, this.dfa(rule, mode), mask);
       }
-      if (mask.uncertain.length > 0) {
-        const mode = context >= 0 ? 'context' : 'exact';
-        const key = `${mode}:${full[rule]}:${context >= 0 ? full[context] : '-'}:${closed ? 1 : 0}:${local}`;
-        const base = mask;
-        // Token by token when the uncertain ones are few, else one walk of the vocabulary.
-        mask =
-          this.shared?.get(key) ??
-          (base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
-            ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
-            : classifyInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode)));
-        this.shared?.set(key, mask);
-      }
+      // Without uncertain tokens the flag means nothing; one value keeps a mask the same
+      // whichever way it came (a rung derived or refined, here or in a worker).
+      if (mask.uncertain.length === 0 && !mask.contextFree) mask = { ...mask, contextFree: true };
     }
     this.masks[state] = mask;
     return mask;
+  }
+
+  /** Keeps a refined mask for rules alike in this grammar (a schema repeats its parts), and in the shared cache. */
+  private keepRefined(key: string, mask: TokenMask): void {
+    this.refined.set(key, mask);
+    this.shared?.set(key, mask);
+  }
+
+  /** Whether a rule's local state is a rung of a ladder in its context-free DFA (a whitespace run, ladder.ts). */
+  private isRung(rule: number, local: number): boolean {
+    const dfa = this.dfa(rule, 'cut');
+    const d = dfa ? dfa.start(local) : -1;
+    return d >= 0 && findLadder(dfa!, d) !== null;
   }
 
   private dfa(rule: number, mode: DfaMode): FlatDfa | null {

@@ -7,7 +7,7 @@
 // recursive component, the rules are renumbered in the order they are first reached from the
 // rule being hashed (components above COMPONENT_LIMIT rules are numbered by rule index).
 //
-// With `cutTails`, the rule's own last-step references to other rules are left out: the
+// In `cut`, the rule's own last-step references to other rules are left out: the
 // context-free masks treat them as the rule's end (row-engine.ts, flat-dfa.ts). Rules chained
 // that way, like the property after property of a JSON-schema object, then hash alike in two
 // schemas that differ only further down the chain.
@@ -19,7 +19,8 @@ import { Sha256 } from '../sha256.js';
 
 const COMPONENT_LIMIT = 64;
 
-export function ruleHashes(fsm: GrammarFsm, cutTails = false): string[] {
+/** Every rule's hash (`full`), and its hash with its last-step references cut (`cut`), from one pass over the automaton. */
+export function ruleHashes(fsm: GrammarFsm): { full: string[]; cut: string[] } {
   const numRules = fsm.ruleStart.length;
   const numStates = fsm.stateRule.length;
   const ruleEnd = (r: number): number => (r + 1 < numRules ? fsm.ruleStart[r + 1]! : numStates);
@@ -108,6 +109,6 @@ export function ruleHashes(fsm: GrammarFsm, cutTails = false): string[] {
       component.forEach((r, i) => (full[r] = new Sha256().update(`${shared}:${i}`).digestHex().slice(0, 32)));
     }
   }
-  if (!cutTails) return full;
-  return texts.map((parts, r) => digest(parts, (k) => (tailRefs[r]![k] ? '@tail' : `=${full[refs[r]![k]!]}`)));
+  const cut = texts.map((parts, r) => digest(parts, (k) => (tailRefs[r]![k] ? '@tail' : `=${full[refs[r]![k]!]}`)));
+  return { full, cut };
 }
