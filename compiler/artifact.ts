@@ -19,8 +19,9 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
  * (no leading whitespace) with runs of one space or a line break and its indentation, opens
  * bare object schemas in structural tags and adds the XML styles' raw strings; 6 minimises
  * rule automata correctly (5 could refuse values at a length bound, ["x-1234567890"] under a
- * pattern and maxLength 12) and inlines automaton leaves again. */
-export const ARTIFACT_FORMAT_VERSION = 6;
+ * pattern and maxLength 12) and inlines automaton leaves again; 7 bounds the digit runs of
+ * JSON numbers that no bound fixes (numbers.ts MAX_FREE_DIGITS). */
+export const ARTIFACT_FORMAT_VERSION = 7;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 

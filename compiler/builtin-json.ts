@@ -2,8 +2,10 @@
 // output is the value alone: nothing before it or after it, since whitespace there only kept
 // models emitting spaces or newlines until max_tokens. Whitespace runs are bounded as in JSON
 // schemas (json-schema/options.ts: one space, or one line break then up to 20 spaces or
-// tabs), unless `maxWhitespace: null`. grammars/json.ebnf and grammars/json-object.ebnf hold the default
+// tabs), unless `maxWhitespace: null`. Digit runs are bounded as in JSON schemas
+// (json-schema/numbers.ts: MAX_FREE_DIGITS). grammars/json.ebnf and grammars/json-object.ebnf hold the default
 // text as data for CI; a test keeps them equal.
+import { MAX_FREE_DIGITS } from './json-schema/numbers.js';
 import { DEFAULT_MAX_WHITESPACE, maxWhitespaceCountOf, maxWhitespaceOf } from './json-schema/options.js';
 
 export interface BuiltinJsonOptions {
@@ -19,7 +21,7 @@ object ::= "{" ws "}" | "{" ws member (ws "," ws member)* ws "}"
 member ::= string ws ":" ws value
 array ::= "[" ws "]" | "[" ws value (ws "," ws value)* ws "]"
 string ::= "\"" ([^"\\\x00-\x1f] | "\\" (["\\/bfnrt] | "u" [0-9a-fA-F]{4}))* "\""
-number ::= "-"? ("0" | [1-9] [0-9]*) ("." [0-9]+)? ([eE] [+-]? [0-9]+)?
+number ::= "-"? ("0" | [1-9] [0-9]{0,${MAX_FREE_DIGITS}}) ("." [0-9]{1,${MAX_FREE_DIGITS}})? ([eE] [+-]? [0-9]{1,${MAX_FREE_DIGITS}})?
 `;
 
 function whitespaceRule(max: number | null, count: number | undefined): string {

@@ -13,7 +13,7 @@ import { combinatorPart, distribute } from './combinators.js';
 import { constValue, valuesAllowed } from './constants.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { isUnboundedNumeric, lowerInteger, lowerNumber } from './numeric.js';
-import { intRange } from './numbers.js';
+import { intRange, MAX_FREE_DIGITS } from './numbers.js';
 import { lowerObject } from './objects.js';
 import { Formatting, type JsonSchemaOptions, MAX_INDENT_DEPTH } from './options.js';
 import { commonTypes, conjunctionKey, conjunctionOf, conjunctionSchema, hasAssertions, NON_ASSERTIONS, type Part, partsOfConjunction } from './parts.js';
@@ -211,9 +211,9 @@ class SchemaConverter implements Lowering {
 
   private basicNumber(): Expr {
     return this.sharedRule('basic_number', () =>
-      seq(rep(lit('-'), 0, 1), alt(lit('0'), seq({ kind: 'class', ranges: [0x31, 0x39] }, rep({ kind: 'class', ranges: [0x30, 0x39] }, 0, -1))),
-        rep(seq(lit('.'), rep({ kind: 'class', ranges: [0x30, 0x39] }, 1, -1)), 0, 1),
-        rep(seq({ kind: 'class', ranges: [0x45, 0x45, 0x65, 0x65] }, rep({ kind: 'class', ranges: [0x2b, 0x2b, 0x2d, 0x2d] }, 0, 1), rep({ kind: 'class', ranges: [0x30, 0x39] }, 1, -1)), 0, 1)),
+      seq(rep(lit('-'), 0, 1), alt(lit('0'), seq({ kind: 'class', ranges: [0x31, 0x39] }, rep({ kind: 'class', ranges: [0x30, 0x39] }, 0, MAX_FREE_DIGITS))),
+        rep(seq(lit('.'), rep({ kind: 'class', ranges: [0x30, 0x39] }, 1, MAX_FREE_DIGITS)), 0, 1),
+        rep(seq({ kind: 'class', ranges: [0x45, 0x45, 0x65, 0x65] }, rep({ kind: 'class', ranges: [0x2b, 0x2b, 0x2d, 0x2d] }, 0, 1), rep({ kind: 'class', ranges: [0x30, 0x39] }, 1, MAX_FREE_DIGITS)), 0, 1)),
     );
   }
 

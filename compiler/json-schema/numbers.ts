@@ -3,10 +3,24 @@
 // digit by digit; exponent forms stay valid when the mantissa is normalised (d or d.ddd with
 // d in 1-9, which is what JSON.stringify writes): for each exponent the mantissa range is
 // again a decimal range. Bounds are compared exactly as the decimals their shortest form shows.
-import { alt, EMPTY, type Expr, lit, NOTHING, opt, rep, seq, star } from '../ir.js';
+import { alt, EMPTY, type Expr, lit, NOTHING, opt, rep, seq } from '../ir.js';
 
 const D: Expr = { kind: 'class', ranges: [0x30, 0x39] };
-const anyDigits = star(D);
+
+/**
+ * Most digits in a row where no bound fixes how many: integer digits past a lower bound's
+ * length, fraction digits past a bound's, leading zeros of an exponent. Every 64-bit integer,
+ * and every double as JavaScript or Python spells it (at most 21 integer digits, 17 significant
+ * digits after up to 6 zeros), fits; a model can no longer write digits until max_tokens
+ * (`"rating": 1000…` under an `integer`), as llama.cpp's JSON grammars bound them (16 there).
+ */
+export const MAX_FREE_DIGITS = 24;
+
+/** `min` or more of `expr` in a row, at most max(min, MAX_FREE_DIGITS). */
+function run(expr: Expr, min: number): Expr {
+  return rep(expr, min, Math.max(min, MAX_FREE_DIGITS));
+}
+const anyDigits = run(D, 0);
 
 function digitClass(lo: number, hi: number): Expr {
   return { kind: 'class', ranges: [0x30 + lo, 0x30 + hi] };
@@ -48,7 +62,7 @@ export function natRange(lo: bigint, hi: bigint | null): Expr {
     const to = top < b ? top : b;
     if (from <= to) parts.push(fixedRange(from.toString(), to.toString()));
   }
-  if (hi === null) parts.push(seq(digitClass(1, 9), rep(D, loLen, -1)));
+  if (hi === null) parts.push(seq(digitClass(1, 9), run(D, loLen)));
   return alt(...parts);
 }
 
@@ -111,7 +125,7 @@ export function compareDecimal(a: Decimal, b: Decimal): number {
 
 // Fraction digit strings s compared as 0.s; "Plus" variants need at least one digit.
 function geqPlus(d: string, strict: boolean): Expr {
-  if (d === '') return strict ? seq(star(lit('0')), digitClass(1, 9), anyDigits) : rep(D, 1, -1);
+  if (d === '') return strict ? seq(run(lit('0'), 0), digitClass(1, 9), anyDigits) : run(D, 1);
   const d0 = Number(d[0]);
   const parts: Expr[] = [];
   if (d0 < 9) parts.push(seq(digitClass(d0 + 1, 9), anyDigits));
@@ -122,7 +136,7 @@ function geqStar(d: string, strict: boolean): Expr {
   return d === '' && !strict ? alt(EMPTY, geqPlus(d, strict)) : geqPlus(d, strict);
 }
 function leqPlus(d: string, strict: boolean): Expr {
-  if (d === '') return strict ? NOTHING : rep(lit('0'), 1, -1);
+  if (d === '') return strict ? NOTHING : run(lit('0'), 1);
   const d0 = Number(d[0]);
   const parts: Expr[] = [];
   if (d0 > 0) parts.push(seq(digitClass(0, d0 - 1), anyDigits));
@@ -133,7 +147,7 @@ function leqStar(d: string, strict: boolean): Expr {
   return d !== '' || !strict ? alt(EMPTY, leqPlus(d, strict)) : leqPlus(d, strict);
 }
 function betweenPlus(a: string, sa: boolean, b: string, sb: boolean): Expr {
-  if (a === '' && b === '') return !sa && !sb ? rep(lit('0'), 1, -1) : NOTHING;
+  if (a === '' && b === '') return !sa && !sb ? run(lit('0'), 1) : NOTHING;
   const a0 = Number(a[0] ?? '0');
   const b0 = Number(b[0] ?? '0');
   if (a0 === b0) return seq(lit(String(a0)), betweenStar(a.slice(1), sa, b.slice(1), sb));
@@ -166,7 +180,7 @@ export function decimalRange(lo: Bound, hi: Bound | null): Expr {
   }
   const parts: Expr[] = [seq(intLit(lo.int), fraction(geqPlus(lo.frac, lo.strict), lo.frac === '' && !lo.strict))];
   const midHi = hi ? hi.int - 1n : null;
-  if (midHi === null || lo.int + 1n <= midHi) parts.push(seq(natRange(lo.int + 1n, midHi), opt(seq(lit('.'), rep(D, 1, -1)))));
+  if (midHi === null || lo.int + 1n <= midHi) parts.push(seq(natRange(lo.int + 1n, midHi), opt(seq(lit('.'), run(D, 1)))));
   if (hi) parts.push(seq(intLit(hi.int), fraction(leqPlus(hi.frac, hi.strict), hi.frac !== '' || !hi.strict)));
   return alt(...parts);
 }
@@ -192,13 +206,13 @@ function shift(d: Decimal, e: number): Decimal {
 
 /** Exponent text (after e/E) denoting an integer in [lo, hi]; leading zeros allowed. */
 function exponentRange(lo: number | null, hi: number | null): Expr {
-  const zeros = star(lit('0'));
+  const zeros = run(lit('0'), 0);
   const parts: Expr[] = [];
   if (hi === null || hi >= 0) parts.push(seq(opt(lit('+')), zeros, natRange(BigInt(Math.max(lo ?? 0, 0)), hi === null ? null : BigInt(hi))));
   if (lo === null || lo <= 0) {
     const neg: Expr[] = [];
     if (lo === null || lo < 0) neg.push(seq(zeros, natRange(BigInt(hi === null || hi >= 0 ? 1 : -hi), lo === null ? null : BigInt(-lo))));
-    if (hi === null || hi >= 0) neg.push(rep(lit('0'), 1, -1)); // "-0"
+    if (hi === null || hi >= 0) neg.push(run(lit('0'), 1)); // "-0"
     parts.push(seq(lit('-'), alt(...neg)));
   }
   return alt(...parts);
@@ -222,7 +236,7 @@ export function exponentForms(lo: Bound, hi: Bound | null): Expr {
   }
   const parts: Expr[] = [];
   const zeroIn = lo.int === 0n && lo.frac === '' && !lo.strict && (hi === null || hi.int > 0n || hi.frac !== '' || !hi.strict);
-  if (zeroIn) parts.push(seq(lit('0'), opt(seq(lit('.'), rep(lit('0'), 1, -1))), E, exponentRange(null, null)));
+  if (zeroIn) parts.push(seq(lit('0'), opt(seq(lit('.'), run(lit('0'), 1))), E, exponentRange(null, null)));
   const loPositive = lo.int > 0n || lo.frac !== '';
   if (hi && hi.int === 0n && hi.frac === '') return alt(...parts);
   const eLo = loPositive ? magnitude(lo) : null;
