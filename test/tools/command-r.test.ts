@@ -24,6 +24,7 @@ import type { CompletionContext } from '../../runtime/server/completion-context.
 import type { EngineClient } from '../../runtime/server/engine-client.js';
 import { toolSetupOf } from '../../runtime/server/tool-calls.js';
 import { accepts } from '../compiler/helpers.js';
+import { foldDeltas } from '../helpers/stream-deltas.js';
 
 const test = suite('Command-R tool calls');
 
@@ -169,19 +170,9 @@ test('the grammar: the spellings Cohere\'s examples use too, the schemas, the to
   assert.not.ok(auto(`Let me see.\n${action(CALL('get_weather', '{"city": 3}'))}`), 'auto: a call breaks no schema either');
 });
 
-/** What a client builds from the deltas, as OpenAI's stream accumulation does. */
+/** The message a client builds from the deltas: no content beside calls is null, as in the parser's message. */
 function accumulate(deltas: ParsedDelta[]) {
-  let content = '';
-  const calls: { id: string; name: string; arguments: string }[] = [];
-  for (const delta of deltas) {
-    content += delta.content ?? '';
-    for (const call of delta.tool_calls ?? []) {
-      const entry = (calls[call.index] ??= { id: '', name: '', arguments: '' });
-      entry.id += call.id ?? '';
-      entry.name += call.function.name ?? '';
-      entry.arguments += call.function.arguments ?? '';
-    }
-  }
+  const { content, calls } = foldDeltas(deltas);
   return { content: content === '' && calls.length > 0 ? null : content, toolCalls: calls };
 }
 

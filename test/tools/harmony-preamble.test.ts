@@ -12,6 +12,7 @@ import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
 import { grammarFromSpec } from '../../runtime/engine/grammar-spec.js';
 import { advance, type ChatChoice, type MessageDelta } from '../../runtime/server/chat-choice.js';
 import { accepts } from '../compiler/helpers.js';
+import { foldDeltas } from '../helpers/stream-deltas.js';
 
 const test = suite('harmony preamble under tool_choice required');
 
@@ -62,17 +63,7 @@ function read(pieces: string[], startsWithCall: boolean) {
   const parser = new ToolCallParser(format, schemas, 'call_', startsWithCall);
   const choice: ChatChoice = { finish: undefined, parser, splitter: new ReasoningSplitter('model', format.thinking) };
   const deltas: MessageDelta[] = [...pieces.flatMap((p) => advance(choice, p)), ...advance(choice, undefined)];
-  let content = '';
-  const calls: { id: string; name: string; arguments: string }[] = [];
-  for (const d of deltas) {
-    content += d.content ?? '';
-    for (const c of d.tool_calls ?? []) {
-      const entry = (calls[c.index] ??= { id: '', name: '', arguments: '' });
-      entry.id += c.id ?? '';
-      entry.name += c.function.name ?? '';
-      entry.arguments += c.function.arguments ?? '';
-    }
-  }
+  const { content, calls } = foldDeltas(deltas);
   return { reasoning: deltas.map((d) => d.reasoning_content ?? '').join(''), content, calls, whole: parser.message };
 }
 

@@ -21,6 +21,7 @@ import { grammarFromSpec } from '../../runtime/engine/grammar-spec.js';
 import { advance, type ChatChoice, type MessageDelta } from '../../runtime/server/chat-choice.js';
 import { MarkupFilter } from '../../runtime/chat/answer-markup.js';
 import { accepts } from '../compiler/helpers.js';
+import { foldDeltas } from '../helpers/stream-deltas.js';
 
 const test = suite('new tool-call families');
 
@@ -40,18 +41,8 @@ function pipeline(key: ToolFormatKey, start: ThinkStart, pieces: string[]) {
   const format = TOOL_FORMATS[key];
   const choice: ChatChoice = { finish: undefined, parser: new ToolCallParser(format, schemas, 'call_'), splitter: start === 'closed' ? undefined : new ReasoningSplitter(start, format.thinking ?? THINK_TAGS) };
   const deltas: MessageDelta[] = [...pieces.flatMap((p) => advance(choice, p)), ...advance(choice, undefined)];
-  let reasoning = '';
-  let content = '';
-  const calls: { name: string; arguments: string }[] = [];
-  for (const d of deltas) {
-    reasoning += d.reasoning_content ?? '';
-    content += d.content ?? '';
-    for (const c of d.tool_calls ?? []) {
-      const entry = (calls[c.index] ??= { name: '', arguments: '' });
-      entry.name += c.function.name ?? '';
-      entry.arguments += c.function.arguments ?? '';
-    }
-  }
+  const reasoning = deltas.map((d) => d.reasoning_content ?? '').join('');
+  const { content, calls } = foldDeltas(deltas);
   return { reasoning, content, calls: calls.map((c) => ({ name: c.name, arguments: JSON.parse(c.arguments) as unknown })), whole: choice.parser!.message };
 }
 

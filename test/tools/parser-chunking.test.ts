@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { ToolCallParser, type ParsedDelta } from '../../runtime/chat/tool-call-parser.js';
 import { renderToolCall } from '../../runtime/chat/tool-prompt.js';
 import { TOOL_FORMATS, TOOL_FORMAT_KEYS, type ToolFormat } from '../../runtime/chat/tool-formats.js';
+import { foldDeltas } from '../helpers/stream-deltas.js';
 
 const test = suite('tool-call parser chunking');
 
@@ -16,21 +17,6 @@ const schemas = new Map<string, Record<string, unknown>>([
   ['get', { type: 'object', properties: {} }],
 ]);
 
-/** What a client builds from the deltas, as OpenAI's stream accumulation does. */
-function accumulate(deltas: ParsedDelta[]) {
-  let content = '';
-  const calls: { id: string; name: string; arguments: string }[] = [];
-  for (const delta of deltas) {
-    content += delta.content ?? '';
-    for (const call of delta.tool_calls ?? []) {
-      const entry = (calls[call.index] ??= { id: '', name: '', arguments: '' });
-      entry.id += call.id ?? '';
-      entry.name += call.function.name ?? '';
-      entry.arguments += call.function.arguments ?? '';
-    }
-  }
-  return { content, calls };
-}
 
 function run(format: ToolFormat, pieces: string[]) {
   const parser = new ToolCallParser(format, schemas, 'call_');
@@ -41,7 +27,7 @@ function run(format: ToolFormat, pieces: string[]) {
   }
   const last = parser.finish();
   if (last) deltas.push(last);
-  return { streamed: accumulate(deltas), whole: parser.message, sofar: parser.streamedMessage };
+  return { streamed: foldDeltas(deltas), whole: parser.message, sofar: parser.streamedMessage };
 }
 
 /** A deterministic pseudo-random split of `text`. */
