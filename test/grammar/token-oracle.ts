@@ -1,7 +1,7 @@
 // The brute-force oracle for token masks (GRAMMAR.md section 7, case 33): a token is allowed
 // exactly when accepting it on a copy of the matcher succeeds. Shared by the mask suites.
 import * as assert from 'uvu/assert';
-import { type CompiledGrammar, GrammarMatcher } from '../../compiler/index.js';
+import { type CompiledGrammar, type Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { greedyTokens } from '../../bench/grammar-inputs.js';
 import { TOKEN_STOP, type TokenizerInfo } from '../../compiler/tokenizer/tokenizer-info.js';
 
@@ -133,5 +133,16 @@ export function checkWalks(compiled: CompiledGrammar, info: TokenizerInfo, short
     let id = allowed[Math.floor(rand() * allowed.length)]!;
     for (let tries = 0; tries < 3 && info.tokenLength(id) < 2; tries++) id = allowed[Math.floor(rand() * allowed.length)]!;
     assert.ok(m.acceptToken(id), `${name}: an allowed token was refused`);
+  }
+}
+
+/** After each prefix, the eagerly compiled grammar's mask (every state's computed up front) equals brute force. */
+export function assertEagerMasksAfter(info: TokenizerInfo, grammar: Grammar, prefixes: string[], name: string): void {
+  const compiled = new GrammarCompiler(info, { cache: false }).compile(grammar, { eager: true });
+  for (const prefix of prefixes) {
+    const m = new GrammarMatcher(compiled);
+    assert.ok(m.acceptString(prefix), `${name}: ${JSON.stringify(prefix)} is a valid prefix`);
+    const diffs = differences(fastMask(m, info), bruteForceMask(m, info));
+    assert.equal(diffs.length, 0, `${name} after ${JSON.stringify(prefix)}: ${describe(info, diffs)}`);
   }
 }
