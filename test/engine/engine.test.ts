@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import { Engine, EngineRequestError } from '../../runtime/engine/engine.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { runToEnd } from '../helpers/engine-run.js';
+import { gpt2WordTokens } from '../helpers/test-random.js';
 
 const test = suite<{ engine: Engine }>('engine');
 
@@ -28,6 +29,15 @@ test('greedy outputs of 4 concurrent requests equal the same requests run one by
   }
   const together = await Promise.all(prompts.map((prompt) => runToEnd(engine, { prompt, maxTokens: 24, ignoreEos: true, sampling: greedy })));
   assert.equal(together.map((r) => r.choices[0]!.tokens.map(String)), alone);
+});
+
+test('requests sent together to an idle engine share its first step', async ({ engine }) => {
+  const before = (await engine.stats()).steps;
+  const requests = [1, 2, 3].map((seed) => ({ prompt: gpt2WordTokens(400 + seed, 24), maxTokens: 1, sampling: { temperature: 0 } }));
+  await Promise.all(requests.map((request) => runToEnd(engine, request)));
+  // One step computes the three prompts and samples each one's only token; before, the first
+  // request's message started a step alone and the others waited for it.
+  assert.is((await engine.stats()).steps - before, 1);
 });
 
 test('a seeded request gives identical tokens alone and beside 3 busy neighbours', async ({ engine }) => {
