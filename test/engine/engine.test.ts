@@ -2,15 +2,15 @@
 // GPT-2 vocabulary: whatever the model prefers, batching must not change it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Engine, EngineRequestError } from '../../runtime/engine/engine.js';
-import { tinyModelPath } from '../../fixtures/paths.js';
+import { type Engine, EngineRequestError } from '../../runtime/engine/engine.js';
 import { runToEnd } from '../helpers/engine-run.js';
+import { tinyEngine } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens } from '../helpers/test-random.js';
 
 const test = suite<{ engine: Engine }>('engine');
 
 test.before(async (context) => {
-  context.engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 512 }, threads: 1 });
+  context.engine = await tinyEngine({ overrides: { context_window_size: 512 } });
 });
 test.after(async (context) => {
   await context.engine.dispose();
@@ -150,13 +150,7 @@ const tight = suite<{ engine: Engine }>('engine under a tight KV budget');
 
 tight.before(async (context) => {
   // 96 cells for 4 sequences that each grow to ~45 tokens: the scheduler must preempt and recompute.
-  context.engine = await Engine.create({
-    modelPath: tinyModelPath,
-    device: 'cpu',
-    mode: 'local',
-    overrides: { context_window_size: 512, max_total_seq_length: 96, prefill_chunk_size: 16 },
-    threads: 1,
-  });
+  context.engine = await tinyEngine({ overrides: { context_window_size: 512, max_total_seq_length: 96, prefill_chunk_size: 16 } });
 });
 tight.after(async (context) => {
   await context.engine.dispose();

@@ -4,11 +4,12 @@
 // eviction, preemption and cancellation, and on a sliding-window model.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
-import { tinyGemma3SwaPath, tinyModelPath, TINY_SLIDING_WINDOW } from '../../fixtures/paths.js';
+import { tinyGemma3SwaPath, TINY_SLIDING_WINDOW } from '../../fixtures/paths.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
 import { gpt2WordTokens } from '../helpers/test-random.js';
+import { tinyEngine } from '../helpers/tiny-engine.js';
 
 interface Engines {
   cached: Engine;
@@ -18,9 +19,8 @@ interface Engines {
 const test = suite<Engines>('prefix cache');
 
 test.before(async (context) => {
-  const base = { modelPath: tinyModelPath, device: 'cpu', mode: 'local' as const, threads: 1 };
-  context.cached = await Engine.create({ ...base, overrides: { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 4 } });
-  context.uncached = await Engine.create({ ...base, overrides: { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 } });
+  context.cached = await tinyEngine({ overrides: { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 4 } });
+  context.uncached = await tinyEngine({ overrides: { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 } });
 });
 test.after(async ({ cached, uncached }) => {
   await cached.dispose();
@@ -107,7 +107,7 @@ test('concurrent requests with one system prompt compute it once and share it wh
 });
 
 test('a small KV budget: the least recently used prefixes are evicted first, without preempting anyone', async () => {
-  const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 512, max_total_seq_length: 512, prefix_cache_max_num_recycling_seqs: 8 } });
+  const engine = await tinyEngine({ overrides: { context_window_size: 512, max_total_seq_length: 512, prefix_cache_max_num_recycling_seqs: 8 } });
   try {
     const prompts = [40, 41, 42, 43, 44].map((seed) => gpt2WordTokens(seed, 150));
     for (const prompt of prompts) await runToEnd(engine, { prompt, maxTokens: 2, ignoreEos: true });
@@ -124,7 +124,7 @@ test('a small KV budget: the least recently used prefixes are evicted first, wit
 });
 
 test('preemption and cancellation keep outputs identical and the cache consistent', async ({ uncached }) => {
-  const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', threads: 1, overrides: { context_window_size: 256, max_total_seq_length: 256, prefix_cache_max_num_recycling_seqs: 4 } });
+  const engine = await tinyEngine({ overrides: { context_window_size: 256, max_total_seq_length: 256, prefix_cache_max_num_recycling_seqs: 4 } });
   try {
     const shared = gpt2WordTokens(50, 60);
     const requests = [51, 52, 53].map((seed): GenerateRequest => ({ prompt: [...shared, ...gpt2WordTokens(seed, 10)], maxTokens: 80, ignoreEos: true, seed, sampling: { temperature: 0.9 } }));
@@ -151,9 +151,8 @@ test('preemption and cancellation keep outputs identical and the cache consisten
 });
 
 test('a sliding-window model reuses a prefix longer than its window with identical outputs', async () => {
-  const base = { modelPath: tinyGemma3SwaPath, device: 'cpu', mode: 'local' as const, threads: 1 };
-  const cached = await Engine.create({ ...base, overrides: { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 2 } });
-  const uncached = await Engine.create({ ...base, overrides: { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 0 } });
+  const cached = await tinyEngine({ modelPath: tinyGemma3SwaPath, overrides: { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 2 } });
+  const uncached = await tinyEngine({ modelPath: tinyGemma3SwaPath, overrides: { context_window_size: 512, prefix_cache_max_num_recycling_seqs: 0 } });
   try {
     const history = gpt2WordTokens(70, 5 * TINY_SLIDING_WINDOW);
     const request: GenerateRequest = { prompt: [...history, ...gpt2WordTokens(71, 9)], maxTokens: 20, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 2 } };
