@@ -49,6 +49,8 @@ export class EngineCore {
     private readonly options: {
       /** Record trace entries (queueing, prefill chunks, decode steps, first token). */
       tracing?: boolean;
+      /** The scheduler's promptStepFloor: prompts complete one at a time on a CPU. */
+      promptStepFloor?: number;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
       /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
@@ -83,6 +85,7 @@ export class EngineCore {
         batchCapacity: this.runner.capacity,
         shareAcrossRequests: config.prefixCacheRecyclingSeqs > 0,
         maxDraftTokens: config.maxDraftTokens,
+        ...(options.promptStepFloor !== undefined ? { promptStepFloor: options.promptStepFloor } : {}),
       },
       this.budget,
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),

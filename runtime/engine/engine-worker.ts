@@ -12,6 +12,7 @@ import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
 import { computeEngineConfig, ConfigError } from './engine-config.js';
 import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
+import { CPU_PROMPT_STEP_FLOOR } from './scheduler.js';
 import { DraftModel } from './speculative/draft-model.js';
 import { MedusaDrafter } from './speculative/medusa-drafter.js';
 import { Eagle3Drafter } from './speculative/eagle3-drafter.js';
@@ -119,6 +120,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
+    ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
   });
   core.start();

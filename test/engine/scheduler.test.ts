@@ -17,6 +17,7 @@ interface Setup {
   recyclingSlots?: number;
   chunk?: number;
   budget?: StepBudget;
+  promptStepFloor?: number;
 }
 
 function setup(options: Setup = {}) {
@@ -24,7 +25,8 @@ function setup(options: Setup = {}) {
   const recyclingSlots = options.recyclingSlots ?? 4;
   const kv = new KvManager(cache, { cells: options.cells ?? 10_000, runningSlots: options.runningSlots ?? 4, recyclingSlots });
   const budget = options.budget ?? new StepBudget({ chunk: options.chunk ?? 512 });
-  const scheduler = new Scheduler(kv, { maxTotalSeqLength: options.cells ?? 10_000, batchCapacity: 4096, shareAcrossRequests: recyclingSlots > 0 }, budget);
+  const limits = { maxTotalSeqLength: options.cells ?? 10_000, batchCapacity: 4096, shareAcrossRequests: recyclingSlots > 0 };
+  const scheduler = new Scheduler(kv, options.promptStepFloor === undefined ? limits : { ...limits, promptStepFloor: options.promptStepFloor }, budget);
   let nextId = 1;
   let nextToken = 50_000;
   /** A request whose choices have this prompt and stop after `maxTokens`. */
@@ -94,6 +96,36 @@ test('a short prompt is not stuck behind a long one', () => {
   const plan = step();
   assert.is(entryOf(plan, short)!.count, 30, 'the short prompt is computed whole in its first step');
   assert.is(entryOf(plan, long)!.count, 226);
+});
+
+test('with a prompt step floor, prompts sent together complete one a step, oldest first', () => {
+  const { submit, step, entryOf } = setup({ chunk: 2048, promptStepFloor: 64 });
+  // Each is done at its first token: no stream decodes, so the step budget stays out of it.
+  const prompts = [0, 1, 2, 3].map((i) => submit(range(i * 1000, i * 1000 + 600), 1, 1));
+  for (let i = 0; i < 4; i++) {
+    const plan = step();
+    assert.equal(
+      prompts.map((p) => entryOf(plan, p)?.count ?? 0).filter((count) => count > 1),
+      [600],
+      `step ${i}: one prompt whole, none of the others`,
+    );
+    assert.is(entryOf(plan, prompts[i]!)!.logits, 1, `step ${i} samples prompt ${i}'s first token`);
+  }
+});
+
+test('with a prompt step floor, short prompts still share a step up to the floor', () => {
+  const { submit, step, entryOf } = setup({ chunk: 2048, promptStepFloor: 64 });
+  const prompts = [0, 1, 2, 3, 4].map((i) => submit(range(i * 100, i * 100 + 30), 1, 2));
+  const plan = step();
+  // 30 + 30 reaches no floor, 90 does: the third completes the step.
+  assert.equal(prompts.map((p) => entryOf(plan, p)?.count ?? 0), [30, 30, 30, 0, 0]);
+});
+
+test('without a floor (a GPU), prompts sent together share one step', () => {
+  const { submit, step, entryOf } = setup({ chunk: 2048 });
+  const prompts = [0, 1, 2].map((i) => submit(range(i * 1000, i * 1000 + 600), 1, 2));
+  const plan = step();
+  assert.equal(prompts.map((p) => entryOf(plan, p)!.count), [600, 600, 600]);
 });
 
 test('the oldest prompt keeps half of each step, however many short ones arrive', () => {
