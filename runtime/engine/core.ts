@@ -51,6 +51,8 @@ export class EngineCore {
       tracing?: boolean;
       /** The scheduler's promptStepFloor: prompts complete one at a time on a CPU. */
       promptStepFloor?: number;
+      /** Decode a step's streams apart from its prompt tokens (CPU attention; model-runner.ts). */
+      splitMixedSteps?: boolean;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
       /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
@@ -68,7 +70,7 @@ export class EngineCore {
       throw new Error(`the context has ${context.sequences} sequence ids; the engine needs ${this.kv.slotCount}`);
     }
     const speculation = options.speculation;
-    this.runner = new ModelRunner(context, speculation?.proposer?.wantsHiddenStates ?? false);
+    this.runner = new ModelRunner(context, { wantHiddenStates: speculation?.proposer?.wantsHiddenStates ?? false, splitMixedSteps: options.splitMixedSteps ?? false });
     this.budget = new StepBudget({ chunk: config.prefillChunkSize });
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
       this.drafter = new Drafter({

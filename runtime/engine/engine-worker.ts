@@ -120,7 +120,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
-    ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR } : {}),
+    ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitMixedSteps: true } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
   });
   core.start();
