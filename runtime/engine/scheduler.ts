@@ -191,13 +191,16 @@ export class Scheduler {
     }
     const entries = new Map<Sequence, StepEntry>();
     const prompts = ready.length - decoding;
-    let room = Math.min(this.limits.batchCapacity, decoding + this.budget.catchUpTokens(decoding, prompts));
+    // The oldest prompt short enough is computed whole beside the streams, on top of the
+    // budget (step-budget.ts); with no stream running, every prompt may take the whole chunk.
+    const whole = decoding > 0 ? ready.find((sequence) => sequence.pending > 1 && sequence.pending <= this.budget.wholePrompt) : undefined;
+    let room = Math.min(this.limits.batchCapacity, decoding + this.budget.catchUpTokens(decoding, prompts) + (whole?.pending ?? 0));
     const floor = this.limits.promptStepFloor ?? Infinity;
     let promptTokens = 0;
     let completesPrompt = false;
-    const grant = (sequence: Sequence, most: number): void => {
+    const grant = (sequence: Sequence, most: number, pastFloor = false): void => {
       const catchingUp = sequence.pending > 1;
-      if (catchingUp && completesPrompt && promptTokens >= floor) return;
+      if (catchingUp && !pastFloor && completesPrompt && promptTokens >= floor) return;
       const entry = entries.get(sequence);
       const already = entry?.count ?? 0;
       const count = Math.min(sequence.pending - already, most, room);
@@ -211,12 +214,13 @@ export class Scheduler {
       else entries.set(sequence, { sequence, start: sequence.computed, count, logits: 0, draft: [] });
     };
     // Shortest first: decoding streams keep their pace and a short prompt is not stuck behind a
-    // long one. The oldest prompt still catching up is promised half of what is left, so a
-    // stream of short prompts cannot starve it either.
+    // long one. The oldest prompt still catching up is promised half of what is left, past the
+    // floor too, so neither short prompts computed whole nor a stream of them can starve it.
     const byPending = [...ready].sort((a, b) => a.pending - b.pending);
     for (const sequence of byPending) if (sequence.pending === 1) grant(sequence, 1);
+    if (whole) grant(whole, whole.pending);
     const oldest = ready.find((sequence) => sequence.pending > 1);
-    if (oldest) grant(oldest, Math.ceil(room / 2));
+    if (oldest) grant(oldest, Math.ceil(room / 2), true);
     for (const sequence of byPending) grant(sequence, room);
     let tokens = 0;
     for (const entry of entries.values()) {

@@ -8,6 +8,14 @@
 // tokens gave stream ITL p99 3.6× its level before a 3,428-token prompt (prefill 36 s);
 // 2.5 with at least 8 gave 2.2× (48 s); 2.5 with 4, 2.3× (72 s). The floor matters because
 // once the long prompt's cells are in the shared cache, every decode attends over them too.
+//
+// A short prompt is computed whole instead, in one step, even beside streams: one pause for
+// them, but the prompt's cells stay in one run, which keeps attention to them cheap for the
+// rest of its conversation (a prompt token costs 2-4× as much over cells left interleaved
+// with the streams' by small slices: bench/kv-layout.ts), and its first token comes at once.
+// SmolLM2, 2 cores, lmforge / llama-server (bench/compare-llama-server.sh, concurrency 16,
+// ~160-token prompts): throughput 1.03× (0.84× with slices), TTFT 0.18× (1.8×), ITL 0.98×
+// (0.85×); bench:prefix multi-turn, TTFT at turns 2-6: 0.41-0.49× (1.1-1.7× with slices).
 
 export interface StepBudgetOptions {
   /** prefill_chunk_size: the most prompt tokens in any step. */
@@ -18,7 +26,12 @@ export interface StepBudgetOptions {
   minTokens?: number;
   /** Prompt tokens per step before any cost is known (default 64). */
   firstGuess?: number;
+  /** A prompt with at most this many tokens left is computed whole, whatever streams run (default 256). */
+  wholePrompt?: number;
 }
+
+/** StepBudgetOptions.wholePrompt's default: the prompt of a chat turn, not a document. */
+export const WHOLE_PROMPT_TOKENS = 256;
 
 /** Weight of the newest observation in the running averages. */
 const SMOOTHING = 0.2;
@@ -27,6 +40,8 @@ export class StepBudget {
   private readonly slowdown: number;
   private readonly minTokens: number;
   private readonly firstGuess: number;
+  /** Prompts with at most this many tokens left are computed whole in one step. */
+  readonly wholePrompt: number;
   /** Running average of a decode-only step, in microseconds. */
   private decodeMicros: number | undefined;
   /** Running average of what one prompt token adds to a step, in microseconds. */
@@ -36,6 +51,7 @@ export class StepBudget {
     this.slowdown = options.slowdown ?? 2.5;
     this.minTokens = Math.min(options.minTokens ?? 8, options.chunk);
     this.firstGuess = Math.min(options.firstGuess ?? 64, options.chunk);
+    this.wholePrompt = Math.min(options.wholePrompt ?? WHOLE_PROMPT_TOKENS, options.chunk);
   }
 
   /**

@@ -87,6 +87,49 @@ test('while streams decode, a long prompt joins their steps a budgeted slice at 
   }
 });
 
+/** A budget that has learnt 20 prompt tokens a step beside streams (a 10 ms decode step, 0.5 ms a prompt token). */
+function learntBudget(options: { wholePrompt?: number } = {}): StepBudget {
+  const budget = new StepBudget({ chunk: 4096, slowdown: 2, minTokens: 8, ...options });
+  budget.observe(2, 0, 10_000);
+  budget.observe(0, 100, 50_000);
+  return budget;
+}
+
+test('beside streams, a prompt within the whole-prompt bound is computed whole in one step', () => {
+  const { submit, step, entryOf } = setup({ budget: learntBudget({ wholePrompt: 256 }) });
+  const streams = [submit(range(0, 10), 1, 50), submit(range(100, 110), 1, 50)];
+  step();
+  const turn = submit(range(1000, 1200), 1, 5);
+  const plan = step();
+  for (const s of streams) assert.is(entryOf(plan, s)!.count, 1, 'each stream keeps its token');
+  assert.equal([entryOf(plan, turn)!.count, entryOf(plan, turn)!.logits], [200, 1]);
+});
+
+test('beside streams, short prompts computed whole go oldest first, one a step past the floor', () => {
+  const { submit, step, entryOf } = setup({ budget: learntBudget({ wholePrompt: 256 }), promptStepFloor: 64, runningSlots: 6 });
+  submit(range(0, 10), 1, 50);
+  step();
+  const [first, second] = [submit(range(1000, 1200), 1, 5), submit(range(2000, 2100), 1, 5)];
+  const plan = step();
+  assert.is(entryOf(plan, first)!.count, 200);
+  assert.is(entryOf(plan, second), undefined, 'the step already completes a prompt of 200 tokens');
+  assert.is(entryOf(step(), second)!.count, 100);
+});
+
+test('the oldest long prompt keeps its half of the budget while short prompts are computed whole', () => {
+  const { submit, step, entryOf } = setup({ budget: learntBudget({ wholePrompt: 256 }), promptStepFloor: 64, runningSlots: 8 });
+  submit(range(0, 10), 1, 50);
+  step();
+  const long = submit(range(1000, 3000), 1, 5);
+  for (let i = 0; i < 5; i++) {
+    const short = submit(range(10_000 + i * 1000, 10_100 + i * 1000), 1, 1);
+    const plan = step();
+    assert.is(entryOf(plan, short)!.count, 100, `step ${i}: the short prompt whole`);
+    // Two prompts behind one stream double the 20-token allowance; the oldest is promised half.
+    assert.is(entryOf(plan, long)!.count, 20, `step ${i}: half of the budget`);
+  }
+});
+
 test('a short prompt is not stuck behind a long one', () => {
   const { submit, step, entryOf } = setup({ chunk: 256 });
   const long = submit(range(0, 5000));

@@ -1,7 +1,8 @@
-// The step budget's arithmetic: full chunks alone, a learnt allowance beside streams.
+// The step budget's arithmetic: full chunks alone, a learnt allowance beside streams, and the
+// bound under which a prompt is computed whole.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { StepBudget } from '../../runtime/engine/step-budget.js';
+import { StepBudget, WHOLE_PROMPT_TOKENS } from '../../runtime/engine/step-budget.js';
 
 const test = suite('step budget');
 
@@ -30,6 +31,12 @@ test('more waiting prompts per stream buy a larger allowance; never below the fl
   budget.observe(4, 10, 500_000); // prompt tokens turn expensive (48 ms each, averaged in)
   assert.is(budget.catchUpTokens(4), 8);
   assert.is(budget.catchUpTokens(1, 1000), 2048);
+});
+
+test('the whole-prompt bound defaults to a chat turn and never exceeds the chunk', () => {
+  assert.is(new StepBudget({ chunk: 2048 }).wholePrompt, WHOLE_PROMPT_TOKENS);
+  assert.is(new StepBudget({ chunk: 100 }).wholePrompt, 100);
+  assert.is(new StepBudget({ chunk: 2048, wholePrompt: 0 }).wholePrompt, 0);
 });
 
 test.run();
