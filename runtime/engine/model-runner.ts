@@ -28,10 +28,11 @@ export interface ModelRunnerOptions {
 
 export class ModelRunner {
   private readonly batch: Batch;
-  /** Per entry of the last step: its part (0: the only batch, or the streams' batch when split) and first logit row (-1: none). */
-  private rows: { part: 0 | 1; first: number }[] = [];
-  /** Whether the last step decoded its streams in a batch of their own. */
-  private split = false;
+  /**
+   * Per entry of the last step: its first logit row (-1: none), and whether its rows were kept
+   * in streamLogits (the streams of a split step) rather than left in llama.cpp's buffer.
+   */
+  private rows: { kept: boolean; first: number }[] = [];
   /** The streams' logit rows of a split step (the prompt batch's decode replaced llama.cpp's buffer); grown, never shrunk. */
   private streamLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
@@ -56,15 +57,14 @@ export class ModelRunner {
 
   /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. */
   async run(entries: readonly StepEntry[], whileDecoding?: () => void): Promise<void> {
-    this.rows = entries.map(() => ({ part: 0, first: -1 }));
+    this.rows = entries.map(() => ({ kept: false, first: -1 }));
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
-    this.split = streams !== undefined;
     if (streams) {
-      this.fill(entries, (index) => streams[index]!, 0);
+      this.fill(entries, (index) => streams[index]!, true);
       this.context.decodeNow(this.batch);
       this.keepStreamLogits();
-      this.fill(entries, (index) => !streams[index], 1);
+      this.fill(entries, (index) => !streams[index], false);
       try {
         await this.decode(whileDecoding);
       } catch (error) {
@@ -76,7 +76,7 @@ export class ModelRunner {
       }
       return;
     }
-    this.fill(entries, () => true, 0);
+    this.fill(entries, () => true, false);
     await this.decode(whileDecoding);
   }
 
@@ -99,9 +99,9 @@ export class ModelRunner {
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
   logits(entry: number, k = 0): Float32Array {
-    const { part, first } = this.rows[entry]!;
+    const { kept, first } = this.rows[entry]!;
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
-    if (this.split && part === 0) {
+    if (kept) {
       const size = this.context.vocabSize;
       return this.streamLogits.subarray((first + k) * size, (first + k + 1) * size);
     }
@@ -136,8 +136,8 @@ export class ModelRunner {
     return streams;
   }
 
-  /** Puts the chosen entries in the batch, as part `part`, recording their first logit rows. */
-  private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, part: 0 | 1): void {
+  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepStreamLogits). */
+  private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, kept: boolean): void {
     const batch = this.batch;
     batch.clear();
     entries.forEach(({ sequence, start, count, logits, draft }, index) => {
@@ -149,7 +149,7 @@ export class ModelRunner {
         const row = batch.add(token, start + i, sequence.slot, i >= total - logits);
         if (first < 0 && row >= 0) first = row;
       }
-      this.rows[index] = { part, first };
+      this.rows[index] = { kept, first };
     });
     this.lastTokens += batch.length;
   }
