@@ -178,8 +178,8 @@ export class EngineCore {
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
         // The first request's message woke the loop; requests sent with it wait behind it as
-        // messages of their own. Take them before the first step, or they would wait for its
-        // whole prefill (four chat requests at once: 1.0 s for the first, 4.1 s for the rest).
+        // messages of their own. Take them before the first step, so that they can share it: a
+        // GPU packs their prompts, a CPU short ones (scheduler.ts promptStepFloor).
         await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }

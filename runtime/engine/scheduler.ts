@@ -54,8 +54,8 @@ export interface SchedulerLimits {
    * many prompt tokens, no further prompt joins it (default: no limit). On a CPU a prompt token
    * costs about the same in any step from a few dozen tokens up (SmolLM2 on 2 cores: 1.2-1.5 ms
    * at 8 to 512), so prompts packed into one step all get their first token when the last is
-   * done: four 620-token chats at once, 4.7 s each, where one after another gives 1.2, 2.4,
-   * 3.5 and 4.7 s. A GPU computes many prompts for the price of one and packs them.
+   * done: four 620-token chats at once, 4.7 s each, where one after another gives 0.8, 1.9,
+   * 3.3 and 4.3 s. A GPU computes many prompts for the price of one and packs them.
    */
   promptStepFloor?: number;
 }

@@ -8,6 +8,8 @@
 // tokens gave stream ITL p99 3.6× its level before a 3,428-token prompt (prefill 36 s);
 // 2.5 with at least 8 gave 2.2× (48 s); 2.5 with 4, 2.3× (72 s). The floor matters because
 // once the long prompt's cells are in the shared cache, every decode attends over them too.
+// A later 2-core machine gives 4.0-4.9× with 8 and 4.0× with 4: there 8 prompt tokens at
+// context 3,000 cost ~17 ms each, in batches too small for ggml's tiled attention.
 //
 // A short prompt is computed whole instead, in one step, even beside streams: one pause for
 // them, but the prompt's cells stay in one run, which keeps attention to them cheap for the

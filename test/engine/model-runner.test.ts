@@ -15,7 +15,7 @@ const test = suite('model runner');
 const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
 const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
 const model = await LlamaModel.create(api, { path: tinyModelPath, devices: cpu });
-/** Seen: below 1e-3 between batch shapes; logits of different rows differ by far more than this. */
+/** Seen: up to 3e-3 between batch shapes; logits of different rows differ by far more than this. */
 const TOLERANCE = 1e-2;
 
 const token = (sequence: number, position: number) => (position * 7919 + sequence * 104_729 + 13) % 50_000;
