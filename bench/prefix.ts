@@ -11,7 +11,7 @@ import { availableParallelism } from 'node:os';
 import { cac } from 'cac';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { formatTable } from './prefix/format-table.js';
-import { runLongPrompt, type LongPromptResult } from './prefix/long-prompt.js';
+import { runLongPrompt, runUndisturbed, type LongPromptResult } from './prefix/long-prompt.js';
 import { runMultiTurn, type MultiTurnResult } from './prefix/multi-turn.js';
 import { longPromptRows, multiTurnRows, sharedSystemRows, type Row } from './prefix/rows.js';
 import { runSharedSystem, type SharedSystemResult } from './prefix/shared-system.js';
@@ -67,10 +67,25 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-async function runScenario(scenario: Scenario, url: string): Promise<unknown> {
-  if (scenario === 'multi-turn') return runMultiTurn(url, model, sizes.multiTurn, seed);
-  if (scenario === 'shared-system') return runSharedSystem(url, model, sizes.sharedSystem, seed);
-  return runLongPrompt(url, model, sizes.longPrompt, seed);
+/** Runs `run` against a fresh server of `kind`, stopped afterwards; `settings` hears its settings. */
+async function onFreshServer<T>(kind: ServerKind, what: string, run: (url: string) => Promise<T>, settings?: (text: string) => void): Promise<T> {
+  process.stderr.write(`bench:prefix: ${what} on ${kind}: starting a fresh server\n`);
+  const server = await startServer(kind, limits);
+  try {
+    settings?.(server.settings);
+    return await run(server.url);
+  } finally {
+    await server.stop();
+  }
+}
+
+async function runScenario(scenario: Scenario, kind: ServerKind, settings: (text: string) => void): Promise<unknown> {
+  const fresh = <T>(run: (url: string) => Promise<T>) => onFreshServer(kind, scenario, run, settings);
+  if (scenario === 'multi-turn') return fresh((url) => runMultiTurn(url, model, sizes.multiTurn, seed));
+  if (scenario === 'shared-system') return fresh((url) => runSharedSystem(url, model, sizes.sharedSystem, seed));
+  const run = await fresh((url) => runLongPrompt(url, model, sizes.longPrompt, seed));
+  // The control gets a server of its own: the first one's cache holds the long prompt.
+  return onFreshServer(kind, 'long-prompt control', (url) => runUndisturbed(url, model, sizes.longPrompt, seed, run));
 }
 
 function rowsOf(scenario: Scenario, results: Partial<Record<ServerKind, unknown>>): Row[] {
@@ -90,7 +105,10 @@ function describeScenario(scenario: Scenario): string {
     return `shared-system: ${s.users} users at once, ${s.rounds} questions each in turn, one ${s.systemWords}-word system prompt, ${s.questionWords}-word questions, max_tokens ${s.maxTokens}`;
   }
   const s = sizes.longPrompt;
-  return `long-prompt: ${s.streams} streams (max_tokens ${s.streamMaxTokens}, cut after the long prompt's first token), ${s.beforeMs} ms measured before one ${s.longWords}-word prompt (max_tokens 1) is sent`;
+  return (
+    `long-prompt: ${s.streams} streams (max_tokens ${s.streamMaxTokens}, cut after the long prompt's first token), ${s.beforeMs} ms measured before one ${s.longWords}-word prompt (max_tokens 1) is sent; ` +
+    'undisturbed: the same streams on a fresh server without it, at the chunks that overlapped its prefill'
+  );
 }
 
 const report = {
@@ -103,16 +121,7 @@ const report = {
 
 for (const scenario of scenarios) {
   const entry = { description: describeScenario(scenario), settings: {} as Partial<Record<ServerKind, string>>, results: {} as Partial<Record<ServerKind, unknown>>, rows: [] as Row[] };
-  for (const kind of servers) {
-    process.stderr.write(`bench:prefix: ${scenario} on ${kind}: starting a fresh server\n`);
-    const server = await startServer(kind, limits);
-    try {
-      entry.settings[kind] = server.settings;
-      entry.results[kind] = await runScenario(scenario, server.url);
-    } finally {
-      await server.stop();
-    }
-  }
+  for (const kind of servers) entry.results[kind] = await runScenario(scenario, kind, (text) => (entry.settings[kind] = text));
   entry.rows = rowsOf(scenario, entry.results);
   report.scenarios[scenario] = entry;
   if (!options.json) {

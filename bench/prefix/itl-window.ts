@@ -13,6 +13,24 @@ export function gapsOverlapping(streams: readonly (readonly number[])[], from: n
   return gapsWhere(streams, (start, end) => start < to && end > from);
 }
 
+/** For each stream, the indices i of its gaps (chunk i-1 to chunk i) that overlap (from, to). */
+export function gapIndicesOverlapping(streams: readonly (readonly number[])[], from: number, to: number): number[][] {
+  return streams.map((times) => {
+    const indices: number[] = [];
+    for (let i = 1; i < times.length; i++) if (times[i - 1]! < to && times[i]! > from) indices.push(i);
+    return indices;
+  });
+}
+
+/** Gaps (ms) of each stream at the given indices, where the stream got that far. */
+export function gapsAt(streams: readonly (readonly number[])[], indices: readonly (readonly number[])[]): number[] {
+  const gaps: number[] = [];
+  streams.forEach((times, s) => {
+    for (const i of indices[s] ?? []) if (i < times.length) gaps.push(times[i]! - times[i - 1]!);
+  });
+  return gaps;
+}
+
 function gapsWhere(streams: readonly (readonly number[])[], keep: (start: number, end: number) => boolean): number[] {
   const gaps: number[] = [];
   for (const times of streams) {
