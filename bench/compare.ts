@@ -5,7 +5,10 @@
 // verified cache-cold on both sides (prefix cache off on both, llama-server's cache_n and
 // lmforge's cached_tokens must be 0), the same thread count on both. Per concurrency: the
 // median ratio (lmforge / llama-server) of output throughput, TTFT and ITL, with min–max over
-// the repetitions. --json: one object per concurrency.
+// the repetitions. Last, the work bound: the same requests' kernel work (prompts and decode
+// steps at the same width) run back to back through the library with nothing between the
+// decodes, the most output tokens/s any server could reach on these kernels; each server's
+// throughput is given as a share of it. --json: one object per concurrency.
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { cac } from 'cac';
@@ -13,6 +16,7 @@ import { pullModel } from '../runtime/models/pull-model.js';
 import { checkCold, checkDistinct, coldPrompts } from './compare/cold.js';
 import { interleavedOrder } from './compare/interleave.js';
 import { mappedLlamaLibraries, measureKernelParity, type KernelParity } from './compare/kernel-parity.js';
+import { BareDecoder } from './engine/bare-decode.js';
 import { ratioSpread, type Spread } from './compare/ratio-spread.js';
 import { runRound, type RoundResult } from './compare/round.js';
 import { startServer, type RunningServer, type ServerKind, type ServerLimits } from './prefix/servers.js';
@@ -101,14 +105,41 @@ try {
     }
   }
 
-  const rows = concurrencies.map((c) => row(c, rounds.get(c)!, parity.find((p) => p.width === c)!, sameLibraries));
+  for (const kind of kinds) await servers[kind].stop();
+  const bounds = await workBounds(rounds);
+  const rows = concurrencies.map((c) => row(c, rounds.get(c)!, parity.find((p) => p.width === c)!, sameLibraries, bounds.get(c)!));
   if (json) for (const r of rows) console.log(JSON.stringify(r));
   else printTable(rows);
 } finally {
   for (const kind of kinds) await servers[kind]?.stop();
 }
 
-function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kernel: KernelParity, sameLibraries: boolean) {
+/**
+ * Per concurrency, the work bound in output tokens/s: the round's requests (prompts as long as
+ * lmforge counted them, the median) through BareDecoder.workload, best of `reps` runs; run
+ * once the servers are stopped, so that nothing else computes.
+ */
+async function workBounds(rounds: Map<number, Record<ServerKind, RoundResult[]>>): Promise<Map<number, number>> {
+  const bare = await BareDecoder.create(modelPath, shape);
+  const bounds = new Map<number, number>();
+  try {
+    for (const c of concurrencies) {
+      const promptLength = Math.round(median(rounds.get(c)!.lmforge.flatMap((r) => r.results.map((x) => x.promptTokens))));
+      let best = 0;
+      for (let rep = 0; rep < reps; rep++) {
+        const run = bare.workload(promptLength, roundSize(c), c, outputLen);
+        best = Math.max(best, run.tokens / run.seconds);
+      }
+      bounds.set(c, best);
+      log(`work bound c=${c}: ${best.toFixed(1)} tok/s (${roundSize(c)} requests of ${promptLength} prompt tokens)`);
+    }
+  } finally {
+    await bare.dispose();
+  }
+  return bounds;
+}
+
+function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kernel: KernelParity, sameLibraries: boolean, workBound: number) {
   const ours = sides.lmforge;
   const peer = sides['llama-server'];
   const pick = (rs: RoundResult[], key: 'throughput' | 'ttftMs' | 'itlMs') => rs.map((r) => r[key]);
@@ -130,6 +161,10 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     ttft_ratio: ratios.ttft.median,
     itl_ratio: ratios.itl.median,
     kernel_parity: kernel.ratio.median,
+    /** Output tokens/s of the same kernel work with nothing between the decodes, and each server's median throughput over it. */
+    work_bound_tokens_per_s: workBound,
+    lmforge_of_bound: median(pick(ours, 'throughput')) / workBound,
+    llama_server_of_bound: median(pick(peer, 'throughput')) / workBound,
     spread: { throughput_ratio: ratios.throughput, ttft_ratio: ratios.ttft, itl_ratio: ratios.itl, kernel_parity: kernel.ratio },
     lmforge: medians(ours),
     llama_server: { ...medians(peer), timings_prompt_per_second: median(peer.map((r) => r.promptPerSecond)) },
@@ -164,6 +199,12 @@ function printTable(rows: ReturnType<typeof row>[]): void {
     console.log(
       `prefill at concurrency ${r.concurrency}, prompt tokens / TTFT: lmforge ${r.lmforge.prompt_tokens_per_ttft_s.toFixed(0)} tok/s, ` +
         `llama-server ${r.llama_server.prompt_tokens_per_ttft_s.toFixed(0)} tok/s (its timings.prompt_per_second ${r.llama_server.timings_prompt_per_second.toFixed(0)})`,
+    );
+  }
+  for (const r of rows) {
+    console.log(
+      `work bound at concurrency ${r.concurrency} (the same kernel work, nothing between decodes): ${r.work_bound_tokens_per_s.toFixed(1)} tok/s; ` +
+        `lmforge ${(100 * r.lmforge_of_bound).toFixed(0)}% of it, llama-server ${(100 * r.llama_server_of_bound).toFixed(0)}%`,
     );
   }
   console.log('throughput ratio > 1: lmforge faster; TTFT and ITL ratios < 1: lmforge faster');

@@ -65,6 +65,42 @@ export class BareDecoder {
     return { tokens: width * steps, seconds };
   }
 
+  /**
+   * The kernel work of serving `requests` requests of `promptLength` prompt tokens and
+   * `outputLen` output tokens, `width` at a time, with nothing between the decodes: each wave
+   * of `width` prompts is computed one prompt at a time (its last row gives the first token),
+   * then the wave decodes its other tokens in steps of `width`. Token ids do not change the
+   * cost; nothing is sampled. What a server spends beyond this is scheduling, sampling and
+   * messages, or a worse schedule: a prompt token costs about the same in any batch from a few
+   * dozen tokens up, and a decode token about the same at width 8 or 16, so packing or
+   * staggering the same work differently changes its cost little.
+   */
+  workload(promptLength: number, requests: number, width: number, outputLen: number): DecodeRun {
+    const { batch, context } = this;
+    context.clear();
+    const start = performance.now();
+    for (let first = 0; first < requests; first += width) {
+      const wave = Math.min(width, requests - first);
+      for (let s = 0; s < wave; s++) {
+        for (let from = 0; from < promptLength; from += context.batchSize) {
+          batch.clear();
+          const to = Math.min(promptLength, from + context.batchSize);
+          for (let i = from; i < to; i++) batch.add(100 + ((i * 7 + first + s) % 500), i, s, i === promptLength - 1);
+          context.decodeNow(batch);
+        }
+      }
+      for (let step = 1; step < outputLen; step++) {
+        batch.clear();
+        for (let s = 0; s < wave; s++) batch.add(123, promptLength + step - 1, s, true);
+        context.decodeNow(batch);
+      }
+      for (let s = 0; s < wave; s++) context.remove(s, 0, -1);
+    }
+    const seconds = (performance.now() - start) / 1000;
+    context.clear();
+    return { tokens: requests * outputLen, seconds };
+  }
+
   async dispose(): Promise<void> {
     await this.context.dispose();
     this.batch.dispose();
