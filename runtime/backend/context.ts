@@ -35,6 +35,15 @@ export interface ContextOptions {
    */
   fullSlidingWindowCache?: boolean;
   /**
+   * One pool of cells for every sequence (default true): max_total_seq_length is a shared
+   * budget and sequences share cells (the prefix cache, the n choices of a request). False
+   * gives each sequence id a stream of contextSize / sequences cells of its own, where a
+   * sequence's attention reads only its own cells; cells cannot be shared then, only copied
+   * whole. On a CPU the shared pool costs every decode a pass over every sequence's cells
+   * (bench/kv-streams.ts): the engine always uses it; benchmarks compare the two.
+   */
+  unifiedKv?: boolean;
+  /**
    * The context this one reads from (llama.cpp's ctx_other): an EAGLE-3 draft without token
    * embeddings or an output matrix of its own uses the target's.
    */
@@ -110,7 +119,7 @@ export class LlamaContext {
     params.n_threads = threads;
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
-    params.kv_unified = true;
+    params.kv_unified = options.unifiedKv ?? true;
     params.swa_full = options.fullSlidingWindowCache ?? true;
     // A step needs one output row per running sequence, plus one per draft token verified.
     // Left at 0, llama.cpp reserves logits for a whole ubatch (n_ubatch × vocabulary floats:

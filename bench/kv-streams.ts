@@ -1,0 +1,141 @@
+// `npx tsx bench/kv-streams.ts [--model PATH] [--streams 16] [--context 200] [--long 0] [--reps 3] [--threads N] [--json]`
+// What llama.cpp's one shared pool of KV cells (kv_unified, the engine's layout) costs a decode
+// step on the CPU, against a stream of cells per sequence. In the shared pool every query of a
+// step passes over every cached cell (ggml's flash attention skips the cells of other sequences
+// one by one, through the mask), so a step of W streams reads W × all cells; with a stream per
+// sequence each reads its own. Measured two ways, layouts interleaved in every repetition:
+//   decode: the median step of `streams` sequences at `context` tokens (their cells laid out one
+//           after another, or interleaved as decoding leaves them), with `long` more tokens of
+//           one other sequence in the cache when given (a long prompt beside streams);
+//   work:   BareDecoder.workload, bench/compare-llama-server.sh's work bound: 2 × `streams`
+//           requests of `context` prompt tokens and 64 output tokens, `streams` at a time.
+// SmolLM2, 2 cores (defaults): a step of 16 streams of 200 tokens takes 47 ms in the shared pool
+// (53 interleaved), 27 with a stream each; the work runs at 153 tok/s against 242 (1.58×). With
+// --streams 8 --context 1145 --long 3225 (bench:prefix's long prompt, late in its prefill): 85 ms
+// a step contiguous, 123 interleaved, 48 with a stream each; the work 1.44×.
+import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { cac } from 'cac';
+import { Batch } from '../runtime/backend/batch.js';
+import { LlamaContext } from '../runtime/backend/context.js';
+import { listDevices } from '../runtime/backend/devices.js';
+import { loadLlamaLibrary } from '../runtime/backend/library.js';
+import { LlamaModel } from '../runtime/backend/model.js';
+import { pullModel } from '../runtime/models/pull-model.js';
+import { BareDecoder } from './engine/bare-decode.js';
+import { median } from './serve/percentile.js';
+
+const cli = cac('bench/kv-streams');
+cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
+cli.option('--streams <n>', 'Sequences decoding together', { default: 16 });
+cli.option('--context <n>', 'Tokens each stream holds (and prompt tokens per request in the work run)', { default: 200 });
+cli.option('--long <n>', 'Tokens of one more sequence in the cache, beside the streams (0: none)', { default: 0 });
+cli.option('--reps <n>', 'Repetitions', { default: 3 });
+cli.option('--threads <n>', 'CPU threads', { default: availableParallelism() });
+cli.option('--json', 'One JSON object instead of the table');
+cli.help();
+const { options } = cli.parse();
+if (options.help) process.exit(0);
+const count = (name: string, least: number) => {
+  const n = Number(options[name]);
+  if (!Number.isSafeInteger(n) || n < least) throw new Error(`--${name} must be a whole number ≥ ${least}, got ${options[name]}`);
+  return n;
+};
+const [streams, context, long, reps, threads] = [count('streams', 1), count('context', 2), count('long', 0), count('reps', 1), count('threads', 1)] as const;
+
+const OUTPUT = 64;
+const STEPS = 16;
+const modelPath = typeof options.model === 'string' ? options.model : await pullModel();
+const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
+const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
+const model = await LlamaModel.create(api, { path: modelPath, devices: cpu });
+
+// A stream of its own holds contextSize / sequences cells: room for the longest sequence, the
+// decode steps and llama.cpp's padding.
+const sequences = streams + (long > 0 ? 1 : 0);
+const perSequence = Math.ceil((Math.max(context + OUTPUT + STEPS, long + STEPS) + 256) / 256) * 256;
+const shape = { contextSize: sequences * perSequence, batchSize: 2048, sequences, threads, outputs: streams };
+const token = (position: number, sequence: number) => 100 + ((position * 7 + sequence) % 500);
+
+const LAYOUTS = [
+  { name: 'shared pool, contiguous', unifiedKv: true, interleaved: false },
+  { name: 'shared pool, interleaved', unifiedKv: true, interleaved: true },
+  { name: 'a stream per sequence', unifiedKv: false, interleaved: true },
+];
+
+/** Fills the cache as the layout says, then times decode steps of every stream (median ms). */
+function decodeStep(llama: LlamaContext, interleaved: boolean): number {
+  const batch = new Batch(2048);
+  const add = (sequence: number, from: number, to: number) => {
+    for (let a = from; a < to; a += 512) {
+      batch.clear();
+      for (let p = a; p < Math.min(to, a + 512); p++) batch.add(token(p, sequence), p, sequence, false);
+      llama.decodeNow(batch);
+    }
+  };
+  llama.clear();
+  if (!interleaved) {
+    for (let s = 0; s < streams; s++) add(s, 0, context);
+    if (long > 0) add(streams, 0, long);
+  } else {
+    // Each stream starts from a short prompt, then every step adds a token to each, and the long
+    // sequence grows in slices beside them, as a prompt does within a step budget.
+    const start = Math.min(context, 64);
+    for (let s = 0; s < streams; s++) add(s, 0, start);
+    let longAt = 0;
+    for (let p = start; p < context; p++) {
+      batch.clear();
+      for (let s = 0; s < streams; s++) batch.add(token(p, s), p, s, false);
+      const until = Math.round(((p - start + 1) * long) / (context - start));
+      for (; longAt < until; longAt++) batch.add(token(longAt, streams), longAt, streams, false);
+      llama.decodeNow(batch);
+    }
+    if (longAt < long) add(streams, longAt, long);
+  }
+  const times: number[] = [];
+  for (let step = 0; step < STEPS; step++) {
+    batch.clear();
+    for (let s = 0; s < streams; s++) batch.add(123, context + step, s, true);
+    const started = performance.now();
+    llama.decodeNow(batch);
+    times.push(performance.now() - started);
+  }
+  batch.dispose();
+  return median(times);
+}
+
+const stepMs = new Map<string, number[]>();
+for (let rep = 0; rep < reps; rep++) {
+  for (const layout of rep % 2 ? [...LAYOUTS].reverse() : LAYOUTS) {
+    const llama = LlamaContext.create(model, { ...shape, unifiedKv: layout.unifiedKv });
+    (stepMs.get(layout.name) ?? stepMs.set(layout.name, []).get(layout.name)!).push(decodeStep(llama, layout.interleaved));
+    await llama.dispose();
+  }
+}
+model.dispose();
+
+const work = new Map<boolean, number>();
+for (let rep = 0; rep < reps; rep++) {
+  for (const unifiedKv of rep % 2 ? [false, true] : [true, false]) {
+    const bare = await BareDecoder.create(modelPath, { ...shape, sequences: streams, contextSize: streams * perSequence, unifiedKv });
+    const run = bare.workload(context, 2 * streams, streams, OUTPUT);
+    work.set(unifiedKv, Math.max(work.get(unifiedKv) ?? 0, run.tokens / run.seconds));
+    await bare.dispose();
+  }
+}
+
+const rows = LAYOUTS.map((layout) => ({ layout: layout.name, decode_step_ms: median(stepMs.get(layout.name)!) }));
+const result = {
+  streams, context, long, threads, reps,
+  rows,
+  work_tokens_per_s: { shared_pool: work.get(true)!, stream_per_sequence: work.get(false)! },
+};
+if (options.json) {
+  console.log(JSON.stringify(result));
+} else {
+  console.log(`${streams} streams of ${context} tokens${long > 0 ? `, beside one sequence of ${long}` : ''}; ${threads} threads; medians of ${reps}`);
+  for (const r of rows) console.log(`${r.layout.padEnd(28)} decode step ${r.decode_step_ms.toFixed(1).padStart(7)} ms`);
+  console.log(`work (${2 * streams} requests of ${context} + ${OUTPUT} tokens, ${streams} at a time, best of ${reps}): ` +
+    `shared pool ${result.work_tokens_per_s.shared_pool.toFixed(1)} tok/s, a stream per sequence ${result.work_tokens_per_s.stream_per_sequence.toFixed(1)} tok/s ` +
+    `(${(result.work_tokens_per_s.stream_per_sequence / result.work_tokens_per_s.shared_pool).toFixed(2)}×)`);
+}
