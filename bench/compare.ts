@@ -155,6 +155,8 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     // At concurrency 1, the prefill rate (queueing adds to it at higher concurrency).
     prompt_tokens_per_ttft_s: median(rs.map((r) => r.promptTokensPerTtft)),
   });
+  const ourMedians = medians(ours);
+  const peerMedians = medians(peer);
   return {
     concurrency,
     throughput_ratio: ratios.throughput.median,
@@ -163,11 +165,11 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     kernel_parity: kernel.ratio.median,
     /** Output tokens/s of the same kernel work with nothing between the decodes, and each server's median throughput over it. */
     work_bound_tokens_per_s: workBound,
-    lmforge_of_bound: median(pick(ours, 'throughput')) / workBound,
-    llama_server_of_bound: median(pick(peer, 'throughput')) / workBound,
+    lmforge_of_bound: ourMedians.output_tokens_per_s / workBound,
+    llama_server_of_bound: peerMedians.output_tokens_per_s / workBound,
     spread: { throughput_ratio: ratios.throughput, ttft_ratio: ratios.ttft, itl_ratio: ratios.itl, kernel_parity: kernel.ratio },
-    lmforge: medians(ours),
-    llama_server: { ...medians(peer), timings_prompt_per_second: median(peer.map((r) => r.promptPerSecond)) },
+    lmforge: ourMedians,
+    llama_server: { ...peerMedians, timings_prompt_per_second: median(peer.map((r) => r.promptPerSecond)) },
     same_libraries: sameLibraries,
     cache_cold_verified: true,
     reps,

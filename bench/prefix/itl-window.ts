@@ -5,21 +5,17 @@
 
 /** Gaps (ms) between consecutive chunk times of each stream that lie wholly inside [from, to]. */
 export function gapsWithin(streams: readonly (readonly number[])[], from: number, to: number): number[] {
-  return gapsWhere(streams, (start, end) => start >= from && end <= to);
+  return gapsAt(streams, gapIndicesWhere(streams, (start, end) => start >= from && end <= to));
 }
 
 /** Gaps (ms) between consecutive chunk times of each stream that overlap (from, to). */
 export function gapsOverlapping(streams: readonly (readonly number[])[], from: number, to: number): number[] {
-  return gapsWhere(streams, (start, end) => start < to && end > from);
+  return gapsAt(streams, gapIndicesOverlapping(streams, from, to));
 }
 
 /** For each stream, the indices i of its gaps (chunk i-1 to chunk i) that overlap (from, to). */
 export function gapIndicesOverlapping(streams: readonly (readonly number[])[], from: number, to: number): number[][] {
-  return streams.map((times) => {
-    const indices: number[] = [];
-    for (let i = 1; i < times.length; i++) if (times[i - 1]! < to && times[i]! > from) indices.push(i);
-    return indices;
-  });
+  return gapIndicesWhere(streams, (start, end) => start < to && end > from);
 }
 
 /** Gaps (ms) of each stream at the given indices, where the stream got that far. */
@@ -31,14 +27,10 @@ export function gapsAt(streams: readonly (readonly number[])[], indices: readonl
   return gaps;
 }
 
-function gapsWhere(streams: readonly (readonly number[])[], keep: (start: number, end: number) => boolean): number[] {
-  const gaps: number[] = [];
-  for (const times of streams) {
-    for (let i = 1; i < times.length; i++) {
-      const start = times[i - 1]!;
-      const end = times[i]!;
-      if (keep(start, end)) gaps.push(end - start);
-    }
-  }
-  return gaps;
+function gapIndicesWhere(streams: readonly (readonly number[])[], keep: (start: number, end: number) => boolean): number[][] {
+  return streams.map((times) => {
+    const indices: number[] = [];
+    for (let i = 1; i < times.length; i++) if (keep(times[i - 1]!, times[i]!)) indices.push(i);
+    return indices;
+  });
 }
