@@ -105,6 +105,17 @@ test('beside streams, a prompt within the whole-prompt bound is computed whole i
   assert.equal([entryOf(plan, turn)!.count, entryOf(plan, turn)!.logits], [200, 1]);
 });
 
+test('beside streams, the tail of a long prompt stays in budgeted slices, never computed whole', () => {
+  const { submit, step, entryOf } = setup({ budget: learntBudget({ wholePrompt: 256 }) });
+  submit(range(0, 10), 1, 100);
+  step();
+  // 300 tokens: past the whole-prompt bound at first, within it after three slices.
+  const long = submit(range(1000, 1300), 1, 5);
+  const counts: number[] = [];
+  for (let i = 0; i < 15; i++) counts.push(entryOf(step(), long)?.count ?? 0);
+  assert.equal(counts, Array(15).fill(20), 'each step a 20-token slice, the last 256 tokens too');
+});
+
 test('beside streams, short prompts computed whole go oldest first, one a step past the floor', () => {
   const { submit, step, entryOf } = setup({ budget: learntBudget({ wholePrompt: 256 }), promptStepFloor: 64, runningSlots: 6 });
   submit(range(0, 10), 1, 50);
