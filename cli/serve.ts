@@ -1,7 +1,7 @@
 // `lmforge serve MODEL [options]`: load a model and answer OpenAI chat completions over HTTP.
 import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
-import { describeEngineConfig, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
+import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
 import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
@@ -17,6 +17,7 @@ export interface ServeFlags {
   modelLib?: string;
   device: string;
   mode: string;
+  kvLayout: string;
   additionalModels?: string;
   speculativeMode: string;
   overrides?: string;
@@ -55,6 +56,7 @@ export function registerServe(cli: CAC): void {
     .option('--model-lib <path>', 'Full path of a libllama shared library to use instead of the bundled build (ROCm, OpenCL, custom builds)')
     .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
+    .option('--kv-layout <layout>', `KV cells in one pool that sequences share (shared), or a stream for each sequence id (per-sequence: faster decoding of many streams on a CPU, a context window of memory per sequence id): ${KV_LAYOUTS.join(', ')}`, { default: 'shared' })
     .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
     .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), medusa (heads on the model\'s hidden state, --additional-models HEADS.gguf), eagle (an EAGLE-3 draft in llama.cpp\'s eagle3 GGUF, --additional-models EAGLE3.gguf), or ngram (drafts by prompt lookup, no second model); with a grammar, forced text is drafted too', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
@@ -181,6 +183,7 @@ export function describeSpeculation(mode: SpeculativeMode, draftModel: string | 
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
 export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
   const mode = parseMode(flags.mode);
+  const kvLayout = parseKvLayout(String(flags.kvLayout));
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
   const port = Number(flags.port);
@@ -206,6 +209,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   const chatTemplate = flags.chatTemplate === undefined ? undefined : givenTemplateOf(String(flags.chatTemplate));
   return {
     mode,
+    kvLayout,
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
     ...(draftModel ? { draftModel } : {}),
@@ -254,6 +258,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     device: flags.device,
     ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
     mode: checked.mode,
+    kvLayout: checked.kvLayout,
     overrides: checked.overrides,
     maxQueuedRequests: checked.maxQueuedRequests,
     speculativeMode: checked.speculativeMode,

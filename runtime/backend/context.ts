@@ -40,7 +40,7 @@ export interface ContextOptions {
    * gives each sequence id a stream of contextSize / sequences cells of its own, where a
    * sequence's attention reads only its own cells; cells cannot be shared then, only copied
    * whole. On a CPU the shared pool costs every decode a pass over every sequence's cells
-   * (bench/kv-streams.ts): the engine always uses it; benchmarks compare the two.
+   * (bench/kv-streams.ts). The engine's --kv-layout chooses.
    */
   unifiedKv?: boolean;
   /**
@@ -87,6 +87,8 @@ export class LlamaContext {
     readonly contextSize: number,
     readonly batchSize: number,
     readonly sequences: number,
+    /** One pool of cells for every sequence (else a stream per sequence id). */
+    readonly unifiedKv: boolean,
     threads: number,
     /** Chooses the thread count before each decode; undefined when the count is fixed. */
     readonly threadGovernor: ThreadGovernor | undefined,
@@ -119,7 +121,8 @@ export class LlamaContext {
     params.n_threads = threads;
     params.n_threads_batch = threads;
     // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
-    params.kv_unified = options.unifiedKv ?? true;
+    const unifiedKv = options.unifiedKv ?? true;
+    params.kv_unified = unifiedKv;
     params.swa_full = options.fullSlidingWindowCache ?? true;
     // A step needs one output row per running sequence, plus one per draft token verified.
     // Left at 0, llama.cpp reserves logits for a whole ubatch (n_ubatch × vocabulary floats:
@@ -133,7 +136,7 @@ export class LlamaContext {
     if (!handle) {
       throw new Error(`llama.cpp could not create a context of ${options.contextSize} tokens for ${options.sequences} sequences (not enough memory?)`);
     }
-    return new LlamaContext(api, handle, model, api.llama_n_ctx(handle), api.llama_n_batch(handle), api.llama_n_seq_max(handle), threads, governor);
+    return new LlamaContext(api, handle, model, api.llama_n_ctx(handle), api.llama_n_batch(handle), api.llama_n_seq_max(handle), unifiedKv, threads, governor);
   }
 
   /** Threads the last decode ran with (or the next will, before the first). */
@@ -229,9 +232,19 @@ export class LlamaContext {
     return this.api.llama_memory_seq_rm(this.memory, sequence, from, to);
   }
 
-  /** Shares positions [from, to) of `source`'s cache with `target` (no copy of the data on unified caches). */
+  /**
+   * Gives `target` positions [from, to) of `source`'s cache: shared cells in the unified pool,
+   * no data copied. With a stream per sequence llama.cpp copies only whole streams, so
+   * `target`'s stream becomes a copy of `source`'s (before the next decode), trimmed at `to`:
+   * `target` must hold nothing but positions [0, from) that `source` holds too.
+   */
   copy(source: number, target: number, from = -1, to = -1): void {
-    this.api.llama_memory_seq_cp(this.memory, source, target, from, to);
+    if (this.unifiedKv) {
+      this.api.llama_memory_seq_cp(this.memory, source, target, from, to);
+      return;
+    }
+    this.api.llama_memory_seq_cp(this.memory, source, target, -1, -1);
+    if (to >= 0) this.api.llama_memory_seq_rm(this.memory, target, to, -1);
   }
 
 

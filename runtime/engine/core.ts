@@ -15,7 +15,7 @@ import { ModelRunner } from './model-runner.js';
 import { Scheduler, type StepPlan } from './scheduler.js';
 import type { RequestState, Sequence } from './sequence.js';
 import { reusablePrefixLength } from './sliding-window.js';
-import { StepBudget } from './step-budget.js';
+import { MIN_PROMPT_TOKENS, StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
 import { Drafter } from './speculative/drafter.js';
 import type { DraftProposer } from './speculative/proposer.js';
@@ -63,6 +63,7 @@ export class EngineCore {
       cells: config.maxTotalSeqLength,
       runningSlots: config.maxNumSequence,
       recyclingSlots: config.prefixCacheRecyclingSeqs,
+      copiesCells: config.kvLayout === 'per-sequence',
       // A sliding-window model needs the window before a shared prefix's end still in the holder's cells.
       reusable: (matched, holder) => reusablePrefixLength(matched, context.minPosition(holder), config.slidingWindowSize),
     });
@@ -71,7 +72,7 @@ export class EngineCore {
     }
     const speculation = options.speculation;
     this.runner = new ModelRunner(context, { wantHiddenStates: speculation?.proposer?.wantsHiddenStates ?? false, splitMixedSteps: options.splitMixedSteps ?? false });
-    this.budget = new StepBudget({ chunk: config.prefillChunkSize });
+    this.budget = new StepBudget({ chunk: config.prefillChunkSize, minTokens: MIN_PROMPT_TOKENS[config.kvLayout] });
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
       this.drafter = new Drafter({
         draftLength: speculation.draftLength,

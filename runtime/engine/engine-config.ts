@@ -16,12 +16,28 @@ import {
 export const ENGINE_MODES = ['local', 'interactive', 'server'] as const;
 export type EngineMode = (typeof ENGINE_MODES)[number];
 
+/**
+ * How KV cells are laid out (llama.cpp's kv_unified). `shared`: one pool for every sequence,
+ * where sequences share cells (a cached prefix, the n choices of a request) and
+ * max_total_seq_length is a budget they draw on together. `per-sequence`: each sequence id
+ * has a stream of cells of its own, and a shared prefix is copied into it. On a CPU a step's
+ * attention passes over every cell of the pool, so the shared pool makes every stream pay for
+ * every other sequence's context (bench/kv-streams.ts): per-sequence streams decode 1.4-1.6×
+ * faster at 8-16 streams, at the cost of memory for a full stream per sequence id.
+ */
+export const KV_LAYOUTS = ['shared', 'per-sequence'] as const;
+export type KvLayout = (typeof KV_LAYOUTS)[number];
+
 export interface EngineConfig {
   mode: EngineMode;
   /** Most sequences decoded together (each choice of a request is one sequence). */
   maxNumSequence: number;
-  /** KV cells shared by all sequences: prompt plus generated tokens of everything running. */
+  /** KV cells in all: prompt plus generated tokens of everything running (and cached). */
   maxTotalSeqLength: number;
+  /** Where those cells live: one pool, or a stream for each sequence id. */
+  kvLayout: KvLayout;
+  /** Per-sequence layout: the cells of each sequence id's stream; 0 in the shared pool. */
+  streamCells: number;
   /** Most prompt tokens computed in one step. */
   prefillChunkSize: number;
   /** Longest sequence (prompt plus output) one request may have. */
@@ -122,6 +138,13 @@ export function parseOverrides(text: string | undefined): Overrides {
   return overrides;
 }
 
+export function parseKvLayout(text: string): KvLayout {
+  if (!(KV_LAYOUTS as readonly string[]).includes(text)) {
+    throw new ConfigError(`--kv-layout '${text}' is not valid: use one of ${KV_LAYOUTS.join(', ')}`);
+  }
+  return text as KvLayout;
+}
+
 export function parseMode(text: string): EngineMode {
   if (!(ENGINE_MODES as readonly string[]).includes(text)) {
     throw new ConfigError(`--mode '${text}' is not valid: use one of ${ENGINE_MODES.join(', ')}`);
@@ -144,7 +167,7 @@ const DRAFT_TOKENS_PER_STEP = 64;
  * The preset for the mode, then every explicit override on top; impossible combinations are
  * errors. `speculative`: drafts are verified, which takes logit rows beyond one per sequence.
  */
-export function computeEngineConfig(mode: EngineMode, overrides: Overrides, facts: ModelFacts, speculative = false): EngineConfig {
+export function computeEngineConfig(mode: EngineMode, overrides: Overrides, facts: ModelFacts, speculative = false, kvLayout: KvLayout = 'shared'): EngineConfig {
   const contextWindowSize = overrides.context_window_size ?? facts.contextLength;
   if (contextWindowSize > facts.contextLength) {
     throw new ConfigError(`--overrides: context_window_size=${contextWindowSize} is larger than the model's context of ${facts.contextLength} tokens`);
@@ -160,7 +183,8 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
   const prefixCacheRecyclingSeqs = recyclingSeqs(overrides, facts, maxNumSequence);
   const maxDraftTokens = speculative ? DRAFT_TOKENS_PER_STEP : 0;
   const rows = logitRows(maxNumSequence + maxDraftTokens, maxNumSequence + prefixCacheRecyclingSeqs);
-  const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence, rows);
+  const sequenceIds = kvLayout === 'per-sequence' ? maxNumSequence + prefixCacheRecyclingSeqs : 0;
+  const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence, rows, sequenceIds);
   const maxTotalSeqLength = kv.cells;
   let prefillChunkSize = overrides.prefill_chunk_size ?? (server ? Math.min(maxTotalSeqLength, SERVER_PREFILL_CHUNK) : contextWindowSize);
   if (prefillChunkSize > maxTotalSeqLength) prefillChunkSize = maxTotalSeqLength;
@@ -168,8 +192,10 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     mode,
     maxNumSequence,
     maxTotalSeqLength,
+    kvLayout,
+    streamCells: kv.streamCells,
     prefillChunkSize,
-    contextWindowSize: Math.min(contextWindowSize, maxTotalSeqLength),
+    contextWindowSize: Math.min(contextWindowSize, kv.streamCells || maxTotalSeqLength),
     slidingWindowSize: facts.slidingWindow,
     prefixCacheRecyclingSeqs,
     maxDraftTokens,
@@ -199,17 +225,51 @@ function recyclingSeqs(overrides: Overrides, facts: ModelFacts, maxNumSequence: 
   return asked;
 }
 
+interface KvPlan {
+  cells: number;
+  /** Cells of each sequence id's stream (per-sequence layout), else 0. */
+  streamCells: number;
+  note: string;
+}
+
+/**
+ * The per-sequence layout: `plan`'s cells split into a stream for each of `sequenceIds`,
+ * whole blocks each (llama.cpp gives each stream n_ctx / n_seq_max cells).
+ */
+function splitIntoStreams(plan: KvPlan, sequenceIds: number, facts: ModelFacts): KvPlan {
+  const streamCells = Math.floor(plan.cells / sequenceIds / MIN_KV_CELLS) * MIN_KV_CELLS;
+  if (streamCells < MIN_KV_CELLS) {
+    throw new ConfigError(
+      `--kv-layout per-sequence: ${plan.cells} KV cells cannot give each of ${sequenceIds} sequence ids (max_num_sequence + prefix_cache_max_num_recycling_seqs) ` +
+        `a stream of ${MIN_KV_CELLS} cells; lower those, raise max_total_seq_length, or use --kv-layout shared`,
+    );
+  }
+  const cells = streamCells * sequenceIds;
+  return {
+    cells,
+    streamCells,
+    note: `${plan.note}; per-sequence layout: ${sequenceIds} streams of ${streamCells} cells (${gib(cells * facts.kvBytesPerToken)})`,
+  };
+}
+
 /**
  * KV cells for the mode, checked against memory (memory-budget.ts). `server` takes what its
  * budget holds, up to max_num_sequence × context_window_size; `local` and `interactive` take
  * the context window, or less when that does not fit; an explicit max_total_seq_length is
- * taken as given when the memory available holds it. Throws when not even the smallest
- * cache fits beside the weights.
+ * taken as given when the memory available holds it. In the per-sequence layout
+ * (`sequenceIds` > 0) every mode asks for a context window for each sequence id, and the
+ * cells are split into their streams. Throws when not even the smallest cache fits beside
+ * the weights.
  */
-function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, contextWindowSize: number, sequences: number, rows: number): { cells: number; note: string } {
+function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, contextWindowSize: number, sequences: number, rows: number, sequenceIds: number): KvPlan {
+  const plan = planPool(mode, overrides, facts, contextWindowSize, sequences, rows, sequenceIds);
+  return sequenceIds > 0 ? splitIntoStreams(plan, sequenceIds, facts) : plan;
+}
+
+function planPool(mode: EngineMode, overrides: Overrides, facts: ModelFacts, contextWindowSize: number, sequences: number, rows: number, sequenceIds: number): KvPlan {
   const server = mode === 'server';
   const explicit = overrides.max_total_seq_length;
-  const cap = server ? sequences * contextWindowSize : contextWindowSize;
+  const cap = sequenceIds > 0 ? sequenceIds * contextWindowSize : server ? sequences * contextWindowSize : contextWindowSize;
   const wanted = explicit ?? cap;
   const prefill = overrides.prefill_chunk_size ?? (server ? SERVER_PREFILL_CHUNK : contextWindowSize);
   const ubatch = ubatchFor(Math.min(prefill, wanted) + sequences);
@@ -229,23 +289,24 @@ function planKvCache(mode: EngineMode, overrides: Overrides, facts: ModelFacts, 
     );
   }
   const describe = (cells: number) => `kv cache: ${cells} cells (${gib(cells * facts.kvBytesPerToken)})`;
+  const windows = sequenceIds > 0 ? `a ${contextWindowSize}-token context window for each of ${sequenceIds} sequence ids` : `the ${cap}-token context window`;
   if (explicit !== undefined) {
     if (explicit > most) {
       throw new ConfigError(
         `--overrides: max_total_seq_length=${explicit} does not fit in memory: at most ${most} cells fit in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}`,
       );
     }
-    return { cells: explicit, note: `${describe(explicit)} as max_total_seq_length asks; ${gib(requiredBytes(explicit, facts, facts.memory, rows, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
+    return { cells: explicit, streamCells: 0, note: `${describe(explicit)} as max_total_seq_length asks; ${gib(requiredBytes(explicit, facts, facts.memory, rows, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
   }
   if (server) {
     const cells = Math.min(fit, cap);
-    const capped = fit >= cap ? `, capped by max_num_sequence×context_window_size = ${sequences}×${contextWindowSize}` : '';
-    return { cells, note: `${describe(cells)} = ${budget.why} ${afterFixed}${capped}` };
+    const capped = fit < cap ? '' : sequenceIds > 0 ? `, capped by ${windows}` : `, capped by max_num_sequence×context_window_size = ${sequences}×${contextWindowSize}`;
+    return { cells, streamCells: 0, note: `${describe(cells)} = ${budget.why} ${afterFixed}${capped}` };
   }
   if (fit < cap) {
-    return { cells: fit, note: `${describe(fit)}, less than the ${cap}-token context window: what fits in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}` };
+    return { cells: fit, streamCells: 0, note: `${describe(fit)}, less than ${windows}: what fits in ${gib(budget.bytes)} (${budget.why}) ${afterFixed}` };
   }
-  return { cells: cap, note: `${describe(cap)} for the ${cap}-token context window; ${gib(requiredBytes(cap, facts, facts.memory, rows, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
+  return { cells: cap, streamCells: 0, note: `${describe(cap)} for ${windows}; ${gib(requiredBytes(cap, facts, facts.memory, rows, ubatch))} of ${gib(budget.bytes)} (${budget.why})` };
 }
 
 export function describeEngineConfig(config: EngineConfig): string {
@@ -253,6 +314,7 @@ export function describeEngineConfig(config: EngineConfig): string {
     `mode=${config.mode} max_num_sequence=${config.maxNumSequence} max_total_seq_length=${config.maxTotalSeqLength} ` +
     `prefill_chunk_size=${config.prefillChunkSize} context_window_size=${config.contextWindowSize} ` +
     `prefix_cache_max_num_recycling_seqs=${config.prefixCacheRecyclingSeqs}` +
+    (config.kvLayout === 'per-sequence' ? ` kv_layout=per-sequence stream_cells=${config.streamCells}` : '') +
     (config.maxDraftTokens > 0 ? ` draft_tokens_per_step=${config.maxDraftTokens}` : '') +
     (config.slidingWindowSize > 0 ? ` sliding_window_size=${config.slidingWindowSize}` : '') +
     (config.tensorParallelShards > 1 ? ` tensor_parallel_shards=${config.tensorParallelShards}` : '')

@@ -69,7 +69,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     embeddingLength: info.embeddingLength,
     memory,
     maxParallelSequences: library.api.llama_max_parallel_sequences(),
-  }, speculativeMode !== 'disable');
+  }, speculativeMode !== 'disable', options.kvLayout ?? 'shared');
   if (options.maxQueuedRequests !== undefined) config.maxQueuedRequests = options.maxQueuedRequests;
   if (speculativeMode !== 'disable' && (info.recurrent || draftInfo?.recurrent)) {
     // Rejected drafts are undone by removing their positions, which a recurrent state cannot do.
@@ -78,10 +78,12 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   // An explicit --threads is used as given; by default the count follows the load of other processes.
   const threads = options.threads ?? usableCpus();
   const adaptiveThreads = options.threads === undefined;
+  const unifiedKv = config.kvLayout === 'shared';
   context = LlamaContext.create(model, {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+    unifiedKv,
     outputs: config.maxNumSequence + config.maxDraftTokens,
     threads,
     adaptiveThreads,
@@ -92,6 +94,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
       contextSize: config.maxTotalSeqLength,
       batchSize: config.prefillChunkSize + config.maxNumSequence,
       sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+    unifiedKv,
       threads,
       adaptiveThreads,
     });
@@ -102,6 +105,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
       contextSize: config.maxTotalSeqLength,
       batchSize: config.prefillChunkSize + config.maxNumSequence,
       sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
+    unifiedKv,
       outputs: config.maxNumSequence,
       threads,
       adaptiveThreads,

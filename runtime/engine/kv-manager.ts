@@ -5,7 +5,10 @@ import { KvTree, type KvNode } from './kv-tree.js';
 
 /** The few cache operations the manager needs from llama.cpp (LlamaContext implements them). */
 export interface KvOps {
-  /** Lets `target` share `source`'s cells at positions [from, to) (no copy on a unified cache). */
+  /**
+   * Gives `target` `source`'s positions [from, to): shared cells in one pool, a copy where each
+   * sequence has a stream of its own (KvManagerOptions.copiesCells).
+   */
   copy(source: number, target: number, from: number, to: number): void;
   /** Drops a sequence's positions [from, to) (to = -1: to its end); cells nobody holds are freed. */
   remove(sequence: number, from: number, to: number): void;
@@ -42,6 +45,11 @@ export interface KvManagerOptions {
    * Default: all of it.
    */
   reusable?: (matched: number, holder: number) => number;
+  /**
+   * Each sequence id has a stream of cells of its own (the per-sequence layout): a shared
+   * prefix is copied into the taker's stream, so every slot's cells count, not each node once.
+   */
+  copiesCells?: boolean;
 }
 
 export class KvManager {
@@ -67,7 +75,10 @@ export class KvManager {
   }
 
   get usedCells(): number {
-    return this.tree.cells;
+    if (!this.options.copiesCells) return this.tree.cells;
+    let cells = 0;
+    for (const tail of this.tails.values()) cells += tail.end;
+    return cells;
   }
 
   get freeCells(): number {
@@ -77,6 +88,10 @@ export class KvManager {
   /** Cells only the cache holds: free for the taking. */
   get cachedOnlyCells(): number {
     let cells = 0;
+    if (this.options.copiesCells) {
+      for (const slot of this.recycled) cells += this.tails.get(slot)!.end;
+      return cells;
+    }
     for (const node of this.tree.nodes()) if (this.onlyCached(node)) cells += node.tokens.length;
     return cells;
   }

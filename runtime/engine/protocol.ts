@@ -1,6 +1,6 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
-import type { EngineConfig, EngineMode, Overrides } from './engine-config.js';
+import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 
 /** What to generate for one request. */
@@ -84,6 +84,8 @@ export interface EngineInitOptions {
   threads?: number;
   /** Requests allowed to wait for a slot; more are refused as overload (default 1024). */
   maxQueuedRequests?: number;
+  /** KV cells in one pool (default) or a stream per sequence id (engine-config.ts KvLayout). */
+  kvLayout?: KvLayout;
   /** Record timed trace entries for every request. */
   tracing?: boolean;
   /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */

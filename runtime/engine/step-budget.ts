@@ -9,7 +9,9 @@
 // 2.5 with at least 8 gave 2.2× (48 s); 2.5 with 4, 2.3× (72 s). The floor matters because
 // once the long prompt's cells are in the shared cache, every decode attends over them too.
 // A later 2-core machine gives 4.0-4.9× with 8 and 4.0× with 4: there 8 prompt tokens at
-// context 3,000 cost ~17 ms each, in batches too small for ggml's tiled attention.
+// context 3,000 cost ~13-17 ms each, in batches too small for ggml's tiled attention. With a
+// stream of cells per sequence (--kv-layout per-sequence) the prompt's cells cost the streams
+// nothing, so a lower floor keeps the steps short at depth without slowing every stream.
 //
 // A short prompt is computed whole instead, in one step, even beside streams: one pause for
 // them, but the prompt's cells stay in one run, which keeps attention to them cheap for the
@@ -18,6 +20,8 @@
 // SmolLM2, 2 cores, lmforge / llama-server (bench/compare-llama-server.sh, concurrency 16,
 // ~160-token prompts): throughput 1.03× (0.84× with slices), TTFT 0.18× (1.8×), ITL 0.98×
 // (0.85×); bench:prefix multi-turn, TTFT at turns 2-6: 0.41-0.49× (1.1-1.7× with slices).
+
+import type { KvLayout } from './engine-config.js';
 
 export interface StepBudgetOptions {
   /** prefill_chunk_size: the most prompt tokens in any step. */
@@ -31,6 +35,17 @@ export interface StepBudgetOptions {
   /** A prompt with at most this many tokens left is computed whole, whatever streams run (default 256). */
   wholePrompt?: number;
 }
+
+/**
+ * StepBudgetOptions.minTokens for each KV layout. In the shared pool a long prefill slows
+ * every stream until it ends, so it must progress; with a stream per sequence only its own
+ * slices do, and at depth they are dear (8 prompt tokens at position 3,000 take 106 ms alone,
+ * 3× a step of 8 streams). SmolLM2, 2 cores, bench:prefix long-prompt, stream ITL p99 during
+ * the prefill over before: per-sequence, a floor of 8 gave 3.6-4.7× (prefill 35-42 s), 4 gave
+ * 2.75× (58 s, p99 154 ms), 2 gave 2.6-2.9× (67-75 s, p99 107-126 ms); in the shared pool a
+ * floor of 2 gave 4.6× (118 s).
+ */
+export const MIN_PROMPT_TOKENS: Readonly<Record<KvLayout, number>> = { shared: 8, 'per-sequence': 2 };
 
 /** StepBudgetOptions.wholePrompt's default: the prompt of a chat turn, not a document. */
 export const WHOLE_PROMPT_TOKENS = 256;

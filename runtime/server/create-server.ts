@@ -10,7 +10,7 @@ import { defaultGrammarCacheDir } from '../../compiler/node.js';
 import type { ReasoningMode } from '../chat/reasoning.js';
 import type { GivenTemplate } from '../chat/template-choice.js';
 import type { ToolFormatKey } from '../chat/tool-formats.js';
-import type { EngineMode, Overrides } from '../engine/engine-config.js';
+import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/engine.js';
 import type { SpeculativeMode } from '../engine/speculative/modes.js';
 import { resolveModel } from '../models/resolve-model.js';
@@ -60,6 +60,8 @@ export interface ServerOptions {
   mode?: EngineMode;
   /** Engine fields (max_num_sequence, context_window_size, ...); they win over the mode. */
   overrides?: Overrides;
+  /** KV cells in one pool (shared, default) or a stream per sequence id (per-sequence). */
+  kvLayout?: KvLayout;
   /** CPU threads for llama.cpp (default: every usable CPU, fewer while other processes keep CPUs busy). */
   threads?: number;
   /** Requests that may wait for a free sequence; beyond it requests get 503 (default 1024). */
@@ -119,6 +121,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
       ...(options.modelLib ? { modelLib: options.modelLib } : {}),
       mode: options.mode ?? 'local',
       overrides: options.overrides ?? {},
+      ...(options.kvLayout ? { kvLayout: options.kvLayout } : {}),
       maxQueuedRequests: options.maxQueuedRequests ?? 1024,
       tracing: options.tracing === true,
       speculativeMode: options.speculativeMode ?? 'disable',

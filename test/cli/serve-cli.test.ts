@@ -48,6 +48,8 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--overrides', 'bogus=1'], /unknown key 'bogus'/);
   await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
   await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
+  await failsWith(['serve', tinyModelPath, '--kv-layout', 'unified'], /--kv-layout 'unified' is not valid: use one of shared, per-sequence/);
+  await failsWith(['serve', tinyModelPath, '--kv-layout', 'per-sequence', '--overrides', 'max_total_seq_length=2048'], /--kv-layout per-sequence: 2048 KV cells cannot give each of 20 sequence ids/);
   await failsWith(['serve', tinyModelPath, '--allowed-origins', 'http://x'], /--allowed-origins .* JSON list of strings/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3\.gguf/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft'], /small_draft needs a draft model: give it with --additional-models PATH/);
@@ -163,6 +165,25 @@ test('--api-key, repeated and comma-separated, kept exactly as typed, replaces L
     const list = (await (await fetch(`${url}/v1/models`, { headers: withKey('c') })).json()) as { data: { id: string }[] };
     assert.equal(list.data.map((model) => model.id), ['my-model']);
     assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
+  });
+});
+
+test('--kv-layout per-sequence: a stream per sequence id, said at start-up, and a repeated prompt served from cache', async () => {
+  // 2 running and 16 cached sequence ids, each a stream of the 256-token context window.
+  await whileServing(['--kv-layout', 'per-sequence', '--max-batch-size', '2'], {}, async (run, url) => {
+    assert.match(run.stdout(), /engine: +mode=local max_num_sequence=2 max_total_seq_length=4608 .* kv_layout=per-sequence stream_cells=256/);
+    assert.match(run.stdout(), /memory: +kv cache: .*per-sequence layout: 18 streams of 256 cells/);
+    const body = { model: tinyModelPath, messages: [{ role: 'user', content: 'one two three four five six seven eight nine ten '.repeat(4) }], max_tokens: 4, temperature: 0 };
+    const ask = async () => {
+      const response = await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      assert.is(response.status, 200);
+      return (await response.json()) as { choices: { message: { content: string } }[]; usage: { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } } };
+    };
+    const first = await ask();
+    const again = await ask();
+    assert.is(first.usage.prompt_tokens_details.cached_tokens, 0);
+    assert.is(again.usage.prompt_tokens_details.cached_tokens, again.usage.prompt_tokens - 1, 'all but the last prompt token, copied into the new stream');
+    assert.is(again.choices[0]!.message.content, first.choices[0]!.message.content);
   });
 });
 

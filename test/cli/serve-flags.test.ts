@@ -10,11 +10,13 @@ import { UsageError } from '../../cli/cli-error.js';
 import { rawOptionValues } from '../../cli/raw-option.js';
 import { apiKeysOf, checkServeFlags, describeSpeculation, isLoopbackAddress, type ServeFlags } from '../../cli/serve.js';
 import { throwsError } from '../helpers/throws.js';
+import { ConfigError } from '../../runtime/engine/engine-config.js';
 import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
 
 const defaults: ServeFlags = {
   device: 'auto',
   mode: 'local',
+  kvLayout: 'shared',
   speculativeMode: 'disable',
   host: '127.0.0.1',
   port: 8000,
@@ -46,6 +48,12 @@ test('API keys: repeated flags and commas; LMFORGE_API_KEY only when no flag is 
   throwsError(() => apiKeysOf([''], {}), UsageError, /--api-key needs a key/);
   throwsError(() => apiKeysOf(['k', ' , '], {}), UsageError, /--api-key needs a key/);
   assert.equal(checkServeFlags({ ...defaults, apiKey: ['a'] }, { LMFORGE_API_KEY: 'b' }).apiKeys, ['a']);
+});
+
+test('--kv-layout: shared or per-sequence, checked before anything loads', () => {
+  assert.is(checkServeFlags(defaults, {}).kvLayout, 'shared');
+  assert.is(checkServeFlags({ ...defaults, kvLayout: 'per-sequence' }, {}).kvLayout, 'per-sequence');
+  throwsError(() => checkServeFlags({ ...defaults, kvLayout: 'unified' }, {}), ConfigError, /--kv-layout 'unified' is not valid: use one of shared, per-sequence/);
 });
 
 test('--served-model-name: one non-empty name', () => {

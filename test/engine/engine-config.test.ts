@@ -52,6 +52,25 @@ test('local and interactive presets follow the spec', () => {
   assert.equal([interactive.maxNumSequence, interactive.maxTotalSeqLength, interactive.prefillChunkSize], [1, 8192, 8192]);
 });
 
+test('the per-sequence KV layout gives each sequence id a stream of its own, a context window where memory allows', () => {
+  // local: 4 running + 16 recycling ids, each a stream of the 8,192-token window (3.5 GiB).
+  const local = computeEngineConfig('local', {}, facts, false, 'per-sequence');
+  assert.equal([local.kvLayout, local.streamCells, local.maxTotalSeqLength, local.contextWindowSize], ['per-sequence', 8192, 20 * 8192, 8192]);
+  assert.match(local.memoryNote, /20 streams of 8192 cells/);
+  assert.equal([computeEngineConfig('local', {}, facts).kvLayout, computeEngineConfig('local', {}, facts).streamCells], ['shared', 0]);
+  // An explicit total is split between the ids, in whole blocks; a request's window shrinks to its stream.
+  const split = computeEngineConfig('local', { max_total_seq_length: 40_000, prefix_cache_max_num_recycling_seqs: 4 }, facts, false, 'per-sequence');
+  assert.equal([split.streamCells, split.maxTotalSeqLength, split.contextWindowSize], [4864, 8 * 4864, 4864]);
+  // Where memory holds less than a window for each id, each gets what fits.
+  const small = computeEngineConfig('local', {}, onHost(4 * GiB), false, 'per-sequence');
+  assert.is(small.streamCells, Math.floor(expectedCells(4 * GiB * 0.9, 4, 320 * MiB) / 20 / 256) * 256);
+  assert.is(small.contextWindowSize, small.streamCells);
+  throwsConfig(
+    () => computeEngineConfig('local', { max_total_seq_length: 4096 }, facts, false, 'per-sequence'),
+    /--kv-layout per-sequence: 4096 KV cells cannot give each of 20 sequence ids .* a stream of 256 cells/,
+  );
+});
+
 test('server mode on a GPU sizes the KV cache from its free memory and gpu_memory_utilization', () => {
   const server = computeEngineConfig('server', {}, onGpu(8 * GiB));
   assert.is(server.maxNumSequence, 128);

@@ -8,7 +8,7 @@ import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 const test = suite('kv manager');
 
 function setup(options: Partial<KvManagerOptions> = {}) {
-  const cache = new FakeKvCache();
+  const cache = new FakeKvCache(options.copiesCells === true);
   const kv = new KvManager(cache, { cells: 1000, runningSlots: 4, recyclingSlots: 2, ...options });
   /** Allocates a slot, takes what the cache holds of `tokens`, computes the rest (all but nothing). */
   const run = (tokens: number[]): { slot: number; shared: number } => {
@@ -98,6 +98,25 @@ test('running holders share too: a prefix is served while its holder still runs'
   kv.release(a.slot, false);
   assert.is(cache.cells.size, 32, "a's own 10 cells are gone; the shared 30 stay with b");
   assert.is(kv.usedCells, 32);
+});
+
+test('a stream per sequence: a shared prefix is copied, and every slot\'s copy counts', () => {
+  const { cache, kv, run } = setup({ copiesCells: true });
+  const a = run(range(100, 120));
+  kv.release(a.slot, true);
+  assert.equal([kv.usedCells, kv.cachedOnlyCells], [20, 20]);
+  const b = run([...range(100, 112), 7, 8, 9]);
+  assert.is(b.shared, 12);
+  assert.equal(cache.positionsOf(b.slot), range(0, 15));
+  assert.not.ok(cache.shareCell(a.slot, b.slot, 0), 'b has cells of its own');
+  assert.is(kv.usedCells, 35, "a's 20 and b's 15, 12 of them copied");
+  assert.is(cache.cells.size, kv.usedCells, 'the count matches the cache');
+  assert.is(kv.cachedOnlyCells, 20, "a's stream is only cached: all of it is free for the taking");
+  kv.release(b.slot, false);
+  assert.equal([kv.usedCells, cache.cells.size], [20, 20], "b's copy goes with b; a's cells stay");
+  const c = run([...range(100, 118), 1]);
+  assert.is(c.shared, 18, 'the cache still serves the prefix after the copy left');
+  assert.is(cache.cells.size, kv.usedCells);
 });
 
 test('the recycling quota: the oldest cached sequence makes way', () => {

@@ -17,6 +17,8 @@ const config: EngineConfig = {
   mode: 'local',
   maxNumSequence: 4,
   maxTotalSeqLength: 512,
+  kvLayout: 'shared',
+  streamCells: 0,
   prefillChunkSize: 512,
   contextWindowSize: 512,
   slidingWindowSize: 0,

@@ -1,6 +1,7 @@
 // A model of llama.cpp's unified KV cache for tests without a model: cells with a position
-// and a set of sequence ids, shared by seq_cp and freed when no sequence holds them. The
-// test plays the decode (compute) itself.
+// and a set of sequence ids, shared by seq_cp and freed when no sequence holds them. With
+// `copies`, a model of a stream per sequence: copy makes new cells for the target. The test
+// plays the decode (compute) itself.
 import type { KvOps } from '../../runtime/engine/kv-manager.js';
 
 interface Cell {
@@ -12,6 +13,9 @@ export class FakeKvCache implements KvOps {
   readonly cells = new Set<Cell>();
   /** Every call, for tests that check what the manager asked for. */
   readonly calls: string[] = [];
+
+  /** `copies`: a stream of cells per sequence, where a copy duplicates cells instead of sharing them. */
+  constructor(private readonly copies = false) {}
 
   /** What a decode does: a new cell per position for `sequence`. */
   compute(sequence: number, from: number, count: number): void {
@@ -26,7 +30,8 @@ export class FakeKvCache implements KvOps {
     for (const cell of this.cells) {
       if (!cell.sequences.has(source) || !inRange(cell.position, from, to)) continue;
       if (this.positionsOf(target).includes(cell.position)) throw new Error(`sequence ${target} would hold position ${cell.position} twice`);
-      cell.sequences.add(target);
+      if (this.copies) this.cells.add({ position: cell.position, sequences: new Set([target]) });
+      else cell.sequences.add(target);
     }
   }
 
