@@ -5,7 +5,10 @@
 #
 # Usage:
 #   bench/peer-llama-server.sh --build-only
-#   bench/peer-llama-server.sh MODEL.gguf [--port 8081] [--parallel 4] [--ctx 8192] [--threads N] [-- EXTRA...]
+#   bench/peer-llama-server.sh MODEL.gguf [--port 8081] [--parallel 4] [--ctx 8192] [--threads N] [--kv-split] [-- EXTRA...]
+#
+# --kv-split: each slot gets --ctx / --parallel cells of its own (llama-server's default), as
+# lmforge's --kv-layout per-sequence does, instead of one shared pool.
 #
 # The tree and build live outside the repo (see build-peer-llama-server.sh); the build is
 # skipped when it is already there.
@@ -23,6 +26,7 @@ parallel=4
 # lmforge's local mode gives all sequences the model's context window as one shared KV pool;
 # --kv-unified below makes llama-server share its -c cells the same way instead of splitting them.
 ctx=8192
+unified=(--kv-unified)
 threads=$(nproc)
 extra=()
 
@@ -33,8 +37,9 @@ while (($#)); do
     --parallel) parallel=$2; shift ;;
     --ctx) ctx=$2; shift ;;
     --threads) threads=$2; shift ;;
+    --kv-split) unified=() ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "peer-llama-server: unknown option $1" >&2; exit 2 ;;
     *) model=$1 ;;
   esac
@@ -50,5 +55,5 @@ binary="$("$repo/bench/build-peer-llama-server.sh")/llama-server"
 # Same thread count as lmforge (os.availableParallelism()); the model id is the file's path,
 # as `lmforge serve PATH` names its model.
 exec "$binary" --model "$model" --alias "$model" --host 127.0.0.1 --port "$port" \
-  --parallel "$parallel" --ctx-size "$ctx" --kv-unified --threads "$threads" \
+  --parallel "$parallel" --ctx-size "$ctx" ${unified[@]+"${unified[@]}"} --threads "$threads" \
   --threads-batch "$threads" ${extra[@]+"${extra[@]}"}

@@ -31,6 +31,7 @@ cli.option('--threads <n>', 'Threads for both servers', { default: availablePara
 // 16 users at ~1,560 tokens each need ~25k cells while neither server shares the system prompt.
 cli.option('--kv-cells <n>', 'KV cells shared by all sequences, both servers', { default: 32768 });
 cli.option('--slots <n>', 'Parallel sequences, both servers', { default: 16 });
+cli.option('--kv-layout <layout>', 'shared (one KV pool: llama-server --kv-unified) or per-sequence (a stream per sequence id: llama-server\'s own default); per-sequence splits --kv-cells between sequence ids', { default: 'shared' });
 // llama-server's default --batch-size; lmforge's local default would be the whole context.
 cli.option('--prefill-chunk <n>', 'Prompt tokens per step: lmforge prefill_chunk_size, llama-server --batch-size', { default: 2048 });
 cli.option('--seed <n>', 'Seed of every text', { default: 0 });
@@ -46,6 +47,7 @@ const whole = (name: string) => {
   return n;
 };
 if (servers.length === 0) fail(`--server must be lmforge, llama-server or both, got ${options.server}`);
+if (options.kvLayout !== 'shared' && options.kvLayout !== 'per-sequence') fail(`--kv-layout must be shared or per-sequence, got ${options.kvLayout}`);
 if (scenarios.length === 0) fail(`--scenario must be one of ${SCENARIOS.join(', ')}, got ${options.scenario}`);
 const seed = Number(options.seed);
 if (!Number.isSafeInteger(seed)) fail(`--seed must be an integer, got ${options.seed}`);
@@ -60,6 +62,7 @@ const limits: ServerLimits = {
   contextWindow: Math.min(kvCells, 8192),
   prefillChunk: whole('prefillChunk'),
   threads: whole('threads'),
+  kvLayout: options.kvLayout,
 };
 
 function fail(message: string): never {

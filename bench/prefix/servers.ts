@@ -15,8 +15,14 @@ export interface ServerLimits {
   model: string;
   /** Sequences decoded together: lmforge max_num_sequence, llama-server --parallel. */
   slots: number;
-  /** One KV pool shared by every sequence: lmforge max_total_seq_length, llama-server --ctx-size with --kv-unified. */
+  /**
+   * KV cells in all: lmforge max_total_seq_length, llama-server --ctx-size. In the shared
+   * layout one pool for every sequence (llama-server --kv-unified); per-sequence, split
+   * evenly between sequence ids (lmforge's running and prefix-cache ids, llama-server's slots).
+   */
   kvCells: number;
+  /** lmforge --kv-layout; per-sequence runs llama-server in its own default layout, a stream per slot. */
+  kvLayout?: 'shared' | 'per-sequence';
   /** lmforge context_window_size (llama-server's per-slot context is the whole unified pool). */
   contextWindow: number;
   /** Prompt tokens per step: lmforge prefill_chunk_size, llama-server --batch-size (its ubatch stays 512, as lmforge's). */
@@ -67,31 +73,38 @@ function spawnLmforge(limits: ServerLimits, port: number): ChildProcess {
     `max_num_sequence=${limits.slots};max_total_seq_length=${limits.kvCells};` +
     `context_window_size=${limits.contextWindow};prefill_chunk_size=${limits.prefillChunk}` +
     (limits.promptCache === false ? ';prefix_cache_max_num_recycling_seqs=0' : '');
-  const args = [`${root}bin/lmforge.mjs`, 'serve', limits.model, '--port', String(port), '--threads', String(limits.threads), '--overrides', overrides, ...(limits.lmforgeFlags ?? [])];
+  const args = [
+    `${root}bin/lmforge.mjs`, 'serve', limits.model, '--port', String(port), '--threads', String(limits.threads), '--overrides', overrides,
+    '--kv-layout', limits.kvLayout ?? 'shared', ...(limits.lmforgeFlags ?? []),
+  ];
   return spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
 function spawnLlamaServer(limits: ServerLimits, port: number): ChildProcess {
   const args = [
     `${root}bench/peer-llama-server.sh`, limits.model, '--port', String(port), '--parallel', String(limits.slots),
-    '--ctx', String(limits.kvCells), '--threads', String(limits.threads), '--', '--batch-size', String(limits.prefillChunk),
+    '--ctx', String(limits.kvCells), '--threads', String(limits.threads), ...(perSequence(limits) ? ['--kv-split'] : []),
+    '--', '--batch-size', String(limits.prefillChunk),
     ...(limits.promptCache === false ? ['--cache-ram', '0'] : []),
   ];
   // The script execs llama-server, so the child's pid is the server's.
   return spawn('bash', args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
+const perSequence = (limits: ServerLimits) => limits.kvLayout === 'per-sequence';
+
 function describe(kind: ServerKind, limits: ServerLimits, output: string): string {
   if (kind === 'lmforge') return /^engine:\s*(.*)$/m.exec(output)?.[1] ?? 'engine line not found';
+  const layout = perSequence(limits) ? `(${Math.floor(limits.kvCells / limits.slots)} cells a slot)` : '--kv-unified';
   if (limits.promptCache === false) {
     return (
-      `--parallel ${limits.slots} --ctx-size ${limits.kvCells} --kv-unified --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +
+      `--parallel ${limits.slots} --ctx-size ${limits.kvCells} ${layout} --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +
       `--threads ${limits.threads} --threads-batch ${limits.threads} --cache-ram 0, cache_prompt: false in every request`
     );
   }
   // llama-server's own prompt reuse stays at its defaults: it is what lmforge is measured against.
   return (
-    `--parallel ${limits.slots} --ctx-size ${limits.kvCells} --kv-unified --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +
+    `--parallel ${limits.slots} --ctx-size ${limits.kvCells} ${layout} --batch-size ${limits.prefillChunk} --ubatch-size 512 ` +
     `--threads ${limits.threads}; prompt reuse at its defaults: a slot keeps its last prompt (--slot-prompt-similarity 0.10), ` +
     `prompts are cached in RAM (--cache-ram 8192 MiB)`
   );
