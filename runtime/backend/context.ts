@@ -120,7 +120,7 @@ export class LlamaContext {
     params.n_seq_max = options.sequences;
     params.n_threads = threads;
     params.n_threads_batch = threads;
-    // One pool of cells for every sequence: max_total_seq_length is a shared budget, not a per-sequence split.
+    // One pool of cells for every sequence (a shared budget), or n_ctx / n_seq_max cells for each.
     const unifiedKv = options.unifiedKv ?? true;
     params.kv_unified = unifiedKv;
     params.swa_full = options.fullSlidingWindowCache ?? true;

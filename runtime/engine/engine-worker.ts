@@ -94,7 +94,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
       contextSize: config.maxTotalSeqLength,
       batchSize: config.prefillChunkSize + config.maxNumSequence,
       sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
-    unifiedKv,
+      unifiedKv,
       threads,
       adaptiveThreads,
     });
@@ -105,7 +105,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
       contextSize: config.maxTotalSeqLength,
       batchSize: config.prefillChunkSize + config.maxNumSequence,
       sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
-    unifiedKv,
+      unifiedKv,
       outputs: config.maxNumSequence,
       threads,
       adaptiveThreads,

@@ -11,6 +11,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { type Engine, EngineStartError } from '../../runtime/engine/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
+import { KV_LAYOUTS } from '../../runtime/engine/engine-config.js';
 import { tinyEagle3D2tPath, tinyEagle3Path, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
 import { makeTinyEagle3 } from '../../fixtures/tiny-eagle3.js';
 import { assertFeaturesAsPlain, assertGrammarAsPlain, assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
@@ -85,10 +86,11 @@ test('under a JSON schema, EAGLE-3 drafts are cut to what it accepts and the out
   assertGrammarAsPlain(engines.plain, (request, what) => assertSameOutputs(engines, request, what)),
 );
 
-test('prefix-cache hits: outputs stay exact, and the draft, whose cache mirrors the shared cells, still drafts and is accepted', async () => {
+// In both KV layouts: the draft's cache mirrors the target's shared cells, or its copied streams.
+for (const kvLayout of KV_LAYOUTS) test(`prefix-cache hits (${kvLayout} KV layout): outputs stay exact, and the draft, whose cache mirrors the target's, still drafts and is accepted`, async () => {
   const cachedLimits = { context_window_size: 1024 };
-  const plain = await tinyEngine({ overrides: cachedLimits });
-  const eagle = await tinyEngine({ overrides: { ...cachedLimits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
+  const plain = await tinyEngine({ kvLayout, overrides: cachedLimits });
+  const eagle = await tinyEngine({ kvLayout, overrides: { ...cachedLimits, spec_draft_length: 3 }, speculativeMode: 'eagle', draftModelPath: tinyEagle3Path });
   try {
     for (let seed = 0; seed < 4; seed++) {
       const prompt = repetitivePrompt(700 + seed, 3, 5);

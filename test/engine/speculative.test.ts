@@ -298,4 +298,27 @@ test('an accepted draft arrives as one delta of several tokens, and no draft cel
   }
 });
 
+test('a stream per sequence: a draft model drafts beside prefix-cache hits, and outputs are the plain ones', async () => {
+  // The draft's context has a stream per sequence id too, and catches up on what the target
+  // took from its cache (draft-model.ts).
+  const overrides = { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 4 };
+  const plain = await tinyEngine({ kvLayout: 'per-sequence', overrides });
+  const drafted = await tinyEngine({ kvLayout: 'per-sequence', overrides: { ...overrides, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyDraftModelPath });
+  try {
+    const before = await draftCounts(drafted);
+    const history = repetitivePrompt(800, 4, 30);
+    for (const [turn, prompt] of [history, [...history, ...repetitivePrompt(801, 3, 4)], [...history.slice(0, 90), ...repetitivePrompt(802, 5, 3)]].entries()) {
+      await assertSameAsPlain(plain, { drafted }, { prompt, maxTokens: 32, sampling: { temperature: 0 } }, `turn ${turn}`);
+      await assertSameAsPlain(plain, { drafted }, { prompt, maxTokens: 16, n: 2, seed: turn, sampling: { temperature: 1 } }, `turn ${turn}, n = 2`);
+    }
+    const after = await draftCounts(drafted);
+    assert.ok(after.accepted - before.accepted > 0, `drafts were accepted (${after.accepted - before.accepted} of ${after.proposed - before.proposed})`);
+    const hit = await runToEnd(drafted, { prompt: [...history, 1, 2], maxTokens: 2 });
+    assert.ok(hit.choices[0]!.cachedTokens >= history.length, `served from cache (${hit.choices[0]!.cachedTokens})`);
+  } finally {
+    await plain.dispose();
+    await drafted.dispose();
+  }
+});
+
 test.run();
