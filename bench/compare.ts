@@ -31,6 +31,7 @@ cli.option('--output-len <n>', 'Tokens generated per request (ignore_eos)', { de
 cli.option('--num-prompts <n>', 'Requests per round (default: max(8, 2 × concurrency))');
 cli.option('--threads <n>', 'Threads for both servers (prompt and decode)', { default: availableParallelism() });
 cli.option('--parity-steps <n>', 'Decode steps per kernel-parity run', { default: 64 });
+cli.option('--kv-layout <layout>', 'shared (one KV pool on both: llama-server --kv-unified) or per-sequence (a stream per sequence on both: llama-server\'s own default)', { default: 'shared' });
 cli.option('--json', 'One JSON object per concurrency');
 cli.help();
 const { options } = cli.parse();
@@ -49,15 +50,22 @@ for (const [name, values] of Object.entries(wholes)) {
     process.exit(1);
   }
 }
+const kvLayout = options.kvLayout;
+if (kvLayout !== 'shared' && kvLayout !== 'per-sequence') {
+  console.error(`compare-llama-server: --kv-layout must be shared or per-sequence, got ${kvLayout}`);
+  process.exit(1);
+}
 const json = options.json === true;
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const modelPath = typeof options.model === 'string' ? options.model : await pullModel();
 const maxConcurrency = Math.max(...concurrencies);
 const roundSize = (c: number) => (options.numPrompts !== undefined ? Math.max(Number(options.numPrompts), c) : Math.max(8, 2 * c));
 
-// Both servers: one sequence per client at the highest concurrency, one shared KV pool, the
-// same prompt batch (ubatch 512 on both), no prompt reuse.
-const limits: ServerLimits = { model: modelPath, slots: maxConcurrency, kvCells: 8192, contextWindow: 2048, prefillChunk: 2048, threads, promptCache: false };
+// Both servers: one sequence per client at the highest concurrency, the same KV layout (one
+// shared pool, or 8,192 / slots cells for each sequence on both: with no prompt reuse lmforge
+// has no ids beyond its slots), the same prompt batch (ubatch 512 on both), no prompt reuse.
+const limits: ServerLimits = { model: modelPath, slots: maxConcurrency, kvCells: 8192, contextWindow: 2048, prefillChunk: 2048, threads, promptCache: false, kvLayout };
+// Kernel parity compares the bindings with C (decode-floor.c) in one shared pool; the work bound runs in the servers' layout.
 const shape = { contextSize: limits.kvCells, batchSize: limits.prefillChunk + limits.slots, sequences: limits.slots, threads };
 
 // Every prompt of the run, made and checked for duplicates before anything is sent.
@@ -120,7 +128,7 @@ try {
  * once the servers are stopped, so that nothing else computes.
  */
 async function workBounds(rounds: Map<number, Record<ServerKind, RoundResult[]>>): Promise<Map<number, number>> {
-  const bare = await BareDecoder.create(modelPath, shape);
+  const bare = await BareDecoder.create(modelPath, { ...shape, unifiedKv: kvLayout === 'shared' });
   const bounds = new Map<number, number>();
   try {
     for (const c of concurrencies) {
