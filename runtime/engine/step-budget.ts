@@ -42,7 +42,7 @@ export interface StepBudgetOptions {
  * slices do, and at depth they are dear (8 prompt tokens at position 3,000 take 106 ms alone,
  * 3× a step of 8 streams). SmolLM2, 2 cores, bench:prefix long-prompt, stream ITL p99 during
  * the prefill over before: per-sequence, a floor of 8 gave 3.6-4.7× (prefill 35-42 s), 4 gave
- * 2.75× (58 s, p99 154 ms), 2 gave 2.6-2.9× (67-75 s, p99 107-126 ms); in the shared pool a
+ * 2.75× (58 s, p99 154 ms), 2 gave 2.3-2.9× (67-84 s, p99 107-126 ms); in the shared pool a
  * floor of 2 gave 4.6× (118 s).
  */
 export const MIN_PROMPT_TOKENS: Readonly<Record<KvLayout, number>> = { shared: 8, 'per-sequence': 2 };
