@@ -29,7 +29,7 @@ cli.option('--json', 'One JSON object instead of the tables');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
 cli.option('--threads <n>', 'Threads for both servers', { default: availableParallelism() });
 // 16 users at ~1,560 tokens each need ~25k cells while neither server shares the system prompt.
-cli.option('--kv-cells <n>', 'KV cells shared by all sequences, both servers', { default: 32768 });
+cli.option('--kv-cells <n>', 'KV cells in all, both servers: one pool, or split between sequence ids with --kv-layout per-sequence', { default: 32768 });
 cli.option('--slots <n>', 'Parallel sequences, both servers', { default: 16 });
 cli.option('--kv-layout <layout>', 'shared (one KV pool: llama-server --kv-unified) or per-sequence (a stream per sequence id: llama-server\'s own default); per-sequence splits --kv-cells between sequence ids', { default: 'shared' });
 // llama-server's default --batch-size; lmforge's local default would be the whole context.

@@ -23,7 +23,7 @@ export interface ServerLimits {
   kvCells: number;
   /** lmforge --kv-layout; per-sequence runs llama-server in its own default layout, a stream per slot. */
   kvLayout?: 'shared' | 'per-sequence';
-  /** lmforge context_window_size (llama-server's per-slot context is the whole unified pool). */
+  /** lmforge context_window_size (llama-server's per-slot context is the whole unified pool, or its slot's share). */
   contextWindow: number;
   /** Prompt tokens per step: lmforge prefill_chunk_size, llama-server --batch-size (its ubatch stays 512, as lmforge's). */
   prefillChunk: number;
