@@ -12,6 +12,7 @@
 import { availableParallelism } from 'node:os';
 import { basename } from 'node:path';
 import { cac } from 'cac';
+import { KV_LAYOUTS } from '../runtime/engine/engine-config.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { checkCold, checkDistinct, coldPrompts } from './compare/cold.js';
 import { interleavedOrder } from './compare/interleave.js';
@@ -50,9 +51,9 @@ for (const [name, values] of Object.entries(wholes)) {
     process.exit(1);
   }
 }
-const kvLayout = options.kvLayout;
-if (kvLayout !== 'shared' && kvLayout !== 'per-sequence') {
-  console.error(`compare-llama-server: --kv-layout must be shared or per-sequence, got ${kvLayout}`);
+const kvLayout = KV_LAYOUTS.find((layout) => layout === options.kvLayout);
+if (kvLayout === undefined) {
+  console.error(`compare-llama-server: --kv-layout must be one of ${KV_LAYOUTS.join(', ')}, got ${options.kvLayout}`);
   process.exit(1);
 }
 const json = options.json === true;

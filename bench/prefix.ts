@@ -9,6 +9,7 @@
 // prompts. Needs llama-server: bench/peer-llama-server.sh --build-only builds it.
 import { availableParallelism } from 'node:os';
 import { cac } from 'cac';
+import { KV_LAYOUTS } from '../runtime/engine/engine-config.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { formatTable } from './prefix/format-table.js';
 import { runLongPrompt, runUndisturbed, type LongPromptResult } from './prefix/long-prompt.js';
@@ -47,8 +48,8 @@ const whole = (name: string) => {
   return n;
 };
 if (servers.length === 0) fail(`--server must be lmforge, llama-server or both, got ${options.server}`);
-if (options.kvLayout !== 'shared' && options.kvLayout !== 'per-sequence') fail(`--kv-layout must be shared or per-sequence, got ${options.kvLayout}`);
 if (scenarios.length === 0) fail(`--scenario must be one of ${SCENARIOS.join(', ')}, got ${options.scenario}`);
+const kvLayout = KV_LAYOUTS.find((layout) => layout === options.kvLayout) ?? fail(`--kv-layout must be one of ${KV_LAYOUTS.join(', ')}, got ${options.kvLayout}`);
 const seed = Number(options.seed);
 if (!Number.isSafeInteger(seed)) fail(`--seed must be an integer, got ${options.seed}`);
 const sizes: Sizes = options.quick ? QUICK : FULL;
@@ -62,7 +63,7 @@ const limits: ServerLimits = {
   contextWindow: Math.min(kvCells, 8192),
   prefillChunk: whole('prefillChunk'),
   threads: whole('threads'),
-  kvLayout: options.kvLayout,
+  kvLayout,
 };
 
 function fail(message: string): never {

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { KvLayout } from '../../runtime/engine/engine-config.js';
 import { streamChatCompletion } from '../serve/stream-request.js';
 
 export type ServerKind = 'lmforge' | 'llama-server';
@@ -22,7 +23,7 @@ export interface ServerLimits {
    */
   kvCells: number;
   /** lmforge --kv-layout; per-sequence runs llama-server in its own default layout, a stream per slot. */
-  kvLayout?: 'shared' | 'per-sequence';
+  kvLayout?: KvLayout;
   /** lmforge context_window_size (llama-server's per-slot context is the whole unified pool, or its slot's share). */
   contextWindow: number;
   /** Prompt tokens per step: lmforge prefill_chunk_size, llama-server --batch-size (its ubatch stays 512, as lmforge's). */
