@@ -276,6 +276,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   const info = engine.info;
   console.log(`model:   ${server.servedModelName} from ${server.modelPath} (${info.description}, ${info.architecture}, context ${info.contextLength})`);
   console.log(`device:  ${info.devices.join(', ')} via ${info.library}`);
+  for (const note of info.libraryNotes) console.log(`device:  ${note}`);
   console.log(`engine:  ${describeEngineConfig(info.config)}`);
   console.log(`memory:  ${info.config.memoryNote}`);
   console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);

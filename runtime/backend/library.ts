@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import koffi, { type LibraryHandle } from 'koffi';
 import { bindLlamaApi, bindLlamaExtensions, type LlamaApi, type LlamaExtensions } from './llama-api.js';
 import { DeviceError, type DeviceKind } from './device-spec.js';
+import { CUDA_LIBRARY_FILE, planCudaLibrary, type CudaPlan } from './cuda/cuda-libraries.js';
 
 /** Exact version of the prebuilt binaries; llama-api.ts's struct layouts are for this build. */
 export const PINNED_BINARIES_VERSION = '3.22.1';
@@ -18,6 +19,8 @@ export interface LoadedLibrary {
   source: string;
   /** llama.cpp's C++ staging extensions (EAGLE-3), bound on first use: throws naming a missing symbol. */
   extensions: () => LlamaExtensions;
+  /** Start-up lines about the choice (which CUDA library, and why), for the log. */
+  notes: string[];
 }
 
 const require = createRequire(import.meta.url);
@@ -62,19 +65,24 @@ export function gpuDriverPresent(kind: DeviceKind): boolean {
 
 /** The folder holding libllama inside an installed prebuilt package, or undefined when not installed. */
 export function installedBinaryFolder(packageName: string): string | undefined {
-  let entry: string;
-  try {
-    entry = require.resolve(packageName); // <package>/dist/index.js: its exports map hides package.json
-  } catch {
-    return undefined;
-  }
-  const bins = join(dirname(dirname(entry)), 'bins');
+  const root = installedPackageRoot(packageName);
+  if (!root) return undefined;
+  const bins = join(root, 'bins');
   if (!existsSync(bins)) return undefined;
   for (const entry of readdirSync(bins)) {
     const folder = join(bins, entry);
     if (findLibllama(folder)) return folder;
   }
   return undefined;
+}
+
+/** An installed package's folder, found through its entry point (<package>/dist/index.js: its exports map hides package.json). */
+function installedPackageRoot(packageName: string): string | undefined {
+  try {
+    return dirname(dirname(require.resolve(packageName)));
+  } catch {
+    return undefined;
+  }
 }
 
 function findLibllama(folder: string): string | undefined {
@@ -87,7 +95,7 @@ function findLibllama(folder: string): string | undefined {
  * Loads libllama for the wanted device kinds (first installed package wins) or the given file,
  * registers every ggml backend found beside it, and quiets llama.cpp's own logging.
  */
-export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelLib?: string; verbose?: boolean }): LoadedLibrary {
+export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelLib?: string; verbose?: boolean; deviceId?: number }): LoadedLibrary {
   if (loaded) {
     // llama.cpp's log callback is one per process: point it back at this thread's, in case
     // another thread that set its own has ended since.
@@ -96,15 +104,27 @@ export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelL
   }
   let path: string | undefined;
   let source: string;
+  const notes: string[] = [];
   if (options.modelLib) {
     if (!existsSync(options.modelLib)) throw new DeviceError(`--model-lib '${options.modelLib}' does not exist`);
     path = options.modelLib;
     source = '--model-lib';
   } else {
     // With several kinds (auto), a GPU build is only worth loading when its driver is there.
-    const kinds = options.kinds.length > 1 ? options.kinds.filter(gpuDriverPresent) : options.kinds;
+    let kinds = options.kinds.length > 1 ? options.kinds.filter(gpuDriverPresent) : options.kinds;
+    // A CUDA library without code this card can run aborts the process at its first kernel:
+    // judge each one installed before loading any, and skip CUDA (auto) or stop (cuda) if none fits.
+    const cuda = kinds.includes('cuda') ? planCuda(options.deviceId ?? 0) : undefined;
+    if (cuda && !cuda.folder) {
+      if (kinds.length === 1) throw new DeviceError(cuda.lines.join(' '));
+      kinds = kinds.filter((kind) => kind !== 'cuda');
+      notes.push(`--device auto: CUDA skipped: ${cuda.lines.join(' ')}`);
+    } else if (cuda) {
+      notes.push(...cuda.lines);
+    }
     const candidates = kinds.map(prebuiltPackageFor).filter((name): name is string => name !== undefined);
-    const found = candidates.map((name) => ({ name, folder: installedBinaryFolder(name) })).find((c) => c.folder);
+    const folderOf = (name: string) => (cuda?.folder && name === prebuiltPackageFor('cuda') ? cuda.folder : installedBinaryFolder(name));
+    const found = candidates.map((name) => ({ name, folder: folderOf(name) })).find((c) => c.folder);
     if (!found?.folder) {
       throw new DeviceError(
         `no llama.cpp build is installed for ${options.kinds.join('/')} (looked for ${candidates.join(', ') || 'nothing: no prebuilt package exists for it'}); ` +
@@ -126,8 +146,27 @@ export function loadLlamaLibrary(options: { kinds: readonly DeviceKind[]; modelL
   api.ggml_backend_load_all_from_path(dirname(path));
   api.llama_backend_init();
   let extensions: LlamaExtensions | undefined;
-  loaded = { api, path, source, extensions: () => (extensions ??= bindLlamaExtensions(lib)) };
+  loaded = { api, path, source, notes, extensions: () => (extensions ??= bindLlamaExtensions(lib)) };
   return loaded;
+}
+
+/** The CUDA library plan for card `cardIndex`, from the prebuilt package, its fallback and local builds. */
+function planCuda(cardIndex: number): CudaPlan | undefined {
+  const packageName = prebuiltPackageFor('cuda');
+  const prebuiltFolder = packageName ? installedBinaryFolder(packageName) : undefined;
+  const fallbackFile = packageName ? fallbackCudaFile(`${packageName}-ext`) : undefined;
+  return planCudaLibrary({ cardIndex, version: PINNED_BINARIES_VERSION, prebuiltFolder, fallbackFile });
+}
+
+/** The fallback libggml-cuda.so the `-cuda-ext` package carries (bins/<platform>/fallback/). */
+function fallbackCudaFile(packageName: string): string | undefined {
+  const root = installedPackageRoot(packageName);
+  if (!root || !existsSync(join(root, 'bins'))) return undefined;
+  for (const entry of readdirSync(join(root, 'bins'))) {
+    const file = join(root, 'bins', entry, 'fallback', CUDA_LIBRARY_FILE);
+    if (existsSync(file)) return file;
+  }
+  return undefined;
 }
 
 // This thread's log callback, kept alive for as long as llama.cpp may call it.

@@ -43,7 +43,7 @@ let medusa: { graph: MedusaGraph; proposer: MedusaDrafter } | undefined;
 
 async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const spec = parseDeviceSpec(options.device);
-  const library = loadLlamaLibrary({ kinds: libraryKindsFor(spec), modelLib: options.modelLib });
+  const library = loadLlamaLibrary({ kinds: libraryKindsFor(spec), modelLib: options.modelLib, deviceId: spec.id });
   const devices = selectDevices(listDevices(library.api), spec, options.overrides.tensor_parallel_shards ?? 1);
   // Read before the weights load, so that they are not counted as taken twice.
   const memory = memoryOf(devices);
@@ -143,6 +143,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     devices: devices.map(describeDevice),
     threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,
+    libraryNotes: library.notes,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
   };
 }

@@ -15,6 +15,11 @@ export interface GenerateRequest {
   maxTokens?: number;
   stop?: readonly string[];
   ignoreEos?: boolean;
+  /**
+   * false: the prompt is computed whole, never taken from other requests' KV cells (its own
+   * choices still share it). Reproducibility over speed: see `seed`.
+   */
+  cachePrompt?: boolean;
   sampling?: Partial<SamplingParams>;
   /** Same seed and inputs give the same output, whatever else the batch holds. */
   seed?: number;
@@ -116,6 +121,8 @@ export interface EngineInfo {
   /** CPU threads llama.cpp decodes with: at most `max`, fewer while other processes are busy when `adaptive`. */
   threads: { max: number; adaptive: boolean };
   library: string;
+  /** Why that library: which CUDA build serves the card, or why CUDA was skipped. */
+  libraryNotes: string[];
   /** Each token's text as a prompt would write it (control tokens included), by id. */
   tokenTexts: string[];
 }

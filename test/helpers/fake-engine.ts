@@ -48,6 +48,7 @@ export class FakeEngine implements EngineClient {
     devices: ['CPU (fake)'],
     threads: { max: 1, adaptive: false },
     library: 'fake',
+    libraryNotes: [],
     tokenTexts,
   };
   alive = true;
