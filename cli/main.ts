@@ -5,6 +5,7 @@ import { registerPull } from './pull.js';
 import { registerCompileGrammar } from './compile-grammar.js';
 import { registerBench } from './bench.js';
 import { registerTrainHeads } from './train-heads.js';
+import { registerBackend } from './backend.js';
 import { reportCliError } from './cli-error.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
@@ -14,6 +15,7 @@ registerPull(cli);
 registerCompileGrammar(cli);
 registerBench(cli);
 registerTrainHeads(cli);
+registerBackend(cli);
 cli.help();
 cli.version(LMFORGE_VERSION);
 

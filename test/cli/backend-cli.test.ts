@@ -1,0 +1,65 @@
+// `lmforge backend build cuda`: what it builds with, and the one-line refusals a machine
+// without a CUDA toolkit gets (the build itself needs nvcc and a card's worth of minutes: it is
+// checked on GPU machines, never here).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startCli } from '../helpers/cli-process.js';
+import { missingToolsMessage, planCudaBuild } from '../../runtime/backend/cuda/build-cuda-backend.js';
+import { PINNED_BINARIES_VERSION } from '../../runtime/backend/library.js';
+
+const test = suite('backend cli');
+
+async function run(args: string[], env: Record<string, string | undefined> = {}) {
+  const cli = startCli(args, env);
+  const code = await cli.exit;
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+test('only cuda can be built, and only with build', async () => {
+  const other = await run(['backend', 'build', 'vulkan']);
+  assert.is(other.code, 1);
+  assert.is(other.stderr, 'lmforge: backend build vulkan: only cuda can be built (other devices use the prebuilt packages, or --model-lib with a build of your own)\n');
+  const action = await run(['backend', 'make', 'cuda']);
+  assert.is(action.code, 1);
+  assert.match(action.stderr, /^lmforge: backend make: unknown action; the one there is: lmforge backend build cuda\n$/);
+});
+
+test('--arch and --jobs take positive whole numbers', async () => {
+  for (const [flag, value] of [['--arch', 'sm90'], ['--jobs', '0']] as const) {
+    const result = await run(['backend', 'build', 'cuda', flag, value]);
+    assert.is(result.code, 1);
+    assert.is(result.stderr, `lmforge: ${flag} ${value}: expected a positive whole number\n`);
+  }
+});
+
+test('a machine without the tools gets one line naming each missing one and what installs it', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'lmforge-no-tools-'));
+  try {
+    const env = { PATH: empty, CUDA_HOME: join(empty, 'cuda'), CUDA_PATH: undefined };
+    const message = missingToolsMessage(env)!;
+    assert.match(message, /^lmforge backend build cuda needs nvcc: the CUDA toolkit's compiler .*; cmake: cmake ≥ 3\.18 \(apt-get install cmake\); c\+\+: a C\+\+17 compiler \(apt-get install g\+\+\); git: git \(apt-get install git\)$/);
+    const result = await run(['backend', 'build', 'cuda', '--arch', '90'], env);
+    assert.is(result.code, 1);
+    assert.is(result.stderr, `lmforge: ${message}\n`);
+    assert.is(result.stdout, '');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test('the build: ggml alone, as a loadable backend, for the one architecture asked', () => {
+  const plan = planCudaBuild({ arch: 90, jobs: 16, flashAttention: true, home: '/h', nvcc: '/cuda/bin/nvcc' });
+  assert.is(plan.sourceDir, `/h/backends/src/llama.cpp-${PINNED_BINARIES_VERSION}`);
+  assert.is(plan.installDir, `/h/backends/cuda-${PINNED_BINARIES_VERSION}-sm90`);
+  assert.equal(plan.configure.slice(0, 2), ['-S', `${plan.sourceDir}/ggml`]);
+  for (const flag of ['-DGGML_CUDA=ON', '-DCMAKE_CUDA_ARCHITECTURES=90', '-DGGML_BACKEND_DL=ON', '-DBUILD_SHARED_LIBS=ON', '-DGGML_CUDA_FA=ON', '-DCMAKE_CUDA_COMPILER=/cuda/bin/nvcc', '-DGGML_NATIVE=OFF']) {
+    assert.ok(plan.configure.includes(flag), flag);
+  }
+  assert.equal(plan.build.slice(2), ['--target', 'ggml-cuda', '--parallel', '16']);
+  assert.ok(planCudaBuild({ arch: 80, jobs: 2, flashAttention: false, home: '/h', nvcc: 'nvcc' }).configure.includes('-DGGML_CUDA_FA=OFF'));
+});
+
+test.run();
