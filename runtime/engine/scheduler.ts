@@ -181,7 +181,7 @@ export class Scheduler {
       for (const sequence of state.sequences) {
         if (sequence.finish !== undefined || sequence.slot < 0 || sequence.pending === 0) continue;
         if (sequence.computedHere === 0) {
-          const mayShareWith = this.limits.shareAcrossRequests ? undefined : (holder: number) => state.sequences.some((s) => s.slot === holder);
+          const mayShareWith = this.sharesAcrossRequests(state) ? undefined : (holder: number) => state.sequences.some((s) => s.slot === holder);
           sequence.computed = this.kv.share(sequence.slot, sequence.tokens, sequence.tokens.length - 1, mayShareWith);
           if (this.waitsForSharedPrefix(sequence)) continue;
         }
@@ -256,6 +256,11 @@ export class Scheduler {
     }
   }
 
+  /** Whether a request may take prompt cells from other requests (the prefix cache). */
+  private sharesAcrossRequests(state: RequestState): boolean {
+    return this.limits.shareAcrossRequests && state.request.cachePrompt !== false;
+  }
+
   /**
    * Whether an older running sequence is computing tokens this one also starts with (a
    * shared system prompt, the other choices of the same request): then this one waits and
@@ -264,7 +269,7 @@ export class Scheduler {
   private waitsForSharedPrefix(sequence: Sequence): boolean {
     const limit = sequence.tokens.length - 1;
     for (const state of this.running) {
-      if (!this.limits.shareAcrossRequests && state !== sequence.request) continue;
+      if (!this.sharesAcrossRequests(sequence.request) && state !== sequence.request) continue;
       for (const other of state.sequences) {
         if (other === sequence) return false;
         if (other.finish !== undefined || other.slot < 0) continue;

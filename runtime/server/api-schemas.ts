@@ -112,6 +112,13 @@ export const sharedRequestProperties = {
   top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
   user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
   ignore_eos: { type: 'boolean', default: false },
+  cache_prompt: {
+    type: 'boolean',
+    default: true,
+    description:
+      "false computes the whole prompt for this request instead of taking its first tokens from the prefix cache (an addition, llama-server's name). " +
+      'A prompt computed in other batches can round differently, so only cache_prompt: false makes a repeated request reproduce its first answer exactly: see seed.',
+  },
   skip_special_tokens: {
     type: 'boolean',
     default: true,

@@ -33,6 +33,7 @@ export interface ChatRequest {
   parallel_tool_calls?: boolean | null;
   user?: string | null;
   ignore_eos?: boolean;
+  cache_prompt?: boolean;
   skip_special_tokens?: boolean;
   response_format?: ({ type: string } & Record<string, unknown>) | null;
 }

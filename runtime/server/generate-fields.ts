@@ -13,6 +13,7 @@ export interface SharedRequestFields {
   presence_penalty?: number;
   logit_bias?: Record<string, number> | null;
   ignore_eos?: boolean;
+  cache_prompt?: boolean;
   skip_special_tokens?: boolean;
 }
 
@@ -30,6 +31,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
     ignoreEos: request.ignore_eos ?? false,
     skipSpecialTokens: request.skip_special_tokens ?? true,
+    ...(request.cache_prompt === false ? { cachePrompt: false } : {}),
     ...(request.seed != null ? { seed: request.seed } : {}),
     sampling: {
       temperature: request.temperature ?? 1,

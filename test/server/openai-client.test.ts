@@ -58,6 +58,32 @@ test('usage.prompt_tokens_details.cached_tokens: a conversation\'s next turn is 
   assert.ok(cached < usage!.prompt_tokens);
 });
 
+test('cache_prompt: false computes the whole prompt, though the cache holds it', async ({ s }) => {
+  const request = { model: TINY_MODEL_ID, messages: [{ role: 'user' as const, content: 'Count the stars tonight.' }], max_tokens: 8, temperature: 0 };
+  const first = await s.client.chat.completions.create(request);
+  const cachedAgain = await s.client.chat.completions.create(request);
+  assert.ok(cachedAgain.usage!.prompt_tokens_details!.cached_tokens! >= first.usage!.prompt_tokens - 1, 'the repeat is a cache hit');
+  const whole = await s.client.chat.completions.create({ ...request, cache_prompt: false } as typeof request);
+  assert.is(whole.usage!.prompt_tokens_details!.cached_tokens, 0);
+  assert.is(whole.choices[0]!.message.content, first.choices[0]!.message.content);
+  const streamed = await s.client.chat.completions.create({ ...request, cache_prompt: false, stream: true, stream_options: { include_usage: true } } as typeof request & { stream: true });
+  let usage: { prompt_tokens_details?: { cached_tokens?: number } } | undefined;
+  for await (const chunk of streamed) usage = chunk.usage ?? usage;
+  assert.is(usage!.prompt_tokens_details!.cached_tokens, 0);
+});
+
+test('cache_prompt must be a boolean', async ({ s }) => {
+  const response = await fetch(`${s.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model: TINY_MODEL_ID, messages, cache_prompt: 'no' }),
+  });
+  assert.is(response.status, 400);
+  const body = (await response.json()) as { error: { param: string; message: string } };
+  assert.is(body.error.param, 'cache_prompt');
+  assert.match(body.error.message, /boolean/);
+});
+
 test('a streamed completion with usage matches the whole one', async ({ s }) => {
   const whole = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 10, temperature: 0, ...extra });
   const stream = await s.client.chat.completions.create({
