@@ -6,6 +6,7 @@
 import { type BuiltinJsonOptions, jsonGrammarText } from './builtin-json.js';
 import { type EbnfOptions, parseEbnf } from './ebnf/lower.js';
 import { GrammarError } from './errors.js';
+import { checkExpandedSize } from './expanded-size.js';
 import { forEachRef, type GrammarIR } from './ir.js';
 import { type JsonSchemaOptions, jsonSchemaToGrammar } from './json-schema/convert.js';
 import { checkNonEmpty } from './passes/empty-language.js';
@@ -21,6 +22,8 @@ export class Grammar {
   private constructor(ir: GrammarIR) {
     // Every later walk of the IR is recursive; bounded rule bodies keep them off the stack's end.
     this.ir = outlineDeepExpressions(ir);
+    // What every repetition adds up to, before anything is built (expanded-size.ts).
+    checkExpandedSize(this.ir);
   }
 
   /** A grammar from IR built elsewhere (structural tags, tests); references are checked, and

@@ -33,8 +33,11 @@ export const MAX_REGEX_LENGTH = 10_000;
  * generate a rule per property and count). */
 export const MAX_RULES = 100_000;
 
-/** Most automaton states (before minimisation) of one grammar: bounded repeats nested in
- * each other multiply (`((a{100}){100}){100}` is a million), and memory with them. */
+/** Most automaton states (before minimisation) of one grammar, with every repetition counted
+ * as written out: bounded repeats nested in each other multiply (`((a{100}){100}){100}` is a
+ * million), and memory with them; large ones are counted, not built, but describe as much
+ * (`a{1000000}`). Estimated from the front end's IR before anything is built
+ * (expanded-size.ts), and counted again while building. */
 export const MAX_AUTOMATON_STATES = 1_000_000;
 
 /** Most states of an automaton built from a product of languages (a number range with

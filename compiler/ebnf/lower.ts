@@ -2,7 +2,9 @@
 // defined name is an error at its position), quantifiers become inline repeats.
 import type { IToken } from 'chevrotain';
 import { GrammarError } from '../errors.js';
+import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
 import { type Expr, GrammarBuilder, type GrammarIR, lit, nothing } from '../ir.js';
+import { MAX_AUTOMATON_STATES } from '../limits.js';
 import { checkNonEmpty } from '../passes/empty-language.js';
 import { decodeClass, decodeString } from './escapes.js';
 import { parseEbnfSyntax, type SyntaxNode } from './parser.js';
@@ -62,6 +64,8 @@ export function parseEbnf(text: string, options: EbnfOptions = {}): GrammarIR {
         const max = m[2] === undefined ? min : m[3] === '' ? -1 : Number(m[3]);
         if (min > MAX_BOUND || max > MAX_BOUND) throw errorAt(node.q, `the bound in '${q}' is too large (at most ${MAX_BOUND})`);
         if (max !== -1 && max < min) throw errorAt(node.q, `'${q}' has its upper bound below its lower bound`);
+        const states = repeatStates(body, min, max);
+        if (states > MAX_AUTOMATON_STATES) throw errorAt(node.q, `the repetition '${q}' ${beyondExpansionLimit(states)}`);
         return { kind: 'repeat', body, min, max };
       }
     }

@@ -5,10 +5,12 @@
 // unevaluatedItems applies past the leading items its own subtree evaluates, unless that
 // subtree has a rest. Counts no array can meet make it empty, with the reason (see emptyAt).
 import { alt, EMPTY, type Expr, NOTHING, rep, seq } from '../ir.js';
-import { pointerJoin } from '../errors.js';
+import { GrammarError, pointerJoin } from '../errors.js';
+import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
+import { MAX_AUTOMATON_STATES } from '../limits.js';
 import { emptyAt, type Lowering, type Schema } from './lowering.js';
 import { ruleBase } from './objects.js';
-import { type Part, tightest } from './parts.js';
+import { isNumber, keywordValues, type Part, tightest } from './parts.js';
 
 interface Located {
   schema: Schema;
@@ -74,6 +76,13 @@ export function lowerArray(ctx: Lowering, parts: Part[], pointer: string, depth:
   const sep = fmt.itemSep(depth);
   // What may follow once k items are written, from the last prefix item back (no recursion,
   // however many prefix items).
+  // Checked before the repetition is built (each item would be a copy, written out).
+  const states = repeatStates(seq(sep, itemValue), minItems, maxItems ?? -1);
+  if (states > MAX_AUTOMATON_STATES) {
+    const keyword = maxItems === null ? 'minItems' : 'maxItems';
+    const bound = keywordValues(parts, keyword, isNumber).find((k) => k.value === (maxItems ?? minItems));
+    throw GrammarError.at(bound?.pointer ?? pointer, `'${keyword}' (${maxItems ?? minItems}) ${beyondExpansionLimit(states)}`);
+  }
   const beyondPrefix = (k: number): Expr => {
     const lo = Math.max(minItems - k, 0);
     const hi = maxItems === null ? -1 : maxItems - k;

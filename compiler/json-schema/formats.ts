@@ -6,9 +6,10 @@
 //   `Z` or `±hh:mm` as the RFC's grammar says (ajv also takes `+hh` and `+hhmm`); a leap
 //   second (:60) only at 23:59 UTC, written with `Z` or a whole-hour offset; `T` or `t` between
 //   date and time, no space.
-// - email (RFC 5321 Mailbox): dot-atom local parts, domains of two or more labels, as ajv; no
-//   quoted local parts and no address literals (most consumers refuse them).
-// - hostname (RFC 1123): labels of letters, digits and inner hyphens, 1-63 characters; the
+// - email (RFC 5321 Mailbox): a dot-atom or quoted local part (`"a b"@x.org`, beyond ajv,
+//   which refuses quoted ones), a domain of two or more labels, as ajv; no address literals.
+// - hostname (RFC 1123): labels of letters, digits and inner hyphens, 1-63 characters, no
+//   trailing dot (the root's empty label: `a.` is an absolute name, not a host name); the
 //   253-character limit is met by bounding labels by their number (up to 3 of 63 characters,
 //   4 of 62, 8 of 30 or 16 of 14), which a small automaton can check (both limits at once
 //   need one of 24,000 states).
@@ -16,9 +17,9 @@
 //   normalisation and the length of its punycode form); no label looks like an A-label
 //   ("xn--"); idn-email's local part may hold any non-ASCII character (RFC 6531).
 // - ipv4: no leading zeros (RFC 3986 dec-octet). ipv6: RFC 4291 text forms, no zone.
-// - uri, uri-reference, iri, iri-reference (RFC 3986, 3987): no IP-literal hosts; a URI has a
-//   non-empty part after its scheme (ajv's rule; the RFC allows "a:").
-// - uri-template (RFC 6570): variable names without dots (ajv's subset).
+// - uri, uri-reference, iri, iri-reference (RFC 3986, 3987): no IP-literal hosts; the part
+//   after the scheme may be empty (`abc:`, as the RFCs' path-empty; ajv refuses it).
+// - uri-template (RFC 6570 level 4): dotted variable names too (`{i.j.k}`; ajv refuses them).
 // - duration: RFC 3339 Appendix A exactly (units in order and adjacent: P1Y1D is refused).
 // - json-pointer (RFC 6901), relative-json-pointer (draft-handrews-relative-json-pointer-01).
 
@@ -53,12 +54,16 @@ const IPV6 = [
 ].join('|');
 
 const ATEXT = "[a-zA-Z0-9!#$%&'*+/=?^_`{|}~-]";
+// RFC 5321 Quoted-string: printable ASCII but `"` and `\`, or either escaped by a backslash;
+// RFC 6531 adds any non-ASCII character to the text.
+const QUOTED_LOCAL = '"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\x20-\\x7e])*"';
+const QUOTED_LOCAL_UTF8 = '"(?:[\\x20\\x21\\x23-\\x5b\\x5d-\\x7e]|[^\\u{0}-\\u{7F}]|\\\\[\\x20-\\x7e])*"';
 const LABEL = '[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?';
 /** A label of 1..n letters, digits and inner hyphens. */
 const labelOf = (n: number): string => `[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,${n - 2}}[a-zA-Z0-9])?`;
 /** Up to k labels of up to n characters; k·n + k - 1 ≤ 253 in every case. */
 const HOSTNAME_LIMITS = [[3, 63], [4, 62], [8, 30], [16, 14]] as const;
-const HOSTNAME = `(?:${HOSTNAME_LIMITS.map(([k, n]) => `${labelOf(n)}(?:\\.${labelOf(n)}){0,${k - 1}}`).join('|')})\\.?`;
+const HOSTNAME = `(?:${HOSTNAME_LIMITS.map(([k, n]) => `${labelOf(n)}(?:\\.${labelOf(n)}){0,${k - 1}}`).join('|')})`;
 /** An ASCII label of 1..n characters (null: any length) that is not an A-label nor reserved
  * like one: no "--" in its 3rd and 4th places. */
 function notAceLabelOf(n: number | null): string {
@@ -84,17 +89,18 @@ function resource(unreserved: string, queryExtra: string): { absolute: string; r
   const query = `(?:\\?(?:[${unreserved}${queryExtra}:@/?]|${PCT})*)?`;
   const fragment = `(?:#(?:[${unreserved}:@/?]|${PCT})*)?`;
   const scheme = '[a-zA-Z][a-zA-Z0-9+.-]*';
-  const hier = `(?://${authority}(?:/${segment})*|/(?:${segmentNz}(?:/${segment})*)?|${segmentNz}(?:/${segment})*)`;
+  // RFC 3986 hier-part, path-empty included ("abc:", "abc:?q").
+  const hier = `(?://${authority}(?:/${segment})*|/(?:${segmentNz}(?:/${segment})*)?|${segmentNz}(?:/${segment})*)?`;
   const relativePart = `(?://${authority}(?:/${segment})*|/(?:${segmentNz}(?:/${segment})*)?|${segmentNzNc}(?:/${segment})*)?`;
-  // An empty hier-part ("a:") is a URI for RFC 3986, not for ajv's `uri`; it is one in a reference.
-  return { absolute: `${scheme}:${hier}${query}${fragment}`, reference: `${scheme}:${hier}?${query}${fragment}|${relativePart}${query}${fragment}` };
+  return { absolute: `${scheme}:${hier}${query}${fragment}`, reference: `${scheme}:${hier}${query}${fragment}|${relativePart}${query}${fragment}` };
 }
 const URI = resource(UNRESERVED_SUB, '');
 const IRI = resource(UNRESERVED_SUB + UCSCHAR, IPRIVATE);
 
-// RFC 6570 level 4, variable names without dots.
+// RFC 6570 level 4: varname = varchar *( ["."] varchar ).
 const TEMPLATE_LITERAL = `(?:[!#$&()*+,\\-./0-9:;=?@A-Z\\[\\]_a-z~${UCSCHAR}${IPRIVATE}]|${PCT})`;
-const VARSPEC = `(?:[a-zA-Z0-9_]|${PCT})+(?::[1-9]\\d{0,3}|\\*)?`;
+const VARCHAR = `(?:[a-zA-Z0-9_]|${PCT})`;
+const VARSPEC = `${VARCHAR}(?:\\.?${VARCHAR})*(?::[1-9]\\d{0,3}|\\*)?`;
 const URI_TEMPLATE = `(?:${TEMPLATE_LITERAL}|\\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\\})*`;
 
 // RFC 3339 Appendix A.
@@ -109,10 +115,10 @@ export const FORMATS: Record<string, string> = {
   time: TIME,
   'date-time': `${DATE}[tT]${TIME}`,
   duration: `P(?:${DUR_DATE}|${DUR_TIME}|${D}W)`,
-  email: `${ATEXT}+(?:\\.${ATEXT}+)*@(?:${LABEL}\\.)+${LABEL}`,
-  'idn-email': `(?:${ATEXT}|[^\\u{0}-\\u{7F}])+(?:\\.(?:${ATEXT}|[^\\u{0}-\\u{7F}])+)*@(?:${NOT_ACE_LABEL}\\.)+${NOT_ACE_LABEL}`,
+  email: `(?:${ATEXT}+(?:\\.${ATEXT}+)*|${QUOTED_LOCAL})@(?:${LABEL}\\.)+${LABEL}`,
+  'idn-email': `(?:(?:${ATEXT}|[^\\u{0}-\\u{7F}])+(?:\\.(?:${ATEXT}|[^\\u{0}-\\u{7F}])+)*|${QUOTED_LOCAL_UTF8})@(?:${NOT_ACE_LABEL}\\.)+${NOT_ACE_LABEL}`,
   hostname: HOSTNAME,
-  'idn-hostname': `(?:${HOSTNAME_LIMITS.map(([k, n]) => `${notAceLabelOf(n)}(?:\\.${notAceLabelOf(n)}){0,${k - 1}}`).join('|')})\\.?`,
+  'idn-hostname': `(?:${HOSTNAME_LIMITS.map(([k, n]) => `${notAceLabelOf(n)}(?:\\.${notAceLabelOf(n)}){0,${k - 1}}`).join('|')})`,
   uuid: '(?:[uU][rR][nN]:[uU][uU][iI][dD]:)?[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}',
   ipv4: IPV4,
   ipv6: `(?:${IPV6})`,

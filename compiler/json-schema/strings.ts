@@ -4,8 +4,9 @@
 // its one canonical spelling (json-chars.ts), within the state limit.
 import { MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
+import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
 import { cls, type Expr, lit, type Ranges, rep, seq } from '../ir.js';
-import { MAX_LANGUAGE_STATES } from '../limits.js';
+import { MAX_AUTOMATON_STATES, MAX_LANGUAGE_STATES } from '../limits.js';
 import { type ByteDfa, dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { productDfa } from '../dfa/product.js';
 import { repeatDfa } from '../dfa/repeat.js';
@@ -68,7 +69,11 @@ export function constrainedContent(c: StringConstraints, spelling: Spelling, poi
   if (c.maxLength !== -1 && c.maxLength < c.minLength) return emptyAt(pointer, `'minLength' (${c.minLength}) is greater than 'maxLength' (${c.maxLength})`);
   const kinds = c.patterns.length + c.formats.length + (hasLength ? 1 : 0);
   if (kinds === 0) return null;
-  if (kinds === 1 && hasLength) return rep(spelling.unit(), c.minLength, c.maxLength);
+  if (kinds === 1 && hasLength) {
+    const states = repeatStates(spelling.unit(), c.minLength, c.maxLength);
+    if (states > MAX_AUTOMATON_STATES) throw GrammarError.at(c.lengthPointer ?? pointer, `${describe(c)} ${beyondExpansionLimit(states)}`);
+    return rep(spelling.unit(), c.minLength, c.maxLength);
+  }
   const content = kinds === 1 ? singleContent(c, spelling) : dfaExpr(contentDfa(c, spelling));
   if (!exprIsEmpty(content)) return content;
   return emptyAt(pointer, kinds === 1 ? `'${c.patterns.length > 0 ? 'pattern' : 'format'}' matches no string` : `${describe(c)} leave no string`);

@@ -8,6 +8,7 @@
 //   cohere_xml    <cofl:value name="KEY" type="T">V</cofl:value>, recursively: an object is
 //                 type "dict" holding named values, an array type "list" holding unnamed
 //                 ones (<cofl:value type="T">V</cofl:value>), a string "raw", the rest "json"
+//                 (and a value of any type too: any JSON value, as JSON text)
 // Values nested deeper are plain JSON, except in cohere_xml. A value is written in one of
 // several ways, one per JSON type its schema allows (each branch of anyOf, each type of a type
 // array, each enum value): a string raw (free text up to the closing tag, which it cannot
@@ -15,7 +16,10 @@
 // for qwen_xml also between newlines as Qwen3-Coder writes every value), anything else as
 // whitespace, JSON, whitespace. Typed styles name the way in the tag (T), so the type
 // attribute always matches the value. A value that may be anything is raw text, a JSON array or
-// a JSON object (typed styles: any type, each under its own name).
+// a JSON object (kimi_k3_xml: any type, each under its own name, a whole number also as
+// "integer"; cohere_xml: any JSON value under "json", as xgrammar writes it). The arguments
+// themselves may be anything too (`true`, `{}`): any parameters, keys as for
+// additionalProperties.
 import { GrammarError, pointerJoin } from '../errors.js';
 import { alt, cls, type Expr, lit, NOTHING, ref, rep, seq, star } from '../ir.js';
 import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
@@ -39,6 +43,8 @@ interface Way {
   expr: Expr;
   /** An enum or const object or array, written as JSON text (cohere_xml: type "json"). */
   listed?: boolean;
+  /** The name a typed style gives this way, where it is not the one of its kind. */
+  name?: string;
 }
 
 interface Style {
@@ -80,11 +86,10 @@ function typedTail(ways: Way[], typeName: (w: Way) => string, written: (type: st
 const KIMI_CLOSE = '<|close|>argument<|sep|>';
 const COHERE_CLOSE = '</cofl:value>';
 
-// Kimi names JSON types; a whole number may be called either (a template writing Python's or
-// JavaScript's view of it).
-const kimiType = (w: Way): string => (w.kind === 'integer' ? 'number|integer' : w.kind);
-const cohereType = (w: Way): string => (w.kind === 'string' ? 'raw' : w.kind === 'object' && !w.listed ? 'dict' : w.kind === 'array' && !w.listed ? 'list' : 'json');
-const names = (name: string): Expr => alt(...name.split('|').map((n) => lit(n)));
+// Kimi-K3's template (its _xtml_type) names every int and float "number"; a value of any type
+// may also be called "integer" when it is a whole number (xgrammar's set for free-form keys).
+const kimiType = (w: Way): string => w.name ?? (w.kind === 'integer' ? 'number' : w.kind);
+const cohereType = (w: Way): string => w.name ?? (w.kind === 'string' ? 'raw' : w.kind === 'object' && !w.listed ? 'dict' : w.kind === 'array' && !w.listed ? 'list' : 'json');
 
 const COHERE_ENTITIES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
@@ -95,7 +100,7 @@ const STYLES: Record<string, Style> = {
   glm_xml: untyped((k, gap) => seq(lit('<arg_key>'), k, lit('</arg_key>'), gap, lit('<arg_value>')), '</arg_value>', '<>'),
   kimi_k3_xml: {
     head: (k) => seq(lit('<|open|>argument key="'), k),
-    tail: (ways) => seq(lit('" type="'), typedTail(ways, kimiType, (type, value) => seq(names(type), lit('"<|sep|>'), value)), lit(KIMI_CLOSE)),
+    tail: (ways) => seq(lit('" type="'), typedTail(ways, kimiType, (type, value) => seq(lit(type), lit('"<|sep|>'), value)), lit(KIMI_CLOSE)),
     close: KIMI_CLOSE,
     keyStops: '"&<',
     // Kimi-K3's template escapes & and " in attribute values.
@@ -135,7 +140,10 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
   const style = STYLES[styleName];
   if (!style) throw GrammarError.at('', `unknown style '${styleName}'`);
   const bare = isObject(root) && typeof root.$ref === 'string' && Object.keys(root).every((k) => k === '$ref' || NON_ASSERTIONS.has(k));
-  const { schema, pointer } = bare ? ctx.resolve(root, '') : { schema: root, pointer: '' };
+  const resolved = bare ? ctx.resolve(root, '') : { schema: root, pointer: '' };
+  const pointer = resolved.pointer;
+  // Arguments that may be anything are any parameters (xgrammar reads `true` and `{}` alike).
+  const schema = isAny(resolved.schema) ? ANY_ARGUMENTS : resolved.schema;
   if (!isObject(schema) || (schema.type !== undefined && schema.type !== 'object')) {
     throw GrammarError.at(pointer, `the '${styleName}' style needs an object schema at the top level`);
   }
@@ -271,18 +279,14 @@ class XmlLowering {
   private anyWays(depth: number): Way[] {
     const { ctx, style } = this;
     if (!style.typed) return this.untypedAny(depth);
-    if (style.nested) {
-      return [
-        { kind: 'string', expr: this.rawText },
-        ...(['number', 'boolean', 'null'] as const).map((kind) => ({ kind, expr: seq(this.ws, ctx.value({ type: kind }, '', depth), this.ws) })),
-        { kind: 'object', expr: this.object([{ schema: { type: 'object', additionalProperties: true }, pointer: '' }], '', depth) },
-        { kind: 'array', expr: this.list([{ schema: { type: 'array', items: true }, pointer: '' }], '', depth) },
-      ];
-    }
+    const json = (schema: Schema): Expr => seq(this.ws, ctx.value(schema, '', depth), this.ws);
+    // cohere_xml: any JSON value as JSON text under "json", never raw, dict or list (xgrammar's
+    // reading of a value no schema describes; the text is JSON, so it reads back as written).
+    if (style.nested) return [{ kind: 'object', name: 'json', expr: alt(...ANY_JSON.map(json)) }];
     return [
       { kind: 'string', expr: this.rawText },
-      ...(['number', 'boolean', 'null', 'array'] as const).map((kind) => ({ kind, expr: seq(this.ws, ctx.value(kind === 'array' ? { type: kind, items: true } : { type: kind }, '', depth), this.ws) })),
-      { kind: 'object', expr: seq(this.ws, ctx.value({ type: 'object', additionalProperties: true }, '', depth), this.ws) },
+      ...ANY_JSON.filter((s) => s.type !== 'string').map((s) => ({ kind: s.type, expr: json(s) })),
+      { kind: 'integer', name: 'integer', expr: json({ type: 'integer' }) },
     ];
   }
 
@@ -314,6 +318,19 @@ class XmlLowering {
     return minItems === 0 ? alt(ws, some) : some;
   }
 }
+
+/** Any parameters: keys as for additionalProperties, values of any type. */
+const ANY_ARGUMENTS = { type: 'object', additionalProperties: true };
+
+/** Every JSON value, one schema per type (objects and arrays open under strict mode). */
+const ANY_JSON: readonly { type: Kind; items?: true; additionalProperties?: true }[] = [
+  { type: 'string' },
+  { type: 'number' },
+  { type: 'boolean' },
+  { type: 'null' },
+  { type: 'array', items: true },
+  { type: 'object', additionalProperties: true },
+];
 
 function isAny(schema: Schema): boolean {
   return schema === true || (isObject(schema) && !partsOfConjunction(schema) && !hasAssertions(schema));

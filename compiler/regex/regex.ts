@@ -7,7 +7,8 @@ import { type AST, RegExpParser } from '@eslint-community/regexpp';
 import { normalizeRanges, complementRanges, MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
 import { type Expr, type GrammarIR, nothing, type Ranges } from '../ir.js';
-import { MAX_NESTING, MAX_REGEX_LENGTH } from '../limits.js';
+import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
+import { MAX_AUTOMATON_STATES, MAX_NESTING, MAX_REGEX_LENGTH } from '../limits.js';
 import { checkNonEmpty } from '../passes/empty-language.js';
 import { DOT, escapeSet } from './char-sets.js';
 
@@ -95,8 +96,16 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
       case 'Group':
       case 'CapturingGroup':
         return { kind: 'choice', items: node.alternatives.map(alternative) };
-      case 'Quantifier':
-        return { kind: 'repeat', body: element(node.element), min: node.min, max: node.max === Infinity ? -1 : node.max };
+      case 'Quantifier': {
+        const body = element(node.element);
+        const max = node.max === Infinity ? -1 : node.max;
+        const states = repeatStates(body, node.min, max);
+        if (states > MAX_AUTOMATON_STATES) {
+          const raw = node.raw.length > 40 ? `${node.raw.slice(0, 20)}…${node.raw.slice(-15)}` : node.raw;
+          throw new GrammarError(`regex: the repetition '${raw}' at offset ${node.start} ${beyondExpansionLimit(states)}`, { kind: 'regex', offset: node.start });
+        }
+        return { kind: 'repeat', body, min: node.min, max };
+      }
       case 'Backreference':
         throw unsupported(node, 'the back-reference');
       case 'Assertion':

@@ -1,6 +1,9 @@
 // sequence, or, optional, plus, star, repeat and tag. Repeats stay inline IR repeats: the
 // repetition pass unrolls small bounds and counts large ones (max -1 is unbounded in both).
+import { GrammarError, pointerJoin } from '../errors.js';
+import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
 import { alt, type Expr, lit, opt, rep, seq, star } from '../ir.js';
+import { MAX_AUTOMATON_STATES } from '../limits.js';
 import type { LowerContext } from './lower-context.js';
 import type { StNode, TagNode } from './types.js';
 
@@ -18,8 +21,13 @@ export function lowerCombinator(lw: LowerContext, node: Of<'sequence' | 'or' | '
       return rep(lw.lower(node.content), 1, -1);
     case 'star':
       return star(lw.lower(node.content));
-    case 'repeat':
-      return rep(lw.lower(node.content), node.min, node.max);
+    case 'repeat': {
+      const content = lw.lower(node.content);
+      const states = repeatStates(content, node.min, node.max);
+      const bound = node.max === -1 ? 'min' : 'max';
+      if (states > MAX_AUTOMATON_STATES) throw GrammarError.at(pointerJoin(node.at, bound), `the repeat (${bound} ${node[bound]}) ${beyondExpansionLimit(states)}`);
+      return rep(content, node.min, node.max);
+    }
   }
 }
 

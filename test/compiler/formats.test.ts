@@ -1,6 +1,7 @@
 // String formats: accept and reject lists per format (the RFC choices of formats.ts), the
 // grammar equal to the format's regex on many candidates, and never more than ajv-formats'
-// full mode accepts, for the formats it has.
+// full mode accepts, for the formats it has, but where the RFC allows more and xgrammar agrees
+// (BEYOND_AJV).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -21,18 +22,24 @@ const CASES: Record<string, [string[], string[]]> = {
   ],
   'date-time': [['2024-02-29T10:00:00Z', '2024-01-01t00:00:00.5-08:00', '2016-12-31T23:59:60Z'], ['2024-01-01 10:00:00Z', '2024-01-01T10:00:00', '2023-02-29T10:00:00Z']],
   duration: [['P1Y', 'P1Y2M3DT4H5M6S', 'PT1M', 'P2W', 'P1M2D', 'PT1H30M', 'P0D'], ['P', 'PT', 'P1Y1D', 'PT1H1S', 'P1W2D', '1Y', 'P1.5Y', 'P1D2M']],
-  email: [['a@b.co', 'first.last+tag@sub.example.org', "x!#$%&'*/=?^_`{|}~-@a-b.c"], ['a@b', '"quoted"@example.com', 'a..b@c.de', '.a@b.co', 'a@-b.co', 'a@[127.0.0.1]', 'é@b.co']],
-  'idn-email': [['é@b.co', '用户@example.com', 'a.ü@b-c.de'], ['a@b', 'a@xn--bcher-kva.ch', 'a@ex--ample.com', '"x"@b.co']],
-  hostname: [['example.com', 'a', 'a-b.c0.', 'xn--bcher-kva.ch', `${'a'.repeat(63)}.com`, Array(16).fill('abcdefghijklmn').join('.')], ['-a.com', 'a-.com', 'a..b', '', `${'a'.repeat(64)}.com`, 'é.com', 'a_b.com']],
-  'idn-hostname': [['example.com', 'a-b.c0', 'ab-cd.org'], ['xn--bcher-kva.ch', 'ab--cd.org', '-a.com', 'a_b.com']],
+  email: [
+    ['a@b.co', 'first.last+tag@sub.example.org', "x!#$%&'*/=?^_`{|}~-@a-b.c", '"quoted"@example.com', '"a b"@x.org', '"a\\"b\\\\c"@x.org', '"a..b"@x.org'],
+    ['a@b', 'a..b@c.de', '.a@b.co', 'a@-b.co', 'a@[127.0.0.1]', 'é@b.co', '"a"b"@x.org', '"a\\"@x.org', '"open@x.org', '"tab\t"@x.org', '"é"@x.org'],
+  ],
+  'idn-email': [['é@b.co', '用户@example.com', 'a.ü@b-c.de', '"x"@b.co', '"é b"@b.co'], ['a@b', 'a@xn--bcher-kva.ch', 'a@ex--ample.com', '"x@b.co']],
+  hostname: [['example.com', 'a', 'a-b.c0', 'xn--bcher-kva.ch', `${'a'.repeat(63)}.com`, Array(16).fill('abcdefghijklmn').join('.')], ['-a.com', 'a-.com', 'a..b', '', `${'a'.repeat(64)}.com`, 'é.com', 'a_b.com', 'a.', 'a-b.c0.', '.']],
+  'idn-hostname': [['example.com', 'a-b.c0', 'ab-cd.org'], ['xn--bcher-kva.ch', 'ab--cd.org', '-a.com', 'a_b.com', 'a.']],
   ipv4: [['0.0.0.0', '192.168.1.255', '255.255.255.255'], ['01.2.3.4', '256.1.1.1', '1.2.3', '1.2.3.04']],
   ipv6: [['::', '::1', '2001:db8::8a2e:370:7334', '::ffff:192.0.2.1', '1:2:3:4:5:6:7:8'], ['1::2::3', 'fe80::1%1', ':::', '12345::']],
   uuid: [['123e4567-e89b-12d3-a456-426614174000', 'urn:uuid:123E4567-E89B-12D3-A456-426614174000'], ['123e4567-e89b-12d3-a456-42661417400', '123e4567e89b12d3a456426614174000']],
-  uri: [['https://example.com/a?b=c#d', 'urn:isbn:0451450523', 'mailto:a@b.co', 'file:///etc/hosts'], ['a:', 'no scheme', '//example.com', '/path', 'http://a b', 'é:x', 'http://é.com']],
+  uri: [['https://example.com/a?b=c#d', 'urn:isbn:0451450523', 'mailto:a@b.co', 'file:///etc/hosts', 'a:', 'abc:', 'abc:?q#f'], ['no scheme', '//example.com', '/path', 'http://a b', 'é:x', 'http://é.com', ':', '1a:']],
   'uri-reference': [['https://example.com', '/path/to?x#y', '../a/b', '', '#frag', '//host/p', 'a/b:c'], ['a b', 'http://[::1', ':a', 'é']],
-  iri: [['https://例え.jp/パス?q=値#フラグ', 'urn:x:é', 'http://a/b?\u{E000}'], ['no scheme', 'http://a/\u{E000}', 'http://a b']],
+  iri: [['https://例え.jp/パス?q=値#フラグ', 'urn:x:é', 'http://a/b?\u{E000}', 'abc:'], ['no scheme', 'http://a/\u{E000}', 'http://a b']],
   'iri-reference': [['/パス', '', '#é', 'https://例え.jp'], ['a b', ':x']],
-  'uri-template': [['http://example.com/{id}', '/search{?q,lang}', '{+path}/here', '{var:3}{list*}', 'plain'], ['{', '{a b}', '{var:0}', '{a.b}', 'a}b', 'x y', '{}']],
+  'uri-template': [
+    ['http://example.com/{id}', '/search{?q,lang}', '{+path}/here', '{var:3}{list*}', 'plain', '{a.b}', '{i.j.k}', '{.i.j}', '{?x.y:3,z*}'],
+    ['{', '{a b}', '{var:0}', 'a}b', 'x y', '{}', '{a..b}', '{a.}', '{.}', '{.a.}'],
+  ],
   'json-pointer': [['', '/', '/a~0b/c~1d', '/foo/0', '/é/ '], ['a', '/~', '/~2', '#/a']],
   'relative-json-pointer': [['0', '1/a', '2#', '0/'], ['-1', '01', '#', '/a', '1~']],
 };
@@ -59,6 +66,14 @@ function candidates(format: string): string[] {
   return [...seeds, ...fc.sample(mutated, { numRuns: 300, seed: format.length * 31 })];
 }
 
+/** What the RFCs allow, xgrammar accepts and ajv-formats refuses: quoted local parts (RFC
+ * 5321), an empty part after the scheme (RFC 3986 path-empty), dotted variable names (RFC 6570). */
+const BEYOND_AJV: Record<string, RegExp> = {
+  email: /^"/,
+  uri: /^[a-zA-Z][a-zA-Z0-9+.-]*:(?:[?#]|$)/,
+  'uri-template': /\{[+#./;?&=,!@|]?[^.}]+\./,
+};
+
 test('the grammar of each format is its regex, and within ajv-formats where ajv has the format', () => {
   for (const format of Object.keys(FORMATS)) {
     const ok = schema({ type: 'string', format });
@@ -67,9 +82,34 @@ test('the grammar of each format is its regex, and within ajv-formats where ajv 
     for (const v of candidates(format)) {
       const accepted = ok(JSON.stringify(v));
       assert.is(accepted, regex.test(v), `${format}: grammar and regex differ on ${JSON.stringify(v)}`);
-      if (accepted && ajvValidate) assert.ok(ajvValidate(v), `${format}: ${JSON.stringify(v)} is accepted, but ajv-formats refuses it`);
+      if (accepted && ajvValidate && !BEYOND_AJV[format]?.test(v)) assert.ok(ajvValidate(v), `${format}: ${JSON.stringify(v)} is accepted, but ajv-formats refuses it`);
     }
   }
+});
+
+// Where xgrammar's own tests and the RFCs agree (each failed before): a JSON string value.
+const value = (format: string, v: string): boolean => schema({ type: 'string', format })(JSON.stringify(v));
+
+test('uri: an empty part after the scheme is a URI (RFC 3986 path-empty)', () => {
+  for (const v of ['abc:', 'a:', 'urn:', 'abc:?q=1', 'abc:#f']) assert.ok(value('uri', v), v);
+  assert.ok(value('iri', 'abc:'));
+  for (const v of [':', 'abc', '1bc:']) assert.not.ok(value('uri', v), v);
+});
+
+test('uri-template: dotted variable names (RFC 6570 varname)', () => {
+  for (const v of ['{i.j.k}', 'x/{a.b}/{c_d.e}', '{.a.b}', '{+a.b*}', '{?x.y,z.w:2}']) assert.ok(value('uri-template', v), v);
+  for (const v of ['{a..b}', '{a.}', '{.}', '{.a.}']) assert.not.ok(value('uri-template', v), v);
+});
+
+test('email: a quoted local part (RFC 5321 Quoted-string)', () => {
+  for (const v of ['"a b"@example.com', '"john..doe"@x.org', '"a\\"b"@x.org', '"a@b"@x.org']) assert.ok(value('email', v), v);
+  for (const v of ['"a"b"@x.org', '"a\u0001"@x.org', '"a@x.org', 'a"b"@x.org']) assert.not.ok(value('email', v), v);
+});
+
+test('hostname: no trailing dot (`a.` is refused)', () => {
+  for (const v of ['a.', 'example.com.', '.']) assert.not.ok(value('hostname', v), v);
+  for (const v of ['a', 'example.com']) assert.ok(value('hostname', v), v);
+  assert.not.ok(value('idn-hostname', 'example.com.'));
 });
 
 test('leap seconds: every one the grammar writes is 23:59:60 UTC', () => {

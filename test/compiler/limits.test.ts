@@ -95,10 +95,9 @@ test('EBNF and regex groups nested 2,000 and 10,000 levels; too long', () => {
 
 test('nested bounded repeats: automata too large to build are an error, not an exhausted heap', () => {
   const compiler = new GrammarCompiler();
-  const error = errorOf(() => compiler.compile(Grammar.fromRegex('(((a{100}){100}){100})')));
-  assert.match(error.message, /too large: its automata would need more than 1000000 states/);
-  const ebnf = errorOf(() => compiler.compile(Grammar.fromEBNF('root ::= (("ab"{100}){100}){100}')));
-  assert.match(ebnf.message, /reached in rule 'root'/);
+  // Found from the bounds before anything is built: the outermost repetition crosses the limit.
+  refused(() => compiler.compile(Grammar.fromRegex('(((a{100}){100}){100})')), { kind: 'regex', offset: 1 }, /the repetition '\(\(a\{100\}\)\{100\}\)\{100\}' at offset 1 would expand to 1000001 automaton states .* more than 1000000/);
+  refused(() => compiler.compile(Grammar.fromEBNF('root ::= (("ab"{100}){100}){100}')), { kind: 'text', line: 1, column: 28 }, /the repetition '\{100\}' would expand to 2000001 automaton states/);
   // A rule of 10,000 states in a row is built (and left unminimised).
   const m = new GrammarMatcher(compiler.compile(Grammar.fromRegex('((a{100}){100})')));
   assert.ok(m.acceptString('a'.repeat(10000)) && m.isCompleted());
@@ -137,6 +136,46 @@ test('built languages: automata too large for the state limit are refused within
   refused(() => Grammar.fromJSONSchema({ type: 'string', pattern: '(a|b)*a(a|b){15}', maxLength: 30 }), at('/pattern'), /together need more than 50000 automaton states/);
   refused(() => Grammar.fromJSONSchema(draft07Tuple(70)), at('/items/0'.repeat(MAX_NESTING + 1)), /more than 64 levels/);
   assert.ok(performance.now() - started < 20_000, 'refused within seconds');
+});
+
+test('what a grammar may expand to: 1,000,000 automaton states with every repetition written out, refused from the bounds alone', () => {
+  const beyond = (states: number): RegExp => new RegExp(`would expand to ${states} automaton states with every repetition written out, more than 1000000 \\(the limit on what a grammar may expand to\\)`);
+  const started = performance.now();
+  const heapBefore = process.memoryUsage().heapUsed;
+  // One character a million times is the start state and a million more.
+  refused(() => Grammar.fromRegex('a{1000000}'), { kind: 'regex', offset: 0 }, beyond(1000001));
+  refused(() => Grammar.fromRegex('x(ab){500000,}'), { kind: 'regex', offset: 1 }, beyond(1000003));
+  refused(() => Grammar.fromEBNF('root ::= "a"{1000000}'), { kind: 'text', line: 1, column: 13 }, beyond(1000001));
+  refused(() => Grammar.fromEBNF('root ::= [a-z]{2,2000000}'), { kind: 'text', line: 1, column: 15 }, beyond(2000001));
+  // JSON Schema: the keyword that asks for it, by pointer.
+  refused(() => Grammar.fromJSONSchema({ type: 'object', properties: { a: { type: 'string', maxLength: 2_000_000 } } }), at('/properties/a/maxLength'), beyond(2000001));
+  refused(() => Grammar.fromJSONSchema({ type: 'string', minLength: 1_000_000 }), at('/minLength'), beyond(1000002));
+  refused(() => Grammar.fromJSONSchema({ type: 'array', items: { type: 'boolean' }, maxItems: 1_000_000 }), at('/maxItems'), /'maxItems' \(1000000\) would expand to \d+ automaton states/);
+  refused(() => Grammar.fromJSONSchema({ type: 'array', items: { type: 'null' }, minItems: 100_000 }), at('/minItems'), /'minItems' \(100000\) would expand to/);
+  refused(() => Grammar.fromJSONSchema({ type: 'string', pattern: '^a{1000000}$' }), at('/pattern'), /regex: the repetition 'a\{1000000\}' at offset 1 would expand to 1000001/);
+  refused(() => Grammar.fromStructuralTag({ type: 'structural_tag', format: { type: 'repeat', min: 0, max: 600_000, content: { type: 'const_string', value: 'ab' } } }), at('/format/max'), beyond(1200001));
+  refused(() => Grammar.fromStructuralTag({ type: 'repeat', min: 1_000_000, max: -1, content: { type: 'json_schema', json_schema: { type: 'string', maxLength: 5 } } }), at('/min'), /the repeat \(min 1000000\) would expand to 1000002/);
+  // Nested: the bounds multiply (a rule is counted once, wherever it is used).
+  refused(() => Grammar.fromRegex('((ab){1000}c){1000}'), { kind: 'regex', offset: 0 }, beyond(2001001));
+  refused(() => Grammar.fromJSONSchema({ type: 'array', maxItems: 100, items: { type: 'string', pattern: '^(a{1000}){2000}$' } }), at('/items/pattern'), beyond(2000001));
+  Grammar.fromJSONSchema({ type: 'array', maxItems: 1000, items: { type: 'string', maxLength: 1000 } });
+  // What only adds up: two halves, a whitespace bound used between every two tokens, a list
+  // under an XML style. The largest rule is named (with its place where it has one).
+  refused(() => Grammar.fromRegex('a{600000}b{600000}'), { kind: 'none' }, /the grammar would expand to 1200001 automaton states .*; the largest part is the rule 'root'/);
+  const fields = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`p${i}`, { type: 'string', maxLength: 60_000 }]));
+  refused(() => Grammar.fromJSONSchema({ type: 'object', properties: fields }), at('/properties/p0'), /the grammar would expand to \d+ automaton states/);
+  refused(() => Grammar.fromJSONSchema({ type: 'object', properties: { a: { type: 'integer' } } }, { maxWhitespace: 1_000_000 }), at(''), /the grammar would expand to/);
+  refused(() => Grammar.fromJSONSchema({ type: 'object', properties: { a: { type: 'array', maxItems: 100_000, items: { type: 'integer' } } } }, { style: 'cohere_xml' }), at('/properties/a'), /the grammar would expand to/);
+  // From the bounds alone: no automaton, no unrolled copy, nothing large allocated.
+  assert.ok(performance.now() - started < 5_000, 'refused within milliseconds each');
+  assert.ok(process.memoryUsage().heapUsed - heapBefore < 64 * 2 ** 20, 'no large allocation');
+  // Within the limit they compile and match: the counted repeat is never unrolled.
+  const compiler = new GrammarCompiler();
+  const most = new GrammarMatcher(compiler.compile(Grammar.fromRegex('a{999999}')));
+  assert.ok(most.acceptString('a'.repeat(999_999)) && most.isCompleted());
+  const text = new GrammarMatcher(compiler.compile(Grammar.fromJSONSchema({ type: 'string', maxLength: 100_000 })));
+  assert.ok(text.acceptString(`"${'x'.repeat(100_000)}"`) && text.isCompleted());
+  assert.not.ok(new GrammarMatcher(compiler.compile(Grammar.fromJSONSchema({ type: 'string', maxLength: 100_000 }))).acceptString(`"${'x'.repeat(100_001)}"`));
 });
 
 /** A draft-07 tuple nested n levels deep. */

@@ -57,7 +57,6 @@ test('kimi_k3_xml: the type attribute names the branch the value is written in',
   const ok = schema(s, { style: 'kimi_k3_xml' });
   expect(ok, [
     [k('city', 'string', 'Paris'), true],
-    [k('city', 'string', 'Paris') + k('days', 'integer', '3'), true],
     [k('city', 'string', 'Paris') + '\n' + k('days', 'number', '3'), true],
     [k('city', 'string', 'Paris') + k('days', 'string', '3'), false],
     [k('city', 'number', '3'), false],
@@ -67,13 +66,32 @@ test('kimi_k3_xml: the type attribute names the branch the value is written in',
     [k('city', 'string', 'Paris') + k('opts', 'object', '{"u": "x"}'), true],
     [k('city', 'string', 'Paris') + k('unit', 'string', 'c'), true],
     [k('city', 'string', 'Paris') + k('unit', 'string', '"c"'), false],
-    [k('days', 'integer', '3'), false],
+    [k('days', 'number', '3'), false],
   ]);
   // Attribute values as Kimi-K3's template writes them: & and " escaped.
   const quoted = schema({ type: 'object', properties: { 'a"&b': { type: 'string' } }, required: ['a"&b'] }, { style: 'kimi_k3_xml' });
   expect(quoted, [[k('a&quot;&amp;b', 'string', 'x'), true], [k('a"&b', 'string', 'x'), false]]);
   const anything = one({}, 'kimi_k3_xml');
   expect(anything, [[k('v', 'string', 'hi'), true], [k('v', 'boolean', 'true'), true], [k('v', 'array', '[1]'), true], [k('v', 'boolean', 'x'), false]]);
+});
+
+test('kimi_k3_xml: a whole number is called "number", as Kimi-K3\'s template and xgrammar write it; a value of any type may say "integer"', () => {
+  const s = { type: 'object', properties: { days: { type: 'integer' }, ids: { type: 'array', items: { type: 'integer' } }, n: { const: 2 } }, additionalProperties: true };
+  expect(schema(s, { style: 'kimi_k3_xml' }), [
+    [k('days', 'number', '3'), true],
+    [k('days', 'integer', '3'), false],
+    [k('days', 'number', '1.5'), false],
+    [k('ids', 'array', '[1, 2]'), true],
+    [k('n', 'number', '2'), true],
+    [k('n', 'integer', '2'), false],
+    // Free-form keys keep every type name, each with its own value.
+    [k('extra', 'integer', '7'), true],
+    [k('extra', 'number', '7.5'), true],
+    [k('extra', 'integer', '7.5'), false],
+    [k('extra', 'string', 'v'), true],
+  ]);
+  const patterned = { type: 'object', patternProperties: { '^x_[a-z]+$': { type: 'integer' } }, additionalProperties: false };
+  expect(schema(patterned, { style: 'kimi_k3_xml', anyWhitespace: false, separators: [',', ':'] }), [[k('x_key', 'number', '3'), true], [k('x_key', 'integer', '3'), false], [k('x_key', 'string', '3'), false]]);
 });
 
 const c = (key: string | null, type: string, body: string) => `<cofl:value${key === null ? '' : ` name="${key}"`} type="${type}">${body}</cofl:value>`;
@@ -107,8 +125,40 @@ test('cohere_xml: nested values, dicts and lists written as values too', () => {
   // Declared names are written with XML's entities in the attribute.
   const amp = schema({ type: 'object', properties: { 'a&b': { type: 'string' } }, required: ['a&b'] }, { style: 'cohere_xml' });
   expect(amp, [[c('a&amp;b', 'raw', 'x'), true], [c('a&b', 'raw', 'x'), false]]);
-  const anything = one({}, 'cohere_xml');
-  expect(anything, [[c('v', 'raw', 'x'), true], [c('v', 'json', 'null'), true], [c('v', 'dict', c('k', 'list', c(null, 'json', '1'))), true], [c('v', 'list', '{}'), false]]);
+});
+
+test('cohere_xml: a value no schema describes is any JSON value under type="json", as xgrammar writes it', () => {
+  const json = ['"extra"', '2', 'true', 'null', '[1, "two"]', '{"id": 2}', ' {"a": [{}]} '];
+  for (const schemaOf of [{}, true, { description: 'anything' }]) {
+    const anything = one(schemaOf, 'cohere_xml');
+    for (const v of json) {
+      assert.ok(anything(c('v', 'json', v)), `json ${v}`);
+      assert.not.ok(anything(c('v', 'raw', v)), `raw ${v}`);
+    }
+    expect(anything, [[c('v', 'json', 'extra'), false], [c('v', 'dict', c('k', 'json', '1')), false], [c('v', 'list', c(null, 'json', '1')), false]]);
+  }
+  // Keys without a schema of their own: additionalProperties true, propertyNames alone (open as
+  // in a tool call's structural tag, where an object that names no key takes any).
+  const extra = schema({ type: 'object', properties: { foo: { type: 'integer' } }, required: ['foo'], additionalProperties: true }, { style: 'cohere_xml' });
+  expect(extra, [[c('foo', 'json', '1') + c('text', 'json', '"extra"'), true], [c('foo', 'json', '1') + c('items', 'json', '[1, "two"]'), true], [c('foo', 'json', '1') + c('text', 'raw', 'extra'), false]]);
+  const named = schema({ type: 'object', propertyNames: { pattern: '^[a-z_]+$' } }, { style: 'cohere_xml', openBareObjects: true });
+  expect(named, [[c('x_key', 'json', '"v"'), true], [c('metadata', 'json', '{"id": 2}'), true], [c('text', 'raw', 'extra'), false], [c('Bad', 'json', '"extra"'), false]]);
+  // Inside a dict and a list too.
+  const nested = schema({ type: 'object', properties: { config: { type: 'object', propertyNames: { pattern: '^item_[a-z]+$' } }, all: { type: 'array', items: true } } }, { style: 'cohere_xml', openBareObjects: true });
+  expect(nested, [[c('config', 'dict', c('item_data', 'json', '{"id": 1}')), true], [c('all', 'list', c(null, 'json', '"a"') + c(null, 'json', '[2]')), true], [c('all', 'list', c(null, 'raw', 'a')), false]]);
+});
+
+test('arguments that may be anything (true, {}): any parameters, in every XML style', () => {
+  for (const args of [true, {}]) {
+    expect(schema(args, { style: 'qwen_xml' }), [['<parameter=name>\nvalue\n</parameter>', true], ['<parameter=abc>\n[1, 2, 3]\n</parameter>', true], ['<parameter=cdef>\n{"name": "Tom"}\n</parameter>', true], ['', true], ['anything', false]]);
+    expect(schema(args, { style: 'minimax_xml' }), [['<parameter name="a">x</parameter><parameter name="b">2</parameter>', true], ['<parameter name="1a">x</parameter>', false]]);
+    expect(schema(args, { style: 'glm_xml' }), [['<arg_key>a</arg_key><arg_value>x</arg_value>', true]]);
+    expect(schema(args, { style: 'deepseek_xml' }), [['<｜DSML｜parameter name="a" string="true">x</｜DSML｜parameter>', true]]);
+    expect(schema(args, { style: 'kimi_k3_xml' }), [[k('a', 'string', 'x') + k('b', 'integer', '2') + k('c', 'object', '{"d": null}'), true], [k('a', 'number', 'x'), false]]);
+    expect(schema(args, { style: 'cohere_xml' }), [[c('a', 'json', '"x"') + c('b', 'json', '{"c": [1]}'), true], [c('a', 'raw', 'x'), false]]);
+  }
+  // A $ref to such a schema reads the same; false is still no arguments at all.
+  expect(schema({ $ref: '#/$defs/any', $defs: { any: true } }, { style: 'qwen_xml' }), [['<parameter=a>x</parameter>', true]]);
 });
 
 test('cohere_xml: a recursive schema nests as deep as the value does', () => {
@@ -132,7 +182,7 @@ test('patternProperties and propertyNames in the XML styles: keys of the style, 
     [p('id', '1') + p('zz', '1'), false],
     [p('id', '1') + p('x_s', '1'), false], // integer and string at once: no value
   ]);
-  expect(schema(s, { style: 'kimi_k3_xml' }), [[k('id', 'integer', '1') + k('x_a', 'integer', '2'), true], [k('id', 'integer', '1') + k('b_s', 'string', 'x'), true], [k('id', 'integer', '1') + k('b_s', 'integer', '1'), false]]);
+  expect(schema(s, { style: 'kimi_k3_xml' }), [[k('id', 'number', '1') + k('x_a', 'number', '2'), true], [k('id', 'number', '1') + k('b_s', 'string', 'x'), true], [k('id', 'number', '1') + k('b_s', 'number', '1'), false]]);
   expect(schema(s, { style: 'cohere_xml' }), [[c('id', 'json', '1') + c('x_b', 'json', '2'), true], [c('id', 'json', '1') + c('x_b', 'raw', '2'), false]]);
   const names = { type: 'object', propertyNames: { maxLength: 2 }, additionalProperties: { type: 'integer' } };
   const m = (key: string, value: string) => `<parameter name="${key}">${value}</parameter>`;

@@ -30,7 +30,7 @@ const GRAMMARS: [string, () => Grammar, string][] = [
   [
     'kimi_k3_xml: type attributes per branch',
     () => Grammar.fromJSONSchema(weather, { style: 'kimi_k3_xml' }),
-    '<|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|open|>argument key="unit" type="string"<|sep|>celsius<|close|>argument<|sep|><|open|>argument key="days" type="integer"<|sep|>3<|close|>argument<|sep|><|open|>argument key="note" type="null"<|sep|>null<|close|>argument<|sep|>',
+    '<|open|>argument key="city" type="string"<|sep|>Paris<|close|>argument<|sep|><|open|>argument key="unit" type="string"<|sep|>celsius<|close|>argument<|sep|><|open|>argument key="days" type="number"<|sep|>3<|close|>argument<|sep|><|open|>argument key="note" type="null"<|sep|>null<|close|>argument<|sep|>',
   ],
   [
     'cohere_xml: nested dicts and lists',
@@ -40,6 +40,11 @@ const GRAMMARS: [string, () => Grammar, string][] = [
         { style: 'cohere_xml' },
       ),
     '<cofl:value name="query" type="raw">echo "hi"</cofl:value>\n<cofl:value name="filters" type="dict">\n  <cofl:value name="fresh" type="json">true</cofl:value>\n  <cofl:value name="tags" type="list"><cofl:value type="raw">a</cofl:value><cofl:value type="raw">b</cofl:value></cofl:value>\n</cofl:value>',
+  ],
+  [
+    'cohere_xml: any arguments, any JSON under type="json"',
+    () => Grammar.fromJSONSchema(true, { style: 'cohere_xml' }),
+    '<cofl:value name="q" type="json">"a b"</cofl:value>\n<cofl:value name="f" type="json">{"tags": [1, "x"], "ok": null}</cofl:value>',
   ],
 ];
 

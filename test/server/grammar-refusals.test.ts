@@ -54,4 +54,16 @@ test('a schema or tag nested too deep: 400 at the level where the limit is cross
   assert.is(ok.json.choices[0].message.content, 'ok');
 });
 
+test('a format that would expand beyond the size limit: 400 naming the limit, at once, and the server goes on', async ({ s }) => {
+  const started = performance.now();
+  await refused(s, { response_format: { type: 'regex', pattern: 'a{1000000}' } }, 'response_format.pattern', /'a\{1000000\}' at offset 0 would expand to 1000001 automaton states .*more than 1000000 \(the limit on what a grammar may expand to\)/);
+  // Found from the bound alone (it was a 200 after seconds of forced output).
+  assert.ok(performance.now() - started < 5000, `refused in ${performance.now() - started} ms`);
+  await refused(s, schema({ type: 'object', properties: { notes: { type: 'array', maxItems: 1_000_000, items: { type: 'string' } } } }), 'response_format.json_schema.schema/properties/notes/maxItems', /'maxItems' \(1000000\) would expand to \d+ automaton states/);
+  await refused(s, { response_format: { type: 'grammar', grammar: 'root ::= ("ab"{1000}){1000}' } }, 'response_format.grammar', /line 1, column 22: the repetition '\{1000\}' would expand to 2000001/);
+  const ok = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, max_tokens: 8, response_format: { type: 'regex', pattern: 'a{3}' } });
+  assert.is(ok.status, 200, ok.text);
+  assert.is(ok.json.choices[0].message.content, 'aaa');
+});
+
 test.run();

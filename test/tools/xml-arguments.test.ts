@@ -4,6 +4,7 @@
 // recursively, attribute values with their entities decoded.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Grammar, GrammarCompiler, GrammarMatcher, type JsonSchemaStyle } from '../../compiler/index.js';
 import { XML_READERS } from '../../runtime/chat/xml-arguments.js';
 
 const test = suite('xml arguments');
@@ -38,6 +39,23 @@ test('typed styles: the type attribute decides', () => {
   assert.equal(read('cohere_xml', nested, {}), { key: 'f', value: { fresh: true, tags: [' a ', 2] }, end: nested.length });
   assert.is(read('cohere_xml', nested.slice(0, -5), {}), null, 'an unclosed dict is not read yet');
   assert.is(read('cohere_xml', '<cofl:value name="a&amp;b" type="raw">x</cofl:value>', {})?.key, 'a&b');
+});
+
+test('what the typed styles write for integers and for values of any type reads back as the value', () => {
+  const roundTrip = (style: JsonSchemaStyle, args: unknown, text: string, value: unknown): void => {
+    const m = new GrammarMatcher(new GrammarCompiler().compile(Grammar.fromJSONSchema(args, { style })));
+    assert.ok(m.acceptString(text) && m.isCompleted(), `${style} writes ${text}`);
+    assert.equal(XML_READERS[style]!.read(text, 0, () => true, args)?.value, value, text);
+  };
+  const k = (type: string, v: string) => `<|open|>argument key="v" type="${type}"<|sep|>${v}<|close|>argument<|sep|>`;
+  const integer = { type: 'object', properties: { v: { type: 'integer' } } };
+  roundTrip('kimi_k3_xml', integer, k('number', '3'), 3);
+  roundTrip('kimi_k3_xml', true, k('integer', '7'), 7);
+  roundTrip('kimi_k3_xml', true, k('number', '7.5'), 7.5);
+  roundTrip('kimi_k3_xml', true, k('string', '7'), '7');
+  const c = (v: string) => `<cofl:value name="v" type="json">${v}</cofl:value>`;
+  for (const value of ['extra', 2, null, [1, 'two'], { id: 2 }]) roundTrip('cohere_xml', true, c(JSON.stringify(value)), value);
+  roundTrip('cohere_xml', { type: 'object', properties: { v: {} } }, c(' "a b" '), 'a b');
 });
 
 test.run();
