@@ -81,7 +81,7 @@ export function registerServe(cli: CAC): void {
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
     .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
     .option('--no-ui', 'Do not serve the web chat page at / (a 404 there instead)')
-    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
+    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: MODEL as typed when it is a name, like smollm2; for a path, the GGUF file\'s stem or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
       flags.apiKey = rawOptionValues(process.argv, '--api-key');
       flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');

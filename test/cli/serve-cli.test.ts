@@ -117,9 +117,9 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
 });
 
 /** Starts `serve` on the tiny model with `args`, waits until it serves, runs `check`, and stops it. */
-async function whileServing(args: string[], env: Record<string, string | undefined>, check: (run: CliRun, url: string) => Promise<void>): Promise<void> {
+async function whileServing(args: string[], env: Record<string, string | undefined>, check: (run: CliRun, url: string) => Promise<void>, model = tinyModelPath): Promise<void> {
   const port = await freePort();
-  const run = start(['serve', tinyModelPath, '--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', ...args], env);
+  const run = start(['serve', model, '--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', ...args], env);
   try {
     await waitForLine(run, /serving: /);
     await check(run, `http://127.0.0.1:${port}`);
@@ -166,6 +166,23 @@ test('--api-key, repeated and comma-separated, kept exactly as typed, replaces L
     assert.equal(list.data.map((model) => model.id), ['my-model']);
     assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
   });
+});
+
+test('serve smollm2: served as the name typed, which /v1/models lists and responses carry; the file stem still works', async () => {
+  await whileServing([], {}, async (run, url) => {
+    assert.match(run.stdout(), /model: +smollm2 from .*SmolLM2-135M-Instruct\.Q4_1\.gguf/);
+    const list = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
+    assert.equal(list.data.map((model) => model.id), ['smollm2']);
+    for (const name of ['smollm2', 'SmolLM2-135M-Instruct.Q4_1']) {
+      const reply = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: name, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }),
+      });
+      assert.is(reply.status, 200, name);
+      assert.is(((await reply.json()) as { model: string }).model, 'smollm2', `asked as ${name}`);
+    }
+  }, 'smollm2');
 });
 
 test('--kv-layout per-sequence: a stream per sequence id, said at start-up, and a repeated prompt served from cache', async () => {
