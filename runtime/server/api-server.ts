@@ -4,12 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
 import { ChatTemplate } from '../chat/chat-template.js';
-import { chooseChatTemplate, type GivenTemplate } from '../chat/template-choice.js';
+import { chooseChatTemplate, chooseToolTemplate, type GivenTemplate, type TemplateChoice } from '../chat/template-choice.js';
 import { ApiError, sendError } from './api-error.js';
 import { ApiKeys } from './auth.js';
 import { RequestMeter } from './request-meter.js';
 import { chatCompletions } from './chat-completions.js';
-import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
+import type { ChatConventions, CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
 import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from './engine-client.js';
@@ -142,25 +142,40 @@ export class ApiServer {
       engine.onTrace = (entries) => tracer.addEngineEntries(entries);
     }
     const chosen = chooseChatTemplate(info, this.options.chatTemplate);
-    this.templateNote = chosen.note;
-    const detected = detectToolFormat(chosen.source);
-    const key = this.options.toolFormat ?? detected.key;
-    this.toolFormatNote = this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`;
-    const mode = this.options.reasoning ?? 'auto';
-    const thinking = TOOL_FORMATS[key].thinking ?? THINK_TAGS;
-    const reasoning = modelThinks(mode, chosen.source, thinking);
-    this.reasoningNote = `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} ${thinking.close}` : '--reasoning'})`;
+    const conventions = this.conventionsOf(chosen, info);
+    const forTools = chooseToolTemplate(info, chosen, this.options.chatTemplate);
+    const withTools = forTools ? this.conventionsOf(forTools, info) : undefined;
+    this.templateNote = chosen.note + (forTools ? `; with tools, ${forTools.note}` : '');
+    this.toolFormatNote = conventions.toolFormatNote + (withTools ? `; with tools, ${withTools.toolFormatNote}` : '');
+    this.reasoningNote = conventions.reasoningNote;
     this.context = {
       engine,
-      reasoning,
-      tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
+      ...conventions.conventions,
+      ...(withTools ? { withTools: withTools.conventions } : {}),
       modelId: this.options.modelId,
       metrics: this.metrics,
-      template: new ChatTemplate(chosen.source, { bos: info.bosText, eos: info.eosText }, chosen.stop),
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
       tracer: this.tracer,
     };
     this.phase = 'ready';
+  }
+
+  /** A template's conventions: its tool-call format and whether the model thinks, with the start-up notes. */
+  private conventionsOf(chosen: TemplateChoice, info: EngineClient['info']): { conventions: ChatConventions; toolFormatNote: string; reasoningNote: string } {
+    const detected = detectToolFormat(chosen.source);
+    const key = this.options.toolFormat ?? detected.key;
+    const mode = this.options.reasoning ?? 'auto';
+    const thinking = TOOL_FORMATS[key].thinking ?? THINK_TAGS;
+    const reasoning = modelThinks(mode, chosen.source, thinking);
+    return {
+      conventions: {
+        reasoning,
+        tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
+        template: new ChatTemplate(chosen.source, { bos: info.bosText, eos: info.eosText }, chosen.stop),
+      },
+      toolFormatNote: this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`,
+      reasoningNote: `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} ${thinking.close}` : '--reasoning'})`,
+    };
   }
 
   /** The chat template in use and why, for the start-up log. */
