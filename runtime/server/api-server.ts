@@ -66,7 +66,7 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.cors = new CorsPolicy(options.cors);
-    this.apiKeys = new ApiKeys(options.apiKeys ?? []);
+    this.apiKeys = new ApiKeys(options.apiKeys ?? [], options.ui !== false);
     const keyed = { apiKeys: this.apiKeys.required };
     this.tracer = options.tracing ? new TraceBuffer() : undefined;
     this.server = createServer();
@@ -82,12 +82,13 @@ export class ApiServer {
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
+    // The key check lets the chat page through (auth.ts says why): the list it reads is the one
+    // the help and start-up print, so what is open cannot drift from what they say.
+    app.use((req, res, next) => this.checkApiKey(req, res, next));
     if (options.ui !== false) {
-      // Before the key check: the page itself holds no data, and it is where a user types the key.
       const page = chatPageHandler((req, res) => this.noMatch(req, res));
       app.use((req, res, next) => (isChatPagePath(req.path) && (req.method === 'GET' || req.method === 'HEAD') ? page(req, res) : next()));
     }
-    app.use((req, res, next) => this.checkApiKey(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
     // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
     app.get('/v1/models/*', (req, res) => this.retrieveModel(req, res));
@@ -271,7 +272,7 @@ export class ApiServer {
   }
 
   private checkApiKey(req: Request, res: ServerResponse, next: () => void): void {
-    const refusal = this.apiKeys.refusal(req.path, req.headers.authorization);
+    const refusal = this.apiKeys.refusal(req.path, req.headers.authorization, req.method);
     if (refusal) sendError(res, refusal, { 'www-authenticate': 'Bearer' });
     else next();
   }

@@ -7,6 +7,7 @@ import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../../runtime/backend/model.js';
 import { computeEngineConfig } from '../../runtime/engine/engine-config.js';
+import { openPaths } from '../../runtime/server/auth.js';
 import { freePort, startCli as start, waitForLine, type CliRun } from '../helpers/cli-process.js';
 
 const test = suite('lmforge serve (CLI)');
@@ -36,6 +37,9 @@ test('serve --help documents every option of the spec with its default', async (
     assert.ok(help.includes(option), `${option} is documented`);
   }
   assert.match(help, /--api-key <key> +Require Authorization: Bearer KEY .*repeat the flag or comma-separate .*\$LMFORGE_API_KEY/);
+  const apiKeyHelp = /--api-key <key> +(.*)/.exec(help)![1]!;
+  for (const path of openPaths(true)) assert.ok(apiKeyHelp.includes(` ${path}`), `--api-key's help names ${path}, open with keys set`);
+  assert.match(apiKeyHelp, /unless --no-ui, the chat page's \/, \/ui\/\* \(static files with no data; every API call the page makes needs the key\)/);
   assert.match(help, /--chat-template <template> +A Jinja file, or a built-in template \(chatml, gemma, llama3, plain\), used instead of the model's own/);
   assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
@@ -140,7 +144,7 @@ test('listening beyond loopback without an API key prints a warning', async () =
 test('LMFORGE_API_KEY (comma-separated) guards the server; the model is served as its file stem, its path still works', async () => {
   await whileServing(['--host', '0.0.0.0'], { LMFORGE_API_KEY: 'env-one,env-two' }, async (run, url) => {
     assert.not.match(run.stderr(), /warning/);
-    assert.match(run.stdout(), /api key: +required \(2 keys\); \/health, \/docs, \/openapi\.json stay open/);
+    assert.match(run.stdout(), /api key: +required \(2 keys\); \/health, \/docs, \/openapi\.json, \/, \/ui\/\* stay open/);
     assert.match(run.stdout(), /model: +tiny-gpt2 from .*tiny-gpt2\.gguf/);
     assert.is((await fetch(`${url}/v1/models`)).status, 401);
     assert.is((await fetch(`${url}/health`)).status, 200);
