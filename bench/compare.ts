@@ -109,7 +109,8 @@ try {
         });
         checkCold(kind, result.results);
         rounds.get(c)![kind].push(result);
-        log(`rep ${rep + 1}/${reps} c=${c} ${kind}: ${result.throughput.toFixed(1)} tok/s, TTFT ${result.ttftMs.toFixed(0)} ms, ITL ${result.itlMs.toFixed(1)} ms`);
+        const retries = result.retried > 0 ? `; retried ${result.retried} (connection closed before an answer), ${result.failed} of them failed again` : '';
+        log(`rep ${rep + 1}/${reps} c=${c} ${kind}: ${result.throughput.toFixed(1)} tok/s, TTFT ${result.ttftMs.toFixed(0)} ms, ITL ${result.itlMs.toFixed(1)} ms${retries}`);
       }
     }
   }
@@ -180,6 +181,9 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     lmforge: ourMedians,
     llama_server: { ...peerMedians, timings_prompt_per_second: median(peer.map((r) => r.promptPerSecond)) },
     same_libraries: sameLibraries,
+    /** Requests sent again after a server closed their connection unanswered, and those that failed again (left out of the figures). */
+    retried: { lmforge: sum(ours, 'retried'), llama_server: sum(peer, 'retried') },
+    failed: { lmforge: sum(ours, 'failed'), llama_server: sum(peer, 'failed') },
     cache_cold_verified: true,
     reps,
     requests_per_round: roundSize(concurrency),
@@ -188,6 +192,10 @@ function row(concurrency: number, sides: Record<ServerKind, RoundResult[]>, kern
     threads,
     model: basename(modelPath),
   };
+}
+
+function sum(rounds: RoundResult[], key: 'retried' | 'failed'): number {
+  return rounds.reduce((total, r) => total + r[key], 0);
 }
 
 function printTable(rows: ReturnType<typeof row>[]): void {

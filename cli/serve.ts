@@ -3,7 +3,7 @@ import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
-import { OPEN_PATHS, parseApiKeys } from '../runtime/server/auth.js';
+import { CHAT_PAGE_OPEN_PATHS, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
@@ -79,9 +79,9 @@ export function registerServe(cli: CAC): void {
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .option('--chat-template <template>', `A Jinja file, or a built-in template (${BUILTIN_TEMPLATE_NAMES.join(', ')}), used instead of the model's own (default: the model's, else gemma or chatml where the vocabulary has their turn tokens, else plain text turns)`)
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
-    .option('--api-key <key>', `Require Authorization: Bearer KEY on every endpoint but ${[...OPEN_PATHS].join(', ')}; repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
+    .option('--api-key <key>', `Require Authorization: Bearer KEY on every path but ${[...OPEN_PATHS].join(', ')} and, unless --no-ui, the chat page's ${CHAT_PAGE_OPEN_PATHS.join(', ')} (static files with no data; every API call the page makes needs the key); repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
     .option('--no-ui', 'Do not serve the web chat page at / (a 404 there instead)')
-    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: the GGUF file\'s stem, or the model folder\'s name); the MODEL argument and its path keep working')
+    .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: MODEL as typed when it is a name, like smollm2; for a path, the GGUF file\'s stem or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
       flags.apiKey = rawOptionValues(process.argv, '--api-key');
       flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
@@ -285,7 +285,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`reasoning: ${http.reasoningNote}`);
   console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
-  console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${[...OPEN_PATHS].join(', ')} stay open` : 'none: every endpoint is open'}`);
+  console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${openPaths(flags.ui !== false).join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);
   console.log(`chat:    ${flags.ui === false ? 'off (--no-ui)' : `${url}/ (the web chat page)`}`);
   console.log(`serving: ${url}/v1 (endpoints at ${url}/docs)`);

@@ -13,6 +13,7 @@ export function formatReport(report: BenchReport): string {
     `${load}; ${report.num_prompts} requests, input ≈${report.input_len} tokens (${prompt}), output ${report.output_len} tokens`,
     `completed ${report.completed}, failed ${report.failed}, in ${report.duration_s.toFixed(2)} s`,
     ...report.errors.map((e) => `  failure ×${e.count}: ${e.message}`),
+    ...(report.retried > 0 ? [`  retried ×${report.retried}: the server closed the connection before answering; sent again on a fresh one`] : []),
     '',
     row('request throughput', `${report.request_throughput.toFixed(2)} req/s`),
     row('output throughput', `${report.output_throughput.toFixed(1)} tok/s`),

@@ -44,6 +44,8 @@ export interface BenchReport {
   output_len: number;
   completed: number;
   failed: number;
+  /** Requests sent a second time because the server closed their connection before answering (counted in completed or failed by their second answer). */
+  retried: number;
   /** Up to five distinct failure messages with their counts. */
   errors: { message: string; count: number }[];
   duration_s: number;
@@ -178,6 +180,7 @@ export function summarize(results: readonly RequestResult[], durationS: number, 
     ...settings,
     completed: ok.length,
     failed: results.length - ok.length,
+    retried: results.filter((r) => r.retried).length,
     errors: [...errorCounts].slice(0, 5).map(([message, count]) => ({ message, count })),
     duration_s: durationS,
     request_throughput: perSecond(ok.length),

@@ -1,7 +1,12 @@
 // One streamed chat completion, timed chunk by chunk. Every failure (refused connection,
 // HTTP error, an error event inside the stream, a stream that never says [DONE]) becomes a
-// failed result, never an exception: one bad request must not end the benchmark.
+// failed result, never an exception: one bad request must not end the benchmark. A request
+// whose connection the server closed before any byte of the answer (a kept-alive connection
+// it was closing as the request went out: llama-server does) is sent once more, on a fresh
+// connection; its timings then count from the first send.
 import { performance } from 'node:perf_hooks';
+import type { Dispatcher } from 'undici-types';
+import { freshConnectionPool } from './fresh-connection.js';
 import { readSseData } from './sse.js';
 
 export interface ChatMessage {
@@ -63,6 +68,8 @@ export interface RequestResult {
   /** performance.now() at the start and end, for the run's duration. */
   startedAt: number;
   endedAt: number;
+  /** Sent twice: the server closed the first connection before any byte of its answer. */
+  retried?: boolean;
 }
 
 interface Chunk {
@@ -90,22 +97,18 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
   let usageTokens = -1;
   let done = false;
   let lastChunkAt = 0;
+  const signal = spec.signal ? AbortSignal.any([spec.signal, AbortSignal.timeout(spec.timeoutMs)]) : AbortSignal.timeout(spec.timeoutMs);
+  let freshPool: Dispatcher | undefined;
   try {
-    const response = await fetch(`${spec.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        model: spec.model,
-        messages: spec.messages ?? [{ role: 'user', content: spec.prompt }],
-        max_tokens: spec.maxTokens,
-        ignore_eos: spec.ignoreEos ?? true,
-        temperature: spec.temperature,
-        stream: true,
-        stream_options: { include_usage: true },
-        ...spec.extraBody,
-      }),
-      signal: spec.signal ? AbortSignal.any([spec.signal, AbortSignal.timeout(spec.timeoutMs)]) : AbortSignal.timeout(spec.timeoutMs),
-    });
+    let response: Response;
+    try {
+      response = await postChat(spec, signal);
+    } catch (error) {
+      if (signal.aborted || !closedBeforeAnswer(error)) throw error;
+      result.retried = true;
+      freshPool = freshConnectionPool();
+      response = await postChat(spec, signal, freshPool);
+    }
     if (!response.ok || !response.body) {
       const text = await response.text().catch(() => '');
       return fail(result, `HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`);
@@ -143,6 +146,9 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
   } catch (error) {
     if (spec.signal?.aborted) return fail(result, 'aborted');
     return fail(result, (error as Error).name === 'TimeoutError' ? `timed out after ${spec.timeoutMs} ms` : describeFetchError(error));
+  } finally {
+    // Not awaited: a graceful close waits for the pool's connection to be released.
+    freshPool?.close().catch(() => undefined);
   }
   result.endedAt = performance.now();
   result.latencyMs = result.endedAt - result.startedAt;
@@ -151,6 +157,35 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
   if (result.contentChunks === 0) return fail(result, 'the stream carried no content');
   result.ok = true;
   return result;
+}
+
+function postChat(spec: RequestSpec, signal: AbortSignal, dispatcher?: Dispatcher): Promise<Response> {
+  return fetch(`${spec.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: spec.model,
+      messages: spec.messages ?? [{ role: 'user', content: spec.prompt }],
+      max_tokens: spec.maxTokens,
+      ignore_eos: spec.ignoreEos ?? true,
+      temperature: spec.temperature,
+      stream: true,
+      stream_options: { include_usage: true },
+      ...spec.extraBody,
+    }),
+    signal,
+    ...(dispatcher ? { dispatcher } : {}),
+  } as RequestInit);
+}
+
+/**
+ * Whether fetch failed because the server closed the connection before any byte of the answer
+ * (fetch rejects before a response only then: once headers arrive, failures come from the body).
+ * A refused connection (ECONNREFUSED) is not one: nothing was listening.
+ */
+export function closedBeforeAnswer(error: unknown): boolean {
+  const code = (error as { cause?: { code?: string } }).cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function fail(result: RequestResult, error: string): RequestResult {

@@ -36,6 +36,8 @@ export interface ModelInfo {
   sizeBytes: number;
   parameters: number;
   chatTemplate: string | undefined;
+  /** `tokenizer.chat_template.tool_use`: a second template some models carry, for requests with tools. */
+  toolUseChatTemplate: string | undefined;
   metadata: ReadonlyMap<string, string>;
 }
 
@@ -122,6 +124,7 @@ function readInfo(api: LlamaApi, handle: ModelHandle, vocabOnly: boolean): Model
     sizeBytes: Number(api.llama_model_size(handle)),
     parameters: Number(api.llama_model_n_params(handle)),
     chatTemplate: api.llama_model_chat_template(handle, null) ?? undefined,
+    toolUseChatTemplate: api.llama_model_chat_template(handle, 'tool_use') ?? undefined,
     metadata,
   };
 }

@@ -4,10 +4,13 @@
 // tokenized as ordinary text: the model would copy the markers into its answers and never
 // write the end-of-turn token that stops it.
 import { BUILTIN_TEMPLATES, type BuiltinTemplateName } from './builtin-templates.js';
+import { detectToolFormat } from './tool-format-detect.js';
 
 /** What the choice needs to know about the model (a subset of the engine's EngineInfo). */
 export interface TemplateFacts {
   chatTemplate: string | undefined;
+  /** `tokenizer.chat_template.tool_use`, a second template some models carry for tool use. */
+  toolUseChatTemplate?: string | undefined;
   architecture: string;
   /** Each token's text by id (control tokens as their text, "<start_of_turn>"). */
   tokenTexts: readonly string[];
@@ -54,4 +57,16 @@ export function chooseChatTemplate(model: TemplateFacts, given?: GivenTemplate):
     stop,
     note: 'plain, built in: the model has none and its vocabulary no known turn tokens; "User:"/"Assistant:" text turns, stopping where the model starts the next',
   };
+}
+
+/**
+ * The template for requests with tools, when it is another than `chosen`: the model's
+ * `tokenizer.chat_template.tool_use` (Command-R+ and Hermes 2 Pro carry one), used when the
+ * chosen template has no tool section, since only then would the tools otherwise reach the
+ * model in words of ours rather than its own. A template given with --chat-template serves
+ * every request.
+ */
+export function chooseToolTemplate(model: TemplateFacts, chosen: TemplateChoice, given?: GivenTemplate): TemplateChoice | undefined {
+  if (given || !model.toolUseChatTemplate || detectToolFormat(chosen.source).templateKnowsTools) return undefined;
+  return { source: model.toolUseChatTemplate, stop: [], note: "the model's tool_use template (tokenizer.chat_template.tool_use): its default has no tool section" };
 }

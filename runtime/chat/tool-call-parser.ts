@@ -139,7 +139,7 @@ export function scanToolText(
     let name: string | undefined;
     let length = 0;
     const rest = text.slice(pos);
-    for (const candidate of tools.keys()) {
+    for (const candidate of format.directAnswer ? [...tools.keys(), format.directAnswer] : tools.keys()) {
       for (const begin of callOpenings(format, candidate)) {
         if (begin.length > length && rest.startsWith(begin)) [name, length] = [candidate, begin.length];
         else if (begin.length > rest.length && begin.startsWith(rest)) return false;
@@ -158,7 +158,8 @@ export function scanToolText(
       pos = after.lastIndex;
     } else if (index && leadIndex !== undefined) id = index.id?.(name, leadIndex);
     const scanned: ScannedCall = { name, ...(id !== undefined ? { id } : {}), args: '', complete: false };
-    calls.push(scanned);
+    // The template's "no tool needed" call is read through, but is no call (tool-formats.ts).
+    if (name !== format.directAnswer || tools.has(name)) calls.push(scanned);
     skipWs();
     if (format.args === 'json') {
       const end = jsonEnd(text, pos);

@@ -59,7 +59,9 @@ function preambleOf(format: ToolFormat): object {
 export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[], choice: Exclude<ToolChoice, { mode: 'none' }>, parallel: boolean): object {
   const named = choice.mode === 'named' ? tools.find((tool) => tool.name === choice.name) : undefined;
   if (choice.mode === 'named' && !named) throw new Error(`tool_choice names '${choice.name}', which is not among the tools`);
-  const calls = (named ? [named] : tools).flatMap((tool) => callTags(format, tool));
+  // Under auto, the template's own "no tool needed" call is allowed too (no arguments).
+  const direct = choice.mode === 'auto' && format.directAnswer ? [{ name: format.directAnswer, parameters: { type: 'object', properties: {}, additionalProperties: false } }] : [];
+  const calls = [...(named ? [named] : tools), ...direct].flatMap((tool) => callTags(format, tool));
   const flags = { ...(choice.mode === 'required' ? { at_least_one: true } : {}), ...(parallel ? {} : { stop_after_first: true }) };
   const triggers = triggersOf(format);
   // Tags per trigger: the first trigger each call's begin starts with.

@@ -62,6 +62,12 @@ export interface ToolFormat {
   preamble?: { begin: string; end: string };
   /** The model's think block, where it is not <think>…</think>. */
   thinking?: ThinkMarkers;
+  /**
+   * A tool of the template's own that says "no tool is needed" (Command-R+'s `directly-answer`):
+   * under tool_choice auto the grammar allows a call to it (with `{}`), and the parser reads
+   * such a call as no call at all: the reply is the text around it, plain content.
+   */
+  directAnswer?: string;
   /** The text closing a call, after the arguments (leading whitespace in it is optional when parsing). */
   callEnd: string;
   /** `json`: the arguments object as JSON; otherwise the XML style of its top-level properties. */
@@ -210,6 +216,8 @@ export const TOOL_FORMATS: Record<ToolFormatKey, ToolFormat> = {
     callBegin: (name) => `{\n        "tool_name": ${JSON.stringify(name)},\n        "parameters": `,
     callEnd: '\n    }',
     args: 'json',
+    // The template tells the model to use it "if calling the other tools is unnecessary".
+    directAnswer: 'directly-answer',
   },
   // Cohere's later Command models: <cofl:tool_call> elements with nested <cofl:value> arguments.
   cohere_xml: {

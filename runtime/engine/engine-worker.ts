@@ -140,6 +140,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     description: info.description,
     contextLength: info.contextLength,
     chatTemplate: info.chatTemplate,
+    toolUseChatTemplate: info.toolUseChatTemplate,
     devices: devices.map(describeDevice),
     threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,

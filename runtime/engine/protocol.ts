@@ -117,6 +117,8 @@ export interface EngineInfo {
   description: string;
   contextLength: number;
   chatTemplate: string | undefined;
+  /** The model's `tokenizer.chat_template.tool_use`, when it has one. */
+  toolUseChatTemplate: string | undefined;
   devices: string[];
   /** CPU threads llama.cpp decodes with: at most `max`, fewer while other processes are busy when `adaptive`. */
   threads: { max: number; adaptive: boolean };

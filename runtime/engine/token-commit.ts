@@ -68,14 +68,13 @@ export class TokenCommitter {
     else if (sequence.tokens.length >= sequence.request.lengthLimit) this.finish(sequence, 'length');
   }
 
-  /** Ends a sequence for a reason other than a stop string: withheld text is released (or was a stop). */
+  /**
+   * Ends a sequence for a reason other than a stop string: text withheld as a possible stop
+   * string's start is released. Bytes of a character the output ends inside are dropped, not
+   * shown as U+FFFD (logprobs, when asked, still carry them in the token's `bytes`).
+   */
   finish(sequence: Sequence, reason: FinishReason): void {
-    const pushed = sequence.stopMatcher.push(sequence.decoder.flush());
-    sequence.pendingText += pushed.emit;
-    if (pushed.stopped) {
-      sequence.finish = 'stop';
-      return;
-    }
+    sequence.decoder.end();
     sequence.pendingText += sequence.stopMatcher.flush();
     sequence.finish = reason;
   }

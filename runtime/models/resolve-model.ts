@@ -23,6 +23,8 @@ export interface ResolvedModel {
   folder?: string;
   /** Parsed lmforge-config.json, when the folder has one. */
   config?: Record<string, unknown>;
+  /** True when the spec was a name (found along the model path, or a known model), not a path. */
+  byName?: boolean;
 }
 
 export interface ResolveOptions {
@@ -52,14 +54,14 @@ export async function resolveModel(spec: string, options: ResolveOptions = {}): 
   if (!isAbsolute(spec)) {
     for (const place of searchPlaces(env, cwd)) {
       const found = (await hit(join(place, spec))) ?? (await hit(join(place, `${spec}.gguf`)));
-      if (found) return found;
+      if (found) return { ...found, byName: true };
     }
   }
 
   // A known short name (smollm2) lives in the cache under its own folder name; fetch it once.
   if (findKnownModel(spec) && options.pull !== false) {
     const home = options.pull?.home ?? lmforgeHome(env);
-    return { id: spec, ggufPath: await pullModel(spec, { ...options.pull, home }) };
+    return { id: spec, ggufPath: await pullModel(spec, { ...options.pull, home }), byName: true };
   }
   throw new ModelError(`model "${spec}" not found; tried: ${tried.join(', ')}`, 'model_not_found');
 }

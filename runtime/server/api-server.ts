@@ -4,12 +4,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
 import { ChatTemplate } from '../chat/chat-template.js';
-import { chooseChatTemplate, type GivenTemplate } from '../chat/template-choice.js';
+import { chooseChatTemplate, chooseToolTemplate, type GivenTemplate, type TemplateChoice } from '../chat/template-choice.js';
 import { ApiError, sendError } from './api-error.js';
 import { ApiKeys } from './auth.js';
 import { RequestMeter } from './request-meter.js';
 import { chatCompletions } from './chat-completions.js';
-import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
+import type { ChatConventions, CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
 import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from './engine-client.js';
@@ -66,7 +66,7 @@ export class ApiServer {
 
   constructor(private readonly options: ApiServerOptions) {
     this.cors = new CorsPolicy(options.cors);
-    this.apiKeys = new ApiKeys(options.apiKeys ?? []);
+    this.apiKeys = new ApiKeys(options.apiKeys ?? [], options.ui !== false);
     const keyed = { apiKeys: this.apiKeys.required };
     this.tracer = options.tracing ? new TraceBuffer() : undefined;
     this.server = createServer();
@@ -82,12 +82,13 @@ export class ApiServer {
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
+    // The key check lets the chat page through (auth.ts says why): the list it reads is the one
+    // the help and start-up print, so what is open cannot drift from what they say.
+    app.use((req, res, next) => this.checkApiKey(req, res, next));
     if (options.ui !== false) {
-      // Before the key check: the page itself holds no data, and it is where a user types the key.
       const page = chatPageHandler((req, res) => this.noMatch(req, res));
       app.use((req, res, next) => (isChatPagePath(req.path) && (req.method === 'GET' || req.method === 'HEAD') ? page(req, res) : next()));
     }
-    app.use((req, res, next) => this.checkApiKey(req, res, next));
     app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
     // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
     app.get('/v1/models/*', (req, res) => this.retrieveModel(req, res));
@@ -142,25 +143,40 @@ export class ApiServer {
       engine.onTrace = (entries) => tracer.addEngineEntries(entries);
     }
     const chosen = chooseChatTemplate(info, this.options.chatTemplate);
-    this.templateNote = chosen.note;
-    const detected = detectToolFormat(chosen.source);
-    const key = this.options.toolFormat ?? detected.key;
-    this.toolFormatNote = this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`;
-    const mode = this.options.reasoning ?? 'auto';
-    const thinking = TOOL_FORMATS[key].thinking ?? THINK_TAGS;
-    const reasoning = modelThinks(mode, chosen.source, thinking);
-    this.reasoningNote = `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} ${thinking.close}` : '--reasoning'})`;
+    const conventions = this.conventionsOf(chosen, info);
+    const forTools = chooseToolTemplate(info, chosen, this.options.chatTemplate);
+    const withTools = forTools ? this.conventionsOf(forTools, info) : undefined;
+    this.templateNote = chosen.note + (forTools ? `; with tools, ${forTools.note}` : '');
+    this.toolFormatNote = conventions.toolFormatNote + (withTools ? `; with tools, ${withTools.toolFormatNote}` : '');
+    this.reasoningNote = conventions.reasoningNote;
     this.context = {
       engine,
-      reasoning,
-      tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
+      ...conventions.conventions,
+      ...(withTools ? { withTools: withTools.conventions } : {}),
       modelId: this.options.modelId,
       metrics: this.metrics,
-      template: new ChatTemplate(chosen.source, { bos: info.bosText, eos: info.eosText }, chosen.stop),
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
       tracer: this.tracer,
     };
     this.phase = 'ready';
+  }
+
+  /** A template's conventions: its tool-call format and whether the model thinks, with the start-up notes. */
+  private conventionsOf(chosen: TemplateChoice, info: EngineClient['info']): { conventions: ChatConventions; toolFormatNote: string; reasoningNote: string } {
+    const detected = detectToolFormat(chosen.source);
+    const key = this.options.toolFormat ?? detected.key;
+    const mode = this.options.reasoning ?? 'auto';
+    const thinking = TOOL_FORMATS[key].thinking ?? THINK_TAGS;
+    const reasoning = modelThinks(mode, chosen.source, thinking);
+    return {
+      conventions: {
+        reasoning,
+        tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
+        template: new ChatTemplate(chosen.source, { bos: info.bosText, eos: info.eosText }, chosen.stop),
+      },
+      toolFormatNote: this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`,
+      reasoningNote: `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} ${thinking.close}` : '--reasoning'})`,
+    };
   }
 
   /** The chat template in use and why, for the start-up log. */
@@ -256,7 +272,7 @@ export class ApiServer {
   }
 
   private checkApiKey(req: Request, res: ServerResponse, next: () => void): void {
-    const refusal = this.apiKeys.refusal(req.path, req.headers.authorization);
+    const refusal = this.apiKeys.refusal(req.path, req.headers.authorization, req.method);
     if (refusal) sendError(res, refusal, { 'www-authenticate': 'Bearer' });
     else next();
   }

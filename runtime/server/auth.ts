@@ -13,6 +13,20 @@ import { ApiError } from './api-error.js';
  */
 export const OPEN_PATHS: ReadonlySet<string> = new Set(['/health', '/docs', '/openapi.json']);
 
+/**
+ * Open with keys set while the chat page is served (GET and HEAD only): the page's static files
+ * hold no data and are where a user types the key; every API call the page makes sends it.
+ * `/ui/*` is every path under `/ui/`.
+ */
+export const CHAT_PAGE_OPEN_PATHS: readonly string[] = ['/', '/ui/*'];
+
+/** Every path a key does not guard, as the help and start-up name them: the list `refusal` reads. */
+export function openPaths(chatPage: boolean): string[] {
+  return [...OPEN_PATHS, ...(chatPage ? CHAT_PAGE_OPEN_PATHS : [])];
+}
+
+const matchesPath = (pattern: string, path: string) => (pattern.endsWith('/*') ? path.startsWith(pattern.slice(0, -1)) : path === pattern);
+
 const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
 /** Keys from flag values and/or an environment value: each may hold several, comma-separated. */
@@ -23,7 +37,8 @@ export function parseApiKeys(values: readonly string[]): string[] {
 export class ApiKeys {
   private readonly digests: Buffer[];
 
-  constructor(keys: readonly string[]) {
+  /** `chatPage`: whether the server serves the chat page, whose paths are then open. */
+  constructor(keys: readonly string[], private readonly chatPage = false) {
     this.digests = keys.map(digest);
   }
 
@@ -32,9 +47,15 @@ export class ApiKeys {
     return this.digests.length > 0;
   }
 
-  /** The 401 for a request to `path` with this Authorization header, or undefined to let it through. */
-  refusal(path: string, authorization: string | undefined): ApiError | undefined {
-    if (!this.required || OPEN_PATHS.has(path)) return undefined;
+  /** Whether a request needs no key: an open endpoint, or a GET or HEAD of the chat page. */
+  isOpen(path: string, method = 'GET'): boolean {
+    if (OPEN_PATHS.has(path)) return true;
+    return this.chatPage && (method === 'GET' || method === 'HEAD') && CHAT_PAGE_OPEN_PATHS.some((pattern) => matchesPath(pattern, path));
+  }
+
+  /** The 401 for a `method` request to `path` with this Authorization header, or undefined to let it through. */
+  refusal(path: string, authorization: string | undefined, method = 'GET'): ApiError | undefined {
+    if (!this.required || this.isOpen(path, method)) return undefined;
     const presented = /^Bearer[ \t]+(.+)$/i.exec(authorization?.trim() ?? '')?.[1]?.trim();
     if (presented === undefined) {
       return new ApiError(

@@ -48,7 +48,17 @@ export function advance(choice: ChatChoice, text: string | undefined): MessageDe
     const piece = (answer !== undefined ? choice.markup.push(answer) : '') + (text === undefined ? choice.markup.finish() : '');
     if (piece !== '') out.push({ content: piece });
   } else if (answer !== undefined) out.push({ content: answer });
-  return out;
+  return out.map(withoutEmptyText).filter((delta) => Object.keys(delta).length > 0);
+}
+
+/**
+ * A delta without its empty text fields. Tokens that show no text yet (part of a UTF-8
+ * character, a possible stop string's start, held-back markup) would otherwise stream as
+ * `content: ""`, which says nothing and which clients (llama.cpp's server tests) reject.
+ */
+function withoutEmptyText(delta: MessageDelta): MessageDelta {
+  const { content, reasoning_content: reasoning, ...rest } = delta;
+  return { ...rest, ...(content !== '' && content !== undefined ? { content } : {}), ...(reasoning !== '' && reasoning !== undefined ? { reasoning_content: reasoning } : {}) };
 }
 
 /** `tool_calls` when a choice that ended normally made calls; undefined while it runs. */

@@ -29,7 +29,8 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
     } else if (event.type === 'delta') {
       const deltas = advance(this.choices[event.choice]!, event.text);
       const logprobs = event.logprobs?.map(toOpenAiLogprob);
-      // Logprobs of text the parsers hold back still go out, on an empty delta.
+      // Logprobs of tokens that show no text yet (part of a character, a possible stop string,
+      // text the parsers hold back) still go out with their step, on a delta without text.
       if (deltas.length === 0 && logprobs) deltas.push({});
       for (const [i, delta] of deltas.entries()) {
         yield this.chunk({ index: event.choice, delta, logprobs: i === 0 && logprobs ? { content: logprobs } : null, finish_reason: null });

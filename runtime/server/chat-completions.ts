@@ -20,7 +20,9 @@ import { grammarErrorParam, grammarSpecOf } from './response-format.js';
 import { abortWhenClosed, sendCompletion } from './send-completion.js';
 import { toolParserFor, toolSetupOf } from './tool-calls.js';
 
-export async function completeChat(request: ChatRequest, res: ServerResponse, context: CompletionContext, completionId: string, meter: RequestMeter): Promise<void> {
+export async function completeChat(request: ChatRequest, res: ServerResponse, serverContext: CompletionContext, completionId: string, meter: RequestMeter): Promise<void> {
+  // A request with tools is written in the model's tool_use template, when it has one to use.
+  const context = request.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
   const n = request.n ?? 1;
   checkChoicesFit(n, context.engine.info);
   const tools = toolSetupOf(request, context.tools.format);

@@ -21,7 +21,12 @@ export interface CompletionContext {
   tools: { format: ToolFormat; templateKnowsTools: boolean; arguments: ToolCallArguments };
   /** Whether the model thinks before answering (see reasoning.ts). */
   reasoning: boolean;
+  /** For requests with tools, the conventions of the model's tool_use template, when it is used (template-choice.ts). */
+  withTools?: ChatConventions;
 }
+
+/** How the model's chat is written: the template, its tool-call format, whether the model thinks. */
+export type ChatConventions = Pick<CompletionContext, 'template' | 'tools' | 'reasoning'>;
 
 /** The fields the server itself reads from every completion request. */
 export interface CompletionRequestBase {

@@ -1,6 +1,7 @@
 // A tiny OpenAI-compatible streaming server for testing the benchmark client: it waits
 // `firstDelayMs`, then sends `chunks` content chunks `gapMs` apart, a usage chunk and [DONE].
-// It records when each request arrived and how many were in flight at once.
+// It records when each request arrived and how many were in flight at once. It can close a
+// request's kept-alive connection without answering, as llama-server does.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -13,6 +14,8 @@ export interface FakeBehaviour {
   usageTokens?: number;
   /** Send no usage chunk. */
   noUsage?: boolean;
+  /** Close request i's connection without a byte of answer when this returns true. */
+  closeUnanswered?: (i: number) => boolean;
   /** Answer request number i (0-based) with HTTP 500 when this returns true. */
   failWith500?: (i: number) => boolean;
   /** Send an error event after the first chunk of request i. */
@@ -27,6 +30,8 @@ export interface FakeServer {
   url: string;
   behaviour: FakeBehaviour;
   arrivals: number[];
+  /** Per request, whether it came on a connection that had served one before. */
+  keptAlive: boolean[];
   maxInFlight: number;
   bodies: Record<string, unknown>[];
   close(): Promise<void>;
@@ -36,16 +41,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startFakeServer(behaviour: FakeBehaviour): Promise<FakeServer> {
   let inFlight = 0;
-  const state: Omit<FakeServer, 'url' | 'close'> = { behaviour, arrivals: [], maxInFlight: 0, bodies: [] };
+  const state: Omit<FakeServer, 'url' | 'close'> = { behaviour, arrivals: [], keptAlive: [], maxInFlight: 0, bodies: [] };
+  const usedSockets = new WeakSet<object>();
 
   const chat = async (req: IncomingMessage, res: ServerResponse) => {
     // Numbered from the last reset of `arrivals`, so each test counts its own requests.
     const i = state.arrivals.length;
     state.arrivals.push(performance.now());
+    state.keptAlive.push(usedSockets.has(req.socket));
+    usedSockets.add(req.socket);
     let raw = '';
     for await (const piece of req) raw += piece;
     state.bodies.push(JSON.parse(raw) as Record<string, unknown>);
     const b = state.behaviour;
+    if (b.closeUnanswered?.(i)) {
+      req.socket.destroy();
+      return;
+    }
     if (b.failWith500?.(i)) {
       res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: 'boom', type: 'server_error', param: null, code: null } }));

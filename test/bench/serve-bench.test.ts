@@ -3,6 +3,8 @@ import { suite } from 'uvu';
 import { rejects } from 'node:assert/strict';
 import * as assert from 'uvu/assert';
 import { makePrompts } from '../../bench/serve/prompts.js';
+import { runRound } from '../../bench/compare/round.js';
+import { formatReport } from '../../bench/serve/format-report.js';
 import { runBenchmark, summarize } from '../../bench/serve/run-benchmark.js';
 import { streamChatCompletion, type RequestResult } from '../../bench/serve/stream-request.js';
 import { poissonGaps } from '../../bench/serve/arrivals.js';
@@ -19,6 +21,7 @@ test.after(async (context) => {
 test.before.each((context) => {
   context.server.behaviour = { firstDelayMs: 40, gapMs: 10, chunks: 5 };
   context.server.arrivals.length = 0;
+  context.server.keptAlive.length = 0;
   context.server.bodies.length = 0;
   context.server.maxInFlight = 0;
 });
@@ -82,6 +85,42 @@ test('HTTP 500s and error events are failures, counted, and the run goes on', as
   assert.is(http500?.count, 3);
   assert.ok(report.errors.some((e) => e.message.includes('decode failed')));
   assert.is(report.mean_output_tokens, 5, 'failures do not enter the figures');
+});
+
+test('a kept-alive connection closed before any answer: the request is sent again on a fresh connection, and counted', async ({ server }) => {
+  server.behaviour = { firstDelayMs: 0, gapMs: 0, chunks: 2, closeUnanswered: (i) => i === 2 };
+  const report = await runBenchmark({ url: server.url, model: 'fake-model', concurrency: 1, numPrompts: 4, outputLen: 2 });
+  assert.is(report.completed, 4);
+  assert.is(report.failed, 0);
+  assert.is(report.retried, 1);
+  assert.is(server.arrivals.length, 5, 'the closed one was sent twice');
+  assert.ok(server.keptAlive[2], 'the closed connection had served a request before');
+  assert.not.ok(server.keptAlive[3], 'the retry came on a new connection');
+  assert.equal(server.bodies[3], server.bodies[2], 'the same request');
+  assert.match(formatReport(report), /retried ×1: the server closed the connection before answering; sent again on a fresh one/);
+});
+
+test('closed twice: the request is a failure, counted, and the run goes on', async ({ server }) => {
+  server.behaviour = { firstDelayMs: 0, gapMs: 0, chunks: 2, closeUnanswered: (i) => i === 1 || i === 2 };
+  const report = await runBenchmark({ url: server.url, model: 'fake-model', concurrency: 1, numPrompts: 4, outputLen: 2 });
+  assert.is(report.completed, 3);
+  assert.is(report.failed, 1);
+  assert.is(report.retried, 1);
+  assert.match(report.errors[0]!.message, /UND_ERR_SOCKET|ECONNRESET/);
+});
+
+test('compare-llama-server rounds: a closed connection is retried, one closed twice counted, not thrown', async ({ server }) => {
+  const prompts = makePrompts(6, 4, 1);
+  server.behaviour = { firstDelayMs: 0, gapMs: 0, chunks: 2, closeUnanswered: (i) => i === 3 };
+  const once = await runRound({ url: server.url, model: 'fake-model', prompts, concurrency: 2, outputLen: 2 });
+  assert.equal([once.retried, once.failed, once.results.length], [1, 0, 6]);
+  server.arrivals.length = 0;
+  server.behaviour = { firstDelayMs: 0, gapMs: 0, chunks: 2, closeUnanswered: (i) => i === 0 || i === 1 };
+  const twice = await runRound({ url: server.url, model: 'fake-model', prompts, concurrency: 1, outputLen: 2 });
+  assert.equal([twice.retried, twice.failed, twice.results.length], [1, 1, 5]);
+  server.behaviour.closeUnanswered = undefined;
+  server.behaviour.failWith500 = () => true;
+  await rejects(() => runRound({ url: server.url, model: 'fake-model', prompts, concurrency: 1, outputLen: 2 }), /failed: HTTP 500/, 'other failures still fail the round');
 });
 
 test('a server that is not there fails every request without throwing', async ({ server }) => {

@@ -8,7 +8,7 @@ import { ggufValue, readGGUF } from '../../compiler/gguf/gguf-file.js';
 import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
-import { chooseChatTemplate, type TemplateFacts } from '../../runtime/chat/template-choice.js';
+import { chooseChatTemplate, chooseToolTemplate, type TemplateFacts } from '../../runtime/chat/template-choice.js';
 
 const test = suite('chat template choice');
 
@@ -65,6 +65,20 @@ test("the model's own template comes before any built-in, and a given template b
   assert.equal(own, { source: '{{ messages[0].content }}', stop: [], note: "the model's own" });
   const given = chooseChatTemplate(model('gemma3', 'gemma3', 'own'), { source: 'mine', stop: ['END'], label: 'my.jinja' });
   assert.equal(given, { source: 'mine', stop: ['END'], note: 'my.jinja (--chat-template)' });
+});
+
+test("tokenizer.chat_template.tool_use serves requests with tools when the default template has no tool section", () => {
+  const plainTurns = '{% for m in messages %}{{ m.content }}{% endfor %}';
+  const withToolSection = '{% if tools %}{{ tools | tojson }}{% endif %}{% for m in messages %}{{ m.content }}{% endfor %}';
+  const toolUse = '{{ tools | tojson }}{% for m in messages %}{{ m.content }}{% endfor %}';
+  const facts = { ...model('llama', 'gpt-2', plainTurns), toolUseChatTemplate: toolUse };
+  const chosen = chooseChatTemplate(facts);
+  assert.equal(chooseToolTemplate(facts, chosen), { source: toolUse, stop: [], note: "the model's tool_use template (tokenizer.chat_template.tool_use): its default has no tool section" });
+  const both = { ...model('llama', 'gpt-2', withToolSection), toolUseChatTemplate: toolUse };
+  assert.is(chooseToolTemplate(both, chooseChatTemplate(both)), undefined, 'the default renders tools itself');
+  assert.is(chooseToolTemplate(model('llama', 'gpt-2', plainTurns), chosen), undefined, 'no tool_use template');
+  const given = { source: 'mine', stop: [], label: 'my.jinja' };
+  assert.is(chooseToolTemplate(facts, chooseChatTemplate(facts, given), given), undefined, '--chat-template serves every request');
 });
 
 test.run();

@@ -7,6 +7,7 @@ import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { kvBytesPerToken, LlamaModel } from '../../runtime/backend/model.js';
 import { computeEngineConfig } from '../../runtime/engine/engine-config.js';
+import { openPaths } from '../../runtime/server/auth.js';
 import { freePort, startCli as start, waitForLine, type CliRun } from '../helpers/cli-process.js';
 
 const test = suite('lmforge serve (CLI)');
@@ -36,6 +37,9 @@ test('serve --help documents every option of the spec with its default', async (
     assert.ok(help.includes(option), `${option} is documented`);
   }
   assert.match(help, /--api-key <key> +Require Authorization: Bearer KEY .*repeat the flag or comma-separate .*\$LMFORGE_API_KEY/);
+  const apiKeyHelp = /--api-key <key> +(.*)/.exec(help)![1]!;
+  for (const path of openPaths(true)) assert.ok(apiKeyHelp.includes(` ${path}`), `--api-key's help names ${path}, open with keys set`);
+  assert.match(apiKeyHelp, /unless --no-ui, the chat page's \/, \/ui\/\* \(static files with no data; every API call the page makes needs the key\)/);
   assert.match(help, /--chat-template <template> +A Jinja file, or a built-in template \(chatml, gemma, llama3, plain\), used instead of the model's own/);
   assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
@@ -117,9 +121,9 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
 });
 
 /** Starts `serve` on the tiny model with `args`, waits until it serves, runs `check`, and stops it. */
-async function whileServing(args: string[], env: Record<string, string | undefined>, check: (run: CliRun, url: string) => Promise<void>): Promise<void> {
+async function whileServing(args: string[], env: Record<string, string | undefined>, check: (run: CliRun, url: string) => Promise<void>, model = tinyModelPath): Promise<void> {
   const port = await freePort();
-  const run = start(['serve', tinyModelPath, '--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', ...args], env);
+  const run = start(['serve', model, '--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', ...args], env);
   try {
     await waitForLine(run, /serving: /);
     await check(run, `http://127.0.0.1:${port}`);
@@ -140,7 +144,7 @@ test('listening beyond loopback without an API key prints a warning', async () =
 test('LMFORGE_API_KEY (comma-separated) guards the server; the model is served as its file stem, its path still works', async () => {
   await whileServing(['--host', '0.0.0.0'], { LMFORGE_API_KEY: 'env-one,env-two' }, async (run, url) => {
     assert.not.match(run.stderr(), /warning/);
-    assert.match(run.stdout(), /api key: +required \(2 keys\); \/health, \/docs, \/openapi\.json stay open/);
+    assert.match(run.stdout(), /api key: +required \(2 keys\); \/health, \/docs, \/openapi\.json, \/, \/ui\/\* stay open/);
     assert.match(run.stdout(), /model: +tiny-gpt2 from .*tiny-gpt2\.gguf/);
     assert.is((await fetch(`${url}/v1/models`)).status, 401);
     assert.is((await fetch(`${url}/health`)).status, 200);
@@ -166,6 +170,23 @@ test('--api-key, repeated and comma-separated, kept exactly as typed, replaces L
     assert.equal(list.data.map((model) => model.id), ['my-model']);
     assert.is((await fetch(`${url}/v1/models/tiny-gpt2`, { headers: withKey('c') })).status, 404, 'the stem is not a name once another is given');
   });
+});
+
+test('serve smollm2: served as the name typed, which /v1/models lists and responses carry; the file stem still works', async () => {
+  await whileServing([], {}, async (run, url) => {
+    assert.match(run.stdout(), /model: +smollm2 from .*SmolLM2-135M-Instruct\.Q4_1\.gguf/);
+    const list = (await (await fetch(`${url}/v1/models`)).json()) as { data: { id: string }[] };
+    assert.equal(list.data.map((model) => model.id), ['smollm2']);
+    for (const name of ['smollm2', 'SmolLM2-135M-Instruct.Q4_1']) {
+      const reply = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: name, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 }),
+      });
+      assert.is(reply.status, 200, name);
+      assert.is(((await reply.json()) as { model: string }).model, 'smollm2', `asked as ${name}`);
+    }
+  }, 'smollm2');
 });
 
 test('--kv-layout per-sequence: a stream per sequence id, said at start-up, and a repeated prompt served from cache', async () => {

@@ -45,6 +45,7 @@ export class FakeEngine implements EngineClient {
     description: 'scripted fake engine',
     contextLength: 512,
     chatTemplate: undefined,
+    toolUseChatTemplate: undefined,
     devices: ['CPU (fake)'],
     threads: { max: 1, adaptive: false },
     library: 'fake',

@@ -52,7 +52,7 @@ test('a folder whose lmforge-config.json names the GGUF returns the parsed confi
   const config = { model_file: 'b.gguf', context_window_size: 4096 };
   await touch(join(folder, 'lmforge-config.json'), JSON.stringify(config));
   const found = await resolveModel('compiled', { env, cwd }); // via ./dist
-  assert.equal(found, { id: 'compiled', ggufPath: b, folder, config });
+  assert.equal(found, { id: 'compiled', ggufPath: b, folder, config, byName: true });
 });
 
 test('a folder with split parts resolves to the first part', async () => {
@@ -83,7 +83,8 @@ test('names are looked up along the search path in order, with and without .gguf
   const inModels = await touch(join(cwd, 'models', 'other.gguf'));
   assert.is((await resolveModel('other', { env, cwd })).ggufPath, inModels);
   const inHome = await touch(join(home, 'models', 'SomeModel-Q4', 'w.gguf'));
-  assert.equal(await resolveModel('SomeModel-Q4', { env, cwd }), { id: 'SomeModel-Q4', ggufPath: inHome, folder: join(home, 'models', 'SomeModel-Q4') });
+  assert.equal(await resolveModel('SomeModel-Q4', { env, cwd }), { id: 'SomeModel-Q4', ggufPath: inHome, folder: join(home, 'models', 'SomeModel-Q4'), byName: true });
+  assert.not.ok((await resolveModel('models/other.gguf', { env, cwd })).byName, 'a path is no name');
   assert.equal(searchPlaces(env, cwd), [join(root, 'nowhere'), extra, join(cwd, 'dist'), join(cwd, 'models'), join(home, 'models')]);
 });
 
@@ -111,7 +112,7 @@ test('the short name smollm2 pulls on first use into $LMFORGE_HOME, then resolve
     };
     await rejects(() => resolveModel('smollm2', { env, cwd, pull: false }), /model "smollm2" not found/);
     const first = await resolveModel('smollm2', { env, cwd, pull });
-    assert.equal(first, { id: 'smollm2', ggufPath: modelCachePath('smollm2', home) });
+    assert.equal(first, { id: 'smollm2', ggufPath: modelCachePath('smollm2', home), byName: true });
     assert.is(server.hits.length, 2);
     await resolveModel('smollm2', { env, cwd, pull });
     assert.is(server.hits.length, 2); // the verified copy is reused

@@ -1,10 +1,11 @@
-// API keys: with keys set, every endpoint but /health, /docs and /openapi.json needs
-// `Authorization: Bearer KEY`; a missing or wrong key is a 401 in OpenAI's envelope, which the
-// official client reads as an AuthenticationError.
+// API keys: with keys set, every path but /health, /docs, /openapi.json and the chat page's
+// (GET / and /ui/*, unless --no-ui) needs `Authorization: Bearer KEY`; a missing or wrong key is
+// a 401 in OpenAI's envelope, which the official client reads as an AuthenticationError.
 import OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ApiKeys, parseApiKeys } from '../../runtime/server/auth.js';
+import { ApiKeys, openPaths, parseApiKeys } from '../../runtime/server/auth.js';
+import { ENDPOINTS } from '../../runtime/server/endpoints.js';
 import { assertEnvelope, okRequest } from '../helpers/api-errors.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
@@ -46,6 +47,19 @@ unit('a request needs one of the keys, sent as a Bearer token, except on the ope
   }
   for (const open of ['/health', '/docs', '/openapi.json']) assert.is(keys.refusal(open, undefined), undefined, open);
   assert.is(new ApiKeys([]).refusal('/v1/chat/completions', undefined), undefined, 'no keys: open');
+});
+
+unit('the chat page is open for GET and HEAD while it is served, and then only', () => {
+  const withPage = new ApiKeys(['k'], true);
+  for (const path of ['/', '/ui/main.js', '/ui/']) {
+    assert.ok(withPage.isOpen(path, 'GET'), path);
+    assert.ok(withPage.isOpen(path, 'HEAD'), path);
+    assert.not.ok(withPage.isOpen(path, 'POST'), `POST ${path}`);
+    assert.not.ok(new ApiKeys(['k'], false).isOpen(path, 'GET'), `${path} with --no-ui`);
+  }
+  for (const path of ['/ui', '/uix/a', '//', '/v1/models']) assert.not.ok(withPage.isOpen(path, 'GET'), path);
+  assert.equal(openPaths(true), ['/health', '/docs', '/openapi.json', '/', '/ui/*']);
+  assert.equal(openPaths(false), ['/health', '/docs', '/openapi.json']);
 });
 
 unit.run();
@@ -104,6 +118,30 @@ server('/health, /docs and /openapi.json stay open; /metrics takes the key', asy
   assert.match(await metrics.text(), /lmforge_http_requests_total\{method="POST",path="\/v1\/chat\/completions",status="401"\}/);
 });
 
+/** Whether the documented list names `path` (an entry ending in `/*` names every path under it). */
+const documented = (list: string[], path: string) => list.some((entry) => (entry.endsWith('/*') ? path.startsWith(entry.slice(0, -1)) : path === entry));
+
+/** GET (or the endpoint's method) of every endpoint, the page's paths and some others: exactly the documented ones answer without a key. */
+async function assertOpenAsDocumented(url: string, list: string[]): Promise<void> {
+  const probes = [
+    ...ENDPOINTS.map((endpoint) => ({ method: endpoint.method, path: endpoint.path.replace('{model}', TINY_MODEL_ID) })),
+    ...['/', '/ui/', '/ui/main.js', '/ui/no-such-file.js', '/ui', '/uix', '/index.html', '/nope'].map((path) => ({ method: 'GET', path })),
+    { method: 'POST', path: '/' },
+  ];
+  for (const { method, path } of probes) {
+    const response = await fetch(`${url}${path}`, { method, ...(method === 'POST' ? { body: '{}', headers: { 'content-type': 'application/json' } } : {}) });
+    await response.arrayBuffer();
+    const open = response.status !== 401;
+    // Every open endpoint is a GET, and the page is open for GET (and HEAD) only.
+    assert.is(open, method === 'GET' && documented(list, path), `${method} ${path}: ${response.status}`);
+  }
+  for (const entry of list) assert.ok(probes.some(({ path }) => documented([entry], path)), `${entry} is probed`);
+}
+
+server('exactly the paths the help and start-up name (openPaths) answer without a key', async ({ s }) => {
+  await assertOpenAsDocumented(s.url, openPaths(true));
+});
+
 server('a CORS preflight needs no key (browsers send none), and a 401 carries the CORS headers', async ({ s }) => {
   const preflight = await fetch(`${s.url}/v1/chat/completions`, {
     method: 'OPTIONS',
@@ -134,3 +172,17 @@ open('without keys any Authorization (or none) is accepted, and /openapi.json de
 });
 
 open.run();
+
+const noUi = suite<{ s: TinyServer }>('api keys: --no-ui');
+noUi.before(async (context) => {
+  context.s = await startTinyServer({ server: { apiKeys: KEYS, ui: false } });
+});
+noUi.after(async (context) => {
+  await context.s.close();
+});
+
+noUi('without the chat page, its paths are no longer open', async ({ s }) => {
+  await assertOpenAsDocumented(s.url, openPaths(false));
+});
+
+noUi.run();

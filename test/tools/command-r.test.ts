@@ -214,6 +214,32 @@ test('the deltas, piece by piece: nothing until the call is named, then its argu
   assert.equal(parser.message, { content: 'Checking.', toolCalls: [{ id: 'call_0', name: 'get_time', arguments: '{"zone": "UTC"}' }, { id: 'call_1', name: 'get_weather', arguments: '{"city": "Rome"}' }] });
 });
 
+test('directly-answer, the template\'s "no tool needed": allowed under auto only, and read as no call, the text around it plain content', () => {
+  const direct = action(CALL('directly-answer', '{}'));
+  const auto = grammar('command_r', { mode: 'auto' });
+  assert.ok(auto(direct), 'auto: the template\'s own tool');
+  assert.ok(auto(`${direct}\nIt is sunny in Oslo.`), 'auto: the answer after it');
+  assert.not.ok(auto(action(CALL('directly-answer', '{"x": 1}'))), 'it takes no parameters');
+  assert.not.ok(grammar('command_r', { mode: 'required' })(direct), 'required: a real call');
+  assert.not.ok(grammar('command_r', { mode: 'named', name: 'get_time' })(direct), 'named: that call');
+  assert.equal(parse('command_r', direct), { content: '', calls: [] });
+  assert.equal(parse('command_r', `Let me answer.\n${direct}\nIt is sunny.`), { content: 'Let me answer.\n\nIt is sunny.', calls: [] });
+  assert.equal(parse('command_r', action(CALL('get_time', '{"zone": "UTC"}'), CALL('directly-answer', '{}'))).calls, [{ name: 'get_time', arguments: { zone: 'UTC' } }], 'beside a real call, only the real one');
+  // Streamed at every chunking, the same message.
+  const text = `Let me answer.\n${direct}\nIt is sunny.`;
+  for (const size of [1, 2, 5, 13]) {
+    const parser = new ToolCallParser(format, schemas, 'call_');
+    const deltas: ParsedDelta[] = [];
+    for (let i = 0; i < text.length; i += size) {
+      const delta = parser.push(text.slice(i, i + size));
+      if (delta) deltas.push(delta);
+    }
+    const last = parser.finish();
+    if (last) deltas.push(last);
+    assert.equal(accumulate(deltas), { content: 'Let me answer.\n\nIt is sunny.', toolCalls: [] }, `size ${size}`);
+  }
+});
+
 test('a template without tools gets the calls written in the family\'s own syntax, which the grammar accepts', () => {
   const written = renderToolCall(format, 'get_time', { zone: 'UTC' });
   assert.is(written, 'Action:\n```json\n[\n    {\n        "tool_name": "get_time",\n        "parameters": {"zone":"UTC"}\n    }\n]```', 'laid out as the tool_use template writes past calls');
