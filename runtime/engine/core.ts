@@ -154,6 +154,8 @@ export class EngineCore {
       preemptions: this.scheduler.preemptions,
       draftTokens: this.drafter?.proposed ?? 0,
       acceptedDraftTokens: this.drafter?.accepted ?? 0,
+      grammarCacheBytes: this.admission.cachedGrammarBytes,
+      vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
       draftPositions: { proposed: [...(this.drafter?.positions.proposed ?? [])], accepted: [...(this.drafter?.positions.accepted ?? [])] },
     };
   }

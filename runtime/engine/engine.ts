@@ -136,6 +136,11 @@ export class Engine {
     return this.grammars.cacheCounts;
   }
 
+  /** Bytes of compiled output formats kept in memory (on this thread, before they reach the engine's). */
+  get grammarArtifactCacheBytes(): number {
+    return this.grammars.cacheBytes;
+  }
+
   /** False once the engine was disposed or its worker ended. */
   get alive(): boolean {
     return !this.disposed && !this.exited;

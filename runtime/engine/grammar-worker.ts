@@ -25,7 +25,9 @@ const byText = new Map<string, number>();
 tokenTexts.forEach((text, id) => {
   if (!byText.has(text)) byText.set(text, id);
 });
-const compiler = new GrammarCompiler();
+// No cache of its own: the service caches artifacts by spec, and a worker that kept every grammar
+// it compiled would grow with each distinct schema for the server's lifetime.
+const compiler = new GrammarCompiler({ cache: false });
 
 function compile(job: GrammarJob): GrammarWorkerMessage {
   try {

@@ -153,6 +153,10 @@ export interface EngineStats {
   /** Speculative decoding: draft tokens proposed, and of those, accepted by the target. */
   draftTokens: number;
   acceptedDraftTokens: number;
+  /** Bytes of compiled grammars (and their token masks) kept for later requests (admission.ts). */
+  grammarCacheBytes: number;
+  /** Bytes of the vocabulary's caches for building masks (token sets by byte set, whitespace run tables). */
+  vocabularyCacheBytes: number;
   /**
    * By draft position (0: the first token after the sequence's last): how many verifications
    * proposed a token there, and how many accepted it (with Medusa, position k is head k's).
