@@ -135,8 +135,8 @@ export class Admission {
     return tokens;
   }
 
-  /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
-  private tokenizerInfo(): TokenizerInfo {
+  /** The vocabulary as the grammar compiler sees it, built on the first constrained request (or on this call). */
+  tokenizerInfo(): TokenizerInfo {
     this.tokenizer ??= grammarVocabulary(this.vocabulary, this.logitsWidth);
     return this.tokenizer;
   }

@@ -141,6 +141,11 @@ export class EngineCore {
     this.wake?.();
   }
 
+  /** The vocabulary as grammar masks see it, serialized, for the compile workers to build first masks with. */
+  grammarVocabularyBytes(): Uint8Array {
+    return this.admission.tokenizerInfo().toCacheBytes();
+  }
+
   stats(): EngineStats {
     const cached = this.kv.cachedOnlyCells;
     return {

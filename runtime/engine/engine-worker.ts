@@ -144,6 +144,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
+    grammarVocabulary: core.grammarVocabularyBytes(),
   };
 }
 

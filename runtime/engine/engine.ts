@@ -44,7 +44,7 @@ export class Engine {
   private readonly grammars: GrammarService;
 
   private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
-    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
+    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, vocabulary: info.grammarVocabulary, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
     // Requests need not wait for this: a compile takes the first worker that is ready.
     void this.grammars.warmUp();
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));

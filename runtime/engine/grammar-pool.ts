@@ -20,6 +20,11 @@ import { workerEntry } from './worker-entry.js';
 export interface GrammarPoolOptions {
   /** Token texts by id, for structural tags that name tokens by their text. */
   tokenTexts: string[];
+  /**
+   * The model's vocabulary as grammar masks see it (TokenizerInfo.toCacheBytes): with it each
+   * artifact also carries the first token mask, computed within the same deadline.
+   */
+  vocabulary?: Uint8Array | undefined;
   /** Deadline for one compile, counted from when a worker starts it. */
   timeoutMs: number;
   /** How many compiles run at once (default: the cores, at least 2, at most 4). */
@@ -139,7 +144,7 @@ export class GrammarPool {
 
   private spawn(): void {
     const entry = this.options.entry ?? workerEntry('grammar-worker', import.meta.url);
-    const worker = new Worker(entry.url, { workerData: { ...entry.workerData, tokenTexts: this.options.tokenTexts } });
+    const worker = new Worker(entry.url, { workerData: { ...entry.workerData, tokenTexts: this.options.tokenTexts, vocabulary: this.options.vocabulary } });
     worker.unref();
     let markStarted!: () => void;
     const started = new Promise<void>((resolve) => (markStarted = resolve));

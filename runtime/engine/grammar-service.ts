@@ -1,6 +1,7 @@
 // Compiled output formats for the server: a content-addressed cache in memory (bounded in
-// entries and bytes) and then on disk (keyed by the spec's hash; artifacts carry no token masks,
-// so they serve any model) in front of the compile workers (grammar-pool.ts).
+// entries and bytes) and then on disk, in front of the compile workers (grammar-pool.ts). Keyed
+// by the spec's hash, and by the vocabulary's when the workers have it: the artifacts then carry
+// the first token mask, which is that vocabulary's.
 //
 // The same spec asked by several requests at once compiles once: later askers join the compile
 // in flight and get its artifact or its error. A joiner shares that compile's deadline (counted
@@ -46,6 +47,8 @@ async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
 export class GrammarService {
   private readonly pool: GrammarPool;
   private readonly cacheDir: string | undefined;
+  /** Hash of the vocabulary the artifacts' masks are for (none without masks). */
+  private readonly vocabularyHash: string | undefined;
   /** Artifacts by the hash of their spec, oldest first (a Map keeps insertion order). */
   private readonly cache = new Map<string, Uint8Array>();
   private readonly memoryCacheBytes: number;
@@ -59,6 +62,7 @@ export class GrammarService {
     this.pool = new GrammarPool(options);
     this.cacheDir = options.cacheDir;
     this.memoryCacheBytes = options.memoryCacheBytes ?? GRAMMAR_ARTIFACT_CACHE_BYTES;
+    this.vocabularyHash = options.vocabulary && createHash('sha256').update(options.vocabulary).digest('hex');
   }
 
   /** Bytes of the artifacts the memory cache holds now, for the server's metrics. */
@@ -89,7 +93,7 @@ export class GrammarService {
   /** The compiled artifact for a spec: from the cache, or compiled within the deadline. */
   compile(spec: GrammarSpec): Promise<Uint8Array> {
     // The artifact format is part of the key: a newer compiler never reads an older layout.
-    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, spec })).digest('hex');
+    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, vocabulary: this.vocabularyHash, spec })).digest('hex');
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);

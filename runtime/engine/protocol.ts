@@ -118,6 +118,11 @@ export interface EngineInfo {
   library: string;
   /** Each token's text as a prompt would write it (control tokens included), by id. */
   tokenTexts: string[];
+  /**
+   * The vocabulary as grammar masks see it (TokenizerInfo.toCacheBytes), so that the compile
+   * workers compute a format's first token mask within its deadline, off the engine's thread.
+   */
+  grammarVocabulary?: Uint8Array;
 }
 
 export type ToWorker =

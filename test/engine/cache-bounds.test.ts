@@ -1,9 +1,10 @@
 // Every cache of compiled grammars, masks and vocabulary sets stays within its stated bound
-// however many distinct formats arrive. Real compile workers, the tiny model's vocabulary
-// through llama.cpp.
+// however many distinct formats arrive, and a format's first token mask is computed by the
+// compile worker, so the engine's thread only loads it. Real compile workers, the tiny model's
+// vocabulary through llama.cpp.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, serializeCompiledGrammar, TokenizerInfo } from '../../compiler/index.js';
+import { deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarMatcher, serializeCompiledGrammar, TokenizerInfo } from '../../compiler/index.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
@@ -27,6 +28,19 @@ test.before(async (context) => {
   context.info = grammarVocabulary(context.model.vocabulary);
 });
 test.after(({ model }) => model.dispose());
+
+test('an artifact from the compile workers carries its first token mask: the engine computes none to start', async ({ info }) => {
+  const service = new GrammarService({ tokenTexts: [], vocabulary: info.toCacheBytes(), timeoutMs: 60_000, workers: 1 });
+  try {
+    const artifact = await service.compile({ kind: 'json_schema', schema: { type: 'string', enum: Array.from({ length: 300 }, (_, i) => `choice-${i}`) } });
+    const compiled = deserializeCompiledGrammar(artifact, info);
+    new GrammarMatcher(compiled).fillNextTokenBitmask(new Uint32Array(info.normalMask.length));
+    assert.is(compiled.masks!.computed, 0, 'the first mask came with the artifact');
+    assert.ok(compiled.masks!.maskBytes > 0);
+  } finally {
+    await service.dispose();
+  }
+});
 
 test('the artifact cache in memory keeps at most its bytes, dropping the least recently used', async () => {
   const service = new GrammarService({ tokenTexts: [], timeoutMs: 60_000, workers: 1, memoryCacheBytes: 1 });
