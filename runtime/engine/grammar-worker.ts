@@ -5,6 +5,7 @@
 // here it counts against the format's deadline instead of stalling every sequence the engine
 // decodes. Later masks are computed lazily by the engine, per state.
 // It runs one job at a time (grammar-pool.ts hands out one per worker).
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { GrammarCompiler, GrammarMatcher, TokenizerInfo, serializeCompiledGrammar } from '../../compiler/index.js';
 import { grammarFromSpec, type GrammarSpec } from './grammar-spec.js';
@@ -16,8 +17,8 @@ export interface GrammarJob {
 
 export type GrammarWorkerMessage =
   | { type: 'ready' }
-  | { type: 'compiled'; id: number; artifact: Uint8Array }
-  | { type: 'failed'; id: number; message: string; pointer: string | undefined; userFacing: boolean };
+  | { type: 'compiled'; id: number; artifact: Uint8Array; heapBytes: number }
+  | { type: 'failed'; id: number; message: string; pointer: string | undefined; userFacing: boolean; heapBytes: number };
 
 const port = parentPort;
 if (!port) throw new Error('grammar-worker.ts runs only as a worker thread');
@@ -34,15 +35,22 @@ tokenTexts.forEach((text, id) => {
 const vocabulary = data?.vocabulary ? TokenizerInfo.fromCacheBytes(data.vocabulary) : undefined;
 const compiler = vocabulary ? new GrammarCompiler(vocabulary, { cache: false }) : new GrammarCompiler({ cache: false });
 
+/** What this worker's heap holds now (used or not): a big compile leaves it grown, and the pool may retire the worker for it. */
+function heapBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory;
+}
+
 function compile(job: GrammarJob): GrammarWorkerMessage {
   try {
     const grammar = grammarFromSpec(job.spec, (text) => byText.get(text), tokenTexts.length || undefined);
     const compiled = compiler.compile(grammar);
     if (vocabulary) new GrammarMatcher(compiled).fillNextTokenBitmask(new Uint32Array(vocabulary.normalMask.length));
-    return { type: 'compiled', id: job.id, artifact: serializeCompiledGrammar(compiled, { withMasks: vocabulary !== undefined }) };
+    const artifact = serializeCompiledGrammar(compiled, { withMasks: vocabulary !== undefined });
+    return { type: 'compiled', id: job.id, artifact, heapBytes: heapBytes() };
   } catch (error) {
     const e = error as Error & { userFacing?: boolean; location?: { kind: string; pointer?: string } };
-    return { type: 'failed', id: job.id, message: e.message, pointer: e.location?.kind === 'pointer' ? e.location.pointer : undefined, userFacing: e.userFacing === true };
+    return { type: 'failed', id: job.id, message: e.message, pointer: e.location?.kind === 'pointer' ? e.location.pointer : undefined, userFacing: e.userFacing === true, heapBytes: heapBytes() };
   }
 }
 

@@ -11,6 +11,7 @@ import { LlamaModel } from '../../runtime/backend/model.js';
 import { Admission, isAdmissionError } from '../../runtime/engine/admission.js';
 import type { RequestState } from '../../runtime/engine/sequence.js';
 import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
+import { GrammarPool } from '../../runtime/engine/grammar-pool.js';
 import { GrammarService } from '../../runtime/engine/grammar-service.js';
 import type { GrammarSpec } from '../../runtime/engine/grammar-spec.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
@@ -61,6 +62,22 @@ test('the artifact cache in memory keeps at most its bytes, dropping the least r
     assert.is(bounded.cacheCounts.compiled, 6, 'the oldest was dropped and compiles again');
   } finally {
     await bounded.dispose();
+  }
+});
+
+test('a compile worker whose heap a compile grew past the bound is replaced after it; small compiles keep it', async () => {
+  const pool = new GrammarPool({ tokenTexts: [], timeoutMs: 60_000, workers: 1 });
+  try {
+    await pool.warmUp();
+    for (let i = 0; i < 3; i++) await pool.compile(schema(i));
+    assert.is(pool.recycled, 0, 'small schemas leave the heap small');
+    // ~90 MiB of heap after it, past the 64 MiB bound.
+    await pool.compile({ kind: 'json_schema', schema: { type: 'string', enum: Array.from({ length: 3000 }, (_, i) => `value-${i}-${(i * 7919).toString(36)}`) } });
+    assert.is(pool.recycled, 1);
+    assert.is(pool.workersStarted, 2, 'a fresh worker in its place');
+    assert.instance(await pool.compile(schema(9)), Uint8Array);
+  } finally {
+    await pool.dispose();
   }
 });
 
