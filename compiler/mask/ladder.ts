@@ -127,6 +127,15 @@ function climb(dfa: FlatDfa, d: number, live: Uint32Array, row: Int32Array, run:
 type RunTable = Int32Array[];
 
 const tables = new WeakMap<TokenizerInfo, Map<string, RunTable>>();
+/** Runs are a grammar's (usually whitespace, a handful of byte sets): the latest few are kept. */
+const RUN_TABLES_PER_VOCABULARY = 64;
+
+/** Bytes of the run tables kept for a vocabulary. */
+export function runTableBytes(info: TokenizerInfo): number {
+  let total = 0;
+  for (const table of tables.get(info)?.values() ?? []) for (const group of table) total += group.byteLength;
+  return total;
+}
 
 function runTable(info: TokenizerInfo, ladder: Ladder): RunTable {
   let byRun = tables.get(info);
@@ -146,6 +155,7 @@ function runTable(info: TokenizerInfo, ladder: Ladder): RunTable {
   }
   table = groups.map((g) => Int32Array.from(g).sort());
   byRun.set(ladder.runKey, table);
+  if (byRun.size > RUN_TABLES_PER_VOCABULARY) byRun.delete(byRun.keys().next().value!);
   return table;
 }
 

@@ -33,6 +33,9 @@ export class TokenMaskCache {
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
   /** Full classifications run here (not loaded, shared or refined). */
   computed = 0;
+  /** Bytes of the distinct token masks held (their id lists and bitsets), for a caller's memory bound. */
+  maskBytes = 0;
+  private readonly counted = new WeakSet<TokenMask>();
 
   constructor(fsm: GrammarFsm, tokenizer: TokenizerInfo, shared: RuleMaskCache | null = null) {
     this.fsm = fsm;
@@ -62,6 +65,14 @@ export class TokenMaskCache {
   /** Installs a mask computed elsewhere (an artifact, a worker). */
   set(state: number, mask: TokenMask): void {
     this.masks[state] = mask;
+    this.count(mask);
+  }
+
+  /** Adds a mask's arrays to maskBytes the first time this cache holds it (masks are shared between maps). */
+  private count(mask: TokenMask): void {
+    if (this.counted.has(mask)) return;
+    this.counted.add(mask);
+    this.maskBytes += mask.ids.byteLength + (mask.bits?.byteLength ?? 0) + mask.uncertain.byteLength;
   }
 
   /**
@@ -133,6 +144,7 @@ export class TokenMaskCache {
           base = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'cut'));
           this.computed++;
           this.bases.set(baseKey, base);
+          this.count(base);
           this.shared?.set(baseKey, base);
         }
         mask = base;
@@ -151,12 +163,14 @@ export class TokenMaskCache {
       if (mask.uncertain.length === 0 && !mask.contextFree) mask = { ...mask, contextFree: true };
     }
     this.masks[state] = mask;
+    this.count(mask);
     return mask;
   }
 
   /** Keeps a refined mask for rules alike in this grammar (a schema repeats its parts), and in the shared cache. */
   private keepRefined(key: string, mask: TokenMask): void {
     this.refined.set(key, mask);
+    this.count(mask);
     this.shared?.set(key, mask);
   }
 

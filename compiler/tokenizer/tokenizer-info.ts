@@ -143,6 +143,15 @@ export class TokenizerInfo {
   }
 
   private readonly within = new Map<string, Uint32Array>();
+  /** Byte sets are the grammars' (a request's regex classes), so the cache keeps only the latest WITHIN_CACHE_ENTRIES. */
+  static readonly WITHIN_CACHE_ENTRIES = 256;
+
+  /** Bytes the `tokensWithin` cache holds (at most WITHIN_CACHE_ENTRIES bitsets of the vocabulary). */
+  get withinCacheBytes(): number {
+    let total = 0;
+    for (const bits of this.within.values()) total += bits.byteLength;
+    return total;
+  }
 
   /**
    * Bitset over sorted positions: the normal tokens made only of bytes in `set` (256 flags),
@@ -179,6 +188,7 @@ export class TokenizerInfo {
         if (k === len && (!wholeChars || utf8[k] === UTF8_BOUNDARY)) bits[j >>> 5]! |= 1 << (j & 31);
       }
       this.within.set(key, bits);
+      if (this.within.size > TokenizerInfo.WITHIN_CACHE_ENTRIES) this.within.delete(this.within.keys().next().value!);
     }
     return bits;
   }

@@ -14,6 +14,7 @@ import {
   type SamplingParams,
 } from '../sampling/index.js';
 import { GrammarConstraint } from '../sampling/grammar-constraint.js';
+import { runTableBytes } from '../../compiler/mask/ladder.js';
 import { grammarVocabulary } from './grammar-vocabulary.js';
 import { protocolTokens } from './protocol-tokens.js';
 import type { EngineErrorInfo, GenerateRequest } from './protocol.js';
@@ -26,12 +27,30 @@ export interface AdmissionLimits {
   lengthLimit: number;
 }
 
+/**
+ * Most bytes of deserialized grammars kept for later requests: their artifacts (standing for
+ * the automata built from them) and the token masks computed so far. A mask is at most a
+ * vocabulary bitset (6 KiB for 49k tokens, 32 KiB for 256k), so this keeps thousands.
+ */
+export const COMPILED_GRAMMAR_CACHE_BYTES = 128 * 2 ** 20;
+const COMPILED_GRAMMAR_CACHE_ENTRIES = 64;
+
+interface KeptGrammar {
+  compiled: CompiledGrammar;
+  artifactBytes: number;
+}
+
+/** What a kept grammar holds: its artifact, and the masks it has computed since. */
+function keptBytes(kept: KeptGrammar): number {
+  return kept.artifactBytes + (kept.compiled.masks?.maskBytes ?? 0);
+}
+
 export class Admission {
   private tokenizer: TokenizerInfo | undefined;
   /** Turn-opening control tokens by the template text they come from (one template per server). */
   private readonly turnOpeners = new Map<string, ReadonlySet<number>>();
-  /** Deserialized grammars by artifact hash, so their lazily built masks serve later requests too. */
-  private readonly grammars = new Map<string, CompiledGrammar>();
+  /** Deserialized grammars by artifact hash, least recently used first, so their lazily built masks serve later requests too. */
+  private readonly grammars = new Map<string, KeptGrammar>();
   private readonly scratch: SamplingScratch;
 
   constructor(
@@ -39,6 +58,7 @@ export class Admission {
     /** Rows of a logits vector (the model's vocabulary size). */
     private readonly logitsWidth: number,
     private readonly limits: AdmissionLimits,
+    private readonly grammarCacheBytes = COMPILED_GRAMMAR_CACHE_BYTES,
   ) {
     this.scratch = new SamplingScratch(logitsWidth);
   }
@@ -115,21 +135,38 @@ export class Admission {
     return tokens;
   }
 
-  /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
-  private tokenizerInfo(): TokenizerInfo {
+  /** The vocabulary as the grammar compiler sees it, built on the first constrained request (or on this call). */
+  tokenizerInfo(): TokenizerInfo {
     this.tokenizer ??= grammarVocabulary(this.vocabulary, this.logitsWidth);
     return this.tokenizer;
   }
 
+  /** Bytes the kept grammars hold now (masks grow as running sequences reach new states). */
+  get cachedGrammarBytes(): number {
+    let total = 0;
+    for (const kept of this.grammars.values()) total += keptBytes(kept);
+    return total;
+  }
+
+  /** Bytes the vocabulary's mask-building caches hold (token sets by byte set, whitespace run tables). */
+  get vocabularyCacheBytes(): number {
+    return this.tokenizer ? this.tokenizer.withinCacheBytes + runTableBytes(this.tokenizer) : 0;
+  }
+
   private grammarOf(artifact: Uint8Array): CompiledGrammar {
     const key = createHash('sha256').update(artifact).digest('hex');
-    let compiled = this.grammars.get(key);
-    if (!compiled) {
-      compiled = deserializeCompiledGrammar(artifact, this.tokenizerInfo());
-      this.grammars.set(key, compiled);
-      if (this.grammars.size > 64) this.grammars.delete(this.grammars.keys().next().value!);
+    const kept = this.grammars.get(key) ?? { compiled: deserializeCompiledGrammar(artifact, this.tokenizerInfo()), artifactBytes: artifact.byteLength };
+    this.grammars.delete(key);
+    this.grammars.set(key, kept);
+    // Masks grew since the last admission, so the bound is checked on each. A grammar dropped
+    // here lives on in the sequences using it, and goes with the last of them.
+    let total = this.cachedGrammarBytes;
+    while (total > this.grammarCacheBytes || this.grammars.size > COMPILED_GRAMMAR_CACHE_ENTRIES) {
+      const [oldest, dropped] = this.grammars.entries().next().value!;
+      this.grammars.delete(oldest);
+      total -= keptBytes(dropped);
     }
-    return compiled;
+    return kept.compiled;
   }
 }
 

@@ -141,6 +141,11 @@ export class EngineCore {
     this.wake?.();
   }
 
+  /** The vocabulary as grammar masks see it, serialized, for the compile workers to build first masks with. */
+  grammarVocabularyBytes(): Uint8Array {
+    return this.admission.tokenizerInfo().toCacheBytes();
+  }
+
   stats(): EngineStats {
     const cached = this.kv.cachedOnlyCells;
     return {
@@ -154,6 +159,8 @@ export class EngineCore {
       preemptions: this.scheduler.preemptions,
       draftTokens: this.drafter?.proposed ?? 0,
       acceptedDraftTokens: this.drafter?.accepted ?? 0,
+      grammarCacheBytes: this.admission.cachedGrammarBytes,
+      vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
       draftPositions: { proposed: [...(this.drafter?.positions.proposed ?? [])], accepted: [...(this.drafter?.positions.accepted ?? [])] },
     };
   }

@@ -146,6 +146,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     library: `${library.source} (${library.path})`,
     libraryNotes: library.notes,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
+    grammarVocabulary: core.grammarVocabularyBytes(),
   };
 }
 

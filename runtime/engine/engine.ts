@@ -44,7 +44,7 @@ export class Engine {
   private readonly grammars: GrammarService;
 
   private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
-    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
+    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, vocabulary: info.grammarVocabulary, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
     // Requests need not wait for this: a compile takes the first worker that is ready.
     void this.grammars.warmUp();
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
@@ -134,6 +134,11 @@ export class Engine {
   /** How output-format lookups were answered so far (cache hits, joined compiles, compiles). */
   get grammarCacheCounts(): GrammarCacheCounts {
     return this.grammars.cacheCounts;
+  }
+
+  /** Bytes of compiled output formats kept in memory (on this thread, before they reach the engine's). */
+  get grammarArtifactCacheBytes(): number {
+    return this.grammars.cacheBytes;
   }
 
   /** False once the engine was disposed or its worker ended. */

@@ -10,6 +10,8 @@
 // deadline the worker is terminated (the only way to stop a runaway compile) and replaced, and
 // only that compile fails, as timed out. Waiting is bounded apart: a compile that gets no worker
 // within `maxQueueWaitMs` is refused as overload, which says "retry", not "simplify".
+// Memory: a worker keeps the heap its largest compile took, so one whose heap a compile grew
+// past `recycleHeapBytes` is replaced by a fresh one after it.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { GrammarCompileError } from './grammar-compile-error.js';
@@ -20,6 +22,11 @@ import { workerEntry } from './worker-entry.js';
 export interface GrammarPoolOptions {
   /** Token texts by id, for structural tags that name tokens by their text. */
   tokenTexts: string[];
+  /**
+   * The model's vocabulary as grammar masks see it (TokenizerInfo.toCacheBytes): with it each
+   * artifact also carries the first token mask, computed within the same deadline.
+   */
+  vocabulary?: Uint8Array | undefined;
   /** Deadline for one compile, counted from when a worker starts it. */
   timeoutMs: number;
   /** How many compiles run at once (default: the cores, at least 2, at most 4). */
@@ -30,6 +37,11 @@ export interface GrammarPoolOptions {
    * the workers to start).
    */
   maxQueueWaitMs?: number;
+  /**
+   * A worker whose heap has grown past this after a compile is replaced by a fresh one (default
+   * RECYCLE_HEAP_BYTES): a worker keeps what one huge format made it take, long after.
+   */
+  recycleHeapBytes?: number;
   /** The worker's script (default grammar-worker.ts); tests pass a stand-in speaking its messages. */
   entry?: { url: URL; workerData?: object };
 }
@@ -39,6 +51,13 @@ export interface GrammarPoolOptions {
  * a slow compile run beside the others (on one core the OS still time-slices them); four bounds
  * the memory (each worker holds its own compiler and token texts) and leaves cores to decoding.
  */
+/**
+ * A warm worker's heap is ~37 MiB (a small schema leaves it so, a 1,000-entry enum at ~54); a
+ * 3,000-entry enum grows it to ~90 MiB and a 10,000-entry one past 150, which it keeps (and the
+ * process's resident memory with it) until the worker ends.
+ */
+export const RECYCLE_HEAP_BYTES = 64 * 2 ** 20;
+
 export function defaultGrammarWorkers(): number {
   return Math.max(2, Math.min(4, availableParallelism()));
 }
@@ -68,6 +87,8 @@ export class GrammarPool {
   compilesStarted = 0;
   /** Workers started so far, replacements included. */
   workersStarted = 0;
+  /** Workers replaced because a compile left their heap grown past recycleHeapBytes. */
+  recycled = 0;
   readonly size: number;
   private readonly maxQueueWaitMs: number;
   private readonly slots = new Set<Slot>();
@@ -139,7 +160,7 @@ export class GrammarPool {
 
   private spawn(): void {
     const entry = this.options.entry ?? workerEntry('grammar-worker', import.meta.url);
-    const worker = new Worker(entry.url, { workerData: { ...entry.workerData, tokenTexts: this.options.tokenTexts } });
+    const worker = new Worker(entry.url, { workerData: { ...entry.workerData, tokenTexts: this.options.tokenTexts, vocabulary: this.options.vocabulary } });
     worker.unref();
     let markStarted!: () => void;
     const started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -159,9 +180,18 @@ export class GrammarPool {
       this.pump();
     } else if (message.type === 'compiled') {
       this.finish(slot, message.id)?.resolve(message.artifact);
+      this.recycleIfGrown(slot, message.heapBytes);
     } else {
       this.finish(slot, message.id)?.reject(new GrammarCompileError(message.message, message.pointer));
+      this.recycleIfGrown(slot, message.heapBytes);
     }
+  }
+
+  private recycleIfGrown(slot: Slot, heapBytes: number): void {
+    if (!(heapBytes > (this.options.recycleHeapBytes ?? RECYCLE_HEAP_BYTES)) || !this.slots.has(slot)) return;
+    this.recycled++;
+    void this.retire(slot);
+    this.replace();
   }
 
   private cutOff(slot: Slot): void {

@@ -1,6 +1,7 @@
-// Compiled output formats for the server: a content-addressed cache in memory and then on disk
-// (keyed by the spec's hash; artifacts carry no token masks, so they serve any model) in front
-// of the compile workers (grammar-pool.ts).
+// Compiled output formats for the server: a content-addressed cache in memory (bounded in
+// entries and bytes) and then on disk, in front of the compile workers (grammar-pool.ts). Keyed
+// by the spec's hash, and by the vocabulary's when the workers have it: the artifacts then carry
+// the first token mask, which is that vocabulary's.
 //
 // The same spec asked by several requests at once compiles once: later askers join the compile
 // in flight and get its artifact or its error. A joiner shares that compile's deadline (counted
@@ -18,9 +19,17 @@ export { GrammarCompileError } from './grammar-compile-error.js';
 export interface GrammarServiceOptions extends GrammarPoolOptions {
   /** Folder of the on-disk cache (default: memory only). */
   cacheDir?: string | undefined;
+  /** Most bytes of artifacts kept in memory (default GRAMMAR_ARTIFACT_CACHE_BYTES). */
+  memoryCacheBytes?: number;
 }
 
 const MEMORY_CACHE_ENTRIES = 256;
+/**
+ * A typical tool or schema artifact is tens of KiB, a 20,000-entry enum ~10 MiB: this keeps
+ * hundreds of the former and a few of the latter. An artifact larger than the whole bound is
+ * served but not kept.
+ */
+export const GRAMMAR_ARTIFACT_CACHE_BYTES = 64 * 2 ** 20;
 
 export interface GrammarCacheCounts {
   hits: number;
@@ -38,8 +47,12 @@ async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
 export class GrammarService {
   private readonly pool: GrammarPool;
   private readonly cacheDir: string | undefined;
+  /** Hash of the vocabulary the artifacts' masks are for (none without masks). */
+  private readonly vocabularyHash: string | undefined;
   /** Artifacts by the hash of their spec, oldest first (a Map keeps insertion order). */
   private readonly cache = new Map<string, Uint8Array>();
+  private readonly memoryCacheBytes: number;
+  private cachedBytes = 0;
   /** Loads under way, by the same hash, for requests that ask while one runs. */
   private readonly inFlight = new Map<string, Promise<Uint8Array>>();
   /** How lookups were answered so far, for the server's metrics. */
@@ -48,6 +61,13 @@ export class GrammarService {
   constructor(options: GrammarServiceOptions) {
     this.pool = new GrammarPool(options);
     this.cacheDir = options.cacheDir;
+    this.memoryCacheBytes = options.memoryCacheBytes ?? GRAMMAR_ARTIFACT_CACHE_BYTES;
+    this.vocabularyHash = options.vocabulary && createHash('sha256').update(options.vocabulary).digest('hex');
+  }
+
+  /** Bytes of the artifacts the memory cache holds now, for the server's metrics. */
+  get cacheBytes(): number {
+    return this.cachedBytes;
   }
 
   /** Starts every compile worker now; settles when they are ready. Never rejects. */
@@ -73,7 +93,7 @@ export class GrammarService {
   /** The compiled artifact for a spec: from the cache, or compiled within the deadline. */
   compile(spec: GrammarSpec): Promise<Uint8Array> {
     // The artifact format is part of the key: a newer compiler never reads an older layout.
-    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, spec })).digest('hex');
+    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, vocabulary: this.vocabularyHash, spec })).digest('hex');
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
@@ -98,9 +118,20 @@ export class GrammarService {
     else this.counts.compiled++;
     const artifact = stored ?? (await this.pool.compile(spec));
     if (file && !stored) await writeAtomically(file, artifact).catch(() => undefined); // a cache that cannot write is still a cache in memory
-    this.cache.set(key, artifact);
-    if (this.cache.size > MEMORY_CACHE_ENTRIES) this.cache.delete(this.cache.keys().next().value!);
+    this.remember(key, artifact);
     return artifact;
+  }
+
+  /** Keeps the artifact, dropping the least recently used ones beyond the entry and byte bounds. */
+  private remember(key: string, artifact: Uint8Array): void {
+    if (artifact.byteLength > this.memoryCacheBytes) return;
+    this.cache.set(key, artifact);
+    this.cachedBytes += artifact.byteLength;
+    while (this.cache.size > MEMORY_CACHE_ENTRIES || this.cachedBytes > this.memoryCacheBytes) {
+      const [oldest, bytes] = this.cache.entries().next().value!;
+      this.cache.delete(oldest);
+      this.cachedBytes -= bytes.byteLength;
+    }
   }
 
   async dispose(): Promise<void> {

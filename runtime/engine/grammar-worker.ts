@@ -1,9 +1,13 @@
 // The grammar compile worker: front end and automata for a request's output format, off the
 // HTTP and engine threads, so a slow or hostile grammar delays nobody but its own request.
-// Token masks are not built here: the engine computes them lazily per state, for its vocabulary.
+// Given the model's vocabulary it also computes the format's first token mask, which goes in
+// the artifact: for a large format (a long enum) that mask costs as much as the compile, and
+// here it counts against the format's deadline instead of stalling every sequence the engine
+// decodes. Later masks are computed lazily by the engine, per state.
 // It runs one job at a time (grammar-pool.ts hands out one per worker).
+import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { GrammarCompiler, serializeCompiledGrammar } from '../../compiler/index.js';
+import { GrammarCompiler, GrammarMatcher, TokenizerInfo, serializeCompiledGrammar } from '../../compiler/index.js';
 import { grammarFromSpec, type GrammarSpec } from './grammar-spec.js';
 
 export interface GrammarJob {
@@ -13,27 +17,40 @@ export interface GrammarJob {
 
 export type GrammarWorkerMessage =
   | { type: 'ready' }
-  | { type: 'compiled'; id: number; artifact: Uint8Array }
-  | { type: 'failed'; id: number; message: string; pointer: string | undefined; userFacing: boolean };
+  | { type: 'compiled'; id: number; artifact: Uint8Array; heapBytes: number }
+  | { type: 'failed'; id: number; message: string; pointer: string | undefined; userFacing: boolean; heapBytes: number };
 
 const port = parentPort;
 if (!port) throw new Error('grammar-worker.ts runs only as a worker thread');
 
+const data = workerData as { tokenTexts?: string[]; vocabulary?: Uint8Array } | undefined;
 // Token texts by id, for structural tags that name tokens by their text.
-const tokenTexts: string[] = (workerData as { tokenTexts?: string[] } | undefined)?.tokenTexts ?? [];
+const tokenTexts: string[] = data?.tokenTexts ?? [];
 const byText = new Map<string, number>();
 tokenTexts.forEach((text, id) => {
   if (!byText.has(text)) byText.set(text, id);
 });
-const compiler = new GrammarCompiler();
+// No cache of its own: the service caches artifacts by spec, and a worker that kept every grammar
+// it compiled would grow with each distinct schema for the server's lifetime.
+const vocabulary = data?.vocabulary ? TokenizerInfo.fromCacheBytes(data.vocabulary) : undefined;
+const compiler = vocabulary ? new GrammarCompiler(vocabulary, { cache: false }) : new GrammarCompiler({ cache: false });
+
+/** What this worker's heap holds now (used or not): a big compile leaves it grown, and the pool may retire the worker for it. */
+function heapBytes(): number {
+  const heap = getHeapStatistics();
+  return heap.total_heap_size + heap.external_memory;
+}
 
 function compile(job: GrammarJob): GrammarWorkerMessage {
   try {
     const grammar = grammarFromSpec(job.spec, (text) => byText.get(text), tokenTexts.length || undefined);
-    return { type: 'compiled', id: job.id, artifact: serializeCompiledGrammar(compiler.compile(grammar), { withMasks: false }) };
+    const compiled = compiler.compile(grammar);
+    if (vocabulary) new GrammarMatcher(compiled).fillNextTokenBitmask(new Uint32Array(vocabulary.normalMask.length));
+    const artifact = serializeCompiledGrammar(compiled, { withMasks: vocabulary !== undefined });
+    return { type: 'compiled', id: job.id, artifact, heapBytes: heapBytes() };
   } catch (error) {
     const e = error as Error & { userFacing?: boolean; location?: { kind: string; pointer?: string } };
-    return { type: 'failed', id: job.id, message: e.message, pointer: e.location?.kind === 'pointer' ? e.location.pointer : undefined, userFacing: e.userFacing === true };
+    return { type: 'failed', id: job.id, message: e.message, pointer: e.location?.kind === 'pointer' ? e.location.pointer : undefined, userFacing: e.userFacing === true, heapBytes: heapBytes() };
   }
 }
 

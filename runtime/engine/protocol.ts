@@ -127,6 +127,11 @@ export interface EngineInfo {
   libraryNotes: string[];
   /** Each token's text as a prompt would write it (control tokens included), by id. */
   tokenTexts: string[];
+  /**
+   * The vocabulary as grammar masks see it (TokenizerInfo.toCacheBytes), so that the compile
+   * workers compute a format's first token mask within its deadline, off the engine's thread.
+   */
+  grammarVocabulary?: Uint8Array;
 }
 
 export type ToWorker =
@@ -162,6 +167,10 @@ export interface EngineStats {
   /** Speculative decoding: draft tokens proposed, and of those, accepted by the target. */
   draftTokens: number;
   acceptedDraftTokens: number;
+  /** Bytes of compiled grammars (and their token masks) kept for later requests (admission.ts). */
+  grammarCacheBytes: number;
+  /** Bytes of the vocabulary's caches for building masks (token sets by byte set, whitespace run tables). */
+  vocabularyCacheBytes: number;
   /**
    * By draft position (0: the first token after the sequence's last): how many verifications
    * proposed a token there, and how many accepted it (with Medusa, position k is head k's).

@@ -20,6 +20,8 @@ export interface EngineClient {
   detokenize(tokens: readonly number[]): Promise<string>;
   stats(): Promise<EngineStats>;
   readonly grammarCacheCounts: GrammarCacheCounts;
+  /** Bytes of compiled output formats kept in memory on this thread (grammar-service.ts). */
+  readonly grammarArtifactCacheBytes: number;
   /** Receives the engine's trace entries (when it runs with tracing). */
   onTrace: ((entries: TraceEntry[]) => void) | undefined;
 }

@@ -54,6 +54,12 @@ export class ServerMetrics {
   private readonly acceptedDraftTokens = this.counter('lmforge_spec_accepted_tokens_total', 'Speculative decoding: draft tokens the model accepted (acceptance rate: this over lmforge_spec_draft_tokens_total)');
   private readonly grammarCacheHits = this.counter('lmforge_grammar_cache_hits_total', 'Output formats found compiled in the cache (memory or disk)');
   private readonly grammarJoins = this.counter('lmforge_grammar_compile_joins_total', 'Output formats that joined the same compile already running for another request');
+  private readonly cacheBytes = new Gauge({
+    name: 'lmforge_cache_bytes',
+    help: 'Bytes each in-memory cache holds: grammar_artifacts (compiled output formats, HTTP thread), compiled_grammars (deserialized grammars and their token masks, engine thread), vocabulary (token sets and run tables for building masks, engine thread)',
+    labelNames: ['cache'] as const,
+    registers: this.registers,
+  });
   private readonly grammarCompiles = this.counter('lmforge_grammar_compiles_total', 'Output formats compiled (cache misses)');
 
   get contentType(): string {
@@ -79,6 +85,9 @@ export class ServerMetrics {
       setCounter(this.grammarCacheHits, grammars.hits);
       setCounter(this.grammarJoins, grammars.joined);
       setCounter(this.grammarCompiles, grammars.compiled);
+      this.cacheBytes.set({ cache: 'grammar_artifacts' }, engine.grammarArtifactCacheBytes);
+      this.cacheBytes.set({ cache: 'compiled_grammars' }, stats.grammarCacheBytes);
+      this.cacheBytes.set({ cache: 'vocabulary' }, stats.vocabularyCacheBytes);
     }
     return this.registry.metrics();
   }

@@ -31,6 +31,8 @@ export async function compileOutputFormat(
       return await context.engine.compileGrammar(formats.compiled);
     } catch (error) {
       if (!(error instanceof GrammarCompileError) || formats.reported === formats.compiled) throw error;
+      // Past the deadline already: compiling the request's own format would take another one.
+      if (error.timedOut || error.overloaded) throw error;
       // The request's own format compiles (or throws the error that names its field).
       await context.engine.compileGrammar(formats.reported);
       throw error;

@@ -55,6 +55,7 @@ export class FakeEngine implements EngineClient {
   alive = true;
   onTrace = undefined;
   readonly grammarCacheCounts = { hits: 0, joined: 0, compiled: 0 };
+  readonly grammarArtifactCacheBytes = 0;
   /** Every request the server sent, in order. */
   readonly requests: GenerateRequest[] = [];
   /** Resolves when the server first cancels a running request (a client left, or another prompt of its batch failed). */
@@ -88,7 +89,7 @@ export class FakeEngine implements EngineClient {
   }
 
   stats(): Promise<EngineStats> {
-    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0, draftPositions: { proposed: [], accepted: [] } });
+    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0, grammarCacheBytes: 0, vocabularyCacheBytes: 0, draftPositions: { proposed: [], accepted: [] } });
   }
 }
 

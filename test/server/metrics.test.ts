@@ -221,6 +221,21 @@ metrics('grammar compiles, cache hits and compile time', async ({ s }) => {
   assert.ok(compile.sum > 0);
 });
 
+metrics('each cache shows its bytes, and a new format grows the grammar caches by what it holds', async ({ s }) => {
+  const cacheBytes = (families: Families, cache: string) => sampleValue(families, 'lmforge_cache_bytes', { cache });
+  const before = await scrape(s);
+  assert.is(before.get('lmforge_cache_bytes')?.type, 'gauge');
+  const format = { type: 'json_schema', json_schema: { name: 'c', schema: { type: 'object', properties: { gauge: { type: 'string', enum: ['bytes', 'entries', 'masks'] } }, required: ['gauge'] } } };
+  const response = await post(`${s.url}/v1/chat/completions`, chat({ max_tokens: 20, ignore_eos: false, response_format: format }));
+  assert.is(response.status, 200, response.text);
+  const after = await scrape(s);
+  // An artifact of a few KiB on the HTTP thread; on the engine's, its grammar and at least one mask more.
+  const artifact = cacheBytes(after, 'grammar_artifacts') - cacheBytes(before, 'grammar_artifacts');
+  assert.ok(artifact > 100 && artifact < 1 << 20, `grammar_artifacts grew ${artifact} bytes`);
+  assert.ok(cacheBytes(after, 'compiled_grammars') - cacheBytes(before, 'compiled_grammars') > artifact, 'the engine holds the artifact and its masks');
+  assert.equal(after.get('lmforge_cache_bytes')!.samples.map((sample) => sample.labels.cache).sort(), ['compiled_grammars', 'grammar_artifacts', 'vocabulary']);
+});
+
 metrics.run();
 
 const speculative = suite<{ s: TinyServer }>('/metrics: speculative decoding');
