@@ -131,7 +131,8 @@ export function refine(fsm: GrammarFsm, info: TokenizerInfo, state: number, base
   const withContext = mode === 'context';
   const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
   const parser = classifier(fsm, info, state, dfa, withContext, closed, false);
-  const { offsets, sorted } = info;
+  const { sorted } = info;
+  const { start } = info.sortedBytes();
   const accepted: number[] = [];
   const rejected: number[] = [];
   const uncertain: number[] = [];
@@ -140,8 +141,8 @@ export function refine(fsm: GrammarFsm, info: TokenizerInfo, state: number, base
     for (let i = 0; i < unc.length; i++) {
       const j = unc[i]!;
       const t = sorted[j]!;
-      const len = offsets[t + 1]! - offsets[t]!;
-      const kind = parser.classify(offsets[t]!, len);
+      const len = start[j + 1]! - start[j]!;
+      const kind = parser.classify(start[j]!, len);
       (kind === ACCEPTED ? accepted : kind === REJECTED ? rejected : uncertain).push(kind === UNCERTAIN ? j : t);
       if (kind !== ACCEPTED && parser.diedAt() + 1 === len) {
         // Every extension of this token dies the same way.
@@ -235,11 +236,15 @@ class TokenClassifier {
   }
 }
 
-/** The classifier of `state` over `dfa` when there is one (and the seed has no counted repeat), else over Earley rows. */
+/**
+ * The classifier of `state` over `dfa` when there is one (and the seed has no counted repeat),
+ * else over Earley rows; tokens are given by their place in `info.sortedBytes()`.
+ */
 function classifier(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, withContext: boolean, closed: boolean, cutTails: boolean): TokenClassifier {
-  const earley = (): TokenClassifier => new TokenClassifier(seedRows(fsm, state, withContext, closed, cutTails), info.bytes);
+  const bytes = info.sortedBytes().bytes;
+  const earley = (): TokenClassifier => new TokenClassifier(seedRows(fsm, state, withContext, closed, cutTails), bytes);
   if (!dfa || seedHasRepeat(fsm, state)) return earley();
-  return new TokenClassifier(new DfaParser(dfa, dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!), closed), info.bytes, earley);
+  return new TokenClassifier(new DfaParser(dfa, dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!), closed), bytes, earley);
 }
 
 /** Accepted ids and uncertain sorted positions, in typed arrays reused from state to state. */
@@ -286,15 +291,13 @@ class Classes {
 
 function walkEarley(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
   const rows = seedRows(fsm, state, mode.withContext, mode.closed, mode.cutTails);
-  const parser = new TokenClassifier(rows, info.bytes);
+  const { bytes, start } = info.sortedBytes();
+  const parser = new TokenClassifier(rows, bytes);
   const first = rows.rows.scannableBytes(0, new Uint8Array(256)); // bytes some parse can start with
-  const { offsets, sorted, firstByteStart } = info;
+  const { firstByteStart } = info;
   for (let b = 0; b < 256; b++) {
     if (first[b] === 0) continue;
-    for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
-      const t = sorted[j]!;
-      out.add(parser.classify(offsets[t]!, offsets[t + 1]! - offsets[t]!), j);
-    }
+    for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) out.add(parser.classify(start[j]!, start[j + 1]! - start[j]!), j);
   }
 }
 
@@ -305,7 +308,8 @@ const walkScratch = { stack: new Int32Array(1024), endsBy: new Uint8Array(1024),
 function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
   const closed = mode.closed;
   const rule = fsm.stateRule[state]!;
-  const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
+  const { sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
+  const { bytes, start: tokenStart } = info.sortedBytes();
   let hard: TokenClassifier | null = null;
   let stack = walkScratch.stack; // DFA state after d bytes
   let endsBy = walkScratch.endsBy;
@@ -338,9 +342,8 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
         continue;
       }
-      const t = sorted[j]!;
-      const start = offsets[t]!;
-      const len = offsets[t + 1]! - start;
+      const start = tokenStart[j]!;
+      const len = tokenStart[j + 1]! - start;
       if (len >= stack.length) {
         const s2 = new Int32Array(len * 2);
         s2.set(stack);

@@ -183,6 +183,26 @@ export class TokenizerInfo {
     return bits;
   }
 
+  private bySorted: { bytes: Uint8Array; start: Int32Array } | null = null;
+
+  /**
+   * The normal tokens' bytes again, laid out in byte-sorted order: sorted position j is
+   * `bytes[start[j]..start[j + 1])`. The mask compiler walks the vocabulary in that order, and
+   * reading each token through `offsets` by id was a cache miss per token (two thirds of a
+   * walk's time on Llama 3); here the next token is the next bytes. Built on first use.
+   */
+  sortedBytes(): { bytes: Uint8Array; start: Int32Array } {
+    if (!this.bySorted) {
+      const m = this.sorted.length;
+      const start = new Int32Array(m + 1);
+      for (let j = 0; j < m; j++) start[j + 1] = start[j]! + this.tokenLength(this.sorted[j]!);
+      const bytes = new Uint8Array(start[m]!);
+      for (let j = 0; j < m; j++) bytes.set(this.tokenBytes(this.sorted[j]!), start[j]!);
+      this.bySorted = { bytes, start };
+    }
+    return this.bySorted;
+  }
+
   private longest = -1;
 
   /** The length of the longest token, in bytes. */
