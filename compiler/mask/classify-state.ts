@@ -28,7 +28,7 @@ import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
 import { findLadder, keepRung, type Ladder, narrowMask, widerRung } from './ladder.js';
 import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
-import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
+import { makeTokenMask, refineTokenMask, STORE_BITSET, type TokenMask } from './token-mask.js';
 
 const REJECTED = 0;
 const ACCEPTED = 1;
@@ -254,6 +254,8 @@ class Classes {
   uncertain = new Int32Array(1024);
   numAccepted = 0;
   numUncertain = 0;
+  /** Accepted ids besides `accepted`, as a bitset (`acceptAll`), or null. */
+  private acceptedBits: Uint32Array | null = null;
   private constructor(private readonly info: TokenizerInfo) {
     this.accepted = new Int32Array(info.sorted.length);
   }
@@ -261,6 +263,7 @@ class Classes {
   static for(info: TokenizerInfo): Classes {
     const c = Classes.last?.info === info ? Classes.last : (Classes.last = new Classes(info));
     c.numAccepted = c.numUncertain = 0;
+    c.acceptedBits = null;
     return c;
   }
   add(kind: number, j: number): void {
@@ -284,8 +287,17 @@ class Classes {
     }
     for (let j = from; j < to; j++) this.uncertain[this.numUncertain++] = j;
   }
+  /** Accepts every token of `bits` (by id, more than a bitset has words; none of them `add`ed too). */
+  acceptAll(bits: Uint32Array): void {
+    this.acceptedBits = bits;
+  }
   mask(contextFree: boolean): TokenMask {
-    return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), this.uncertain.slice(0, this.numUncertain), contextFree);
+    const uncertain = this.uncertain.slice(0, this.numUncertain);
+    if (this.acceptedBits === null) return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), uncertain, contextFree);
+    // What makeTokenMask makes of that many accepted tokens: a bitset.
+    const bits = this.acceptedBits.slice();
+    for (let i = 0; i < this.numAccepted; i++) bits[this.accepted[i]! >>> 5]! |= 1 << (this.accepted[i]! & 31);
+    return { store: STORE_BITSET, ids: new Int32Array(0), bits, uncertain, contextFree };
   }
 }
 
@@ -326,18 +338,41 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
       loops++;
     }
   }
-  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop, dfa.loopsOnWholeChars(stack[0]!)) : null;
+  const wholeChars = loops >= 16 && !startOpaque && dfa.loopsOnWholeChars(stack[0]!);
+  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop, wholeChars) : null;
+  // When they alone fill a bitset (the inside of a string), the tokens within go into the mask
+  // as the vocabulary's bitset of them, and the walk steps over them a word at a time.
+  const withinById = within !== null ? info.tokensWithinById(loop, wholeChars) : null;
+  const skipWithin = withinById !== null && withinById.count > info.normalMask.length;
+  if (skipWithin) out.acceptAll(withinById.bits);
   for (let b = 0; b < 256; b++) {
     if (live[b] === 0 && !startOpaque) continue;
     let reached = 0;
     let failed = false;
     let common = 0;
     for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
-      common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
       if (within !== null && (within[j >>> 5]! & (1 << (j & 31))) !== 0) {
+        if (skipWithin) {
+          let next = j + 1;
+          while (next < end) {
+            const word = within[next >>> 5]!;
+            if ((next & 31) === 0 && word === 0xffffffff && next + 32 <= end) next += 32;
+            else if ((word & (1 << (next & 31))) !== 0) next++;
+            else break;
+          }
+          j = next - 1;
+          // The stack still holds the last token walked: its common prefix with the next one is
+          // not tracked across the run, so the next walk starts from the first byte.
+          common = 0;
+          reached = 0;
+          failed = false;
+          continue;
+        }
+        common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
         out.accepted[out.numAccepted++] = sorted[j]!;
         continue;
       }
+      common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
       if (failed && common > reached) {
         if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
         continue;

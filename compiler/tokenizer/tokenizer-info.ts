@@ -183,6 +183,28 @@ export class TokenizerInfo {
     return bits;
   }
 
+  private readonly withinById = new Map<string, { bits: Uint32Array; count: number }>();
+
+  /** `tokensWithin(set, wholeChars)` by token id (the mask layout), and how many there are. */
+  tokensWithinById(set: Uint8Array, wholeChars = false): { bits: Uint32Array; count: number } {
+    const key = `${wholeChars ? 'u' : 'b'}${set.join('')}`;
+    let byId = this.withinById.get(key);
+    if (!byId) {
+      const within = this.tokensWithin(set, wholeChars);
+      const bits = new Uint32Array(this.normalMask.length);
+      let count = 0;
+      for (let j = 0; j < this.sorted.length; j++) {
+        if ((within[j >>> 5]! & (1 << (j & 31))) === 0) continue;
+        const t = this.sorted[j]!;
+        bits[t >>> 5]! |= 1 << (t & 31);
+        count++;
+      }
+      byId = { bits, count };
+      this.withinById.set(key, byId);
+    }
+    return byId;
+  }
+
   private bySorted: { bytes: Uint8Array; start: Int32Array } | null = null;
 
   /**
