@@ -28,7 +28,7 @@ import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
 import { findLadder, keepRung, type Ladder, narrowMask, widerRung } from './ladder.js';
 import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
-import { makeTokenMask, refineTokenMask, type TokenMask } from './token-mask.js';
+import { makeTokenMask, refineTokenMask, STORE_BITSET, type TokenMask } from './token-mask.js';
 
 const REJECTED = 0;
 const ACCEPTED = 1;
@@ -131,7 +131,8 @@ export function refine(fsm: GrammarFsm, info: TokenizerInfo, state: number, base
   const withContext = mode === 'context';
   const closed = withContext && fsm.ruleContextClosed[fsm.stateRule[state]!] === 1;
   const parser = classifier(fsm, info, state, dfa, withContext, closed, false);
-  const { offsets, sorted } = info;
+  const { sorted } = info;
+  const { start } = info.sortedBytes();
   const accepted: number[] = [];
   const rejected: number[] = [];
   const uncertain: number[] = [];
@@ -140,8 +141,8 @@ export function refine(fsm: GrammarFsm, info: TokenizerInfo, state: number, base
     for (let i = 0; i < unc.length; i++) {
       const j = unc[i]!;
       const t = sorted[j]!;
-      const len = offsets[t + 1]! - offsets[t]!;
-      const kind = parser.classify(offsets[t]!, len);
+      const len = start[j + 1]! - start[j]!;
+      const kind = parser.classify(start[j]!, len);
       (kind === ACCEPTED ? accepted : kind === REJECTED ? rejected : uncertain).push(kind === UNCERTAIN ? j : t);
       if (kind !== ACCEPTED && parser.diedAt() + 1 === len) {
         // Every extension of this token dies the same way.
@@ -235,11 +236,15 @@ class TokenClassifier {
   }
 }
 
-/** The classifier of `state` over `dfa` when there is one (and the seed has no counted repeat), else over Earley rows. */
+/**
+ * The classifier of `state` over `dfa` when there is one (and the seed has no counted repeat),
+ * else over Earley rows; tokens are given by their place in `info.sortedBytes()`.
+ */
 function classifier(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, withContext: boolean, closed: boolean, cutTails: boolean): TokenClassifier {
-  const earley = (): TokenClassifier => new TokenClassifier(seedRows(fsm, state, withContext, closed, cutTails), info.bytes);
+  const bytes = info.sortedBytes().bytes;
+  const earley = (): TokenClassifier => new TokenClassifier(seedRows(fsm, state, withContext, closed, cutTails), bytes);
   if (!dfa || seedHasRepeat(fsm, state)) return earley();
-  return new TokenClassifier(new DfaParser(dfa, dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!), closed), info.bytes, earley);
+  return new TokenClassifier(new DfaParser(dfa, dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!), closed), bytes, earley);
 }
 
 /** Accepted ids and uncertain sorted positions, in typed arrays reused from state to state. */
@@ -249,6 +254,8 @@ class Classes {
   uncertain = new Int32Array(1024);
   numAccepted = 0;
   numUncertain = 0;
+  /** Accepted ids besides `accepted`, as a bitset (`acceptAll`), or null. */
+  private acceptedBits: Uint32Array | null = null;
   private constructor(private readonly info: TokenizerInfo) {
     this.accepted = new Int32Array(info.sorted.length);
   }
@@ -256,6 +263,7 @@ class Classes {
   static for(info: TokenizerInfo): Classes {
     const c = Classes.last?.info === info ? Classes.last : (Classes.last = new Classes(info));
     c.numAccepted = c.numUncertain = 0;
+    c.acceptedBits = null;
     return c;
   }
   add(kind: number, j: number): void {
@@ -279,22 +287,29 @@ class Classes {
     }
     for (let j = from; j < to; j++) this.uncertain[this.numUncertain++] = j;
   }
+  /** Accepts every token of `bits` (by id, more than a bitset has words; none of them `add`ed too). */
+  acceptAll(bits: Uint32Array): void {
+    this.acceptedBits = bits;
+  }
   mask(contextFree: boolean): TokenMask {
-    return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), this.uncertain.slice(0, this.numUncertain), contextFree);
+    const uncertain = this.uncertain.slice(0, this.numUncertain);
+    if (this.acceptedBits === null) return makeTokenMask(this.info, this.accepted.slice(0, this.numAccepted), uncertain, contextFree);
+    // What makeTokenMask makes of that many accepted tokens: a bitset.
+    const bits = this.acceptedBits.slice();
+    for (let i = 0; i < this.numAccepted; i++) bits[this.accepted[i]! >>> 5]! |= 1 << (this.accepted[i]! & 31);
+    return { store: STORE_BITSET, ids: new Int32Array(0), bits, uncertain, contextFree };
   }
 }
 
 function walkEarley(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: WalkMode, out: Classes): void {
   const rows = seedRows(fsm, state, mode.withContext, mode.closed, mode.cutTails);
-  const parser = new TokenClassifier(rows, info.bytes);
+  const { bytes, start } = info.sortedBytes();
+  const parser = new TokenClassifier(rows, bytes);
   const first = rows.rows.scannableBytes(0, new Uint8Array(256)); // bytes some parse can start with
-  const { offsets, sorted, firstByteStart } = info;
+  const { firstByteStart } = info;
   for (let b = 0; b < 256; b++) {
     if (first[b] === 0) continue;
-    for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
-      const t = sorted[j]!;
-      out.add(parser.classify(offsets[t]!, offsets[t + 1]! - offsets[t]!), j);
-    }
+    for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) out.add(parser.classify(start[j]!, start[j + 1]! - start[j]!), j);
   }
 }
 
@@ -305,7 +320,8 @@ const walkScratch = { stack: new Int32Array(1024), endsBy: new Uint8Array(1024),
 function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
   const closed = mode.closed;
   const rule = fsm.stateRule[state]!;
-  const { bytes, offsets, sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
+  const { sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
+  const { bytes, start: tokenStart } = info.sortedBytes();
   let hard: TokenClassifier | null = null;
   let stack = walkScratch.stack; // DFA state after d bytes
   let endsBy = walkScratch.endsBy;
@@ -322,25 +338,47 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
       loops++;
     }
   }
-  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop, dfa.loopsOnWholeChars(stack[0]!)) : null;
+  const wholeChars = loops >= 16 && !startOpaque && dfa.loopsOnWholeChars(stack[0]!);
+  const within = loops >= 16 && !startOpaque ? info.tokensWithin(loop, wholeChars) : null;
+  // When they alone fill a bitset (the inside of a string), the tokens within go into the mask
+  // as the vocabulary's bitset of them, and the walk steps over them a word at a time.
+  const withinById = within !== null ? info.tokensWithinById(loop, wholeChars) : null;
+  const skipWithin = withinById !== null && withinById.count > info.normalMask.length;
+  if (skipWithin) out.acceptAll(withinById.bits);
   for (let b = 0; b < 256; b++) {
     if (live[b] === 0 && !startOpaque) continue;
     let reached = 0;
     let failed = false;
     let common = 0;
     for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
-      common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
       if (within !== null && (within[j >>> 5]! & (1 << (j & 31))) !== 0) {
+        if (skipWithin) {
+          let next = j + 1;
+          while (next < end) {
+            const word = within[next >>> 5]!;
+            if ((next & 31) === 0 && word === 0xffffffff && next + 32 <= end) next += 32;
+            else if ((word & (1 << (next & 31))) !== 0) next++;
+            else break;
+          }
+          j = next - 1;
+          // The stack still holds the last token walked: its common prefix with the next one is
+          // not tracked across the run, so the next walk starts from the first byte.
+          common = 0;
+          reached = 0;
+          failed = false;
+          continue;
+        }
+        common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
         out.accepted[out.numAccepted++] = sorted[j]!;
         continue;
       }
+      common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
       if (failed && common > reached) {
         if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
         continue;
       }
-      const t = sorted[j]!;
-      const start = offsets[t]!;
-      const len = offsets[t + 1]! - start;
+      const start = tokenStart[j]!;
+      const len = tokenStart[j + 1]! - start;
       if (len >= stack.length) {
         const s2 = new Int32Array(len * 2);
         s2.set(stack);

@@ -104,6 +104,24 @@ test('tokens within a byte set, or within ASCII bytes of a set and whole UTF-8 c
     if (whole(b) && b.some((x) => x >= 0x80)) some++;
   });
   assert.ok(some > 3, 'some tokens with multi-byte characters are within');
+  // The same tokens by id (the mask compiler's layout), counted; none but normal tokens.
+  const byId = info.tokensWithinById(set, true);
+  let count = 0;
+  for (let t = 0; t < info.vocabSize; t++) {
+    const j = info.sortedIndex[t] ?? -1;
+    const expected = j >= 0 ? (charsIn[j >>> 5]! >>> (j & 31)) & 1 : 0;
+    assert.is((byId.bits[t >>> 5]! >>> (t & 31)) & 1, expected, `token ${t} by id`);
+    count += expected;
+  }
+  assert.is(byId.count, count);
+});
+
+test('sortedBytes: the bytes of each token at its sorted position', () => {
+  const info = TokenizerInfo.fromTokenBytes({ tokens: randomVocab(9, 400), special: [3], stop: [4] });
+  const { bytes, start } = info.sortedBytes();
+  assert.is(start.length, info.sorted.length + 1);
+  assert.is(start[info.sorted.length], bytes.length);
+  info.sorted.forEach((t, j) => assert.equal([...bytes.subarray(start[j]!, start[j + 1]!)], [...info.tokenBytes(t)], `sorted position ${j}`));
 });
 
 test('fingerprints follow the content; the cache form round-trips', () => {
