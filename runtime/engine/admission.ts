@@ -10,6 +10,8 @@ import {
   StopStringMatcher,
   TokenSampler,
   Utf8StreamDecoder,
+  DRY_DEFAULTS,
+  breakerTokens,
   defaultSamplingParams,
   type SamplingParams,
 } from '../sampling/index.js';
@@ -32,6 +34,8 @@ export class Admission {
   private readonly turnOpeners = new Map<string, ReadonlySet<number>>();
   /** Deserialized grammars by artifact hash, so their lazily built masks serve later requests too. */
   private readonly grammars = new Map<string, CompiledGrammar>();
+  /** DRY's breaker tokens by the breaker list they come from (most requests send the default one). */
+  private readonly dryBreakers = new Map<string, Uint8Array>();
   private readonly scratch: SamplingScratch;
 
   constructor(
@@ -84,6 +88,7 @@ export class Admission {
       }
     }
     const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
       state.sequences.push(
@@ -91,7 +96,7 @@ export class Admission {
           state,
           choice,
           prompt,
-          new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch),
+          new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch, context),
           new Utf8StreamDecoder(),
           new StopStringMatcher(request.stop ?? []),
           grammar ? new GrammarConstraint(grammar, this.tokenizerInfo()) : undefined,
@@ -113,6 +118,18 @@ export class Admission {
       if (this.turnOpeners.size > 16) this.turnOpeners.delete(this.turnOpeners.keys().next().value!);
     }
     return tokens;
+  }
+
+  /** The tokens whose text contains one of `breakers`, built once per list. */
+  private dryBreakersOf(breakers: readonly string[]): Uint8Array {
+    const key = JSON.stringify(breakers);
+    let marks = this.dryBreakers.get(key);
+    if (!marks) {
+      marks = breakerTokens(this.vocabulary.size, (token) => this.vocabulary.piece(token), breakers);
+      this.dryBreakers.set(key, marks);
+      if (this.dryBreakers.size > 16) this.dryBreakers.delete(this.dryBreakers.keys().next().value!);
+    }
+    return marks;
   }
 
   /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
