@@ -10,6 +10,8 @@ import {
   StopStringMatcher,
   TokenSampler,
   Utf8StreamDecoder,
+  DRY_DEFAULTS,
+  breakerTokens,
   defaultSamplingParams,
   type SamplingParams,
 } from '../sampling/index.js';
@@ -51,6 +53,8 @@ export class Admission {
   private readonly turnOpeners = new Map<string, ReadonlySet<number>>();
   /** Deserialized grammars by artifact hash, least recently used first, so their lazily built masks serve later requests too. */
   private readonly grammars = new Map<string, KeptGrammar>();
+  /** DRY's breaker tokens by the breaker list they come from (most requests send the default one). */
+  private readonly dryBreakers = new Map<string, Uint8Array>();
   private readonly scratch: SamplingScratch;
 
   constructor(
@@ -104,6 +108,7 @@ export class Admission {
       }
     }
     const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
       state.sequences.push(
@@ -111,7 +116,7 @@ export class Admission {
           state,
           choice,
           prompt,
-          new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch),
+          new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch, context),
           new Utf8StreamDecoder(),
           new StopStringMatcher(request.stop ?? []),
           grammar ? new GrammarConstraint(grammar, this.tokenizerInfo()) : undefined,
@@ -133,6 +138,18 @@ export class Admission {
       if (this.turnOpeners.size > 16) this.turnOpeners.delete(this.turnOpeners.keys().next().value!);
     }
     return tokens;
+  }
+
+  /** The tokens whose text contains one of `breakers`, built once per list. */
+  private dryBreakersOf(breakers: readonly string[]): Uint8Array {
+    const key = JSON.stringify(breakers);
+    let marks = this.dryBreakers.get(key);
+    if (!marks) {
+      marks = breakerTokens(this.vocabulary.size, (token) => this.vocabulary.piece(token), breakers);
+      this.dryBreakers.set(key, marks);
+      if (this.dryBreakers.size > 16) this.dryBreakers.delete(this.dryBreakers.keys().next().value!);
+    }
+    return marks;
   }
 
   /** The vocabulary as the grammar compiler sees it, built on the first constrained request (or on this call). */

@@ -1,8 +1,13 @@
-// Turns one sequence's logits into its next token, in OpenAI's documented order:
-//   logit_bias → frequency/presence penalties → grammar mask → (logprobs) → temperature → top_p
+// Turns one sequence's logits into its next token, in OpenAI's documented order, with the stages
+// local servers add (each off unless the request sets it) in llama-server's order:
+//   logit_bias → repetition penalty → frequency/presence penalties → DRY → grammar mask
+//   → (logprobs) → temperature → top_n_sigma → top_k → typical_p → top_p → min_p → XTC
 //   → a draw from the sequence's own SeededRng.
+// Every truncation stage sees the distribution at the request's temperature, as top_p always did
+// (vLLM's convention; llama-server applies temperature last), and at temperature 0 the choice is
+// the argmax of the processed logits whatever they would keep.
 // Usage (one sampler per sequence, one scratch per thread):
-//   const sampler = new TokenSampler(params, vocabSize, new SeededRng(seed, choice), scratch);
+//   const sampler = new TokenSampler(params, vocabSize, new SeededRng(seed, choice), scratch, { prompt });
 //   const { token, logprob } = sampler.sample(logitsView, grammarBitmask);
 //   sampler.accept(token);
 //
@@ -21,6 +26,9 @@ import { keepNucleus } from './nucleus.js';
 import { selectTopTokens } from './top-tokens.js';
 import { exponentialRace } from './exponential-race.js';
 import { maskedArgmax, plainArgmax } from './argmax.js';
+import { excludeTopChoices, keepMinP, keepTopK, keepTopNSigma, keepTypical, totalMass } from './candidate-filters.js';
+import { DryPenalty } from './dry-penalty.js';
+import { DRY_DEFAULTS, XTC_DEFAULT_THRESHOLD } from './sampling-params.js';
 
 export interface TopLogprob {
   token: number;
@@ -36,6 +44,13 @@ export interface SampledToken {
    * the lower id; fewer when fewer tokens are possible (masked tokens are never listed).
    */
   topLogprobs?: TopLogprob[];
+}
+
+export interface TokenSamplerContext {
+  /** The prompt's tokens: the repetition penalty's and DRY's windows cover them too. */
+  prompt?: ArrayLike<number>;
+  /** One entry per token, 1 where its text contains one of DRY's sequence breakers. */
+  dryBreakers?: Uint8Array;
 }
 
 export class TokenSampler {
@@ -54,10 +69,20 @@ export class TokenSampler {
   readonly #counts: Uint32Array | undefined;
   #seen: Int32Array;
   #seenCount = 0;
+  // Prompt and output tokens, kept only for the repetition penalty and DRY (their windows).
+  #history: Int32Array;
+  #historyLength = 0;
+  readonly #repetition: { penalty: number; lastN: number } | undefined;
+  // The step each token was last penalised at, so a token repeated in the window counts once.
+  readonly #repetitionStamps: Uint32Array | undefined;
+  #step = 0;
+  readonly #dry: { penalty: DryPenalty; lastN: number } | undefined;
+  // Any truncation stage besides top_p: the draw then filters the masses in place.
+  readonly #filtered: boolean;
   // log Σ exp(w - max) at temperature 1, left by #draw for the logprob of the chosen token.
   #logNormaliser = 0;
 
-  constructor(params: Readonly<SamplingParams>, vocabSize: number, rng: SeededRng, scratch: SamplingScratch) {
+  constructor(params: Readonly<SamplingParams>, vocabSize: number, rng: SeededRng, scratch: SamplingScratch, context: TokenSamplerContext = {}) {
     if (!Number.isSafeInteger(vocabSize) || vocabSize <= 0) {
       throw new RangeError(`vocabulary size must be a positive integer, got ${vocabSize}`);
     }
@@ -94,10 +119,49 @@ export class TokenSampler {
     const penalised = params.frequencyPenalty !== 0 || params.presencePenalty !== 0;
     this.#counts = penalised ? new Uint32Array(vocabSize) : undefined;
     this.#seen = new Int32Array(penalised ? 64 : 0);
+
+    const repetition = params.repetitionPenalty ?? 1;
+    const repeatLastN = params.repeatLastN ?? -1;
+    this.#repetition = repetition !== 1 && repeatLastN !== 0 ? { penalty: repetition, lastN: repeatLastN } : undefined;
+    this.#repetitionStamps = this.#repetition ? new Uint32Array(vocabSize) : undefined;
+    const dryLastN = params.dryPenaltyLastN ?? DRY_DEFAULTS.penaltyLastN;
+    const dryBase = params.dryBase ?? DRY_DEFAULTS.base;
+    this.#dry =
+      (params.dryMultiplier ?? 0) > 0 && dryLastN !== 0 && dryBase >= 1
+        ? {
+            penalty: new DryPenalty(
+              { multiplier: params.dryMultiplier!, base: dryBase, allowedLength: params.dryAllowedLength ?? DRY_DEFAULTS.allowedLength },
+              context.dryBreakers ?? new Uint8Array(vocabSize),
+            ),
+            lastN: dryLastN,
+          }
+        : undefined;
+    this.#history = new Int32Array(this.#repetition || this.#dry ? Math.max(64, (context.prompt?.length ?? 0) + 64) : 0);
+    if (this.#repetition || this.#dry) for (let i = 0; i < (context.prompt?.length ?? 0); i++) this.#remember(context.prompt![i]!);
+    this.#filtered =
+      (params.topK ?? 0) > 0 || (params.minP ?? 0) > 0 || (params.typicalP ?? 1) < 1 || (params.topNSigma ?? 0) > 0 || (params.xtcProbability ?? 0) > 0;
+  }
+
+  #remember(token: number): void {
+    if (this.#historyLength === this.#history.length) {
+      const grown = new Int32Array(this.#history.length * 2);
+      grown.set(this.#history);
+      this.#history = grown;
+    }
+    this.#history[this.#historyLength++] = token;
+  }
+
+  /** Whether any stage changes the logits before the mask (the plain greedy path skips them all). */
+  get #penalised(): boolean {
+    return this.#counts !== undefined || this.#repetition !== undefined || this.#dry !== undefined;
   }
 
   /** Records a generated token, for the penalties. Prompt tokens are never passed here. */
   accept(token: number): void {
+    if (this.#repetition || this.#dry) {
+      if (!(token >= 0 && token < this.vocabSize)) throw new RangeError(`token ${token} is outside the vocabulary`);
+      this.#remember(token);
+    }
     const counts = this.#counts;
     if (counts === undefined) return;
     if (!(token >= 0 && token < this.vocabSize)) throw new RangeError(`token ${token} is outside the vocabulary`);
@@ -121,13 +185,15 @@ export class TokenSampler {
     }
     // Plain greedy (no bias, penalty or logprobs) is one pass over the logits, no copy; under a
     // grammar mask only the allowed tokens are looked at.
-    if (this.#greedy && !this.params.logprobs && this.#biasIds.length === 0 && this.#counts === undefined) {
+    if (this.#greedy && !this.params.logprobs && this.#biasIds.length === 0 && !this.#penalised) {
       return { token: allowed === undefined ? plainArgmax(logits) : maskedArgmax(logits, allowed) };
     }
     const w = this.#scratch.logits;
     w.set(logits);
     this.#applyBias(w);
+    this.#applyRepetitionPenalty(w);
     this.#applyPenalties(w);
+    this.#applyDry(w);
 
     // Mask, max and argmax in one pass. Strict > keeps the lowest id among equal maxima.
     let max = -Infinity;
@@ -189,6 +255,32 @@ export class TokenSampler {
     for (let i = 0; i < ids.length; i++) w[ids[i]!]! += values[i]!;
   }
 
+  // vLLM and llama.cpp: each distinct token of the window has a positive logit divided by the
+  // penalty and any other multiplied by it (so a penalty > 1 always makes it less likely).
+  #applyRepetitionPenalty(w: Float64Array): void {
+    const repetition = this.#repetition;
+    if (repetition === undefined) return;
+    const stamps = this.#repetitionStamps!;
+    const step = ++this.#step;
+    const end = this.#historyLength;
+    const start = repetition.lastN < 0 ? 0 : Math.max(0, end - repetition.lastN);
+    const penalty = repetition.penalty;
+    for (let i = start; i < end; i++) {
+      const token = this.#history[i]!;
+      if (stamps[token] === step) continue;
+      stamps[token] = step;
+      const x = w[token]!;
+      w[token] = x > 0 ? x / penalty : x * penalty;
+    }
+  }
+
+  #applyDry(w: Float64Array): void {
+    const dry = this.#dry;
+    if (dry === undefined) return;
+    const end = this.#historyLength;
+    dry.penalty.apply(w, this.#history, dry.lastN < 0 ? 0 : Math.max(0, end - dry.lastN), end);
+  }
+
   // OpenAI: logit[j] -= count[j] * frequency_penalty + (count[j] > 0) * presence_penalty.
   #applyPenalties(w: Float64Array): void {
     const counts = this.#counts;
@@ -223,9 +315,31 @@ export class TokenSampler {
     // Both keys are drawn every step, whatever the logits, so the seeded stream stays in step.
     const key1 = this.#rng.nextUint32();
     const key2 = this.#rng.nextUint32();
+    if (this.#filtered) return this.#drawFiltered(w, size, key1, key2);
     if (this.params.topP >= 1) return exponentialRace(mass, size, key1, key2);
     keepNucleus(this.#scratch, size, this.params.topP * total);
     return exponentialRace(mass, size, key1, key2, this.#scratch.keptBits);
+  }
+
+  /** The truncation stages in order, each on the survivors of the one before, then the race. */
+  #drawFiltered(w: Float64Array, size: number, key1: number, key2: number): number {
+    const params = this.params;
+    const scratch = this.#scratch;
+    const mass = scratch.mass;
+    // XTC's chance is a third word of the step, drawn whenever XTC is on, so the stream stays in step.
+    const xtcProbability = params.xtcProbability ?? 0;
+    const xtcApplies = xtcProbability > 0 && this.#rng.nextUint32() / 4294967296 < xtcProbability;
+    if ((params.topNSigma ?? 0) > 0) keepTopNSigma(w, mass, size, params.topNSigma!);
+    if ((params.topK ?? 0) > 0) keepTopK(scratch, w, size, params.topK!);
+    if ((params.typicalP ?? 1) < 1) keepTypical(scratch, size, totalMass(mass, size), params.typicalP!);
+    if (params.topP < 1) {
+      keepNucleus(scratch, size, params.topP * totalMass(mass, size));
+      const kept = scratch.keptBits;
+      for (let i = 0; i < size; i++) if (((kept[i >>> 5]! >>> (i & 31)) & 1) === 0) mass[i] = 0;
+    }
+    if ((params.minP ?? 0) > 0) keepMinP(mass, size, params.minP!);
+    if (xtcApplies) excludeTopChoices(mass, size, totalMass(mass, size), params.xtcThreshold ?? XTC_DEFAULT_THRESHOLD);
+    return exponentialRace(mass, size, key1, key2);
   }
 
   #topEntries(w: Float64Array, size: number, max: number, logNormaliser: number): TopLogprob[] {

@@ -3,6 +3,7 @@
 // drift apart. Rules between fields sit in each object's allOf (request-rules.ts).
 import { REQUEST_LIMITS as LIMITS } from './request-limits.js';
 import { sets, type RequestRule } from './request-rules.js';
+import { samplingFieldProperties } from './sampling-fields.js';
 
 const textPart = {
   type: 'object',
@@ -110,6 +111,7 @@ export const sharedRequestProperties = {
   },
   temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
   top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
+  ...samplingFieldProperties,
   user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
   ignore_eos: { type: 'boolean', default: false },
   cache_prompt: {

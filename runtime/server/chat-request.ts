@@ -3,6 +3,7 @@ import type { IncomingMessage } from '../chat/chat-messages.js';
 import { badRequest } from './api-error.js';
 import { chatCompletionRequestSchema } from './api-schemas.js';
 import { requestValidator } from './request-validator.js';
+import { checkSamplingFields, type SamplingFields } from './sampling-fields.js';
 
 export interface ChatTool {
   type: 'function';
@@ -11,7 +12,7 @@ export interface ChatTool {
 
 export type ChatMessage = IncomingMessage & { role: 'system' | 'user' | 'assistant' | 'tool' };
 
-export interface ChatRequest {
+export interface ChatRequest extends SamplingFields {
   messages: ChatMessage[];
   model: string;
   frequency_penalty?: number;
@@ -46,6 +47,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
     throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
   }
+  checkSamplingFields(request);
   checkTools(request);
   return request;
 }

@@ -2,8 +2,9 @@
 // strings, seed and sampling. Each endpoint adds its prompt, max_tokens and logprobs.
 import type { EngineInfo, GenerateRequest } from '../engine/protocol.js';
 import { badRequest } from './api-error.js';
+import { samplingParamsOf, type SamplingFields } from './sampling-fields.js';
 
-export interface SharedRequestFields {
+export interface SharedRequestFields extends SamplingFields {
   n?: number;
   seed?: number | null;
   stop?: string | string[] | null;
@@ -38,6 +39,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
       topP: request.top_p ?? 1,
       frequencyPenalty: request.frequency_penalty ?? 0,
       presencePenalty: request.presence_penalty ?? 0,
+      ...samplingParamsOf(request),
       logprobs: fields.logprobs,
       topLogprobs: fields.topLogprobs,
       ...(request.logit_bias ? { logitBias: new Map(Object.entries(request.logit_bias).map(([k, v]) => [Number(k), v])) } : {}),

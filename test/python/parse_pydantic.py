@@ -1,7 +1,8 @@
 """Structured output through the official OpenAI Python SDK, as its users write it:
 client.chat.completions.parse with pydantic models, one seed after another.
 
-Usage: python3 parse_pydantic.py BASE_URL MODEL SEEDS
+Usage: python3 parse_pydantic.py BASE_URL MODEL SEEDS [EXTRA_BODY_JSON [FIRST_SEED]]
+(EXTRA_BODY_JSON: fields sent beside the SDK's own, as extra_body, e.g. '{"dry_multiplier": 0.8}'.)
 Prints one JSON line per request and exits non-zero if any failed (the SDK raises
 LengthFinishReasonError when the output never ended, and a validation error when it
 does not match the model)."""
@@ -47,7 +48,10 @@ CASES = [
 
 def main() -> int:
     base_url, model, seeds = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    client = OpenAI(base_url=base_url, api_key="unused", max_retries=0)
+    extra_body = json.loads(sys.argv[4]) if len(sys.argv) > 4 else None
+    first = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+    # A slow shared CPU can take over 10 minutes (the SDK's default) for a 1,024-token answer.
+    client = OpenAI(base_url=base_url, api_key="unused", max_retries=0, timeout=3600)
 
     def run(seed: int) -> dict:
         schema, prompt = CASES[seed % len(CASES)]
@@ -61,6 +65,7 @@ def main() -> int:
                 # temperature 1 this 135M model can list participants for 1,000 tokens.
                 temperature=0.7,
                 max_tokens=1024,
+                extra_body=extra_body,
             )
             choice = completion.choices[0]
             return {"seed": seed, "schema": schema.__name__, "ok": choice.message.parsed is not None,
@@ -75,7 +80,7 @@ def main() -> int:
 
     ok = True
     with ThreadPoolExecutor(max_workers=4) as pool:
-        for result in pool.map(run, range(seeds)):
+        for result in pool.map(run, range(first, first + seeds)):
             print(json.dumps(result), flush=True)
             ok = ok and result["ok"]
     return 0 if ok else 1

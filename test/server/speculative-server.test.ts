@@ -69,6 +69,22 @@ test('tool calls, whole and streamed, are the plain server\'s', async ({ plain, 
   assert.ok(stats.acceptedDraftTokens > 0, 'the forced tool-call text was drafted and accepted');
 });
 
+test("the local servers' sampling fields (penalties, DRY, XTC, truncation) give the plain server's answers, drafts and all", async ({ plain, speculative }) => {
+  const fields = [
+    { temperature: 0, repetition_penalty: 1.3, dry_multiplier: 0.8 },
+    { temperature: 0.9, top_k: 20, min_p: 0.05, typical_p: 0.95, xtc_probability: 0.5, xtc_threshold: 0.15, repeat_penalty: 1.2, dry_multiplier: 0.5, dry_allowed_length: 3 },
+    { temperature: 1, top_n_sigma: 1.5, dry_multiplier: 0.8, dry_sequence_breakers: [] },
+  ];
+  for (const [i, extra] of fields.entries()) {
+    for (let seed = 1; seed <= 2; seed++) {
+      const request = { model: TINY_MODEL_ID, messages: [{ role: 'user' as const, content: repeated }], seed, max_tokens: 48, ...extra } as never;
+      const expected = (await plain.client.chat.completions.create(request)) as OpenAI.ChatCompletion;
+      const whole = (await speculative.client.chat.completions.create(request)) as OpenAI.ChatCompletion;
+      assert.is(whole.choices[0]!.message.content, expected.choices[0]!.message.content, `fields ${i}, seed ${seed}`);
+    }
+  }
+});
+
 test('the trace shows each verification with the draft tokens proposed and accepted', async ({ speculative }) => {
   const response = await speculative.client.chat.completions.create({ model: TINY_MODEL_ID, messages: [{ role: 'user', content: repeated }], max_tokens: 40, temperature: 0 });
   const trace = (await (await fetch(`${speculative.url}/debug/trace?request_id=${response.id}`)).json()) as { traceEvents: { name: string; args: any }[] };

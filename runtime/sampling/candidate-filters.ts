@@ -1,0 +1,157 @@
+// The truncation stages local servers add to top_p (llama.cpp's samplers of the same names), each
+// working on the candidate masses in place: a token is removed by setting its mass to 0, which no
+// draw can land on. Every stage sees only the survivors of the stages before it and, where it
+// speaks of probabilities, renormalises over them, as llama.cpp's chain does.
+//
+// Order among equal keys is always "lower id first", so every stage keeps one well-defined set.
+import type { SamplingScratch } from './sampling-scratch.js';
+
+/** Σ mass over the first `size` tokens, summed by id. */
+export function totalMass(mass: Float64Array, size: number): number {
+  let total = 0;
+  for (let i = 0; i < size; i++) total += mass[i]!;
+  return total;
+}
+
+/**
+ * top_n_sigma: keeps the tokens whose processed logit is at least max - n·σ, with the mean and
+ * (population) standard deviation taken over every allowed token (finite logit). Temperature
+ * scales max, mean and σ alike, so the kept set does not depend on it.
+ */
+export function keepTopNSigma(w: Float64Array, mass: Float64Array, size: number, n: number): void {
+  let max = -Infinity;
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < size; i++) {
+    const x = w[i]!;
+    if (x === -Infinity) continue;
+    if (x > max) max = x;
+    sum += x;
+    count++;
+  }
+  if (count < 2) return;
+  const mean = sum / count;
+  let squares = 0;
+  for (let i = 0; i < size; i++) {
+    const x = w[i]!;
+    if (x !== -Infinity) squares += (x - mean) * (x - mean);
+  }
+  const floor = max - n * Math.sqrt(squares / count);
+  for (let i = 0; i < size; i++) if (w[i]! < floor) mass[i] = 0;
+}
+
+/** True when (keyA, idA) ranks before (keyB, idB): the larger key first, the lower id on ties. */
+function ranksBefore(keyA: number, idA: number, keyB: number, idB: number): boolean {
+  return keyA > keyB || (keyA === keyB && idA < idB);
+}
+
+/** Quickselect: moves the `k` best of the first `n` (key, id) pairs to the front, unordered. */
+function selectBest(keys: Float64Array, ids: Int32Array, n: number, k: number): void {
+  let lo = 0;
+  let hi = n;
+  let pivotSeed = 0x2545f491;
+  while (hi - lo > 1) {
+    pivotSeed ^= pivotSeed << 13;
+    pivotSeed ^= pivotSeed >>> 17;
+    pivotSeed ^= pivotSeed << 5;
+    const p = lo + ((pivotSeed >>> 0) % (hi - lo));
+    swap(keys, ids, p, hi - 1);
+    const pivotKey = keys[hi - 1]!;
+    const pivotId = ids[hi - 1]!;
+    let m = lo;
+    for (let j = lo; j < hi - 1; j++) {
+      if (ranksBefore(keys[j]!, ids[j]!, pivotKey, pivotId)) swap(keys, ids, j, m++);
+    }
+    swap(keys, ids, m, hi - 1);
+    // [lo, m) rank before the pivot, which now sits at m.
+    if (m === k || m + 1 === k) return;
+    if (m > k) hi = m;
+    else lo = m + 1;
+  }
+}
+
+function swap(keys: Float64Array, ids: Int32Array, i: number, j: number): void {
+  const key = keys[i]!;
+  keys[i] = keys[j]!;
+  keys[j] = key;
+  const id = ids[i]!;
+  ids[i] = ids[j]!;
+  ids[j] = id;
+}
+
+/** top_k: keeps the `k` candidates with the highest processed logits (ties to the lower id). */
+export function keepTopK(scratch: SamplingScratch, w: Float64Array, size: number, k: number): void {
+  const { mass, tiedMass: keys, tiedIds: ids } = scratch;
+  let n = 0;
+  for (let i = 0; i < size; i++) {
+    if (mass[i]! > 0) {
+      keys[n] = w[i]!;
+      ids[n++] = i;
+    }
+  }
+  if (n <= k) return;
+  selectBest(keys, ids, n, k);
+  for (let j = k; j < n; j++) mass[ids[j]!] = 0;
+}
+
+/**
+ * typical_p (locally typical sampling): with q the survivors' renormalised probabilities and H
+ * their entropy, ranks tokens by |-ln q - H| (closest to the expected surprise first) and keeps
+ * the shortest prefix of that ranking holding at least `p` of the probability.
+ */
+export function keepTypical(scratch: SamplingScratch, size: number, total: number, p: number): void {
+  const { mass, tiedMass: scores, tiedIds: ids } = scratch;
+  let n = 0;
+  let entropy = 0;
+  for (let i = 0; i < size; i++) {
+    const m = mass[i]!;
+    if (m > 0) {
+      const q = m / total;
+      entropy -= q * Math.log(q);
+      ids[n++] = i;
+    }
+  }
+  for (let j = 0; j < n; j++) scores[j] = Math.abs(-Math.log(mass[ids[j]!]! / total) - entropy);
+  const order = Array.from({ length: n }, (_, j) => j);
+  order.sort((a, b) => scores[a]! - scores[b]! || ids[a]! - ids[b]!);
+  let cumulative = 0;
+  let kept = n;
+  for (let r = 0; r < n; r++) {
+    cumulative += mass[ids[order[r]!]!]! / total;
+    if (cumulative >= p) {
+      kept = r + 1;
+      break;
+    }
+  }
+  for (let r = kept; r < n; r++) mass[ids[order[r]!]!] = 0;
+}
+
+/** min_p: keeps the tokens at least `minP` times as likely as the most likely survivor. */
+export function keepMinP(mass: Float64Array, size: number, minP: number): void {
+  let max = 0;
+  for (let i = 0; i < size; i++) if (mass[i]! > max) max = mass[i]!;
+  const floor = minP * max;
+  for (let i = 0; i < size; i++) if (mass[i]! < floor) mass[i] = 0;
+}
+
+/**
+ * XTC ("exclude top choices"): when at least two survivors have a renormalised probability of
+ * at least `threshold`, removes all of them but the least likely (on equal mass, the higher id:
+ * the last of them in rank order). The caller decides, from the seeded stream, whether it applies.
+ */
+export function excludeTopChoices(mass: Float64Array, size: number, total: number, threshold: number): void {
+  let above = 0;
+  let last = -1;
+  for (let i = 0; i < size; i++) {
+    const m = mass[i]!;
+    if (m > 0 && m / total >= threshold) {
+      above++;
+      if (last < 0 || m <= mass[last]!) last = i;
+    }
+  }
+  if (above < 2) return;
+  for (let i = 0; i < size; i++) {
+    const m = mass[i]!;
+    if (i !== last && m > 0 && m / total >= threshold) mass[i] = 0;
+  }
+}
