@@ -3,7 +3,7 @@
 // deserialized, and each choice gets its own sampler, decoder, stop matcher and grammar.
 import { createHash } from 'node:crypto';
 import type { Vocabulary } from '../backend/vocabulary.js';
-import { deserializeCompiledGrammar, type CompiledGrammar, type TokenizerInfo } from '../../compiler/index.js';
+import { deserializeCompiledGrammar, TokenizerInfo, type CompiledGrammar } from '../../compiler/index.js';
 import {
   SamplingScratch,
   SeededRng,
@@ -39,6 +39,8 @@ export class Admission {
     /** Rows of a logits vector (the model's vocabulary size). */
     private readonly logitsWidth: number,
     private readonly limits: AdmissionLimits,
+    /** Vocabulary tables a compiled folder carries (compiled-artifacts.ts checked they are this model's). */
+    private readonly vocabularyTables?: Uint8Array,
   ) {
     this.scratch = new SamplingScratch(logitsWidth);
   }
@@ -115,10 +117,21 @@ export class Admission {
     return tokens;
   }
 
-  /** The vocabulary as the grammar compiler sees it, built on the first constrained request. */
+  /** The vocabulary as the grammar compiler sees it: a compiled folder's tables, else built on the first constrained request. */
   private tokenizerInfo(): TokenizerInfo {
-    this.tokenizer ??= grammarVocabulary(this.vocabulary, this.logitsWidth);
+    this.tokenizer ??= this.compiledTables() ?? grammarVocabulary(this.vocabulary, this.logitsWidth);
     return this.tokenizer;
+  }
+
+  /** The compiled tables when their shape is this model's (a last guard; their binding to the GGUF is checked before the load). */
+  private compiledTables(): TokenizerInfo | undefined {
+    if (!this.vocabularyTables) return undefined;
+    try {
+      const tables = TokenizerInfo.fromCacheBytes(this.vocabularyTables);
+      return tables.numTokens === this.vocabulary.size && tables.vocabSize === this.logitsWidth ? tables : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   private grammarOf(artifact: Uint8Array): CompiledGrammar {

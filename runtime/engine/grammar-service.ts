@@ -35,6 +35,11 @@ async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
   await rename(tmp, file);
 }
 
+/** The artifact format is part of the key: a newer compiler never reads an older layout. */
+function keyOf(spec: GrammarSpec): string {
+  return createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, spec })).digest('hex');
+}
+
 export class GrammarService {
   private readonly pool: GrammarPool;
   private readonly cacheDir: string | undefined;
@@ -70,10 +75,14 @@ export class GrammarService {
     return { ...this.counts };
   }
 
+  /** Serves `artifact` for `spec` without compiling (a compiled model folder's, checked against this lmforge and vocabulary). */
+  preload(spec: GrammarSpec, artifact: Uint8Array): void {
+    this.cache.set(keyOf(spec), artifact);
+  }
+
   /** The compiled artifact for a spec: from the cache, or compiled within the deadline. */
   compile(spec: GrammarSpec): Promise<Uint8Array> {
-    // The artifact format is part of the key: a newer compiler never reads an older layout.
-    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, spec })).digest('hex');
+    const key = keyOf(spec);
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);
