@@ -33,7 +33,9 @@ export async function writeCompiledFolder(ggufPath: string, check: ModelCheck, o
     lmforge_version: LMFORGE_VERSION,
     model_file: modelFile,
     source: resolve(ggufPath),
-    chat_template: check.template ? { source: check.template.source, stop: check.template.stop, note: check.template.note } : null,
+    chat_template: check.template
+      ? { source: check.template.source, stop: check.template.stop, note: check.template.note, given: check.givenTemplate !== undefined, ...(check.givenTemplate ? { label: check.givenTemplate } : {}) }
+      : null,
     tool_format: check.tools?.toolFormat ?? null,
     template_renders_tools: check.tools?.templateKnowsTools ?? null,
     reasoning: check.tools ? { on: check.tools.reasoning, open: check.tools.thinkOpen, close: check.tools.thinkClose } : null,

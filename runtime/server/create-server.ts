@@ -14,6 +14,7 @@ import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js
 import { Engine } from '../engine/engine.js';
 import type { SpeculativeMode } from '../engine/speculative/modes.js';
 import { loadCompiledArtifacts } from '../models/compiled-artifacts.js';
+import { recordedTemplate } from '../models/recorded-template.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { defaultServedModelName, modelAliases } from '../models/served-model-name.js';
 import { LMFORGE_VERSION } from '../version.js';
@@ -100,6 +101,8 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
   const model = await resolveModel(options.model);
   // A compiled folder's artifacts: loaded, or rebuilt first when another lmforge or vocabulary made them.
   const compiled = await loadCompiledArtifacts(model);
+  // A template chosen at compile time (--chat-template) serves as if given again; a flag wins over it.
+  const chatTemplate = options.chatTemplate ?? recordedTemplate(model.config);
   const servedModelName = options.servedModelName ?? defaultServedModelName(model);
   const http = new ApiServer({
     modelId: servedModelName,
@@ -112,7 +115,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     ...(options.toolFormat ? { toolFormat: options.toolFormat } : {}),
     toolCallArguments: options.toolCallArguments ?? 'object',
     reasoning: options.reasoning ?? 'auto',
-    ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
+    ...(chatTemplate ? { chatTemplate } : {}),
     ui: options.ui !== false,
   });
   const address = await http.listen(options.host ?? '127.0.0.1', options.port ?? 8000);

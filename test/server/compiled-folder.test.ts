@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';
+import { tinyLlama3Path, tinyModelPath, tinyUntemplatedModelPath } from '../../fixtures/paths.js';
+import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
 import { grammarVocabularyFromGGUF } from '../../runtime/engine/grammar-vocabulary.js';
 import { checkModel } from '../../runtime/models/check/check-model.js';
 import { writeCompiledFolder } from '../../runtime/models/compiled-folder.js';
@@ -100,6 +101,18 @@ test('artifacts made for another vocabulary are rebuilt for this one, never used
     const rebuilt = JSON.parse(await readFile(configPath, 'utf8')).artifacts;
     assert.is.not(rebuilt.vocabulary_fingerprint, gpt2Fingerprint);
     assert.is(rebuilt.vocabulary_fingerprint, (await grammarVocabularyFromGGUF(tinyLlama3Path)).fingerprint);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a template chosen with compile --chat-template is the one serve DIR renders with', async () => {
+  const out = join(dir, 'base');
+  const check = await checkModel(tinyUntemplatedModelPath, { chatTemplate: { ...BUILTIN_TEMPLATES.chatml, label: 'chatml, built in' } });
+  await writeCompiledFolder(tinyUntemplatedModelPath, check, out);
+  const server = await serve(out);
+  try {
+    assert.is(server.http.templateNote, 'chatml, built in from lmforge-config.json (--chat-template)');
   } finally {
     await server.close();
   }

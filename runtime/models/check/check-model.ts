@@ -20,6 +20,8 @@ export interface ModelCheck {
   passed: boolean;
   file?: GGUFFile;
   template?: TemplateChoice;
+  /** The template given with --chat-template (its label), when one was. */
+  givenTemplate?: string;
   tools?: ToolFacts;
   memory?: MemoryFacts;
   /** Texts of the tokens that end generation. */
@@ -57,6 +59,7 @@ export async function checkModel(ggufPath: string, options: { chatTemplate?: Giv
         });
         result.lines.push(...template.lines);
         result.template = template.choice;
+        if (options.chatTemplate) result.givenTemplate = options.chatTemplate.label;
         if (template.lines.every((line) => line.status !== 'fail')) {
           const tools = checkToolsAndReasoning(template.choice.source);
           result.lines.push(...tools.lines);
