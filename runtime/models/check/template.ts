@@ -51,7 +51,9 @@ export function checkTemplate(input: TemplateInput): { lines: CheckLine[]; choic
     }
   }
   lines.push(plainAnswer(template, input, choice));
-  if (lines.every((line) => line.status !== 'fail')) lines.unshift(ok('template', `${choice.note}: parses and renders a system + user + assistant + tool exchange`));
+  // For a built-in picked automatically, the warning above already gives the whole reason.
+  const name = !input.given && !input.chatTemplate ? choice.note.split(':')[0]! : choice.note;
+  if (lines.every((line) => line.status !== 'fail')) lines.unshift(ok('template', `${name}: parses and renders a system + user + assistant + tool exchange`));
   return { lines, choice };
 }
 

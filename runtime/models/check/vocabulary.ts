@@ -63,9 +63,10 @@ export function checkVocabulary(file: GGUFFile): { lines: CheckLine[]; facts?: V
 function byteCoverage(model: string, texts: readonly string[], types: readonly number[] | undefined): CheckLine {
   if (model === 'gpt2') {
     const present = new Set(texts);
-    const missing = Array.from({ length: 256 }, (_, b) => b).filter((b) => !present.has(byteLevelChar(b)));
+    // 0xC0, 0xC1 and 0xF5-0xFF never occur in UTF-8 text: vocabularies may leave them out.
+    const missing = Array.from({ length: 256 }, (_, b) => b).filter((b) => !present.has(byteLevelChar(b)) && !NOT_IN_UTF8(b));
     return missing.length === 0
-      ? ok('vocabulary', 'byte-level BPE: all 256 bytes have a token')
+      ? ok('vocabulary', 'byte-level BPE: every byte of UTF-8 text has a token')
       : warn('vocabulary', `byte-level BPE without a token for ${missing.length} bytes (${missing.slice(0, 8).map(hex).join(', ')}${missing.length > 8 ? ', ...' : ''}): text holding them cannot be tokenized or generated exactly`);
   }
   const bytes = new Set<number>();
@@ -81,4 +82,5 @@ function byteCoverage(model: string, texts: readonly string[], types: readonly n
   return warn('vocabulary', `byte fallback incomplete: no <0xNN> token for ${missing.length} bytes (${missing.slice(0, 8).map(hex).join(', ')}${missing.length > 8 ? ', ...' : ''})`, 'convert the model again from its tokenizer');
 }
 
+const NOT_IN_UTF8 = (b: number): boolean => b === 0xc0 || b === 0xc1 || b >= 0xf5;
 const hex = (b: number): string => `0x${b.toString(16).padStart(2, '0').toUpperCase()}`;
