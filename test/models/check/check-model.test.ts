@@ -90,6 +90,15 @@ test('a turn closed by a token that does not end generation', async () => {
   onlyFailure(await checkModel(path), 'template', /ends the assistant's turn with the, which is not an end-of-generation token/);
 });
 
+test('a damaged count in the header fails at once, without allocating it', async () => {
+  const { readFile, writeFile } = await import('node:fs/promises');
+  const bytes = Buffer.from(await readFile(tinyModelPath));
+  // The first metadata key's length: after the magic, version, tensor count and key count.
+  bytes.writeBigUInt64LE(1n << 40n, 24);
+  await writeFile(join(dir, 'bad-count.gguf'), bytes);
+  onlyFailure(await checkModel(join(dir, 'bad-count.gguf')), 'gguf', /truncated GGUF header: a string length of 1099511627776 at byte 32 runs past the end of the \d+-byte file/);
+});
+
 test('not a GGUF at all, and an empty file', async () => {
   const { writeFile } = await import('node:fs/promises');
   await writeFile(join(dir, 'text.gguf'), 'hello, this is not a model'.repeat(10));
