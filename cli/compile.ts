@@ -110,6 +110,8 @@ export function registerCompile(cli: CAC): void {
         '  lmforge-config.json   what serve would resolve: template, tool format, reasoning, stop tokens, default sampling,\n' +
         '                        context, engine limits per mode; and the artifacts\' lmforge version and vocabulary\n' +
         '  artifacts/            the vocabulary tables the mask engine needs and the built-in JSON grammar with its masks\n' +
+        '                        and the token sets of the model\'s tool-call family (its grammar depends on each\n' +
+        '                        request\'s tools: compiled on first use, see the README)\n' +
         '  report.txt, report.json   the checks\n' +
         '`lmforge serve DIR` loads the artifacts instead of building them; artifacts of another lmforge version or of another\n' +
         'vocabulary are rebuilt (serve says so in one line), never used. Exit status: 0 when no check failed, else 1.\n' +

@@ -1,5 +1,6 @@
 // The token-level artifacts of a compiled model folder (`lmforge compile`): the vocabulary's
-// tables as the mask engine needs them (sorted tokens, prefix data) and the built-in JSON
+// tables as the mask engine needs them (sorted tokens, prefix data, the token sets the JSON
+// grammar and the model's tool-call family use whatever the tools) and the built-in JSON
 // grammar with every token mask, so that `serve DIR` compiles neither at start-up nor on the
 // first json_object request. They are bound to one lmforge version, one artifact format and
 // one GGUF header (which holds the whole vocabulary): a folder whose binding does not match is
@@ -7,8 +8,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ARTIFACT_FORMAT_VERSION, Grammar, GrammarCompiler, serializeCompiledGrammar } from '../../compiler/index.js';
+import { ARTIFACT_FORMAT_VERSION, Grammar, GrammarCompiler, serializeCompiledGrammar, type TokenizerInfo } from '../../compiler/index.js';
 import { readGGUF } from '../../compiler/gguf/gguf-file.js';
+import { toolCallTag } from '../chat/tool-call-tag.js';
+import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
 import { grammarVocabularyFromGGUF } from '../engine/grammar-vocabulary.js';
 import type { GrammarSpec } from '../engine/grammar-spec.js';
 import { LMFORGE_VERSION } from '../version.js';
@@ -48,15 +51,29 @@ export async function ggufHeaderHash(ggufPath: string): Promise<string> {
   }
 }
 
+/**
+ * The vocabulary's token sets a tool-call grammar of this family needs whatever the tools (the
+ * free text before a call, the inside of a JSON string; tokensWithin), made by compiling the
+ * family's grammar for one generic tool. Only the sets are kept: every mask of a real request's
+ * grammar depends on its tools (README, `lmforge compile`), so none of this grammar's would serve.
+ */
+export function buildToolCallTokenSets(vocabulary: TokenizerInfo, toolFormat: ToolFormatKey): void {
+  const generic = [{ name: 'f', parameters: { type: 'object' } }];
+  const compiler = new GrammarCompiler(vocabulary, { cache: false });
+  for (const mode of ['auto', 'required'] as const) compiler.compile(Grammar.fromStructuralTag(toolCallTag(TOOL_FORMATS[toolFormat], generic, { mode }, true)), { eager: true });
+}
+
 /** Builds the artifacts for the GGUF into `folder`/artifacts; returns their record. */
-export async function buildArtifacts(ggufPath: string, folder: string): Promise<ArtifactsRecord> {
+export async function buildArtifacts(ggufPath: string, folder: string, toolFormat?: ToolFormatKey): Promise<ArtifactsRecord> {
   const vocabulary = await grammarVocabularyFromGGUF(ggufPath);
   const dir = join(folder, ARTIFACTS_DIR);
   await mkdir(dir, { recursive: true });
-  await writeAtomically(join(dir, VOCABULARY_FILE), vocabulary.toCacheBytes());
   // The spec is the one response_format {"type": "json_object"} asks for (response-format.ts).
   const jsonObject = new GrammarCompiler(vocabulary).compile(Grammar.builtinJSONObject({}), { eager: true });
   await writeAtomically(join(dir, JSON_OBJECT_FILE), serializeCompiledGrammar(jsonObject));
+  if (toolFormat) buildToolCallTokenSets(vocabulary, toolFormat);
+  // Written last: the tables carry the token sets the compiles above built.
+  await writeAtomically(join(dir, VOCABULARY_FILE), vocabulary.toCacheBytes());
   return {
     lmforge_version: LMFORGE_VERSION,
     artifact_format: ARTIFACT_FORMAT_VERSION,
@@ -106,7 +123,8 @@ export async function loadCompiledArtifacts(model: { ggufPath: string; folder?: 
     }
   }
   try {
-    const fresh = await buildArtifacts(model.ggufPath, folder);
+    const toolFormat = typeof model.config.tool_format === 'string' && model.config.tool_format in TOOL_FORMATS ? (model.config.tool_format as ToolFormatKey) : undefined;
+    const fresh = await buildArtifacts(model.ggufPath, folder, toolFormat);
     await writeModelConfig(folder, { ...model.config, artifacts: fresh });
     return { artifacts: await readArtifacts(fresh, folder), note: `rebuilt in ${folder}: the ones there were ${stale}` };
   } catch (error) {

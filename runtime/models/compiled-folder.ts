@@ -28,7 +28,7 @@ export async function writeCompiledFolder(ggufPath: string, check: ModelCheck, o
   } else {
     linked = (await lstat(target)).isSymbolicLink();
   }
-  const artifacts = await buildArtifacts(ggufPath, out);
+  const artifacts = await buildArtifacts(ggufPath, out, check.tools?.toolFormat);
   const config: Record<string, unknown> = {
     lmforge_version: LMFORGE_VERSION,
     model_file: modelFile,

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath, tinyUntemplatedModelPath } from '../../fixtures/paths.js';
-import { TokenizerInfo, artifactVocabulary } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo, artifactVocabulary } from '../../compiler/index.js';
+import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
+import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat/tool-formats.js';
 import { grammarVocabularyFromGGUF } from '../../runtime/engine/grammar-vocabulary.js';
 import { resolveModel } from '../../runtime/models/resolve-model.js';
 import { startCli } from '../helpers/cli-process.js';
@@ -62,6 +64,28 @@ test('compiles the tiny model into a folder serve resolves, with the GGUF linked
   const resolved = await resolveModel(out, { pull: false });
   assert.is(resolved.ggufPath, join(out, 'tiny-gpt2.gguf'));
   assert.is((resolved.config?.artifacts as { vocabulary_fingerprint: string }).vocabulary_fingerprint, vocabulary.fingerprint);
+});
+
+test("the folder's vocabulary tables carry the token sets of its tool-call family: a first request with tools walks the vocabulary for none", async () => {
+  const out = join(dir, 'tiny-tools');
+  const { code, stderr } = await run(['compile', tinyModelPath, '--out', out]);
+  assert.is(code, 0, stderr);
+  const config = JSON.parse(readFileSync(join(out, 'lmforge-config.json'), 'utf8'));
+  const tools = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  // The grammar the server compiles for such a request (tool-calls.ts), its first masks as a
+  // matcher asks for them, with the tables as serve loads them (admission.ts) and as built from the GGUF.
+  const firstMasks = (tokenizer: TokenizerInfo): number => {
+    const tag = toolCallTag(TOOL_FORMATS[config.tool_format as ToolFormatKey], tools, { mode: 'auto' }, true);
+    const matcher = new GrammarMatcher(new GrammarCompiler(tokenizer).compile(Grammar.fromStructuralTag(tag)));
+    const mask = new Uint32Array(Math.ceil(tokenizer.vocabSize / 32));
+    for (const text of ['Sure', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa', 'ris"}}\n</tool_call>']) {
+      matcher.fillNextTokenBitmask(mask);
+      assert.ok(matcher.acceptString(text), text);
+    }
+    return tokenizer.tokenSetsBuilt;
+  };
+  assert.ok(firstMasks(await grammarVocabularyFromGGUF(tinyModelPath)) > 0, 'without the folder the sets are built on first use');
+  assert.is(firstMasks(TokenizerInfo.fromCacheBytes(readFileSync(join(out, config.artifacts.vocabulary)))), 0);
 });
 
 test('--json: the report as one JSON document; a base model says which --chat-template to use', async () => {
