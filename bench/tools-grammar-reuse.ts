@@ -5,25 +5,33 @@
 // one get_weather tool) is decoded along its expected call, token by token (the longest allowed
 // token that continues the text), and timed: the masks that path needs, then every mask. Before
 // it, the compiler's rule-level mask cache (mask/mask-cache.ts, keyed by rule structure) is
-//   cold       empty: what a first request does today;
+//   cold       empty, tables built from the GGUF: a first request on a raw GGUF;
+//   folder-sets empty, but the tables carry the family's token sets, as `lmforge compile`
+//              stores them (compiled-artifacts.ts): a first request on a compiled folder;
 //   json-value filled by the built-in JSON grammar (the value rules arguments could share);
 //   envelope   filled by the same format's grammar for one generic tool (`{"type": "object"}`
 //              arguments): the most a stored "fixed parts" artifact could hold;
 //   same-args  filled by the grammar for a tool with these very parameters under another name:
 //              the upper bound of any reuse that does not know the request's tools.
-// Medians over the runs; `computed` counts the mask classifications the request ran itself.
+// Medians over the runs; `computed` counts the mask classifications the request ran itself,
+// `sets` the token sets it walked the vocabulary for.
 import { cac } from 'cac';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../compiler/index.js';
 import { toolCallTag, type ToolDefinition } from '../runtime/chat/tool-call-tag.js';
 import { TOOL_FORMATS } from '../runtime/chat/tool-formats.js';
 import { grammarVocabularyFromGGUF } from '../runtime/engine/grammar-vocabulary.js';
+import { buildToolCallTokenSets } from '../runtime/models/compiled-artifacts.js';
 import { defaultModelFile } from '../runtime/models/pull-model.js';
 
 const cli = cac('tools-grammar-reuse');
 cli.option('--runs <n>', 'Runs per variant', { default: 7 });
 const { args, options } = cli.parse();
 const runs = Number(options.runs);
-const tablesBytes = (await grammarVocabularyFromGGUF(args[0] ?? defaultModelFile())).toCacheBytes();
+const vocabulary = await grammarVocabularyFromGGUF(args[0] ?? defaultModelFile());
+const tablesBytes = vocabulary.toCacheBytes();
+// The tables as `lmforge compile` stores them: with the token sets of the family's grammar.
+buildToolCallTokenSets(vocabulary, 'hermes');
+const folderTablesBytes = vocabulary.toCacheBytes();
 
 const format = TOOL_FORMATS.hermes;
 const city = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
@@ -32,13 +40,15 @@ const request = tagFor([{ name: 'get_weather', parameters: city }]);
 const expected = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>';
 const warmers: Record<string, Grammar | undefined> = {
   cold: undefined,
+  'folder-sets': undefined,
   'json-value': Grammar.builtinJSON({}),
   envelope: tagFor([{ name: 'f', parameters: { type: 'object' } }]),
   'same-args': tagFor([{ name: 'lookup', parameters: city }]),
 };
 
 /** Decodes `expected` greedily under the grammar; returns the ms its masks took and the classifications they ran. */
-function decodePath(compiler: GrammarCompiler, tokenizer: TokenizerInfo): { ms: number; computed: number } {
+function decodePath(compiler: GrammarCompiler, tokenizer: TokenizerInfo): { ms: number; computed: number; sets: number } {
+  const setsBefore = tokenizer.tokenSetsBuilt;
   const t0 = performance.now();
   const compiled = compiler.compile(request);
   const matcher = new GrammarMatcher(compiled);
@@ -58,15 +68,15 @@ function decodePath(compiler: GrammarCompiler, tokenizer: TokenizerInfo): { ms: 
     if (best < 0 || !matcher.acceptToken(best)) throw new Error(`no allowed token continues the call at byte ${at}`);
     at += bestLength;
   }
-  return { ms: performance.now() - t0, computed: compiled.masks!.computed };
+  return { ms: performance.now() - t0, computed: compiled.masks!.computed, sets: tokenizer.tokenSetsBuilt - setsBefore };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const results: Record<string, { path: number[]; pathComputed: number[]; all: number[]; computed: number[] }> = {};
+const results: Record<string, { path: number[]; pathComputed: number[]; sets: number[]; all: number[]; computed: number[] }> = {};
 // One untimed round first, so that every variant runs with the JIT warm.
 for (let run = -1; run < runs; run++) {
   for (const [name, warmer] of Object.entries(warmers)) {
-    const tokenizer = TokenizerInfo.fromCacheBytes(tablesBytes);
+    const tokenizer = TokenizerInfo.fromCacheBytes(name === 'folder-sets' ? folderTablesBytes : tablesBytes);
     const compiler = new GrammarCompiler(tokenizer);
     if (warmer) compiler.compile(warmer, { eager: true });
     const path = decodePath(compiler, tokenizer);
@@ -74,14 +84,15 @@ for (let run = -1; run < runs; run++) {
     const compiled = compiler.compile(request).completeMasks();
     const all = path.ms + (performance.now() - t0);
     if (run < 0) continue;
-    const r = (results[name] ??= { path: [], pathComputed: [], all: [], computed: [] });
+    const r = (results[name] ??= { path: [], pathComputed: [], sets: [], all: [], computed: [] });
     r.path.push(path.ms);
     r.pathComputed.push(path.computed);
+    r.sets.push(path.sets);
     r.all.push(all);
     r.computed.push(compiled.masks!.computed);
   }
 }
-console.log(`${runs} runs; medians: ms of the masks on the call's path and the classifications they ran; the same for every mask`);
+console.log(`${runs} runs; medians: ms of the masks on the call's path, the classifications and token sets they ran; the same for every mask`);
 for (const [name, r] of Object.entries(results)) {
-  console.log(`${name.padEnd(10)} path ${median(r.path).toFixed(1).padStart(7)} ms, ${median(r.pathComputed)} computed   all ${median(r.all).toFixed(1).padStart(7)} ms, ${median(r.computed)} computed`);
+  console.log(`${name.padEnd(11)} path ${median(r.path).toFixed(1).padStart(7)} ms, ${median(r.pathComputed)} computed, ${median(r.sets)} sets   all ${median(r.all).toFixed(1).padStart(7)} ms, ${median(r.computed)} computed`);
 }
