@@ -87,6 +87,9 @@ function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSche
     const ext = extname(file).toLowerCase();
     if (ext === '.ebnf' || ext === '.gbnf') {
       inputs.push({ label: file, load: () => Grammar.fromEBNF(readFileSync(file, 'utf8')) });
+    } else if (ext === '.regex') {
+      // One pattern, the file's text without its final line break.
+      inputs.push({ label: file, load: () => Grammar.fromRegex(readFileSync(file, 'utf8').replace(/\r?\n$/, '')) });
     } else {
       inputs.push({
         label: file,
@@ -108,6 +111,8 @@ export interface CompileGrammarIo {
   log(line: string): void;
   error(line: string): void;
   env?: NodeJS.ProcessEnv;
+  /** Each input's outcome, for a machine-readable report (`lmforge compile --check --json`). */
+  result?(outcome: { input: string; ok: boolean; message: string }): void;
 }
 
 /**
@@ -133,15 +138,18 @@ export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, i
   for (const input of inputs) {
     try {
       const compiled = compiler.compile(input.load(), { eager: vocabulary !== undefined });
+      const summary = `${compiled.numRules} rules, ${compiled.numStates} states`;
+      io.result?.({ input: input.label, ok: true, message: summary });
       if (flags.check) {
-        io.log(`ok ${input.label} (${compiled.numRules} rules, ${compiled.numStates} states)`);
+        io.log(`ok ${input.label} (${summary})`);
         continue;
       }
       io.log(`${input.label} -> ${cache.write(compiled)}`);
     } catch (error) {
       failed++;
-      const message = error instanceof Error ? error.message : String(error);
-      io.error(`lmforge: ${input.label}: ${message.split('\n')[0]}`);
+      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+      io.result?.({ input: input.label, ok: false, message });
+      io.error(`lmforge: ${input.label}: ${message}`);
     }
   }
   return failed === 0 ? 0 : 1;

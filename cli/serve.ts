@@ -283,6 +283,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`template: ${http.templateNote}`);
   console.log(`tools:   ${http.toolFormatNote}`);
   console.log(`reasoning: ${http.reasoningNote}`);
+  console.log(`artifacts: ${server.artifactsNote}`);
   console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${openPaths(flags.ui !== false).join(', ')} stay open` : 'none: every endpoint is open'}`);

@@ -73,7 +73,7 @@ class ChunkReader {
   private buf = Buffer.alloc(0);
   private pos = 0;
   private filePos = 0;
-  constructor(private readonly handle: import('node:fs/promises').FileHandle, private readonly path: string) {}
+  constructor(private readonly handle: import('node:fs/promises').FileHandle, private readonly path: string, private readonly fileSize: number) {}
 
   /** Absolute file offset of the next byte to be read. */
   get offset(): number { return this.filePos - (this.buf.length - this.pos); }
@@ -101,8 +101,13 @@ class ChunkReader {
     if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new GGUFFormatError(`${this.path}: implausible ${what} ${v}`);
     return Number(v);
   }
+  /** Fails at once on a length that cannot fit in the rest of the file (a damaged count), instead of allocating it. */
+  private fits(items: number, what: string): void {
+    if (items > this.fileSize - this.offset) throw new GGUFFormatError(`${this.path}: truncated GGUF header: a ${what} of ${items} at byte ${this.offset} runs past the end of the ${this.fileSize}-byte file`);
+  }
   async string(): Promise<string> {
     const len = await this.count('string length');
+    this.fits(len, 'string length');
     await this.need(len);
     const s = this.buf.toString('utf8', this.pos, this.pos + len);
     this.pos += len;
@@ -134,6 +139,7 @@ class ChunkReader {
   async array(): Promise<GGUFArray> {
     const itemType = this.typeName(await this.u32());
     const n = await this.count('array length');
+    this.fits(n, 'array length');
     const value: GGUFPlain[] = new Array(n);
     for (let i = 0; i < n; i++) value[i] = await this.plain(itemType);
     return { type: 'array', itemType, value };
@@ -156,7 +162,7 @@ export async function readGGUF(path: string): Promise<GGUFFile> {
   const handle = await open(path, 'r');
   try {
     const fileSize = (await handle.stat()).size;
-    const r = new ChunkReader(handle, path);
+    const r = new ChunkReader(handle, path, fileSize);
     if (fileSize < 24 || (await r.u32()) !== MAGIC) throw new GGUFFormatError(`${path}: not a GGUF file`);
     const version = await r.u32();
     if (version !== 2 && version !== 3) throw new GGUFFormatError(`${path}: unsupported GGUF version ${version} (need 2 or 3)`);

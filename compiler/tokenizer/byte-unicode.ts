@@ -3,13 +3,21 @@
 // every byte string can be written as a token "text".
 
 const byteOf = new Map<number, number>(); // code point -> byte
+const charOf: string[] = []; // byte -> its character
 
 {
   let n = 0;
   for (let b = 0; b < 256; b++) {
     const printable = (b >= 0x21 && b <= 0x7e) || (b >= 0xa1 && b <= 0xac) || (b >= 0xae && b <= 0xff);
-    byteOf.set(printable ? b : 256 + n++, b);
+    const point = printable ? b : 256 + n++;
+    byteOf.set(point, b);
+    charOf.push(String.fromCodePoint(point));
   }
+}
+
+/** The character a byte-level vocabulary writes a byte as. */
+export function byteLevelChar(byte: number): string {
+  return charOf[byte]!;
 }
 
 const utf8 = new TextEncoder();

@@ -153,6 +153,9 @@ export class TokenizerInfo {
     return total;
   }
 
+  /** Token sets `tokensWithin` walked the vocabulary for (not loaded from cache bytes). */
+  tokenSetsBuilt = 0;
+
   /**
    * Bitset over sorted positions: the normal tokens made only of bytes in `set` (256 flags),
    * or with `wholeChars`, of ASCII bytes in `set` and well-formed multi-byte UTF-8 characters.
@@ -189,6 +192,7 @@ export class TokenizerInfo {
       }
       this.within.set(key, bits);
       if (this.within.size > TokenizerInfo.WITHIN_CACHE_ENTRIES) this.within.delete(this.within.keys().next().value!);
+      this.tokenSetsBuilt++;
     }
     return bits;
   }
@@ -256,12 +260,18 @@ export class TokenizerInfo {
     return this.bytes.subarray(this.offsets[id]!, this.offsets[id + 1]!);
   }
 
-  /** Serialised for an on-disk cache or a worker; `fromCacheBytes` skips decoding and sorting. */
+  /**
+   * Serialised for an on-disk cache or a worker; `fromCacheBytes` skips decoding and sorting.
+   * The token sets `tokensWithin` built so far come along (after the tables, named in the
+   * header: readers that predate them stop before), so a loaded copy walks none of them again.
+   */
   toCacheBytes(): Uint8Array {
-    const header = new TextEncoder().encode(JSON.stringify({ vocabSize: this.vocabSize, vocabType: this.vocabType, n: this.numTokens, m: this.sorted.length }));
+    const sets = [...this.within.keys()];
+    const header = new TextEncoder().encode(JSON.stringify({ vocabSize: this.vocabSize, vocabType: this.vocabType, n: this.numTokens, m: this.sorted.length, sets }));
     const parts: Uint8Array[] = [new TextEncoder().encode(CACHE_MAGIC), new Uint8Array(Uint32Array.of(CACHE_VERSION, header.length).buffer), header];
     const view = (a: Uint32Array | Int32Array): Uint8Array => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
     parts.push(view(this.offsets), view(this.sorted), this.kind, this.bytes);
+    for (const key of sets) parts.push(view(this.within.get(key)!));
     const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
     let at = 0;
     for (const part of parts) {
@@ -276,7 +286,7 @@ export class TokenizerInfo {
     const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
     if (view.getUint32(8, true) !== CACHE_VERSION) throw new GrammarError('vocabulary cache file of another version');
     const headerLength = view.getUint32(12, true);
-    const header = JSON.parse(new TextDecoder().decode(data.subarray(16, 16 + headerLength))) as { vocabSize: number; vocabType: string; n: number; m: number };
+    const header = JSON.parse(new TextDecoder().decode(data.subarray(16, 16 + headerLength))) as { vocabSize: number; vocabType: string; n: number; m: number; sets?: string[] };
     let at = 16 + headerLength;
     const offsets = new Uint32Array(header.n + 1);
     new Uint8Array(offsets.buffer).set(data.subarray(at, at + offsets.byteLength));
@@ -287,6 +297,15 @@ export class TokenizerInfo {
     const kind = data.slice(at, at + header.n);
     at += header.n;
     const bytes = data.slice(at, at + offsets[header.n]!);
-    return new TokenizerInfo(bytes, offsets, kind, header.vocabSize, header.vocabType, sorted);
+    at += bytes.length;
+    const info = new TokenizerInfo(bytes, offsets, kind, header.vocabSize, header.vocabType, sorted);
+    for (const key of header.sets ?? []) {
+      const bits = new Uint32Array(Math.ceil(header.m / 32));
+      if (at + bits.byteLength > data.length) throw new GrammarError('vocabulary cache file cut short');
+      new Uint8Array(bits.buffer).set(data.subarray(at, at + bits.byteLength));
+      at += bits.byteLength;
+      info.within.set(key, bits);
+    }
+    return info;
   }
 }

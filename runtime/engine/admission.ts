@@ -3,7 +3,7 @@
 // deserialized, and each choice gets its own sampler, decoder, stop matcher and grammar.
 import { createHash } from 'node:crypto';
 import type { Vocabulary } from '../backend/vocabulary.js';
-import { deserializeCompiledGrammar, type CompiledGrammar, type TokenizerInfo } from '../../compiler/index.js';
+import { deserializeCompiledGrammar, TokenizerInfo, type CompiledGrammar } from '../../compiler/index.js';
 import {
   SamplingScratch,
   SeededRng,
@@ -63,6 +63,8 @@ export class Admission {
     private readonly logitsWidth: number,
     private readonly limits: AdmissionLimits,
     private readonly grammarCacheBytes = COMPILED_GRAMMAR_CACHE_BYTES,
+    /** Vocabulary tables a compiled folder carries (compiled-artifacts.ts checked they are this model's). */
+    private readonly vocabularyTables?: Uint8Array,
   ) {
     this.scratch = new SamplingScratch(logitsWidth);
   }
@@ -152,10 +154,21 @@ export class Admission {
     return marks;
   }
 
-  /** The vocabulary as the grammar compiler sees it, built on the first constrained request (or on this call). */
+  /** The vocabulary as the grammar compiler sees it: a compiled folder's tables, else built on the first constrained request (or on this call). */
   tokenizerInfo(): TokenizerInfo {
-    this.tokenizer ??= grammarVocabulary(this.vocabulary, this.logitsWidth);
+    this.tokenizer ??= this.compiledTables() ?? grammarVocabulary(this.vocabulary, this.logitsWidth);
     return this.tokenizer;
+  }
+
+  /** The compiled tables when their shape is this model's (a last guard; their binding to the GGUF is checked before the load). */
+  private compiledTables(): TokenizerInfo | undefined {
+    if (!this.vocabularyTables) return undefined;
+    try {
+      const tables = TokenizerInfo.fromCacheBytes(this.vocabularyTables);
+      return tables.numTokens === this.vocabulary.size && tables.vocabSize === this.logitsWidth ? tables : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Bytes the kept grammars hold now (masks grow as running sequences reach new states). */

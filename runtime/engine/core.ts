@@ -49,6 +49,8 @@ export class EngineCore {
     private readonly options: {
       /** Record trace entries (queueing, prefill chunks, decode steps, first token). */
       tracing?: boolean;
+      /** A compiled folder's vocabulary tables for constrained decoding (see Admission). */
+      vocabularyTables?: Uint8Array;
       /** The scheduler's promptStepFloor: prompts complete one at a time on a CPU. */
       promptStepFloor?: number;
       /** Decode a step's streams apart from its prompt tokens (CPU attention; model-runner.ts). */
@@ -94,7 +96,7 @@ export class EngineCore {
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
       this.drafter && ((sequence, most, width) => this.drafter!.propose(sequence, most, width)),
     );
-    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit });
+    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, undefined, options.vocabularyTables);
     this.committer = new TokenCommitter(vocabulary);
   }
 

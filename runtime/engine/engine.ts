@@ -45,6 +45,7 @@ export class Engine {
 
   private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
     this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, vocabulary: info.grammarVocabulary, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
+    for (const { spec, artifact } of options.compiledGrammars ?? []) this.grammars.preload(spec, artifact);
     // Requests need not wait for this: a compile takes the first worker that is ready.
     void this.grammars.warmUp();
     this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));

@@ -44,6 +44,8 @@ async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
   await rename(tmp, file);
 }
 
+/** The artifact format is part of the key: a newer compiler never reads an older layout. */
+
 export class GrammarService {
   private readonly pool: GrammarPool;
   private readonly cacheDir: string | undefined;
@@ -90,10 +92,22 @@ export class GrammarService {
     return { ...this.counts };
   }
 
+  /**
+   * The cache key of a spec. The artifact format and the vocabulary are part of it: a newer
+   * compiler never reads an older layout, and an artifact's first mask belongs to one vocabulary.
+   */
+  private keyOf(spec: GrammarSpec): string {
+    return createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, vocabulary: this.vocabularyHash, spec })).digest('hex');
+  }
+
+  /** Serves `artifact` for `spec` without compiling (a compiled model folder's, checked against this lmforge and vocabulary). */
+  preload(spec: GrammarSpec, artifact: Uint8Array): void {
+    this.cache.set(this.keyOf(spec), artifact);
+  }
+
   /** The compiled artifact for a spec: from the cache, or compiled within the deadline. */
   compile(spec: GrammarSpec): Promise<Uint8Array> {
-    // The artifact format is part of the key: a newer compiler never reads an older layout.
-    const key = createHash('sha256').update(JSON.stringify({ format: ARTIFACT_FORMAT_VERSION, vocabulary: this.vocabularyHash, spec })).digest('hex');
+    const key = this.keyOf(spec);
     const hit = this.cache.get(key);
     if (hit) {
       this.cache.delete(key);

@@ -1,6 +1,7 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
+import type { GrammarSpec } from './grammar-spec.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 
 /** What to generate for one request. */
@@ -101,6 +102,10 @@ export interface EngineInitOptions {
   grammarTimeoutMs?: number;
   /** Folder for compiled output formats on disk (default: memory only). */
   grammarCacheDir?: string;
+  /** A compiled folder's vocabulary tables (TokenizerInfo.toCacheBytes), used instead of building them on the first constrained request. */
+  vocabularyTables?: Uint8Array;
+  /** A compiled folder's grammar artifacts (with token masks), served for their spec without compiling. */
+  compiledGrammars?: { spec: GrammarSpec; artifact: Uint8Array }[];
 }
 
 export interface EngineInfo {

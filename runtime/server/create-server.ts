@@ -13,6 +13,8 @@ import type { ToolFormatKey } from '../chat/tool-formats.js';
 import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/engine.js';
 import type { SpeculativeMode } from '../engine/speculative/modes.js';
+import { loadCompiledArtifacts } from '../models/compiled-artifacts.js';
+import { recordedTemplate } from '../models/recorded-template.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { defaultServedModelName, modelAliases } from '../models/served-model-name.js';
 import { LMFORGE_VERSION } from '../version.js';
@@ -89,12 +91,18 @@ export interface LmforgeServer extends AsyncDisposable {
   readonly engine: Engine;
   /** The HTTP side: its Prometheus `metrics`, and start-up notes on the tool format and reasoning. */
   readonly http: ApiServer;
+  /** Where the token-level artifacts came from: a compiled folder (loaded, or rebuilt and why), or none. */
+  readonly artifactsNote: string;
   /** Stops taking requests, lets running ones finish for up to `graceMs` (default 0), closes every connection and frees the engine. */
   close(graceMs?: number): Promise<void>;
 }
 
 export async function createServer(options: ServerOptions): Promise<LmforgeServer> {
   const model = await resolveModel(options.model);
+  // A compiled folder's artifacts: loaded, or rebuilt first when another lmforge or vocabulary made them.
+  const compiled = await loadCompiledArtifacts(model);
+  // A template chosen at compile time (--chat-template) serves as if given again; a flag wins over it.
+  const chatTemplate = options.chatTemplate ?? recordedTemplate(model.config);
   const servedModelName = options.servedModelName ?? defaultServedModelName(model);
   const http = new ApiServer({
     modelId: servedModelName,
@@ -107,7 +115,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     ...(options.toolFormat ? { toolFormat: options.toolFormat } : {}),
     toolCallArguments: options.toolCallArguments ?? 'object',
     reasoning: options.reasoning ?? 'auto',
-    ...(options.chatTemplate ? { chatTemplate: options.chatTemplate } : {}),
+    ...(chatTemplate ? { chatTemplate } : {}),
     ui: options.ui !== false,
   });
   const address = await http.listen(options.host ?? '127.0.0.1', options.port ?? 8000);
@@ -129,6 +137,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
       ...(options.threads ? { threads: options.threads } : {}),
       grammarTimeoutMs: options.grammarTimeoutMs ?? 10_000,
       grammarCacheDir: options.grammarCacheDir ?? defaultGrammarCacheDir(),
+      ...(compiled.artifacts ? { vocabularyTables: compiled.artifacts.vocabularyTables, compiledGrammars: compiled.artifacts.grammars } : {}),
     });
   } catch (error) {
     await http.drain(0); // a server that cannot load its model leaves no port open behind it
@@ -139,5 +148,5 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     await http.drain(graceMs);
     await engine.dispose();
   };
-  return { url, address, modelPath: model.ggufPath, servedModelName, engine, http, close, [Symbol.asyncDispose]: () => close() };
+  return { url, address, modelPath: model.ggufPath, servedModelName, engine, http, artifactsNote: compiled.note, close, [Symbol.asyncDispose]: () => close() };
 }

@@ -54,6 +54,14 @@ const TOOLS: { name: string; install: string }[] = [
   { name: 'git', install: 'git (apt-get install git)' },
 ];
 
+/** Parts of a CUDA toolkit that ggml links, by CMake's name for them. */
+const TOOLKIT_PARTS: Record<string, string> = {
+  cublas: 'cuBLAS (libcublas and its headers)',
+  cublasLt: 'cuBLASLt (libcublasLt)',
+  cudart: 'the CUDA runtime (libcudart)',
+  cuda_driver: "the driver's link stub (lib64/stubs/libcuda.so)",
+};
+
 /** Finds an executable on PATH, then (for nvcc) in the usual CUDA folders. */
 export function findTool(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const dirs = (env.PATH ?? '').split(delimiter).filter(Boolean);
@@ -117,8 +125,9 @@ export async function buildCudaBackend(options: CudaBuildOptions): Promise<strin
     rmSync(plan.buildDir, { recursive: true, force: true });
   }
   await runStep('cmake', plan.configure, env, options.log, false).catch((error: Error) => {
-    // The toolkit's compiler is there but not its BLAS: say so in one line rather than CMake's.
-    if (/CUDA::cublas/.test(error.message)) throw new BackendBuildError(`the CUDA toolkit beside ${findTool('nvcc', env)} has no cuBLAS (libcublas and its headers), which ggml's CUDA backend links: install it (NVIDIA's libcublas-dev package for your CUDA version)`);
+    // The toolkit's compiler is there but not a library ggml links: say which, in one line.
+    const absent = /links to:\s*CUDA::(\w+)/.exec(error.message)?.[1];
+    if (absent) throw new BackendBuildError(`the CUDA toolkit beside ${findTool('nvcc', env)} lacks ${TOOLKIT_PARTS[absent] ?? `CUDA::${absent}`}, which ggml's CUDA backend links: install the full toolkit (or that part of it) for your CUDA version`);
     throw error;
   });
   options.log(`build: ${plan.build.at(-1)} jobs; minutes, more with FlashAttention's kernels (--no-flash-attention builds faster)`);

@@ -1,0 +1,143 @@
+// `lmforge compile` as users run it (a child process of bin/lmforge.mjs): the report, the
+// compiled folder, the exit status, and `compile --check` over a folder of definitions.
+import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tinyModelPath, tinyUntemplatedModelPath } from '../../fixtures/paths.js';
+import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo, artifactVocabulary } from '../../compiler/index.js';
+import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
+import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat/tool-formats.js';
+import { grammarVocabularyFromGGUF } from '../../runtime/engine/grammar-vocabulary.js';
+import { resolveModel } from '../../runtime/models/resolve-model.js';
+import { startCli } from '../helpers/cli-process.js';
+import { truncated } from '../models/check/broken-models.js';
+
+const test = suite('lmforge compile (CLI)');
+let dir = '';
+test.before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lmforge-compile-'));
+});
+test.after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = startCli(args, { LMFORGE_HOME: join(dir, 'home') });
+  // Never a hang: a run that outlasts this fails the test.
+  const timer = setTimeout(() => cli.child.kill('SIGKILL'), 120_000);
+  const code = await cli.exit;
+  clearTimeout(timer);
+  return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+test('compile --help explains the compiled folder', async () => {
+  const { code, stdout } = await run(['compile', '--help']);
+  assert.is(code, 0);
+  for (const part of ['lmforge-config.json', 'artifacts/', 'report.txt', '--out <dir>', '--json', '--check', '--model <model>', 'are rebuilt (serve says so in one line), never used', 'dist/<model>']) {
+    assert.ok(stdout.includes(part), `--help mentions ${part}`);
+  }
+});
+
+test('compiles the tiny model into a folder serve resolves, with the GGUF linked and every fact recorded', async () => {
+  const out = join(dir, 'tiny');
+  const { code, stdout, stderr } = await run(['compile', tinyModelPath, '--out', out]);
+  assert.is(code, 0, stderr);
+  assert.match(stdout, /^ok {3}gguf: GGUF v3, \d+ metadata keys, 21 tensors \(F32\)/m);
+  assert.match(stdout, new RegExp(`compiled: ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(serve it with: lmforge serve `));
+  assert.ok(lstatSync(join(out, 'tiny-gpt2.gguf')).isSymbolicLink());
+  assert.is(readlinkSync(join(out, 'tiny-gpt2.gguf')), tinyModelPath);
+  const config = JSON.parse(readFileSync(join(out, 'lmforge-config.json'), 'utf8'));
+  assert.is(config.model_file, 'tiny-gpt2.gguf');
+  assert.is(config.tool_format, 'hermes');
+  assert.equal(config.reasoning.on, false);
+  assert.ok(config.stop_tokens.includes('<|endoftext|>'));
+  assert.is(config.context_length, 2048);
+  assert.equal(config.engine.interactive.maxNumSequence, 1);
+  assert.match(config.chat_template.source, /<\|im_start\|>/);
+  // The artifacts are this vocabulary's: the one compile-grammar --model and serve compute.
+  const vocabulary = await grammarVocabularyFromGGUF(tinyModelPath);
+  assert.is(config.artifacts.vocabulary_fingerprint, vocabulary.fingerprint);
+  assert.is(TokenizerInfo.fromCacheBytes(readFileSync(join(out, config.artifacts.vocabulary))).fingerprint, vocabulary.fingerprint);
+  assert.is(artifactVocabulary(readFileSync(join(out, config.artifacts.grammars[0].file))), vocabulary.fingerprint);
+  assert.ok(readFileSync(join(out, 'report.txt'), 'utf8').includes('ok   architecture: llama'));
+  // `serve DIR` finds the GGUF through the config it reads.
+  const resolved = await resolveModel(out, { pull: false });
+  assert.is(resolved.ggufPath, join(out, 'tiny-gpt2.gguf'));
+  assert.is((resolved.config?.artifacts as { vocabulary_fingerprint: string }).vocabulary_fingerprint, vocabulary.fingerprint);
+});
+
+test("the folder's vocabulary tables carry the token sets of its tool-call family: a first request with tools walks the vocabulary for none", async () => {
+  const out = join(dir, 'tiny-tools');
+  const { code, stderr } = await run(['compile', tinyModelPath, '--out', out]);
+  assert.is(code, 0, stderr);
+  const config = JSON.parse(readFileSync(join(out, 'lmforge-config.json'), 'utf8'));
+  const tools = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+  // The grammar the server compiles for such a request (tool-calls.ts), its first masks as a
+  // matcher asks for them, with the tables as serve loads them (admission.ts) and as built from the GGUF.
+  const firstMasks = (tokenizer: TokenizerInfo): number => {
+    const tag = toolCallTag(TOOL_FORMATS[config.tool_format as ToolFormatKey], tools, { mode: 'auto' }, true);
+    const matcher = new GrammarMatcher(new GrammarCompiler(tokenizer).compile(Grammar.fromStructuralTag(tag)));
+    const mask = new Uint32Array(Math.ceil(tokenizer.vocabSize / 32));
+    for (const text of ['Sure', '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Pa', 'ris"}}\n</tool_call>']) {
+      matcher.fillNextTokenBitmask(mask);
+      assert.ok(matcher.acceptString(text), text);
+    }
+    return tokenizer.tokenSetsBuilt;
+  };
+  assert.ok(firstMasks(await grammarVocabularyFromGGUF(tinyModelPath)) > 0, 'without the folder the sets are built on first use');
+  assert.is(firstMasks(TokenizerInfo.fromCacheBytes(readFileSync(join(out, config.artifacts.vocabulary)))), 0);
+});
+
+test('--json: the report as one JSON document; a base model says which --chat-template to use', async () => {
+  const out = join(dir, 'base');
+  const { code, stdout } = await run(['compile', tinyUntemplatedModelPath, '--out', out, '--json']);
+  assert.is(code, 0);
+  const report = JSON.parse(stdout);
+  assert.is(report.passed, true);
+  assert.is(report.folder, out);
+  const base = report.checks.find((c: { message: string }) => /no chat template/.test(c.message));
+  assert.is(base.status, 'warn');
+  assert.match(base.fix, /--chat-template plain/);
+  // With --chat-template the given one is what the folder records.
+  const given = await run(['compile', tinyUntemplatedModelPath, '--out', join(dir, 'base-chatml'), '--chat-template', 'chatml']);
+  assert.is(given.code, 0);
+  assert.not.match(given.stdout, /no chat template/);
+  assert.match(JSON.parse(readFileSync(join(dir, 'base-chatml', 'lmforge-config.json'), 'utf8')).chat_template.note, /chatml, built in \(--chat-template\)/);
+});
+
+test('a broken model: one FAIL line on stderr, exit 1, no folder, no stack trace', async () => {
+  const broken = await truncated(tinyModelPath, join(dir, 'cut.gguf'), 100_000);
+  const out = join(dir, 'broken-out');
+  const { code, stdout, stderr } = await run(['compile', broken, '--out', out]);
+  assert.is(code, 1);
+  const errors = stderr.trim().split('\n');
+  assert.is(errors.length, 1, stderr);
+  assert.match(errors[0]!, /^FAIL gguf: .*truncated GGUF header.*\(fix: the file is damaged or was cut short/);
+  assert.match(stdout, /not compiled: 1 check\(s\) failed/);
+  assert.not.ok(existsSync(out));
+  const json = await run(['compile', broken, '--out', out, '--json']);
+  assert.is(json.code, 1);
+  assert.is(JSON.parse(json.stdout).checks[0].status, 'fail');
+});
+
+test('compile --check over a folder of definitions: every file reported, exit 1 on any failure; --model compiles against the vocabulary', async () => {
+  const defs = join(dir, 'defs');
+  mkdirSync(defs);
+  writeFileSync(join(defs, 'tool.json'), JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
+  writeFileSync(join(defs, 'tag.json'), JSON.stringify({ type: 'structural_tag', format: { type: 'const_string', value: 'x' } }));
+  writeFileSync(join(defs, 'digits.regex'), '[0-9]{3}\n');
+  writeFileSync(join(defs, 'a.ebnf'), 'root ::= "a"+');
+  writeFileSync(join(defs, 'notes.txt'), 'not a definition');
+  const good = await run(['compile', '--check', defs, '--model', tinyModelPath, '--json']);
+  assert.is(good.code, 0, good.stderr);
+  const report = JSON.parse(good.stdout);
+  assert.is(report.passed, true);
+  assert.equal(report.results.map((r: { input: string }) => r.input.slice(defs.length + 1)), ['a.ebnf', 'digits.regex', 'tag.json', 'tool.json']);
+  writeFileSync(join(defs, 'bad.regex'), '[0-9');
+  const bad = await run(['compile', '--check', defs]);
+  assert.is(bad.code, 1);
+  assert.match(bad.stderr, /bad\.regex: /);
+  assert.match(bad.stdout, /4 of 5 definitions compiled/);
+});
+
+test.run();
