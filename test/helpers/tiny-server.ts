@@ -73,11 +73,11 @@ export async function post(url: string, body: string | Buffer | object, headers:
 }
 
 /** The same server on the default model (SmolLM2, pulled by `npm run fixtures`), served as `smollm2`. */
-export async function startDefaultModelServer(): Promise<TinyServer> {
+export async function startDefaultModelServer(engine: Partial<EngineInitOptions> = {}): Promise<TinyServer> {
   const { existsSync } = await import('node:fs');
   const { defaultModelPath } = await import('../../fixtures/paths.js');
   const modelPath = await defaultModelPath();
   if (!existsSync(modelPath)) throw new Error(`the default model is not pulled (run npm run fixtures): ${modelPath}`);
   // Every core, as `serve` uses: the default model's answers are checked as exact text.
-  return startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath, overrides: {}, threads: undefined } });
+  return startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath, overrides: {}, threads: undefined, ...engine } });
 }
