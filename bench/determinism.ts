@@ -9,9 +9,9 @@
 //
 // Each thread count gets two fresh servers: one without a prefix cache
 // (prefix_cache_max_num_recycling_seqs=0), whose answers are the reference, and one with the
-// default cache, which gets every request twice in a row: the first time its prompt shares
-// only the chat template's first tokens with earlier requests, the second time all but its
-// last token is a hit. A row counts the answers that differ from the reference, and for those
+// default cache, which gets every request three times in a row: the first time its prompt
+// shares only the chat template's first tokens with earlier requests, the second time all but
+// its last token is a hit, the third time with `cache_prompt: false` (computed whole again). A row counts the answers that differ from the reference, and for those
 // the mean index of the first character that differs.
 import { cac } from 'cac';
 import { defaultModelFile } from '../runtime/models/pull-model.js';
@@ -129,13 +129,16 @@ for (const threads of threadCounts) {
     for (const mode of MODES) {
       const first: string[] = [];
       const second: string[] = [];
+      const uncached: string[] = [];
       for (let i = 0; i < promptCount; i++) {
         first.push(await answer(server, QUESTIONS[i]!, { model: name, ...mode.body(i) }));
         second.push(await answer(server, QUESTIONS[i]!, { model: name, ...mode.body(i) }));
+        uncached.push(await answer(server, QUESTIONS[i]!, { model: name, ...mode.body(i), cache_prompt: false }));
       }
       const reference = byMode.get(mode.name)!;
       rows.push(compare(String(threads), mode.name, 'template prefix from cache', reference, first));
       rows.push(compare(String(threads), mode.name, 'whole prompt from cache', reference, second));
+      rows.push(compare(String(threads), mode.name, 'whole prompt cached, cache_prompt: false', reference, uncached));
     }
   });
 }

@@ -22,7 +22,7 @@ export interface GenerateRequest {
    */
   cachePrompt?: boolean;
   sampling?: Partial<SamplingParams>;
-  /** Same seed and inputs give the same output, whatever else the batch holds. */
+  /** Seeds the sampling stream: the same draws for the same request, so the same output where the logits are the same (see `cachePrompt`). */
   seed?: number;
   /** Names the request in trace entries (when tracing is on). */
   traceId?: string;

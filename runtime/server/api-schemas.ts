@@ -94,7 +94,14 @@ export const sharedRequestProperties = {
     description: `Token id (as a string key) to a bias in [-100, 100]; at most ${LIMITS.logitBiasEntries} entries.`,
   },
   n: { type: 'integer', minimum: 1, maximum: LIMITS.n, default: 1, description: `Choices to generate; at most ${LIMITS.n}, and at most the server's max_num_sequence.` },
-  seed: { type: ['integer', 'null'], minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER, description: 'Same seed and inputs give the same output.' },
+  seed: {
+    type: ['integer', 'null'],
+    minimum: -Number.MAX_SAFE_INTEGER,
+    maximum: Number.MAX_SAFE_INTEGER,
+    description:
+      'Seeds the sampler: the same request with the same seed gives the same output when its prompt is computed the same way. ' +
+      'A prompt partly served from the prefix cache is computed in other batches and can round differently, which can change a seeded (or, rarely, a greedy) answer: send cache_prompt: false where answers must reproduce.',
+  },
   stop: {
     anyOf: [
       { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },

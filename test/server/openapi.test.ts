@@ -54,6 +54,16 @@ test('/v1/completions is listed with its request, response and stream schemas', 
   assert.ok(operation.responses['200'].content['text/event-stream'].schema);
 });
 
+test('seed says what it guarantees, and names cache_prompt: false, which both endpoints take', ({ openapi }) => {
+  for (const path of ['/v1/chat/completions', '/v1/completions']) {
+    const properties = openapi.paths[path].post.requestBody.content['application/json'].schema.properties;
+    assert.match(properties.seed.description, /when its prompt is computed the same way/);
+    assert.match(properties.seed.description, /prefix cache .* cache_prompt: false/);
+    assert.is(properties.cache_prompt.type, 'boolean');
+    assert.is(properties.cache_prompt.default, true);
+  }
+});
+
 test("the served document says what this server can answer: the served model, n up to max_num_sequence, token ids in the vocabulary", async ({ s, openapi }) => {
   const body = (path: string) => openapi.paths[path].post.requestBody.content['application/json'].schema;
   for (const path of ['/v1/chat/completions', '/v1/completions']) {
