@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import koffi, { type LibraryHandle } from 'koffi';
 import { bindLlamaApi, bindLlamaExtensions, type LlamaApi, type LlamaExtensions } from './llama-api.js';
 import { DeviceError, type DeviceKind } from './device-spec.js';
+import { canLoadLibrary } from './can-load-library.js';
 import { CUDA_LIBRARY_FILE, planCudaLibrary, type CudaPlan } from './cuda/cuda-libraries.js';
 
 /** Exact version of the prebuilt binaries; llama-api.ts's struct layouts are for this build. */
@@ -53,14 +54,7 @@ const DRIVER_LIBRARIES: Partial<Record<DeviceKind, string[]>> = {
 export function gpuDriverPresent(kind: DeviceKind): boolean {
   const candidates = DRIVER_LIBRARIES[kind];
   if (!candidates) return true; // cpu and metal need nothing extra; rocm/opencl come with --model-lib
-  return candidates.some((name) => {
-    try {
-      koffi.load(name);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return candidates.some(canLoadLibrary);
 }
 
 /** The folder holding libllama inside an installed prebuilt package, or undefined when not installed. */

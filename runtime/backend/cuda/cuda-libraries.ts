@@ -7,12 +7,12 @@
 // A loadable folder holds libllama and the ggml backends beside it (ggml loads every backend
 // from libllama's folder), so a build or the fallback is served from a folder of its own under
 // $LMFORGE_HOME/backends: links to the prebuilt files, with its own libggml-cuda.so.
-import koffi from 'koffi';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { lmforgeHome } from '../../models/model-home.js';
 import { readFatBinary, summarizeFatBinary, type FatBinarySummary } from './fat-binary.js';
 import { ElfFile } from './elf-file.js';
+import { canLoadLibrary } from '../can-load-library.js';
 import { chooseCudaLibrary, type CudaLibraryCandidate } from './cuda-fit.js';
 import { probeCudaDriver } from './cuda-driver.js';
 
@@ -80,14 +80,7 @@ function missingCudaRuntimes(file: string): string[] {
   } finally {
     elf.close();
   }
-  return needed.filter((name) => {
-    try {
-      koffi.load(name);
-      return false;
-    } catch {
-      return true;
-    }
-  });
+  return needed.filter((name) => !canLoadLibrary(name));
 }
 
 /**
