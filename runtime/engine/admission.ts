@@ -47,6 +47,13 @@ function keptBytes(kept: KeptGrammar): number {
   return kept.artifactBytes + (kept.compiled.masks?.maskBytes ?? 0);
 }
 
+export interface AdmissionOptions {
+  /** Most bytes of grammars kept for later requests (default COMPILED_GRAMMAR_CACHE_BYTES). */
+  grammarCacheBytes?: number;
+  /** Vocabulary tables a compiled folder carries (compiled-artifacts.ts checked they are this model's). */
+  vocabularyTables?: Uint8Array;
+}
+
 export class Admission {
   private tokenizer: TokenizerInfo | undefined;
   /** Turn-opening control tokens by the template text they come from (one template per server). */
@@ -62,9 +69,7 @@ export class Admission {
     /** Rows of a logits vector (the model's vocabulary size). */
     private readonly logitsWidth: number,
     private readonly limits: AdmissionLimits,
-    private readonly grammarCacheBytes = COMPILED_GRAMMAR_CACHE_BYTES,
-    /** Vocabulary tables a compiled folder carries (compiled-artifacts.ts checked they are this model's). */
-    private readonly vocabularyTables?: Uint8Array,
+    private readonly options: AdmissionOptions = {},
   ) {
     this.scratch = new SamplingScratch(logitsWidth);
   }
@@ -162,9 +167,9 @@ export class Admission {
 
   /** The compiled tables when their shape is this model's (a last guard; their binding to the GGUF is checked before the load). */
   private compiledTables(): TokenizerInfo | undefined {
-    if (!this.vocabularyTables) return undefined;
+    if (!this.options.vocabularyTables) return undefined;
     try {
-      const tables = TokenizerInfo.fromCacheBytes(this.vocabularyTables);
+      const tables = TokenizerInfo.fromCacheBytes(this.options.vocabularyTables);
       return tables.numTokens === this.vocabulary.size && tables.vocabSize === this.logitsWidth ? tables : undefined;
     } catch {
       return undefined;
@@ -191,7 +196,7 @@ export class Admission {
     // Masks grew since the last admission, so the bound is checked on each. A grammar dropped
     // here lives on in the sequences using it, and goes with the last of them.
     let total = this.cachedGrammarBytes;
-    while (total > this.grammarCacheBytes || this.grammars.size > COMPILED_GRAMMAR_CACHE_ENTRIES) {
+    while (total > (this.options.grammarCacheBytes ?? COMPILED_GRAMMAR_CACHE_BYTES) || this.grammars.size > COMPILED_GRAMMAR_CACHE_ENTRIES) {
       const [oldest, dropped] = this.grammars.entries().next().value!;
       this.grammars.delete(oldest);
       total -= keptBytes(dropped);

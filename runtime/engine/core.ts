@@ -96,7 +96,7 @@ export class EngineCore {
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
       this.drafter && ((sequence, most, width) => this.drafter!.propose(sequence, most, width)),
     );
-    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, undefined, options.vocabularyTables);
+    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
     this.committer = new TokenCommitter(vocabulary);
   }
 

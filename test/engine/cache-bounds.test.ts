@@ -87,7 +87,7 @@ test('the engine keeps deserialized grammars and their masks within its bound', 
   // Room for three of the six artifacts, fewer once their masks are counted.
   const bound = 3 * Math.max(...artifacts.map((a) => a.byteLength));
   assert.ok(artifacts.reduce((sum, a) => sum + a.byteLength, 0) > bound);
-  const admission = new Admission(model.vocabulary, model.vocabulary.size, { maxNumSequence: 4, lengthLimit: 256 }, bound);
+  const admission = new Admission(model.vocabulary, model.vocabulary.size, { maxNumSequence: 4, lengthLimit: 256 }, { grammarCacheBytes: bound });
   for (const [i, grammar] of artifacts.entries()) {
     const state = admission.admit(i, { prompt: 'hello', maxTokens: 4, grammar });
     assert.ok(!isAdmissionError(state), isAdmissionError(state) ? state.message : '');
