@@ -3,27 +3,27 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
-import { ChatTemplate } from '../chat/chat-template.js';
-import { chooseChatTemplate, chooseToolTemplate, type GivenTemplate, type TemplateChoice } from '../chat/template-choice.js';
-import { ApiError, sendError } from './api-error.js';
+import { ChatTemplate } from '../chat-format/chat-template.js';
+import { chooseChatTemplate, chooseToolTemplate, type GivenTemplate, type TemplateChoice } from '../chat-format/template-choice.js';
+import { ApiError, sendError } from '../api/api-error.js';
 import { ApiKeys } from './auth.js';
-import { RequestMeter } from './request-meter.js';
-import { chatCompletions } from './chat-completions.js';
-import type { ChatConventions, CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
+import { RequestMeter } from '../telemetry/request-meter.js';
+import { chatCompletions } from '../api/chat-completions/chat-completions.js';
+import type { ChatConventions, CompletionContext, CompletionEndpoint, CompletionRequestBase } from '../api/completion-context.js';
 import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
-import type { EngineClient } from './engine-client.js';
+import type { EngineClient } from '../engine/client/engine-client.js';
 import { docsPage, endpointsAt, openApiDocument, type ServedFacts } from './endpoints.js';
-import { InterruptedGeneration } from './interrupted-generation.js';
-import { ServerMetrics } from './metrics.js';
+import { InterruptedGeneration } from '../api/interrupted-generation.js';
+import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
-import { textCompletions } from './text-completions.js';
-import { toApiError } from './to-api-error.js';
-import { TraceBuffer } from './trace-buffer.js';
-import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
-import { detectToolFormat } from '../chat/tool-format-detect.js';
-import { modelThinks, type ReasoningMode } from '../chat/reasoning.js';
-import type { ToolCallArguments } from './tool-calls.js';
+import { textCompletions } from '../api/text-completions/text-completions.js';
+import { toApiError } from '../api/to-api-error.js';
+import { TraceBuffer } from '../telemetry/trace-buffer.js';
+import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../chat-format/tool-formats.js';
+import { detectToolFormat } from '../chat-format/tool-format-detect.js';
+import { modelThinks, type ReasoningMode } from '../chat-format/reasoning.js';
+import type { ToolCallArguments } from '../api/chat-completions/tool-calls.js';
 
 export interface ApiServerOptions {
   /** The served model name: the id GET /v1/models lists, responses carry and requests send as `model`. */
