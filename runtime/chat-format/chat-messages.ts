@@ -3,7 +3,15 @@
 // consecutive tool results as one message, for templates that demand alternating roles. Tools
 // get an empty description where the request left it out (OpenAI makes it optional; gpt-oss's
 // template concatenates it and fails on a missing one, while "" reads as absent in any test).
-import type { TemplateMessage } from './chat-template.js';
+
+/** A message as chat templates read it. */
+export interface TemplateMessage {
+  role: string;
+  content: string;
+  name?: string;
+  tool_calls?: { id?: string; type: 'function'; function: { name: string; arguments: Record<string, unknown> | string } }[];
+  tool_call_id?: string;
+}
 
 export interface IncomingMessage {
   role: string;

@@ -1,16 +1,8 @@
 // Renders a conversation into prompt text with a Jinja chat template (the model's own, or the
 // one template-choice.ts picked), adapting it to what the template accepts.
 import { Template } from '@huggingface/jinja';
-import { mergeToolRuns } from './chat-messages.js';
+import { mergeToolRuns, type TemplateMessage } from './chat-messages.js';
 import { chatmlTemplate } from './chatml-template.js';
-
-export interface TemplateMessage {
-  role: string;
-  content: string;
-  name?: string;
-  tool_calls?: { id?: string; type: 'function'; function: { name: string; arguments: Record<string, unknown> | string } }[];
-  tool_call_id?: string;
-}
 
 export class ChatTemplateError extends Error {
   override name = 'ChatTemplateError';

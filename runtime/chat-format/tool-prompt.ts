@@ -4,7 +4,7 @@
 // the results of one round of calls in one turn (as Hermes-style templates write them, and as
 // templates that demand alternating roles require).
 import { mergeToolRuns } from './chat-messages.js';
-import type { TemplateMessage } from './chat-template.js';
+import type { TemplateMessage } from './chat-messages.js';
 import type { ToolDefinition } from './tool-call-tag.js';
 import type { ToolFormat } from './tool-formats.js';
 

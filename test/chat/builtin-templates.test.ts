@@ -3,7 +3,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { BUILTIN_TEMPLATE_NAMES, BUILTIN_TEMPLATES, type BuiltinTemplateName } from '../../runtime/chat-format/builtin-templates.js';
-import { ChatTemplate, type TemplateMessage } from '../../runtime/chat-format/chat-template.js';
+import type { TemplateMessage } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate } from '../../runtime/chat-format/chat-template.js';
 import { StopStringMatcher } from '../../runtime/sampling/stop-string-matcher.js';
 
 const test = suite('built-in chat templates');

@@ -5,7 +5,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar } from '../../compiler/index.js';
-import { ChatTemplate, type TemplateMessage } from '../../runtime/chat-format/chat-template.js';
+import type { TemplateMessage } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate } from '../../runtime/chat-format/chat-template.js';
 import { toolCallTag, type ToolDefinition } from '../../runtime/chat-format/tool-call-tag.js';
 import { ToolCallParser } from '../../runtime/chat-format/tool-call-parser.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat-format/tool-formats.js';
