@@ -17,7 +17,7 @@ import type { RequestState, Sequence } from './sequence.js';
 import { reusablePrefixLength } from './sliding-window.js';
 import { MIN_PROMPT_TOKENS, StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
-import { Drafter } from './speculative/speculation.js';
+import { Speculation } from './speculative/speculation.js';
 import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
@@ -33,7 +33,7 @@ export class EngineCore {
   private readonly runner: ModelRunner;
   private readonly admission: Admission;
   private readonly committer: TokenCommitter;
-  private readonly drafter: Drafter | undefined;
+  private readonly speculation: Speculation | undefined;
   private events: EngineEvent[] = [];
   private traces: TraceEntry[] = [];
   private steps = 0;
@@ -76,7 +76,7 @@ export class EngineCore {
     this.runner = new ModelRunner(context, { wantHiddenStates: speculation?.proposer?.wantsHiddenStates ?? false, splitMixedSteps: options.splitMixedSteps ?? false });
     this.budget = new StepBudget({ chunk: config.prefillChunkSize, minTokens: MIN_PROMPT_TOKENS[config.kvLayout] });
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
-      this.drafter = new Drafter({
+      this.speculation = new Speculation({
         draftLength: speculation.draftLength,
         tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
         piece: (token) => vocabulary.piece(token),
@@ -94,7 +94,7 @@ export class EngineCore {
       },
       this.budget,
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
-      this.drafter && ((sequence, most, width) => this.drafter!.propose(sequence, most, width)),
+      this.speculation && ((sequence, most, width) => this.speculation!.propose(sequence, most, width)),
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
     this.committer = new TokenCommitter(vocabulary);
@@ -159,20 +159,20 @@ export class EngineCore {
       freeSlots: this.config.maxNumSequence - this.kv.runningSlotsInUse,
       steps: this.steps,
       preemptions: this.scheduler.preemptions,
-      draftTokens: this.drafter?.proposed ?? 0,
-      acceptedDraftTokens: this.drafter?.accepted ?? 0,
+      draftTokens: this.speculation?.proposed ?? 0,
+      acceptedDraftTokens: this.speculation?.accepted ?? 0,
       grammarCacheBytes: this.admission.cachedGrammarBytes,
       vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
-      draftPositions: { proposed: [...(this.drafter?.positions.proposed ?? [])], accepted: [...(this.drafter?.positions.accepted ?? [])] },
+      draftPositions: { proposed: [...(this.speculation?.positions.proposed ?? [])], accepted: [...(this.speculation?.positions.accepted ?? [])] },
     };
   }
 
   private async run(): Promise<void> {
     while (!this.stopped) {
       for (const state of [...this.scheduler.running]) if (state.cancelled) this.retire(state, 'cancelled');
-      if (this.drafter?.preparesDrafts) {
+      if (this.speculation?.preparesDrafts) {
         try {
-          await this.drafter.prepare(this.decodingSequences());
+          await this.speculation.prepare(this.decodingSequences());
         } catch (error) {
           this.recoverFromDecodeFailure(error);
           continue;
@@ -229,7 +229,7 @@ export class EngineCore {
         this.scheduler.settleDraft(entry, accepted);
         acceptedDrafts[index] = accepted;
       });
-      const observer = this.drafter?.proposer;
+      const observer = this.speculation?.proposer;
       if (observer?.observe) {
         try {
           await observer.observe(plan.entries, acceptedDrafts);
@@ -238,7 +238,7 @@ export class EngineCore {
           continue;
         }
       }
-      this.drafter?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
+      this.speculation?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
       this.collectOutput();
       this.flushEvents();
     }
@@ -262,14 +262,14 @@ export class EngineCore {
   /** Commits what the target chose at each drafted position; returns the draft tokens accepted. */
   private verify(sequence: Sequence, draft: number[], index: number): number {
     const accepted = verifyDraft(sequence, draft, (k) => this.runner.logits(index, k), (s, logits) => this.sampleAndCommit(s, logits));
-    this.drafter!.record(sequence, accepted);
+    this.speculation!.record(sequence, accepted);
     this.trace(sequence.request, 'speculation', nowMicros(), undefined, { choice: sequence.choice, proposed: draft.length, accepted, step: this.steps });
     return accepted;
   }
 
   /** Hands a hidden-state proposer (Medusa) the state the sequence's last token was sampled from: the row after the accepted drafts. */
   private keepHiddenState(sequence: Sequence, index: number, accepted: number): void {
-    const proposer = this.drafter?.proposer;
+    const proposer = this.speculation?.proposer;
     if (!proposer?.keepHiddenState || sequence.finish !== undefined) return;
     const hidden = this.runner.hiddenState(index, accepted);
     if (hidden) proposer.keepHiddenState(sequence, hidden);

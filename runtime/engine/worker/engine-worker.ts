@@ -13,9 +13,9 @@ import { computeEngineConfig, ConfigError } from '../engine-config.js';
 import type { MemoryFacts } from '../memory-budget.js';
 import { EngineCore } from './core.js';
 import { CPU_PROMPT_STEP_FLOOR } from './scheduler.js';
-import { DraftModel } from './speculative/proposers/draft-model.js';
-import { MedusaDrafter } from './speculative/proposers/medusa-proposer.js';
-import { Eagle3Drafter } from './speculative/proposers/eagle3-proposer.js';
+import { DraftModelProposer } from './speculative/proposers/draft-model-proposer.js';
+import { MedusaProposer } from './speculative/proposers/medusa-proposer.js';
+import { Eagle3Proposer } from './speculative/proposers/eagle3-proposer.js';
 import { checkEagle3File } from './speculative/proposers/eagle3-format.js';
 import { Eagle3Features } from '../../backend/eagle3-features.js';
 import { readMedusaWeights } from './speculative/proposers/medusa-format.js';
@@ -35,11 +35,11 @@ let core: EngineCore | undefined;
 let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
 /** small_draft: the draft model, its context and the proposer running it. */
-let draft: { model: LlamaModel; context?: LlamaContext; proposer?: DraftModel } | undefined;
+let draft: { model: LlamaModel; context?: LlamaContext; proposer?: DraftModelProposer } | undefined;
 /** eagle: the EAGLE-3 draft, its context and the proposer running it. */
-let eagle: { model: LlamaModel; context?: LlamaContext; proposer?: Eagle3Drafter } | undefined;
+let eagle: { model: LlamaModel; context?: LlamaContext; proposer?: Eagle3Proposer } | undefined;
 /** medusa: the heads' graph and the proposer running it. */
-let medusa: { graph: MedusaGraph; proposer: MedusaDrafter } | undefined;
+let medusa: { graph: MedusaGraph; proposer: MedusaProposer } | undefined;
 
 async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const spec = parseDeviceSpec(options.device);
@@ -98,7 +98,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
       threads,
       adaptiveThreads,
     });
-    draft.proposer = new DraftModel(draft.context, (token) => vocabulary.isEndOfGeneration(token));
+    draft.proposer = new DraftModelProposer(draft.context, (token) => vocabulary.isEndOfGeneration(token));
   }
   if (eagle) {
     eagle.context = LlamaContext.create(eagle.model, {
@@ -112,13 +112,13 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
       other: context,
     });
     const features = Eagle3Features.create(library.extensions(), context, eagle.context);
-    eagle.proposer = new Eagle3Drafter(eagle.context, features, (token) => vocabulary.isEndOfGeneration(token));
+    eagle.proposer = new Eagle3Proposer(eagle.context, features, (token) => vocabulary.isEndOfGeneration(token));
   }
   if (speculativeMode === 'medusa') {
     const weights = await readMedusaWeights(options.draftModelPath!, { path: options.modelPath, embeddingLength: info.embeddingLength, vocabSize: vocabulary.size });
     const graph = MedusaGraph.create(ggmlApiFor(library.path), library.api, devices[0]!, weights);
     const targetContext = context;
-    medusa = { graph, proposer: new MedusaDrafter(graph, (token) => vocabulary.isEndOfGeneration(token), () => targetContext.threads) };
+    medusa = { graph, proposer: new MedusaProposer(graph, (token) => vocabulary.isEndOfGeneration(token), () => targetContext.threads) };
   }
   const proposer: DraftProposer | undefined = draft?.proposer ?? eagle?.proposer ?? medusa?.proposer;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {

@@ -1,4 +1,5 @@
-// Proposes draft tokens for a sequence about to decode, and learns from what was accepted.
+// The coordinator of speculative decoding: asks the proposers (proposers/) for draft tokens for a
+// sequence about to decode, and learns from what was accepted.
 // Under a grammar, the tokens it forces come first (jump-forward), spelt as the model spelt
 // the same forced text before (forced-spellings.ts) or else as the tokenizer splits it. Then a continuation: the
 // n-gram lookup's (ngram: of the text extended by the forced tokens, cut to what the grammar
@@ -15,7 +16,7 @@ import { admissiblePrefix, forcedText } from './grammar-drafts.js';
 import { lookupContinuation } from './proposers/ngram-lookup.js';
 import type { DraftProposer } from './proposers/proposer.js';
 
-export interface DrafterOptions {
+export interface SpeculationOptions {
   /** spec_draft_length: a fixed number of draft tokens per step, or 0 to adapt per sequence. */
   draftLength: number;
   /** The model's tokenizer without special-token parsing, for forced text. */
@@ -48,7 +49,7 @@ interface DraftState {
 const FORCED_PRIOR = 0.9;
 const CONTINUATION_PRIOR = 0.5;
 
-export class Drafter {
+export class Speculation {
   private readonly states = new WeakMap<Sequence, DraftState>();
   private readonly cost = new DraftCost();
   /** Each source's acceptance across sequences: where a new sequence's estimate starts. */
@@ -68,7 +69,7 @@ export class Drafter {
   /** By draft position: verifications that proposed a token there, and that accepted it. */
   readonly positions = { proposed: [] as number[], accepted: [] as number[] };
 
-  constructor(private readonly options: DrafterOptions) {}
+  constructor(private readonly options: SpeculationOptions) {}
 
   /** The proposer running before each step, if any. */
   get proposer(): DraftProposer | undefined {

@@ -50,7 +50,7 @@ const FLUSH_AT = 16;
 /** Feature rows a slot's buffer keeps once a large step's pairs are written. */
 const SHRINK_ROWS = 2 * FLUSH_AT;
 
-export class Eagle3Drafter implements DraftProposer {
+export class Eagle3Proposer implements DraftProposer {
   private readonly batch: Batch;
   private readonly pending = new Map<number, Pending>();
   /** Scratch: features of the pairs being written. */

@@ -18,7 +18,7 @@ interface Kept {
   state: Float32Array;
 }
 
-export class MedusaDrafter implements DraftProposer {
+export class MedusaProposer implements DraftProposer {
   readonly wantsHiddenStates = true;
   private readonly kept = new WeakMap<Sequence, Kept>();
   private packed = new Float32Array(0);

@@ -12,7 +12,7 @@ import type { Sequence } from '../../sequence.js';
 import { chooseDraftToken, extendDrafts, rollbackDraftGrammar, startModelDraft, type ModelDraft } from './draft-choice.js';
 import type { DraftProposer, DraftRequest } from './proposer.js';
 
-export class DraftModel implements DraftProposer {
+export class DraftModelProposer implements DraftProposer {
   private readonly batch: Batch;
   /** The tokens whose cells each slot holds in the draft's cache. */
   private readonly held = new Map<number, number[]>();
