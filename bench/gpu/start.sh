@@ -15,19 +15,23 @@ started=$(date +%s)
 note() { echo "start: $*" | tee -a "$logs/start.log"; }
 done_mark() { [[ -f $run/.unpacked-$1 ]]; }
 mark() { touch "$run/.unpacked-$1"; }
+# xz -dc, or Python's lzma where the machine has no xz.
+decompress_xz() {
+  if command -v xz >/dev/null; then xz -dc "$1"; else python3 -c 'import lzma, shutil, sys; shutil.copyfileobj(lzma.open(sys.argv[1]), sys.stdout.buffer)' "$1"; fi
+}
 
 # Unpacking, each part once.
 if ! done_mark node && [[ -f $kit/call1/node.xz ]]; then
-  xz -dc "$kit/call1/node.xz" >"$run/bin/node" && chmod +x "$run/bin/node" && mark node && note "node $(node --version)"
+  decompress_xz "$kit/call1/node.xz" >"$run/bin/node" && chmod +x "$run/bin/node" && mark node && note "node $(node --version)"
 fi
 if ! done_mark app && [[ -f $kit/call1/app.tar.xz ]]; then
-  rm -rf "$app" && xz -dc "$kit/call1/app.tar.xz" | tar -xf - -C "$run" && mark app && note "app unpacked in $app"
+  rm -rf "$app" && decompress_xz "$kit/call1/app.tar.xz" | tar -xf - -C "$run" && mark app && note "app unpacked in $app"
 fi
 # The bench scripts run from this tree's sources (tsx): they resolve packages from its node_modules.
 if done_mark app && [[ ! -e $root/node_modules ]]; then ln -s "$app/node_modules" "$root/node_modules"; fi
 if ! done_mark src && [[ -f $kit/call1/llama-src.tar.xz ]]; then
   mkdir -p "$(dirname "$src")" && rm -rf "$src" "$(dirname "$src")/llama.cpp" &&
-    xz -dc "$kit/call1/llama-src.tar.xz" | tar -xf - -C "$(dirname "$src")" && mv "$(dirname "$src")/llama.cpp" "$src" &&
+    decompress_xz "$kit/call1/llama-src.tar.xz" | tar -xf - -C "$(dirname "$src")" && mv "$(dirname "$src")/llama.cpp" "$src" &&
     mark src && note "llama.cpp source at $(cat "$src/.lmforge-source-commit") in $src"
 fi
 if ! done_mark model && [[ -f $kit/call2/model.00 && -f $kit/call3/model.01 && -f $kit/call3/model.sha256 ]]; then
