@@ -6,7 +6,7 @@
 #
 # Usage: bench/build-peer-llama-server.sh            # build once (cached), print the bin folder
 #        bench/build-peer-llama-server.sh --check    # also re-run the library checks
-# Environment: PEER_DIR (the source tree), PEER_PREBUILT (the folder of prebuilt libraries to link
+# Environment: PEER_DIR (the source tree), CMAKE_GENERATOR=Ninja (for a machine without make), PEER_PREBUILT (the folder of prebuilt libraries to link
 # against instead of @node-llama-cpp/<platform>'s: a CUDA folder, say), PEER_JOBS (compile jobs, 2).
 # A PEER_DIR without .git (unpacked from a tarball on a machine without git) names its commit in
 # .lmforge-source-commit, as `lmforge backend build cuda` accepts; it is not checked against the bundle.
@@ -100,7 +100,14 @@ rm -rf "$out"
 mkdir -p "$out"
 relink() { # folder-under-build target
   local dir=$peer_dir/build/$1 line
-  line=$(cat "$dir/CMakeFiles/$2.dir/link.txt")
+  if [[ -f $peer_dir/build/build.ninja ]]; then
+    # Ninja keeps no link.txt: the target's link command is the last of its commands that
+    # writes with -o, run from the build folder; its bin/ paths are made absolute for the rules below.
+    dir=$peer_dir/build
+    line=$(ninja -C "$dir" -t commands "$2" | grep -- ' -o ' | tail -n 1 | sed -E "s#(^| )bin/#\1$dir/bin/#g")
+  else
+    line=$(cat "$dir/CMakeFiles/$2.dir/link.txt")
+  fi
   line=$(sed -E \
     -e "s#[^ ]*/bin/libllama\.so[.0-9]*#$libllama#g" \
     -e "s#[^ ]*/bin/libggml-base\.so[.0-9]*#$libggml_base#g" \

@@ -9,6 +9,8 @@
 set -uo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 jobs=$(nproc)
+# CMake's default generator needs make; a machine with only ninja builds with that.
+if ! command -v make >/dev/null && command -v ninja >/dev/null; then export CMAKE_GENERATOR=Ninja; fi
 t0=$(date +%s)
 record() { echo "$1" >>"$results/builds.txt"; echo "build: $1"; }
 
@@ -32,7 +34,7 @@ wait "$cuda_pid"; cuda_rc=$?
 if [[ ${SMOKE:-0} == 1 ]]; then
   record "cuda: skipped (SMOKE)"
 else
-  record "cuda: exit $cuda_rc after $(($(date +%s) - t0)) s (lmforge backend build cuda --arch $arch --jobs $jobs, FlashAttention $([[ ${FA:-1} == 0 ]] && echo off || echo on))"
+  record "cuda: exit $cuda_rc after $(($(date +%s) - t0)) s (lmforge backend build cuda --arch $arch --jobs $jobs, FlashAttention $([[ ${FA:-1} == 0 ]] && echo off || echo on), ${CMAKE_GENERATOR:-Unix Makefiles})"
 fi
 wait "$peer_pid"; peer_rc=$?
 record "peer: exit $peer_rc after $(($(date +%s) - t0)) s (llama-server on $cuda_prebuilt)"
