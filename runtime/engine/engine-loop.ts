@@ -27,9 +27,17 @@ import { statSync } from 'node:fs';
 import { vocabularyDifference } from './speculative/vocabulary-match.js';
 import type { LlamaApi } from '../backend/llama-api.js';
 import type { EngineChannel } from './engine-channel.js';
+import { probeShapes, runStartupProbe } from './startup-probe.js';
 import type { EngineInfo, EngineInitOptions, FromWorker } from './protocol.js';
 
+/** Calls a test-only fault switch makes (engine-fault.ts). */
+export interface EngineHooks {
+  /** Just before the start-up probe decodes. */
+  beforeProbe?: (() => void) | undefined;
+}
+
 let channel: EngineChannel | undefined;
+let hooks: EngineHooks = {};
 const post = (message: FromWorker) => channel!.post(message);
 
 let core: EngineCore | undefined;
@@ -121,6 +129,11 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     const targetContext = context;
     medusa = { graph, proposer: new MedusaDrafter(graph, (token) => vocabulary.isEndOfGeneration(token), () => targetContext.threads) };
   }
+  // The server learns what is probed first: if the backend aborts the process here, it names them.
+  const target = { devices: devices.map(describeDevice), library: `${library.source} (${library.path})`, modelLib: options.modelLib !== undefined };
+  post({ type: 'probing', target });
+  hooks.beforeProbe?.();
+  await runStartupProbe(context, probeShapes(context, config.maxNumSequence, config.prefillChunkSize), target, Math.max(vocabulary.bos, 0));
   const proposer: DraftProposer | undefined = draft?.proposer ?? eagle?.proposer ?? medusa?.proposer;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
@@ -207,8 +220,9 @@ async function shutdown(): Promise<void> {
 }
 
 /** Serves one engine over `to`: init, then requests, until shutdown. */
-export function serveEngine(to: EngineChannel): void {
+export function serveEngine(to: EngineChannel, testHooks: EngineHooks = {}): void {
   channel = to;
+  hooks = testHooks;
   to.onMessage((message) => {
     switch (message.type) {
       case 'init':

@@ -2,6 +2,7 @@
 import type { SamplingParams } from '../sampling/index.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
 import type { GrammarSpec } from './grammar-spec.js';
+import type { ProbeTarget } from './probe-failure.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 
 /** What to generate for one request. */
@@ -148,6 +149,8 @@ export type ToWorker =
   | { type: 'shutdown' };
 
 export type FromWorker =
+  /** Sent before the start-up probe decodes (startup-probe.ts). */
+  | { type: 'probing'; target: ProbeTarget }
   | { type: 'ready'; info: EngineInfo }
   | { type: 'init-failed'; message: string; userFacing: boolean }
   | { type: 'events'; events: EngineEvent[] }
