@@ -1,6 +1,7 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
+import type { EngineIsolation } from './engine-transport.js';
 import type { GrammarSpec } from './grammar-spec.js';
 import type { ProbeTarget } from './probe-failure.js';
 import type { SpeculativeMode } from './speculative/modes.js';
@@ -69,7 +70,8 @@ export type EngineEvent =
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };
 
-export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error';
+/** engine_failed: the engine's process died (or is restarting after it did); the request was lost. */
+export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error' | 'engine_failed';
 
 export interface EngineErrorInfo {
   code: EngineErrorCode;
@@ -83,6 +85,12 @@ export interface EngineErrorInfo {
 
 export interface EngineInitOptions {
   modelPath: string;
+  /**
+   * Where the engine runs: 'process' (default), a child process the Engine restarts when it
+   * dies, so a crash in native code never takes the caller down; or 'thread', a worker thread
+   * of the caller's process (no process start, but a native crash ends the caller too).
+   */
+  isolation?: EngineIsolation;
   device: string;
   modelLib?: string;
   mode: EngineMode;

@@ -1,5 +1,5 @@
 // Where a worker's code is: the compiled .js beside the caller (dist/), or, running from source, a boot
-// file that registers tsx in the worker and then loads the .ts (loaders do not reach workers on Node 20).
+// file that registers tsx in the worker (or child process) and then loads the .ts (loaders do not reach workers on Node 20).
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -7,4 +7,11 @@ export function workerEntry(name: string, callerUrl: string): { url: URL; worker
   const source = new URL(`./${name}.ts`, callerUrl);
   if (!existsSync(fileURLToPath(source))) return { url: new URL(`./${name}.js`, callerUrl) };
   return { url: new URL('./ts-worker-boot.mjs', callerUrl), workerData: { tsEntry: source.href } };
+}
+
+/** The same for a child process: the script to fork and its arguments. */
+export function processEntry(name: string, callerUrl: string): { script: string; args: string[] } {
+  const source = new URL(`./${name}.ts`, callerUrl);
+  if (!existsSync(fileURLToPath(source))) return { script: fileURLToPath(new URL(`./${name}.js`, callerUrl)), args: [] };
+  return { script: fileURLToPath(new URL('./ts-process-boot.mjs', callerUrl)), args: [source.href] };
 }
