@@ -1,10 +1,9 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
-import type { EngineIsolation } from './engine-transport.js';
-import type { GrammarSpec } from './grammar-spec.js';
+import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
+import type { SpeculativeMode } from './speculative-modes.js';
 import type { ProbeTarget } from './probe-failure.js';
-import type { SpeculativeMode } from './speculative/modes.js';
 
 /** What to generate for one request. */
 export interface GenerateRequest {
@@ -82,6 +81,9 @@ export interface EngineErrorInfo {
    */
   param?: string;
 }
+
+/** Where the engine runs (EngineInitOptions.isolation). */
+export type EngineIsolation = 'process' | 'thread';
 
 export interface EngineInitOptions {
   modelPath: string;

@@ -2,7 +2,7 @@
 // back to 1 s after a minute of serving.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RestartBackoff } from '../../runtime/engine/restart-backoff.js';
+import { RestartBackoff } from '../../runtime/engine/client/restart-backoff.js';
 
 const test = suite('restart back-off');
 

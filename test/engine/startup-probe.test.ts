@@ -7,7 +7,7 @@ import { LlamaContext } from '../../runtime/backend/context.js';
 import { describeDevice, listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
-import { probeShapes, ProbeError, runStartupProbe } from '../../runtime/engine/startup-probe.js';
+import { probeShapes, ProbeError, runStartupProbe } from '../../runtime/engine/worker/startup-probe.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 
 const test = suite('start-up probe');

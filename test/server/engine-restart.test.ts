@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { APIError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
+import { Engine, EngineStartError } from '../../runtime/engine/client/engine.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { runToEnd } from '../helpers/engine-run.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
