@@ -34,6 +34,9 @@ function engineErrorToApi(info: EngineErrorInfo, naming: PromptNaming): ApiError
       return new ApiError(503, info.message, 'server_error', null, 'server_is_overloaded');
     case 'invalid_request':
       return new ApiError(400, info.message, 'invalid_request_error', param, null);
+    case 'engine_failed':
+      // The engine's process died; the server restarts it: a retry later is answered.
+      return new ApiError(503, info.message, 'server_error', null, 'engine_failed');
     default:
       return new ApiError(500, info.message, 'server_error', null, 'internal_error');
   }
