@@ -3,7 +3,7 @@
 // context without samplers decodes the same batches: its logits are the reference, through the
 // host's own masked argmax (runtime/sampling). (The first context's own logits rows cannot be:
 // for a sequence with a chain, llama.cpp's raw logits row came back with the mask already
-// added, the chain's ops having written over it.)
+// added, the chain's in-place add having written over it; its own logit_bias link does the same.)
 import { existsSync } from 'node:fs';
 import koffi from 'koffi';
 import { suite } from 'uvu';
