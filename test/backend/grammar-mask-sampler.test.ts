@@ -308,6 +308,40 @@ test('the host path (llama_token_data_array): the same mask, and [mask, greedy] 
   assert.throws(() => mask.setMask(null), /freed/, 'the chain freed the link with itself');
 });
 
+test('several output rows a sequence (n_outputs_max_per_seq 2): the link declines the device, and the host path masks each row', () => {
+  // LlamaContext allows one row a sequence; speculative verification would need more.
+  const params = api.llama_context_default_params();
+  Object.assign(params, { n_ctx: 256, n_batch: 64, n_ubatch: 64, n_seq_max: 1, n_threads: 2, n_threads_batch: 2, n_outputs_max_per_seq: 2, n_outputs_max: 4 });
+  const handle = api.llama_init_from_model(tiny.handle, params)!;
+  const plain = LlamaContext.create(tiny, { contextSize: 256, batchSize: 64, sequences: 1, outputs: 4, threads: 2 });
+  const vocab = tiny.vocabulary.size;
+  const mask = createGrammarMaskSampler(library.path, vocab);
+  const chain = calls.chain(mask.sampler, calls.llama_sampler_init_greedy());
+  calls.llama_set_sampler(handle, 0, chain);
+  const random = testRandom(17);
+  const rows = [randomMask(random, vocab, 0.05), randomMask(random, vocab, 0.05)];
+  const batch = new Batch(8);
+  try {
+    mask.setMask(rows[0]!);
+    batch.add(5, 0, 0, true);
+    batch.add(6, 1, 0, true);
+    assert.is(api.llama_decode(handle, batch.toStruct()), 0);
+    plain.decodeNow(batch);
+    for (const i of [0, 1]) {
+      assert.is(calls.llama_get_sampled_token_ith(handle, i), -1, `row ${i}: no token sampled on the device under one mask for two rows`);
+      const logits = logitsAt(plain, i);
+      mask.setMask(rows[i]!);
+      assert.is(calls.llama_sampler_sample(chain, handle, i), maskedArgmax(logits, rows[i]!), `row ${i}: the host path, under its own mask`);
+    }
+  } finally {
+    batch.dispose();
+    calls.llama_set_sampler(handle, 0, null);
+    calls.llama_sampler_free(chain);
+    api.llama_free(handle);
+    void plain.dispose();
+  }
+});
+
 test('setMask refuses a bitmask shorter than the vocabulary; uploads a quarter byte a token', () => {
   const mask = createGrammarMaskSampler(library.path, tiny.vocabulary.size);
   try {
