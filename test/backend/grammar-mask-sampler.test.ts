@@ -40,6 +40,12 @@ function maskOf(vocabSize: number, tokens: number[]): Uint32Array {
   return bits;
 }
 
+/** The first index where two rows differ, or -1 (uvu's diff of 50k floats would take minutes). */
+function firstDifference(a: Float32Array, b: Float32Array): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) if (a[i] !== b[i]) return i;
+  return -1;
+}
+
 const allows = (bits: Uint32Array, token: number) => token >= 0 && ((bits[token >>> 5]! >>> (token & 31)) & 1) === 1;
 
 function logitsAt(context: LlamaContext, i: number): Float32Array {
@@ -339,6 +345,31 @@ test('several output rows a sequence (n_outputs_max_per_seq 2): the link decline
     calls.llama_sampler_free(chain);
     api.llama_free(handle);
     void plain.dispose();
+  }
+});
+
+test('clone and copy carry the mask: llama_sampler_clone makes a link with the same mask, llama_sampler_copy sets one from another', () => {
+  const vocab = tiny.vocabulary.size;
+  const random = testRandom(23);
+  const logits = new Float32Array(vocab).map(() => random() * 10 - 5);
+  const first = randomMask(random, vocab, 0.1);
+  const second = randomMask(random, vocab, 0.1);
+  const masked = (bits: Uint32Array) => logits.map((x, token) => (allows(bits, token) ? x : -Infinity));
+  const source = createGrammarMaskSampler(library.path, vocab);
+  const target = createGrammarMaskSampler(library.path, vocab);
+  let clone: SamplerPointer | null = null;
+  try {
+    source.setMask(first);
+    clone = calls.llama_sampler_clone(source.sampler);
+    assert.ok(clone);
+    source.setMask(second); // the clone keeps the mask it was made with
+    assert.is(firstDifference(calls.applyOnHost(clone, logits), masked(first)), -1, 'the clone masks as the source did');
+    calls.llama_sampler_copy(source.sampler, target.sampler);
+    assert.is(firstDifference(calls.applyOnHost(target.sampler, logits), masked(second)), -1, 'the copy masks as the source does');
+  } finally {
+    if (clone) calls.llama_sampler_free(clone);
+    calls.llama_sampler_free(source.sampler);
+    calls.llama_sampler_free(target.sampler);
   }
 });
 

@@ -26,6 +26,8 @@ export function bindBackendSamplerCalls(libllamaPath: string) {
     llama_sampler_init_greedy: lib.func('void *llama_sampler_init_greedy()') as () => SamplerPointer,
     llama_sampler_init_dist: lib.func('void *llama_sampler_init_dist(uint32_t seed)') as (seed: number) => SamplerPointer,
     llama_sampler_init_top_k: lib.func('void *llama_sampler_init_top_k(int32_t k)') as (k: number) => SamplerPointer,
+    llama_sampler_clone: lib.func('void *llama_sampler_clone(void *smpl)') as (sampler: SamplerPointer) => SamplerPointer | null,
+    llama_sampler_copy: lib.func('void llama_sampler_copy(void *src, void *dst)') as (source: SamplerPointer, target: SamplerPointer) => void,
     llama_sampler_free: lib.func('void llama_sampler_free(void *smpl)') as (sampler: SamplerPointer) => void,
     llama_set_sampler: lib.func('bool llama_set_sampler(llama_context *ctx, int32_t seq_id, void *smpl)') as (context: ContextHandle, sequence: number, sampler: SamplerPointer | null) => boolean,
     llama_get_sampled_token_ith: lib.func('int32_t llama_get_sampled_token_ith(llama_context *ctx, int32_t i)') as (context: ContextHandle, i: number) => number,
