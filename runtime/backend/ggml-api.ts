@@ -1,6 +1,6 @@
 // The ggml symbols lmforge calls itself, to run small graphs of its own (Medusa heads) beside
-// llama.cpp: tensors, a few operations, graphs computed by a ggml backend on a device the
-// registry lists. They come from libggml-base, which libllama already loaded (the same
+// llama.cpp, or to add operations to llama.cpp's own graph (the grammar mask sampler): tensors,
+// a few operations, graphs computed by a ggml backend on a device the registry lists. They come from libggml-base, which libllama already loaded (the same
 // build, pinned in library.ts); llama-api.ts has the registry and device calls.
 // Signatures are copied from the pinned ggml/include/ggml.h, ggml-backend.h and ggml-alloc.h.
 import { dirname, join } from 'node:path';
@@ -58,6 +58,13 @@ export function bindGgmlApi(libllamaPath: string) {
     ggml_add: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_add(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
     ggml_silu: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_silu(ggml_context *ctx, ggml_tensor *a)'),
     ggml_concat: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor, dim: number) => GgmlTensor>('ggml_tensor *ggml_concat(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b, int dim)'),
+    ggml_get_rows: f<(ctx: GgmlContext, a: GgmlTensor, rows: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_get_rows(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
+    ggml_reshape: f<(ctx: GgmlContext, a: GgmlTensor, shape: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_reshape(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
+    ggml_reshape_1d: f<(ctx: GgmlContext, a: GgmlTensor, ne0: number) => GgmlTensor>('ggml_tensor *ggml_reshape_1d(ggml_context *ctx, ggml_tensor *a, int64_t ne0)'),
+    ggml_reshape_2d: f<(ctx: GgmlContext, a: GgmlTensor, ne0: number, ne1: number) => GgmlTensor>('ggml_tensor *ggml_reshape_2d(ggml_context *ctx, ggml_tensor *a, int64_t ne0, int64_t ne1)'),
+    ggml_view_1d: f<(ctx: GgmlContext, a: GgmlTensor, ne0: number, offset: number) => GgmlTensor>('ggml_tensor *ggml_view_1d(ggml_context *ctx, ggml_tensor *a, int64_t ne0, size_t offset)'),
+    ggml_nelements: f<(t: GgmlTensor) => number>('int64_t ggml_nelements(const ggml_tensor *t)'),
+    ggml_set_name: f<(t: GgmlTensor, name: string) => GgmlTensor>('ggml_tensor *ggml_set_name(ggml_tensor *t, const char *name)'),
     ggml_argmax: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_argmax(ggml_context *ctx, ggml_tensor *a)'),
     ggml_new_graph: f<(ctx: GgmlContext) => GgmlGraph>('ggml_cgraph *ggml_new_graph(ggml_context *ctx)'),
     ggml_build_forward_expand: f<(graph: GgmlGraph, t: GgmlTensor) => void>('void ggml_build_forward_expand(ggml_cgraph *graph, ggml_tensor *t)'),
@@ -66,6 +73,9 @@ export function bindGgmlApi(libllamaPath: string) {
     ggml_backend_free: f<(backend: GgmlBackend) => void>('void ggml_backend_free(ggml_backend *backend)'),
     ggml_backend_get_default_buffer_type: f<(backend: GgmlBackend) => GgmlBufferType>('ggml_backend_buffer_type *ggml_backend_get_default_buffer_type(ggml_backend *backend)'),
     ggml_backend_alloc_ctx_tensors: f<(ctx: GgmlContext, backend: GgmlBackend) => GgmlBuffer | null>('ggml_backend_buffer *ggml_backend_alloc_ctx_tensors(ggml_context *ctx, ggml_backend *backend)'),
+    ggml_backend_alloc_ctx_tensors_from_buft: f<(ctx: GgmlContext, type: GgmlBufferType) => GgmlBuffer | null>(
+      'ggml_backend_buffer *ggml_backend_alloc_ctx_tensors_from_buft(ggml_context *ctx, ggml_backend_buffer_type *buft)',
+    ),
     ggml_backend_buffer_free: f<(buffer: GgmlBuffer) => void>('void ggml_backend_buffer_free(ggml_backend_buffer *buffer)'),
     ggml_backend_tensor_set: f<(t: GgmlTensor, data: ArrayBufferView, offset: number, size: number) => void>(
       'void ggml_backend_tensor_set(ggml_tensor *t, const void *data, size_t offset, size_t size)',
