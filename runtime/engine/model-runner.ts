@@ -2,6 +2,7 @@
 import { Batch } from '../backend/batch.js';
 import type { LlamaContext } from '../backend/context.js';
 import type { StepEntry } from './scheduler.js';
+import type { StepProfile } from './step-profile.js';
 
 /**
  * Batches of at least this many tokens take ggml's tiled CPU attention, which skips a block of
@@ -55,8 +56,8 @@ export class ModelRunner {
     return this.lastTokens;
   }
 
-  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. */
-  async run(entries: readonly StepEntry[], whileDecoding?: () => void): Promise<void> {
+  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works; `profile` times the phases of pure decode steps. */
+  async run(entries: readonly StepEntry[], whileDecoding?: () => void, profile?: StepProfile): Promise<void> {
     this.rows = entries.map(() => ({ kept: false, first: -1 }));
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
@@ -77,10 +78,11 @@ export class ModelRunner {
       return;
     }
     this.fill(entries, () => true, false);
-    await this.decode(whileDecoding);
+    profile?.lap('batch');
+    await this.decode(whileDecoding, profile);
   }
 
-  private async decode(whileDecoding: (() => void) | undefined): Promise<void> {
+  private async decode(whileDecoding: (() => void) | undefined, profile?: StepProfile): Promise<void> {
     const batch = this.batch;
     this.hiddenStates = this.options.wantHiddenStates === true && batch.outputs === batch.length;
     if (this.options.wantHiddenStates) this.context.setHiddenStates(this.hiddenStates);
@@ -89,12 +91,16 @@ export class ModelRunner {
       // yield one turn of the event loop so the worker still takes its messages (submit,
       // cancel, stats) between steps.
       this.context.decodeNow(batch);
+      profile?.lap('decode');
       await new Promise((resolve) => setImmediate(resolve));
+      profile?.lap('yield');
       return;
     }
+    // Overlapped: the grammar work runs inside the decode's span (only llama_decode's own time is apart on the CPU path).
     const decoding = this.context.decode(batch);
     whileDecoding();
     await decoding;
+    profile?.lap('decode');
   }
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
