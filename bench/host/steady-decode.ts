@@ -1,0 +1,49 @@
+// Decode throughput of the engine at exactly `width` sequences. `width` identical requests start
+// together; on a CPU their prompts complete a few per step (scheduler.ts promptStepFloor), so
+// the first ones decode while the last still wait, and the first to finish leave early. The
+// engine posts one message per step: this listens to those messages on the engine's worker and
+// times the steady ones, whose deltas give each of the `width` sequences one token. From the
+// first such message to the last, n messages apart, the engine decoded n steps of `width`.
+// Timing messages rather than the requests' event streams keeps the main thread's own delays
+// (several steps' messages handled in one turn under load) out of the step count.
+import { performance } from 'node:perf_hooks';
+import type { Worker } from 'node:worker_threads';
+import type { Engine } from '../../runtime/engine/engine.js';
+import type { FromWorker } from '../../runtime/engine/protocol.js';
+
+export interface SteadyRun {
+  tokens: number;
+  seconds: number;
+}
+
+export async function steadyDecode(engine: Engine, prompt: string, width: number, maxTokens: number): Promise<SteadyRun> {
+  // The worker is private to Engine (and was in every version this bench compares).
+  const worker = (engine as unknown as { worker: Worker }).worker;
+  const steady: number[] = [];
+  const onMessage = (message: FromWorker) => {
+    if (message.type !== 'events') return;
+    const ids = new Set<number>();
+    let tokens = 0;
+    for (const event of message.events) {
+      if (event.type !== 'delta') continue;
+      ids.add(event.id);
+      tokens += event.tokens.length;
+    }
+    if (tokens === width && ids.size === width) steady.push(performance.now());
+  };
+  worker.on('message', onMessage);
+  try {
+    let total = 0;
+    await Promise.all(
+      Array.from({ length: width }, async () => {
+        for await (const event of engine.generate({ prompt, maxTokens, ignoreEos: true, sampling: { temperature: 0 } })) if (event.type === 'delta') total += event.tokens.length;
+      }),
+    );
+    if (total !== width * maxTokens) throw new Error(`the engine generated ${total} tokens, expected ${width * maxTokens}`);
+  } finally {
+    worker.off('message', onMessage);
+  }
+  if (steady.length < 2) throw new Error(`fewer than two steps decoded all ${width} sequences: raise --tokens`);
+  const steps = steady.length - 1;
+  return { tokens: steps * width, seconds: (steady.at(-1)! - steady[0]!) / 1000 };
+}
