@@ -17,7 +17,7 @@
 // --cpu-prof DIR writes V8 CPU profiles of this tree's engine process (one per thread, the
 // engine worker's among them) into DIR, for Chrome DevTools or speedscope.
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -58,8 +58,10 @@ if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || 
   process.exit(1);
 }
 const maxWidth = Math.max(...widths);
-// Short, so that the prompts (which a CPU completes a few per step) start the widest run soon.
-const promptText = 'The history of the printing press';
+// One token: every sequence's first step is then a one-token step like any decode, so all
+// `width` start together (longer prompts complete a few per step on a CPU, and at 256 the first
+// sequences finished before the last began) and every step of the run is a steady one.
+const promptText = 'The';
 // Every sequence holds its prompt and its tokens at once: the pool is sized so the widest step fits.
 const cells = maxWidth * (maxTokens + 64);
 
@@ -92,6 +94,7 @@ class LineChild {
 interface EngineRun {
   tokens: number;
   seconds: number;
+  cpuSeconds: number;
   profile?: StepTotals;
 }
 
@@ -106,11 +109,18 @@ async function startEngine(root: string, profileDir?: string): Promise<{ side: L
 
 /** A detached worktree of `ref` under the temporary folder, sharing this tree's node_modules and fixture cache. */
 function baselineTree(ref: string): { root: string; remove: () => void } {
-  const root = join(mkdtempSync(join(tmpdir(), 'lmforge-baseline-')), 'tree');
+  const folder = mkdtempSync(join(tmpdir(), 'lmforge-baseline-'));
+  const root = join(folder, 'tree');
   execFileSync('git', ['worktree', 'add', '--detach', '--quiet', root, ref], { cwd: repoRoot, stdio: 'inherit' });
   symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
   if (!existsSync(join(root, 'fixtures/.cache'))) symlinkSync(join(repoRoot, 'fixtures/.cache'), join(root, 'fixtures/.cache'));
-  return { root, remove: () => execFileSync('git', ['worktree', 'remove', '--force', root], { cwd: repoRoot, stdio: 'inherit' }) };
+  return {
+    root,
+    remove: () => {
+      execFileSync('git', ['worktree', 'remove', '--force', root], { cwd: repoRoot, stdio: 'inherit' });
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
 }
 
 const baselineRef = typeof options.baseline === 'string' ? options.baseline : undefined;
@@ -135,7 +145,7 @@ try {
   for (const { side } of sides) await side.ask(`${maxWidth} ${maxTokens}`);
   await theFloor.decode(maxWidth, 8);
 
-  type Round = { engine: EngineRun; baseline?: EngineRun; floor: { tokens: number; seconds: number } };
+  type Round = { engine: EngineRun; baseline?: EngineRun; floor: { tokens: number; seconds: number; cpuSeconds: number } };
   const rounds = new Map(widths.map((w) => [w, [] as Round[]]));
   for (let rep = 0; rep < reps; rep++) {
     for (const width of widths) {
@@ -171,11 +181,16 @@ try {
       phases_ms: phases,
       floor_step_ms: median(list.map((r) => stepMs(r.floor))),
       engine_over_floor: median(list.map((r) => r.floor.seconds / r.floor.tokens / (r.engine.seconds / r.engine.tokens))),
+      // CPU time per sequence-step, every thread of each process: what a loaded machine disturbs least.
+      engine_cpu_us_per_sequence_step: median(list.map((r) => (r.engine.cpuSeconds / r.engine.tokens) * 1e6)),
+      floor_cpu_us_per_sequence_step: median(list.map((r) => (r.floor.cpuSeconds / r.floor.tokens) * 1e6)),
+      engine_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.engine.cpuSeconds / r.engine.tokens))),
       ...(baseline
         ? {
             baseline_step_ms: median(list.map((r) => stepMs(r.baseline!))),
             baseline_over_floor: median(list.map((r) => r.floor.seconds / r.floor.tokens / (r.baseline!.seconds / r.baseline!.tokens))),
             engine_over_baseline: median(list.map((r) => r.baseline!.seconds / r.baseline!.tokens / (r.engine.seconds / r.engine.tokens))),
+            baseline_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.baseline!.cpuSeconds / r.baseline!.tokens))),
           }
         : {}),
       tokens: maxTokens,
@@ -191,11 +206,13 @@ try {
     for (const row of rows) console.log(JSON.stringify(row));
   } else {
     console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
-    const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : [])];
+    const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : [])];
     console.log(head.map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(12))).join(''));
     for (const row of rows) {
       const cells = [row.engine_step_ms.toFixed(3), row.engine_us_per_sequence_step.toFixed(1), row.js_ms.toFixed(3), row.decode_ms.toFixed(3), row.floor_step_ms.toFixed(3), row.engine_over_floor.toFixed(3)];
       if (baseline) cells.push(row.baseline_over_floor!.toFixed(3), row.engine_over_baseline!.toFixed(3));
+      cells.push(row.engine_cpu_us_per_sequence_step.toFixed(1), row.floor_cpu_us_per_sequence_step.toFixed(1), row.engine_over_floor_cpu.toFixed(3));
+      if (baseline) cells.push(row.baseline_over_floor_cpu!.toFixed(3));
       console.log(String(row.width).padEnd(6) + cells.map((c) => c.padStart(12)).join(''));
     }
     console.log(`\nthe engine thread's step, ms by phase (decode steps only)`);
@@ -203,6 +220,7 @@ try {
     for (const row of rows) console.log(String(row.width).padEnd(6) + STEP_PHASES.map((phase) => row.phases_ms[phase].toFixed(3).padStart(9)).join(''));
     console.log('step ms: the engine\'s wall time per step of `width` sequences; JS ms: the engine thread\'s step less llama_decode (step profile); eng/floor: engine tok/s over the C loop\'s' +
       (baseline ? `; base: the engine of ${baselineRef}` : ''));
+    console.log('cpu µs/s-s: the engine process\'s CPU time (all threads) per sequence-step; floor cpu: the C loop\'s; cpu e/f: floor CPU over engine CPU per token (1: no host cost), the figure load disturbs least');
   }
 } finally {
   for (const { side } of sides) await side.close();

@@ -6,7 +6,8 @@
 //
 //   lmforge-decode-floor MODEL N_CTX N_BATCH N_SEQ THREADS 'PROMPT TEXT' [GPU_LAYERS]
 // (GPU_LAYERS: layers offloaded, default 0, the CPU), then one command per stdin line, "WIDTH STEPS", answered on stdout by one JSON line
-// {"width":W,"steps":S,"tokens":W*S,"seconds":...}; the prefill is not timed.
+// {"width":W,"steps":S,"tokens":W*S,"seconds":...,"cpu_seconds":...} (cpu_seconds: the process's
+// CPU time over the same loop, every thread's); the prefill is not timed.
 #define _POSIX_C_SOURCE 199309L  // clock_gettime
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +22,13 @@ static void quiet(enum ggml_log_level level, const char *text, void *user) {
   if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
 }
 
-static double now_s(void) {
+static double clock_s(clockid_t clock) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(clock, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
+
+static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
 
 static void add(struct llama_batch *b, llama_token token, llama_pos pos, llama_seq_id seq, int logits) {
   int i = b->n_tokens++;
@@ -92,7 +95,7 @@ int main(int argc, char **argv) {
     if (llama_decode(ctx, batch) != 0) { fprintf(stderr, "prefill failed\n"); return 1; }
     // Any fixed token will do: nothing is sampled, and a step's cost does not depend on it.
     llama_token token = prompt[n_prompt - 1];
-    double start = now_s();
+    double start = now_s(), cpu_start = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     for (int step = 0; step < steps; step++) {
       batch.n_tokens = 0;
       for (int s = 0; s < width; s++) add(&batch, token, n_prompt + step, s, 1);
@@ -100,8 +103,8 @@ int main(int argc, char **argv) {
       // Read the logits as the engine does, so lazy output copies are paid here too.
       (void)llama_get_logits_ith(ctx, width - 1);
     }
-    double seconds = now_s() - start;
-    printf("{\"width\":%d,\"steps\":%d,\"tokens\":%d,\"seconds\":%.6f}\n", width, steps, width * steps, seconds);
+    double seconds = now_s() - start, cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+    printf("{\"width\":%d,\"steps\":%d,\"tokens\":%d,\"seconds\":%.6f,\"cpu_seconds\":%.6f}\n", width, steps, width * steps, seconds, cpu_seconds);
     fflush(stdout);
   }
   llama_batch_free(batch);
