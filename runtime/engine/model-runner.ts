@@ -31,11 +31,11 @@ export class ModelRunner {
   private readonly batch: Batch;
   /**
    * Per entry of the last step: its first logit row (-1: none), and whether its rows were kept
-   * in streamLogits (the streams of a split step) rather than left in llama.cpp's buffer.
+   * in keptLogits (the prompts of a split step) rather than left in llama.cpp's buffer.
    */
   private rows: { kept: boolean; first: number }[] = [];
-  /** The streams' logit rows of a split step (the prompt batch's decode replaced llama.cpp's buffer); grown, never shrunk. */
-  private streamLogits = new Float32Array(0);
+  /** The prompt batch's logit rows of a split step (the streams' decode replaced llama.cpp's buffer); grown, never shrunk. */
+  private keptLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
   private hiddenStates = false;
   private lastTokens = 0;
@@ -62,16 +62,21 @@ export class ModelRunner {
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
     if (streams) {
-      this.fill(entries, (index) => streams[index]!, true);
-      this.context.decodeNow(this.batch);
-      this.keepStreamLogits();
-      this.fill(entries, (index) => !streams[index], false);
+      // The prompt tokens first, then the streams, so that the streams' rows (one per stream,
+      // each a vocabulary of floats) stay in llama.cpp's buffer and only the prompt batch's few
+      // (one per prompt it completes) are copied out before the second decode replaces them:
+      // copying every stream's row was the largest JavaScript cost outside sampling of a run
+      // where prompts join (bench:host's CPU profile, 64 streams of the tiny model).
+      this.fill(entries, (index) => !streams[index], true);
+      await this.decode(whileDecoding);
+      this.keepLogits();
+      this.fill(entries, (index) => streams[index]!, false);
       try {
-        await this.decode(whileDecoding);
+        this.context.decodeNow(this.batch);
       } catch (error) {
-        // The step failed as a whole: the streams' cells go too, as llama.cpp undoes a failed batch.
+        // The step failed as a whole: the prompt batch's cells go too, as llama.cpp undoes a failed batch.
         entries.forEach((entry, index) => {
-          if (streams[index]) this.context.remove(entry.sequence.slot, entry.start, -1);
+          if (!streams[index]) this.context.remove(entry.sequence.slot, entry.start, -1);
         });
         throw error;
       }
@@ -109,7 +114,7 @@ export class ModelRunner {
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
     if (kept) {
       const size = this.context.vocabSize;
-      return this.streamLogits.subarray((first + k) * size, (first + k + 1) * size);
+      return this.keptLogits.subarray((first + k) * size, (first + k + 1) * size);
     }
     return this.context.logits(first + k, this.batch.outputs);
   }
@@ -142,7 +147,7 @@ export class ModelRunner {
     return streams;
   }
 
-  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepStreamLogits). */
+  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepLogits). */
   private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, kept: boolean): void {
     const batch = this.batch;
     batch.clear();
@@ -160,11 +165,11 @@ export class ModelRunner {
     this.lastTokens += batch.length;
   }
 
-  /** Copies the streams' logit rows out of llama.cpp's buffer before the prompt batch replaces it. */
-  private keepStreamLogits(): void {
+  /** Copies the batch's logit rows out of llama.cpp's buffer before the next decode replaces it. */
+  private keepLogits(): void {
     const outputs = this.batch.outputs;
     const size = this.context.vocabSize;
-    if (this.streamLogits.length < outputs * size) this.streamLogits = new Float32Array(outputs * size);
-    for (let row = 0; row < outputs; row++) this.streamLogits.set(this.context.logits(row, outputs), row * size);
+    if (this.keptLogits.length < outputs * size) this.keptLogits = new Float32Array(outputs * size);
+    for (let row = 0; row < outputs; row++) this.keptLogits.set(this.context.logits(row, outputs), row * size);
   }
 }
