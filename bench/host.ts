@@ -158,7 +158,7 @@ try {
       for (const measure of rep % 2 === 0 ? measures : [...measures].reverse()) await measure(round);
       rounds.get(width)!.push(round as Round);
       if (!json) {
-        const perSeqStep = (run: { tokens: number; seconds: number }) => ((run.seconds / run.tokens) * 1e6).toFixed(0);
+        const perSeqStep = (run: { tokens: number; seconds: number; cpuSeconds: number }) => `${((run.seconds / run.tokens) * 1e6).toFixed(0)} (cpu ${((run.cpuSeconds / run.tokens) * 1e6).toFixed(0)})`;
         process.stderr.write(`round ${rep + 1}/${reps} width ${width}: µs per sequence-step engine ${perSeqStep(round.engine!)}${round.baseline ? `, baseline ${perSeqStep(round.baseline)}` : ''}, floor ${perSeqStep(round.floor!)}\n`);
       }
     }
