@@ -30,7 +30,7 @@ import { STEP_PHASES, type StepPhase, type StepTotals } from '../runtime/engine/
 import type { EngineConfig } from '../runtime/engine/engine-config.js';
 import { buildDecodeFloor } from './engine/build-decode-floor.js';
 import { DecodeFloor } from './engine/decode-floor.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const cli = cac('bench:host');

@@ -5,18 +5,23 @@
 // one JSON line: {tokens, seconds, profile?}: the steady window's tokens and seconds
 // (steady-decode.ts), and the step-phase sums of that run's steps at WIDTH sequences
 // (runtime/engine/step-profile.ts), absent when the engine has no such switch (an older tree).
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { cac } from 'cac';
-import type { Engine as EngineClass } from '../../runtime/engine/engine.js';
+import type { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { stepTotalsBetween } from '../../runtime/engine/step-profile.js';
 import { steadyDecode } from './steady-decode.js';
 
 const cli = cac('engine-side');
 for (const name of ['root', 'model', 'device', 'sequences', 'cells', 'threads', 'prompt']) cli.option(`--${name} <value>`, name);
 const { options } = cli.parse();
-const { Engine } = (await import(pathToFileURL(join(String(options.root), 'runtime/engine/engine.ts')).href)) as { Engine: typeof EngineClass };
+// Engine's file moved with the layout of issue 31 (runtime/engine/engine.ts before): a baseline may be either.
+const root = String(options.root);
+const enginePath = ['runtime/engine/client/engine.ts', 'runtime/engine/engine.ts'].map((path) => join(root, path)).find((path) => existsSync(path));
+if (!enginePath) throw new Error(`no runtime/engine/client/engine.ts nor runtime/engine/engine.ts under ${root}`);
+const { Engine } = (await import(pathToFileURL(enginePath).href)) as { Engine: typeof EngineClass };
 
 const engine = await Engine.create({
   modelPath: String(options.model),

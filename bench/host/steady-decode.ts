@@ -9,7 +9,7 @@
 // the same steps is the figure a loaded machine disturbs least.
 import { performance } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
-import type { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { FromWorker } from '../../runtime/engine/protocol.js';
 
 export interface SteadyRun {

@@ -2,7 +2,7 @@
 // timings of every pure decode step, and only of those; off, nothing is reported.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/client/engine.js';
 import { STEP_PHASES, stepTotalsBetween } from '../../runtime/engine/step-profile.js';
 import { runToEnd } from '../helpers/engine-run.js';
 import { tinyEngine } from '../helpers/tiny-engine.js';
