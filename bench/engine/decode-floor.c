@@ -4,9 +4,10 @@
 // libllama lmforge loads (bench/build-peer-llama-server.sh), with the context lmforge builds
 // (runtime/backend/context.ts), so the engine's distance from it is all overhead.
 //
-//   lmforge-decode-floor MODEL N_CTX N_BATCH N_SEQ THREADS 'PROMPT TEXT'
-// then one command per stdin line, "WIDTH STEPS", answered on stdout by one JSON line
-// {"width":W,"steps":S,"tokens":W*S,"seconds":...}; the prefill is not timed.
+//   lmforge-decode-floor MODEL N_CTX N_BATCH N_SEQ THREADS 'PROMPT TEXT' [GPU_LAYERS]
+// (GPU_LAYERS: layers offloaded, default 0, the CPU), then one command per stdin line, "WIDTH STEPS", answered on stdout by one JSON line
+// {"width":W,"steps":S,"tokens":W*S,"seconds":...,"cpu_seconds":...} (cpu_seconds: the process's
+// CPU time over the same loop, every thread's); the prefill is not timed.
 #define _POSIX_C_SOURCE 199309L  // clock_gettime
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,11 +22,13 @@ static void quiet(enum ggml_log_level level, const char *text, void *user) {
   if (level == GGML_LOG_LEVEL_ERROR) fputs(text, stderr);
 }
 
-static double now_s(void) {
+static double clock_s(clockid_t clock) {
   struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
+  clock_gettime(clock, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
+
+static double now_s(void) { return clock_s(CLOCK_MONOTONIC); }
 
 static void add(struct llama_batch *b, llama_token token, llama_pos pos, llama_seq_id seq, int logits) {
   int i = b->n_tokens++;
@@ -37,8 +40,8 @@ static void add(struct llama_batch *b, llama_token token, llama_pos pos, llama_s
 }
 
 int main(int argc, char **argv) {
-  if (argc != 7) {
-    fprintf(stderr, "usage: %s MODEL N_CTX N_BATCH N_SEQ THREADS PROMPT\n", argv[0]);
+  if (argc != 7 && argc != 8) {
+    fprintf(stderr, "usage: %s MODEL N_CTX N_BATCH N_SEQ THREADS PROMPT [GPU_LAYERS]\n", argv[0]);
     return 2;
   }
   const char *path = argv[1];
@@ -49,7 +52,7 @@ int main(int argc, char **argv) {
   llama_backend_init();
 
   struct llama_model_params mp = llama_model_default_params();
-  mp.n_gpu_layers = 0;
+  mp.n_gpu_layers = argc == 8 ? atoi(argv[7]) : 0;
   struct llama_model *model = llama_model_load_from_file(path, mp);
   if (!model) { fprintf(stderr, "cannot load %s\n", path); return 1; }
 
@@ -78,15 +81,21 @@ int main(int argc, char **argv) {
   llama_memory_t memory = llama_get_memory(ctx);
   int width, steps;
   while (scanf("%d %d", &width, &steps) == 2) {
-    if (width < 1 || width > n_seq || width * n_prompt > n_batch) { fprintf(stderr, "bad width %d\n", width); return 1; }
+    if (width < 1 || width > n_seq || n_prompt > n_batch) { fprintf(stderr, "bad width %d\n", width); return 1; }
     llama_memory_clear(memory, true);
+    // The prompts go in as many batches as they need (256 sequences' prompts overflow one).
     batch.n_tokens = 0;
-    for (int s = 0; s < width; s++)
+    for (int s = 0; s < width; s++) {
+      if (batch.n_tokens + n_prompt > n_batch) {
+        if (llama_decode(ctx, batch) != 0) { fprintf(stderr, "prefill failed\n"); return 1; }
+        batch.n_tokens = 0;
+      }
       for (int i = 0; i < n_prompt; i++) add(&batch, prompt[i], i, s, i == n_prompt - 1);
+    }
     if (llama_decode(ctx, batch) != 0) { fprintf(stderr, "prefill failed\n"); return 1; }
     // Any fixed token will do: nothing is sampled, and a step's cost does not depend on it.
     llama_token token = prompt[n_prompt - 1];
-    double start = now_s();
+    double start = now_s(), cpu_start = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     for (int step = 0; step < steps; step++) {
       batch.n_tokens = 0;
       for (int s = 0; s < width; s++) add(&batch, token, n_prompt + step, s, 1);
@@ -94,8 +103,8 @@ int main(int argc, char **argv) {
       // Read the logits as the engine does, so lazy output copies are paid here too.
       (void)llama_get_logits_ith(ctx, width - 1);
     }
-    double seconds = now_s() - start;
-    printf("{\"width\":%d,\"steps\":%d,\"tokens\":%d,\"seconds\":%.6f}\n", width, steps, width * steps, seconds);
+    double seconds = now_s() - start, cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
+    printf("{\"width\":%d,\"steps\":%d,\"tokens\":%d,\"seconds\":%.6f,\"cpu_seconds\":%.6f}\n", width, steps, width * steps, seconds, cpu_seconds);
     fflush(stdout);
   }
   llama_batch_free(batch);

@@ -31,10 +31,14 @@ export class DecodeFloor {
     private readonly stderr: () => string,
   ) {}
 
-  /** Starts the driver on `modelPath` with the engine's context shape; `promptText` is tokenized by llama.cpp. */
-  static async start(modelPath: string, shape: FloorShape, promptText: string): Promise<DecodeFloor> {
-    const binary = join(await peerBinFolder(), 'lmforge-decode-floor');
-    const args = [modelPath, shape.contextSize, shape.batchSize, shape.sequences, shape.threads, promptText].map(String);
+  /**
+   * Starts the driver on `modelPath` with the engine's context shape; `promptText` is tokenized
+   * by llama.cpp. `binary`: a driver built elsewhere (build-decode-floor.ts; default: the one
+   * beside the peer llama-server); `gpuLayers`: layers to offload (default none).
+   */
+  static async start(modelPath: string, shape: FloorShape, promptText: string, options: { binary?: string; gpuLayers?: number } = {}): Promise<DecodeFloor> {
+    const binary = options.binary ?? join(await peerBinFolder(), 'lmforge-decode-floor');
+    const args = [modelPath, shape.contextSize, shape.batchSize, shape.sequences, shape.threads, promptText, ...(options.gpuLayers ? [options.gpuLayers] : [])].map(String);
     const child = spawn(binary, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let errors = '';
     child.stderr.on('data', (chunk) => (errors += chunk));
@@ -42,13 +46,13 @@ export class DecodeFloor {
     return new DecodeFloor(child, reader[Symbol.asyncIterator](), reader, () => errors);
   }
 
-  /** Prefills the prompt into `width` sequences (untimed), then times `steps` decodes of one token each. */
-  async decode(width: number, steps: number): Promise<DecodeRun> {
+  /** Prefills the prompt into `width` sequences (untimed), then times `steps` decodes of one token each (wall and CPU time). */
+  async decode(width: number, steps: number): Promise<DecodeRun & { cpuSeconds: number }> {
     this.child.stdin.write(`${width} ${steps}\n`);
     const next = await this.lines.next();
     if (next.done) throw new Error(`the decode-floor driver exited: ${this.stderr().trim()}`);
-    const answer = JSON.parse(next.value) as { tokens: number; seconds: number };
-    return { tokens: answer.tokens, seconds: answer.seconds };
+    const answer = JSON.parse(next.value) as { tokens: number; seconds: number; cpu_seconds: number };
+    return { tokens: answer.tokens, seconds: answer.seconds, cpuSeconds: answer.cpu_seconds };
   }
 
   async dispose(): Promise<void> {

@@ -4,6 +4,7 @@ import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-con
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import type { SpeculativeMode } from './speculative-modes.js';
 import type { ProbeTarget } from './probe-failure.js';
+import type { StepProfileTotals } from './step-profile.js';
 
 /** What to generate for one request. */
 export interface GenerateRequest {
@@ -105,6 +106,8 @@ export interface EngineInitOptions {
   kvLayout?: KvLayout;
   /** Record timed trace entries for every request. */
   tracing?: boolean;
+  /** Time the phases of every decode step (step-profile.ts; bench:host), reported in stats().stepProfile. */
+  profileSteps?: boolean;
   /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */
   speculativeMode?: SpeculativeMode;
   /** The spec's --additional-models: small_draft's draft model (it must share the model's vocabulary), or medusa's heads GGUF. */
@@ -194,4 +197,6 @@ export interface EngineStats {
    * proposed a token there, and how many accepted it (with Medusa, position k is head k's).
    */
   draftPositions: { proposed: number[]; accepted: number[] };
+  /** Decode steps' phase timings by width, when the engine was created with profileSteps. */
+  stepProfile?: StepProfileTotals;
 }

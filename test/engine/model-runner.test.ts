@@ -1,5 +1,5 @@
-// A step that mixes streams and prompt tokens, run in one batch and split in two (the streams
-// first, as the runner does on a CPU): the same logits for every row asked, up to float noise
+// A step that mixes streams and prompt tokens, run in one batch and split in two (the prompt
+// tokens first, as the runner does on a CPU): the same logits for every row asked, up to float noise
 // from different batch shapes, and the same cache after it. Real llama.cpp, the tiny model.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -68,6 +68,26 @@ test('streams split from a prompt batch get the logits one batch gives, and leav
   );
   // The rows really are different rows: a mix-up would not pass.
   assert.ok(maxDifference(split[1]![0]!, split[1]![4]!) > 0.1);
+});
+
+test('a split step whose streams do not fit leaves no prompt cells behind', async () => {
+  const context = LlamaContext.create(model, { contextSize: 256, batchSize: 256, sequences: 4, threads: 1, outputs: 8 });
+  const runner = new ModelRunner(context, { splitMixedSteps: true });
+  try {
+    await runner.run([entry(0, 0, 40, 1)]);
+    // 216 prompt tokens fill the 256 cells beside the 40 held, so whichever batch comes second fails.
+    let failed = false;
+    await runner.run([entry(0, 40, 1, 1), entry(1, 0, 216, 1)]).catch(() => (failed = true));
+    assert.ok(failed, 'the step should not fit');
+    assert.is(context.maxPosition(0), 39, 'the stream keeps only what it had before the step');
+    assert.is(context.maxPosition(1), -1, 'the prompt keeps nothing of the failed step');
+    // The cells are free again: the same step without the last prompt token fits.
+    await runner.run([entry(0, 40, 1, 1), entry(1, 0, 215, 1)]);
+    assert.is(context.maxPosition(1), 214);
+  } finally {
+    runner.dispose();
+    await context.dispose();
+  }
 });
 
 test('a failed prompt batch takes the streams’ cells of the split step with it', async () => {

@@ -13,6 +13,7 @@ import { Admission, isAdmissionError } from './admission.js';
 import { KvManager, mirroredKvOps } from './kv-manager.js';
 import { ModelRunner } from './model-runner.js';
 import { Scheduler, type StepPlan } from './scheduler.js';
+import { StepProfile } from '../step-profile.js';
 import type { RequestState, Sequence } from './sequence.js';
 import { reusablePrefixLength } from './sliding-window.js';
 import { MIN_PROMPT_TOKENS, StepBudget } from './step-budget.js';
@@ -40,6 +41,8 @@ export class EngineCore {
   private wake: (() => void) | undefined;
   private stopped = false;
   private loop: Promise<void> | undefined;
+  /** Phase timings of decode steps (bench:host); undefined unless asked for, so the loop pays nothing. */
+  private readonly profile: StepProfile | undefined;
 
   constructor(
     private readonly context: LlamaContext,
@@ -59,8 +62,11 @@ export class EngineCore {
       overlapMasks?: boolean;
       /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
       speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
+      /** Time each decode step's phases (step-profile.ts), reported in stats(). */
+      profileSteps?: boolean;
     } = {},
   ) {
+    this.profile = options.profileSteps ? new StepProfile() : undefined;
     this.kv = new KvManager(mirroredKvOps(context, options.speculation?.proposer?.mirror), {
       cells: config.maxTotalSeqLength,
       runningSlots: config.maxNumSequence,
@@ -164,11 +170,14 @@ export class EngineCore {
       grammarCacheBytes: this.admission.cachedGrammarBytes,
       vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
       draftPositions: { proposed: [...(this.speculation?.positions.proposed ?? [])], accepted: [...(this.speculation?.positions.accepted ?? [])] },
+      ...(this.profile ? { stepProfile: this.profile.snapshot() } : {}),
     };
   }
 
   private async run(): Promise<void> {
+    const profile = this.profile;
     while (!this.stopped) {
+      profile?.begin();
       for (const state of [...this.scheduler.running]) if (state.cancelled) this.retire(state, 'cancelled');
       if (this.speculation?.preparesDrafts) {
         try {
@@ -182,6 +191,7 @@ export class EngineCore {
       // decode, and verifying (a grammar mask per drafted position) all grow with the drafts.
       const planStart = nowMicros();
       const plan = this.scheduler.schedule();
+      profile?.lap('plan');
       if (plan.entries.length === 0) {
         // Idle: nothing runs, so only a submit, a cancel or stop() can change anything.
         this.flushEvents();
@@ -200,8 +210,9 @@ export class EngineCore {
         // decoding, JavaScript work in parallel slowed constrained decoding by ~5% (bench:constrained,
         // width 16: 0.94-0.95 overlapped against 0.98 after the decode), so then it waits.
         // Without a grammar there is nothing to overlap: the runner then decodes on this thread.
-        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined);
+        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined, profile);
         if (!this.options.overlapMasks) this.refreshMasks();
+        profile?.lap('sample');
       } catch (error) {
         this.recoverFromDecodeFailure(error);
         continue;
@@ -212,6 +223,7 @@ export class EngineCore {
       this.scheduler.update(plan);
       this.steps++;
       if (this.options.tracing) this.traceStep(plan, stepStart, micros);
+      profile?.lap('plan');
       const acceptedDrafts = plan.entries.map(() => 0);
       plan.entries.forEach((entry, index) => {
         const { sequence } = entry;
@@ -239,14 +251,29 @@ export class EngineCore {
         }
       }
       this.speculation?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
+      profile?.lap('commit');
       this.collectOutput();
+      profile?.lap('collect');
       this.flushEvents();
+      profile?.lap('emit');
+      profile?.end(plan.tokens === plan.decoding && plan.drafted === 0, plan.decoding);
     }
   }
 
   private sampleAndCommit(sequence: Sequence, logits: Float32Array): void {
     if (this.committer.endIfGrammarComplete(sequence)) return;
-    this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+    const profile = this.profile;
+    if (!profile) {
+      this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+      return;
+    }
+    // Sampling is timed apart from the commit that the enclosing lap charges.
+    const start = performance.now();
+    const sampled = sequence.sampler.sample(logits, sequence.grammar?.mask);
+    const sampling = performance.now() - start;
+    profile.add('sample', sampling);
+    profile.subtract('commit', sampling);
+    this.committer.commit(sequence, sampled);
   }
 
   /** Sequences whose next step computes the one token they sampled last. */

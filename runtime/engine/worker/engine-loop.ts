@@ -137,6 +137,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   const proposer: DraftProposer | undefined = draft?.proposer ?? eagle?.proposer ?? medusa?.proposer;
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
+    profileSteps: options.profileSteps ?? false,
     ...(options.vocabularyTables ? { vocabularyTables: options.vocabularyTables } : {}),
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
     ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitMixedSteps: true } : {}),

@@ -2,6 +2,7 @@
 import { Batch } from '../../backend/batch.js';
 import type { LlamaContext } from '../../backend/context.js';
 import type { StepEntry } from './scheduler.js';
+import type { StepProfile } from '../step-profile.js';
 
 /**
  * Batches of at least this many tokens take ggml's tiled CPU attention, which skips a block of
@@ -30,11 +31,11 @@ export class ModelRunner {
   private readonly batch: Batch;
   /**
    * Per entry of the last step: its first logit row (-1: none), and whether its rows were kept
-   * in streamLogits (the streams of a split step) rather than left in llama.cpp's buffer.
+   * in keptLogits (the prompts of a split step) rather than left in llama.cpp's buffer.
    */
   private rows: { kept: boolean; first: number }[] = [];
-  /** The streams' logit rows of a split step (the prompt batch's decode replaced llama.cpp's buffer); grown, never shrunk. */
-  private streamLogits = new Float32Array(0);
+  /** The prompt batch's logit rows of a split step (the streams' decode replaced llama.cpp's buffer); grown, never shrunk. */
+  private keptLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
   private hiddenStates = false;
   private lastTokens = 0;
@@ -55,32 +56,38 @@ export class ModelRunner {
     return this.lastTokens;
   }
 
-  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. */
-  async run(entries: readonly StepEntry[], whileDecoding?: () => void): Promise<void> {
+  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works; `profile` times the phases of pure decode steps. */
+  async run(entries: readonly StepEntry[], whileDecoding?: () => void, profile?: StepProfile): Promise<void> {
     this.rows = entries.map(() => ({ kept: false, first: -1 }));
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
     if (streams) {
-      this.fill(entries, (index) => streams[index]!, true);
-      this.context.decodeNow(this.batch);
-      this.keepStreamLogits();
-      this.fill(entries, (index) => !streams[index], false);
+      // The prompt tokens first, then the streams, so that the streams' rows (one per stream,
+      // each a vocabulary of floats) stay in llama.cpp's buffer and only the prompt batch's few
+      // (one per prompt it completes) are copied out before the second decode replaces them:
+      // copying every stream's row was the largest JavaScript cost outside sampling of a run
+      // where prompts join (bench:host's CPU profile, 64 streams of the tiny model).
+      this.fill(entries, (index) => !streams[index], true);
+      await this.decode(whileDecoding);
+      this.keepLogits();
+      this.fill(entries, (index) => streams[index]!, false);
       try {
-        await this.decode(whileDecoding);
+        this.context.decodeNow(this.batch);
       } catch (error) {
-        // The step failed as a whole: the streams' cells go too, as llama.cpp undoes a failed batch.
+        // The step failed as a whole: the prompt batch's cells go too, as llama.cpp undoes a failed batch.
         entries.forEach((entry, index) => {
-          if (streams[index]) this.context.remove(entry.sequence.slot, entry.start, -1);
+          if (!streams[index]) this.context.remove(entry.sequence.slot, entry.start, -1);
         });
         throw error;
       }
       return;
     }
     this.fill(entries, () => true, false);
-    await this.decode(whileDecoding);
+    profile?.lap('batch');
+    await this.decode(whileDecoding, profile);
   }
 
-  private async decode(whileDecoding: (() => void) | undefined): Promise<void> {
+  private async decode(whileDecoding: (() => void) | undefined, profile?: StepProfile): Promise<void> {
     const batch = this.batch;
     this.hiddenStates = this.options.wantHiddenStates === true && batch.outputs === batch.length;
     if (this.options.wantHiddenStates) this.context.setHiddenStates(this.hiddenStates);
@@ -89,12 +96,16 @@ export class ModelRunner {
       // yield one turn of the event loop so the worker still takes its messages (submit,
       // cancel, stats) between steps.
       this.context.decodeNow(batch);
+      profile?.lap('decode');
       await new Promise((resolve) => setImmediate(resolve));
+      profile?.lap('yield');
       return;
     }
+    // Overlapped: the grammar work runs inside the decode's span (only llama_decode's own time is apart on the CPU path).
     const decoding = this.context.decode(batch);
     whileDecoding();
     await decoding;
+    profile?.lap('decode');
   }
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
@@ -103,7 +114,7 @@ export class ModelRunner {
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
     if (kept) {
       const size = this.context.vocabSize;
-      return this.streamLogits.subarray((first + k) * size, (first + k + 1) * size);
+      return this.keptLogits.subarray((first + k) * size, (first + k + 1) * size);
     }
     return this.context.logits(first + k, this.batch.outputs);
   }
@@ -136,7 +147,7 @@ export class ModelRunner {
     return streams;
   }
 
-  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepStreamLogits). */
+  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepLogits). */
   private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, kept: boolean): void {
     const batch = this.batch;
     batch.clear();
@@ -154,11 +165,11 @@ export class ModelRunner {
     this.lastTokens += batch.length;
   }
 
-  /** Copies the streams' logit rows out of llama.cpp's buffer before the prompt batch replaces it. */
-  private keepStreamLogits(): void {
+  /** Copies the batch's logit rows out of llama.cpp's buffer before the next decode replaces it. */
+  private keepLogits(): void {
     const outputs = this.batch.outputs;
     const size = this.context.vocabSize;
-    if (this.streamLogits.length < outputs * size) this.streamLogits = new Float32Array(outputs * size);
-    for (let row = 0; row < outputs; row++) this.streamLogits.set(this.context.logits(row, outputs), row * size);
+    if (this.keptLogits.length < outputs * size) this.keptLogits = new Float32Array(outputs * size);
+    for (let row = 0; row < outputs; row++) this.keptLogits.set(this.context.logits(row, outputs), row * size);
   }
 }

@@ -1,0 +1,229 @@
+// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--cpu-prof DIR] [--json]`
+// The engine's host cost per decode step. On the tiny fixture model (the default) the model's
+// own work is nearly free, so a step's time is what the engine spends around llama_decode plus
+// llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
+// other round, so load from elsewhere hits all alike):
+//   - the engine (this tree), with its step phases timed (runtime/engine/step-profile.ts):
+//     JavaScript (plan, batch, sample, commit, collect, emit, yield) against llama_decode;
+//   - the same engine from a baseline checkout (--baseline REF: a temporary git worktree of
+//     REF, sharing node_modules and fixtures/.cache), when asked;
+//   - the C floor: llama_decode in a C loop over the same batch shapes (engine/decode-floor.c).
+// The engine is timed over the steps where it decodes all `width` sequences (host/steady-decode.ts),
+// the floor over `tokens - 1` steps of `width`. Each engine runs in a process of its own
+// (host/engine-side.ts). Figures are medians over
+// the rounds; ratios are medians of per-round ratios. Goal (issue 29): engine / floor ≥ 0.8 at
+// 32 and 64 sequences. With --device cuda, `decode` is llama_decode's wall time as the host
+// sees it (host work plus the wait for the card: ggml's CUDA events are not bound here).
+// --cpu-prof DIR writes V8 CPU profiles of this tree's engine process (one per thread, the
+// engine worker's among them) into DIR, for Chrome DevTools or speedscope.
+import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { cac } from 'cac';
+import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
+import { libraryKindsFor } from '../runtime/backend/devices.js';
+import { loadLlamaLibrary } from '../runtime/backend/library.js';
+import { STEP_PHASES, type StepPhase, type StepTotals } from '../runtime/engine/step-profile.js';
+import type { EngineConfig } from '../runtime/engine/engine-config.js';
+import { buildDecodeFloor } from './engine/build-decode-floor.js';
+import { DecodeFloor } from './engine/decode-floor.js';
+import { median } from '../cli/serve-bench/percentile.js';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+const cli = cac('bench:host');
+cli.option('--model <path>', 'GGUF file', { default: join(repoRoot, 'fixtures/.cache/tiny-gpt2.gguf') });
+cli.option('--device <spec>', 'cpu, or cuda (all layers on the card)', { default: 'cpu' });
+cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,16,64,256' });
+cli.option('--tokens <n>', 'Tokens generated per sequence', { default: 64 });
+cli.option('--reps <n>', 'Rounds', { default: 3 });
+cli.option('--threads <n>', 'Decode threads', { default: Math.min(2, availableParallelism()) });
+cli.option('--baseline <ref>', 'Also measure the engine of this git ref (e.g. main)');
+cli.option('--cpu-prof <dir>', 'Write V8 CPU profiles of this tree\'s engine process here');
+cli.option('--json', 'One JSON object per width instead of the table');
+cli.help();
+const { options } = cli.parse();
+if (options.help) process.exit(0);
+const widths = String(options.widths).split(',').map(Number);
+const maxTokens = Number(options.tokens);
+const reps = Number(options.reps);
+const threads = Number(options.threads);
+const device = String(options.device);
+const modelPath = String(options.model);
+const json = options.json === true;
+if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1)) {
+  console.error('bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --reps ≥ 1, --threads ≥ 1');
+  process.exit(1);
+}
+const maxWidth = Math.max(...widths);
+// One token: every sequence's first step is then a one-token step like any decode, so all
+// `width` start together (longer prompts complete a few per step on a CPU, and at 256 the first
+// sequences finished before the last began) and every step of the run is a steady one.
+const promptText = 'The';
+// Every sequence holds its prompt and its tokens at once: the pool is sized so the widest step fits.
+const cells = maxWidth * (maxTokens + 64);
+
+/** A line-protocol child: one JSON line when ready, one per request line. */
+class LineChild {
+  private readonly lines: AsyncIterator<string>;
+  private errors = '';
+  constructor(private readonly child: ChildProcessWithoutNullStreams) {
+    child.stderr.on('data', (chunk) => (this.errors += chunk));
+    this.lines = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  }
+  async read<T>(): Promise<T> {
+    for (;;) {
+      const next = await this.lines.next();
+      if (next.done) throw new Error(`an engine process exited: ${this.errors.trim()}`);
+      if (next.value.startsWith('{')) return JSON.parse(next.value) as T;
+    }
+  }
+  async ask<T>(line: string): Promise<T> {
+    this.child.stdin.write(`${line}\n`);
+    return this.read<T>();
+  }
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdin.end();
+    await exited;
+  }
+}
+
+interface EngineRun {
+  tokens: number;
+  seconds: number;
+  cpuSeconds: number;
+  profile?: StepTotals;
+}
+
+async function startEngine(root: string, profileDir?: string): Promise<{ side: LineChild; config: EngineConfig }> {
+  const script = join(repoRoot, 'bench/host/engine-side.ts');
+  const nodeArgs = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
+  const args = ['--root', root, '--model', modelPath, '--device', device, '--sequences', maxWidth, '--cells', cells, '--threads', threads, '--prompt', promptText].map(String);
+  const side = new LineChild(spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] }));
+  const { config } = await side.read<{ config: EngineConfig }>();
+  return { side, config };
+}
+
+/** A detached worktree of `ref` under the temporary folder, sharing this tree's node_modules and fixture cache. */
+function baselineTree(ref: string): { root: string; remove: () => void } {
+  const folder = mkdtempSync(join(tmpdir(), 'lmforge-baseline-'));
+  const root = join(folder, 'tree');
+  execFileSync('git', ['worktree', 'add', '--detach', '--quiet', root, ref], { cwd: repoRoot, stdio: 'inherit' });
+  symlinkSync(join(repoRoot, 'node_modules'), join(root, 'node_modules'));
+  if (!existsSync(join(root, 'fixtures/.cache'))) symlinkSync(join(repoRoot, 'fixtures/.cache'), join(root, 'fixtures/.cache'));
+  return {
+    root,
+    remove: () => {
+      execFileSync('git', ['worktree', 'remove', '--force', root], { cwd: repoRoot, stdio: 'inherit' });
+      rmSync(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+const baselineRef = typeof options.baseline === 'string' ? options.baseline : undefined;
+const baseline = baselineRef ? baselineTree(baselineRef) : undefined;
+const sides: { name: 'engine' | 'baseline'; side: LineChild }[] = [];
+let floor: DecodeFloor | undefined;
+try {
+  const mine = await startEngine(repoRoot, typeof options.cpuProf === 'string' ? options.cpuProf : undefined);
+  sides.push({ name: 'engine', side: mine.side });
+  if (baseline) sides.push({ name: 'baseline', side: (await startEngine(baseline.root)).side });
+  const config = mine.config;
+  const { path: libllama } = loadLlamaLibrary({ kinds: libraryKindsFor(parseDeviceSpec(device)) });
+  floor = await DecodeFloor.start(
+    modelPath,
+    { contextSize: config.maxTotalSeqLength, batchSize: config.prefillChunkSize + config.maxNumSequence, sequences: config.maxNumSequence, threads },
+    promptText,
+    { binary: await buildDecodeFloor(libllama), gpuLayers: device === 'cpu' ? 0 : 999 },
+  );
+  const theFloor = floor;
+
+  // One untimed pass of each at the widest width warms caches and allocators.
+  for (const { side } of sides) await side.ask(`${maxWidth} ${maxTokens}`);
+  await theFloor.decode(maxWidth, 8);
+
+  type Round = { engine: EngineRun; baseline?: EngineRun; floor: { tokens: number; seconds: number; cpuSeconds: number } };
+  const rounds = new Map(widths.map((w) => [w, [] as Round[]]));
+  for (let rep = 0; rep < reps; rep++) {
+    for (const width of widths) {
+      // The engine's first token comes from the prefill, so it decodes maxTokens - 1 steps, as the floor is asked to.
+      const measures = [
+        ...sides.map(({ name, side }) => async (round: Partial<Round>) => void (round[name] = await side.ask<EngineRun>(`${width} ${maxTokens}`))),
+        async (round: Partial<Round>) => void (round.floor = await theFloor.decode(width, maxTokens - 1)),
+      ];
+      const round: Partial<Round> = {};
+      for (const measure of rep % 2 === 0 ? measures : [...measures].reverse()) await measure(round);
+      rounds.get(width)!.push(round as Round);
+      if (!json) {
+        const perSeqStep = (run: { tokens: number; seconds: number; cpuSeconds: number }) => `${((run.seconds / run.tokens) * 1e6).toFixed(0)} (cpu ${((run.cpuSeconds / run.tokens) * 1e6).toFixed(0)})`;
+        process.stderr.write(`round ${rep + 1}/${reps} width ${width}: µs per sequence-step engine ${perSeqStep(round.engine!)}${round.baseline ? `, baseline ${perSeqStep(round.baseline)}` : ''}, floor ${perSeqStep(round.floor!)}\n`);
+      }
+    }
+  }
+
+  const rows = widths.map((width) => {
+    const list = rounds.get(width)!;
+    const stepMs = (run: { tokens: number; seconds: number }) => (run.seconds * 1000 * width) / run.tokens;
+    const perStep = (run: EngineRun, pick: (p: StepTotals) => number) => (run.profile && run.profile.steps > 0 ? pick(run.profile) / run.profile.steps : Number.NaN);
+    const phases = Object.fromEntries(STEP_PHASES.map((phase) => [phase, median(list.map((r) => perStep(r.engine, (p) => p.phasesMs[phase])))])) as Record<StepPhase, number>;
+    const decodeMs = phases.decode;
+    const profiledStepMs = median(list.map((r) => perStep(r.engine, (p) => p.wallMs)));
+    return {
+      width,
+      engine_step_ms: median(list.map((r) => stepMs(r.engine))),
+      engine_us_per_sequence_step: median(list.map((r) => (r.engine.seconds / r.engine.tokens) * 1e6)),
+      // The engine thread's time per step outside llama_decode, and llama_decode's (profiled steps).
+      js_ms: profiledStepMs - decodeMs,
+      decode_ms: decodeMs,
+      phases_ms: phases,
+      floor_step_ms: median(list.map((r) => stepMs(r.floor))),
+      engine_over_floor: median(list.map((r) => r.floor.seconds / r.floor.tokens / (r.engine.seconds / r.engine.tokens))),
+      // CPU time per sequence-step, every thread of each process: what a loaded machine disturbs least.
+      engine_cpu_us_per_sequence_step: median(list.map((r) => (r.engine.cpuSeconds / r.engine.tokens) * 1e6)),
+      floor_cpu_us_per_sequence_step: median(list.map((r) => (r.floor.cpuSeconds / r.floor.tokens) * 1e6)),
+      engine_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.engine.cpuSeconds / r.engine.tokens))),
+      ...(baseline
+        ? {
+            baseline_step_ms: median(list.map((r) => stepMs(r.baseline!))),
+            baseline_over_floor: median(list.map((r) => r.floor.seconds / r.floor.tokens / (r.baseline!.seconds / r.baseline!.tokens))),
+            engine_over_baseline: median(list.map((r) => r.baseline!.seconds / r.baseline!.tokens / (r.engine.seconds / r.engine.tokens))),
+            baseline_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.baseline!.cpuSeconds / r.baseline!.tokens))),
+          }
+        : {}),
+      tokens: maxTokens,
+      reps,
+      threads,
+      device,
+      model: basename(modelPath),
+      ...(baselineRef ? { baseline: baselineRef } : {}),
+    };
+  });
+
+  if (json) {
+    for (const row of rows) console.log(JSON.stringify(row));
+  } else {
+    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
+    const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : [])];
+    console.log(head.map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(12))).join(''));
+    for (const row of rows) {
+      const cells = [row.engine_step_ms.toFixed(3), row.engine_us_per_sequence_step.toFixed(1), row.js_ms.toFixed(3), row.decode_ms.toFixed(3), row.floor_step_ms.toFixed(3), row.engine_over_floor.toFixed(3)];
+      if (baseline) cells.push(row.baseline_over_floor!.toFixed(3), row.engine_over_baseline!.toFixed(3));
+      cells.push(row.engine_cpu_us_per_sequence_step.toFixed(1), row.floor_cpu_us_per_sequence_step.toFixed(1), row.engine_over_floor_cpu.toFixed(3));
+      if (baseline) cells.push(row.baseline_over_floor_cpu!.toFixed(3));
+      console.log(String(row.width).padEnd(6) + cells.map((c) => c.padStart(12)).join(''));
+    }
+    console.log(`\nthe engine thread's step, ms by phase (decode steps only)`);
+    console.log(['width', ...STEP_PHASES].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
+    for (const row of rows) console.log(String(row.width).padEnd(6) + STEP_PHASES.map((phase) => row.phases_ms[phase].toFixed(3).padStart(9)).join(''));
+    console.log('step ms: the engine\'s wall time per step of `width` sequences; JS ms: the engine thread\'s step less llama_decode (step profile); eng/floor: engine tok/s over the C loop\'s' +
+      (baseline ? `; base: the engine of ${baselineRef}` : ''));
+    console.log('cpu µs/s-s: the engine process\'s CPU time (all threads) per sequence-step; floor cpu: the C loop\'s; cpu e/f: floor CPU over engine CPU per token (1: no host cost), the figure load disturbs least');
+  }
+} finally {
+  for (const { side } of sides) await side.close();
+  await floor?.dispose();
+  baseline?.remove();
+}

@@ -1,0 +1,45 @@
+// One engine under bench:host, in a process of its own: this tree's, or a baseline checkout's
+// (--root), so that two versions of the engine run side by side against the same floor.
+//   tsx bench/host/engine-side.ts --root DIR --model PATH --device cpu --sequences N --cells N --threads N
+// Prints one JSON line when ready ({config}); then answers each stdin line "WIDTH TOKENS" with
+// one JSON line: {tokens, seconds, profile?}: the steady window's tokens and seconds
+// (steady-decode.ts), and the step-phase sums of that run's steps at WIDTH sequences
+// (runtime/engine/step-profile.ts), absent when the engine has no such switch (an older tree).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
+import { cac } from 'cac';
+import type { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
+import { stepTotalsBetween } from '../../runtime/engine/step-profile.js';
+import { steadyDecode } from './steady-decode.js';
+
+const cli = cac('engine-side');
+for (const name of ['root', 'model', 'device', 'sequences', 'cells', 'threads', 'prompt']) cli.option(`--${name} <value>`, name);
+const { options } = cli.parse();
+// Engine's file moved with the layout of issue 31 (runtime/engine/engine.ts before): a baseline may be either.
+const root = String(options.root);
+const enginePath = ['runtime/engine/client/engine.ts', 'runtime/engine/engine.ts'].map((path) => join(root, path)).find((path) => existsSync(path));
+if (!enginePath) throw new Error(`no runtime/engine/client/engine.ts nor runtime/engine/engine.ts under ${root}`);
+const { Engine } = (await import(pathToFileURL(enginePath).href)) as { Engine: typeof EngineClass };
+
+const engine = await Engine.create({
+  modelPath: String(options.model),
+  device: String(options.device),
+  mode: 'local',
+  overrides: { max_num_sequence: Number(options.sequences), max_total_seq_length: Number(options.cells) },
+  threads: Number(options.threads),
+  profileSteps: true,
+});
+const prompt = String(options.prompt);
+console.log(JSON.stringify({ config: engine.info.config, devices: engine.info.devices }));
+
+const lines = createInterface({ input: process.stdin });
+for await (const line of lines) {
+  const [width, tokens] = line.split(' ').map(Number) as [number, number];
+  const before = (await engine.stats()).stepProfile;
+  const run = await steadyDecode(engine, prompt, width, tokens);
+  const after = (await engine.stats()).stepProfile;
+  console.log(JSON.stringify({ ...run, ...(before && after ? { profile: stepTotalsBetween(before, after, width) } : {}) }));
+}
+await engine.dispose();

@@ -1,0 +1,79 @@
+// Where a decode step's wall time goes on the engine thread (bench:host): planning, building the
+// batch, llama_decode, sampling, committing (stop rules, detokenising), turning what was
+// gathered into events, posting them, and the event-loop turn the worker yields each step.
+// Off unless the engine is created with `profileSteps: true`; when off the loop does one
+// `undefined` check per phase. Only pure decode steps (no prompt tokens) count, the shape
+// bench/engine/decode-floor.c times, so the figures compare with it directly; they are kept
+// apart by the number of sequences a step decoded, so that a bench reads the steps of one width.
+import { performance } from 'node:perf_hooks';
+
+export const STEP_PHASES = ['plan', 'batch', 'decode', 'sample', 'commit', 'collect', 'emit', 'yield'] as const;
+export type StepPhase = (typeof STEP_PHASES)[number];
+
+/** Sums since the engine started over the pure decode steps of one width: how many, their wall time and each phase's, in milliseconds. */
+export interface StepTotals {
+  steps: number;
+  /** Whole steps, first phase to last. */
+  wallMs: number;
+  phasesMs: Record<StepPhase, number>;
+}
+
+/** StepTotals by the number of sequences the steps decoded. */
+export type StepProfileTotals = Record<number, StepTotals>;
+
+export class StepProfile {
+  private readonly totals: StepProfileTotals = {};
+  /** This step's phases, added to the totals only when the step turns out to be a pure decode. */
+  private readonly current = emptyPhases();
+  private stepStart = 0;
+  private mark = 0;
+
+  /** Opens a step; the time until the next `lap` goes to that lap's phase. */
+  begin(): void {
+    for (const phase of STEP_PHASES) this.current[phase] = 0;
+    this.stepStart = this.mark = performance.now();
+  }
+
+  /** Closes the running span, charging it to `phase`. */
+  lap(phase: StepPhase): void {
+    const now = performance.now();
+    this.current[phase] += now - this.mark;
+    this.mark = now;
+  }
+
+  /** Charges `ms` measured elsewhere (spans interleaved per sequence) to `phase`, without moving the mark. */
+  add(phase: StepPhase, ms: number): void {
+    this.current[phase] += ms;
+  }
+
+  /** Moves time already charged by `add` out of the phase the enclosing `lap` will charge it to. */
+  subtract(phase: StepPhase, ms: number): void {
+    this.current[phase] -= ms;
+  }
+
+  /** Closes the step; it counts when it decoded `sequences` streams and no prompt token. */
+  end(pureDecode: boolean, sequences: number): void {
+    if (!pureDecode) return;
+    const totals = (this.totals[sequences] ??= { steps: 0, wallMs: 0, phasesMs: emptyPhases() });
+    totals.steps++;
+    totals.wallMs += this.mark - this.stepStart;
+    for (const phase of STEP_PHASES) totals.phasesMs[phase] += this.current[phase];
+  }
+
+  snapshot(): StepProfileTotals {
+    return Object.fromEntries(Object.entries(this.totals).map(([width, totals]) => [width, { ...totals, phasesMs: { ...totals.phasesMs } }]));
+  }
+}
+
+function emptyPhases(): Record<StepPhase, number> {
+  return { plan: 0, batch: 0, decode: 0, sample: 0, commit: 0, collect: 0, emit: 0, yield: 0 };
+}
+
+/** What was added between two snapshots, for the steps of `width` sequences (zeros when none ran). */
+export function stepTotalsBetween(before: StepProfileTotals, after: StepProfileTotals, width: number): StepTotals {
+  const a = after[width];
+  const b = before[width];
+  const phasesMs = emptyPhases();
+  for (const phase of STEP_PHASES) phasesMs[phase] = (a?.phasesMs[phase] ?? 0) - (b?.phasesMs[phase] ?? 0);
+  return { steps: (a?.steps ?? 0) - (b?.steps ?? 0), wallMs: (a?.wallMs ?? 0) - (b?.wallMs ?? 0), phasesMs };
+}
