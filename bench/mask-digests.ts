@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Grammar, GrammarCompiler } from '../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../compiler/node.js';
-import { GRAMMARS, tokenizerJsonPath, VOCABS } from './grammar-inputs.js';
+import { GRAMMARS, tokenizerJsonPath, VOCABS } from '../fixtures/grammar-inputs.js';
 
 const args = process.argv.slice(2);
 const onlyVocab = args.includes('--vocab') ? args[args.indexOf('--vocab') + 1] : undefined;
