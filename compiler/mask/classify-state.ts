@@ -348,7 +348,6 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
   for (let b = 0; b < 256; b++) {
     if (live[b] === 0 && !startOpaque) continue;
     let reached = 0;
-    let failed = false;
     let common = 0;
     for (let j = firstByteStart[b]!, end = firstByteStart[b + 1]!; j < end; j++) {
       if (within !== null && (within[j >>> 5]! & (1 << (j & 31))) !== 0) {
@@ -365,7 +364,6 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
           // not tracked across the run, so the next walk starts from the first byte.
           common = 0;
           reached = 0;
-          failed = false;
           continue;
         }
         common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
@@ -373,10 +371,6 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         continue;
       }
       common = j === firstByteStart[b] ? 0 : Math.min(common, lcpPrev[j]!);
-      if (failed && common > reached) {
-        if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
-        continue;
-      }
       const start = tokenStart[j]!;
       const len = tokenStart[j + 1]! - start;
       if (len >= stack.length) {
@@ -388,7 +382,7 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         endsBy = walkScratch.endsBy = e2;
       }
       let k = Math.min(common, reached);
-      failed = false;
+      let failed = false;
       let d = stack[k]!;
       let table = dfa.table;
       let ends = dfa.ends;
@@ -423,14 +417,15 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         hard ??= classifier(fsm, info, state, null, mode.withContext, closed, mode.cutTails);
         out.add(hard.classify(start, len), j);
       } else if (!failed) out.add(ACCEPTED, j);
-      else if (reached + 1 === len) {
-        // Every extension of this token dies the same way: uncertain alike, or rejected alike
-        // (nothing to record: a rule that may be followed by anything, a space say, kills
-        // half of the vocabulary at its second byte, in subtrees skipped here in one step).
-        const skipTo = subtreeEnd[j]!;
+      else {
+        // Every token that shares this one's bytes up to the one it died at dies the same way:
+        // uncertain alike, or rejected alike (nothing to record: a rule that may be followed
+        // by anything, a space say, kills half of the vocabulary at its second byte, in
+        // ranges skipped here in one step rather than token by token).
+        const skipTo = reached + 1 === len ? subtreeEnd[j]! : info.prefixRangeEnd(j, reached + 1);
         if (endsBy[reached] === 1) out.addUncertainRange(j, skipTo);
         j = skipTo - 1;
-      } else if (endsBy[reached] === 1) out.add(UNCERTAIN, j);
+      }
     }
   }
   return true;

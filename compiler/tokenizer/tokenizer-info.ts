@@ -45,6 +45,8 @@ export class TokenizerInfo {
   readonly lcpPrev: Uint16Array;
   /** One past the last sorted index that has sorted[i] as a prefix. */
   readonly subtreeEnd: Int32Array;
+  /** The first sorted index after j whose lcpPrev is smaller than j's, or the count (`prefixRangeEnd`'s jumps). */
+  readonly shallowerAfter: Int32Array;
   /** First sorted index whose first byte is >= b (257 entries). */
   readonly firstByteStart: Int32Array;
   /** Bitset of the normal tokens, by id (mask layout). */
@@ -102,6 +104,13 @@ export class TokenizerInfo {
       if (this.firstByteStart[first]! === m) this.firstByteStart[first] = j;
     }
     for (const j of stack) this.subtreeEnd[j] = m;
+    this.shallowerAfter = new Int32Array(m);
+    stack.length = 0;
+    for (let j = m - 1; j >= 0; j--) {
+      while (stack.length > 0 && this.lcpPrev[stack[stack.length - 1]!]! >= this.lcpPrev[j]!) stack.pop();
+      this.shallowerAfter[j] = stack.length > 0 ? stack[stack.length - 1]! : m;
+      stack.push(j);
+    }
     for (let b = 255; b >= 0; b--) if (this.firstByteStart[b]! > this.firstByteStart[b + 1]!) this.firstByteStart[b] = this.firstByteStart[b + 1]!;
     const hash = new Sha256();
     hash.update(`${vocabType}\0${vocabSize}\0`);
@@ -155,6 +164,19 @@ export class TokenizerInfo {
 
   /** Token sets `tokensWithin` walked the vocabulary for (not loaded from cache bytes). */
   tokenSetsBuilt = 0;
+
+  /**
+   * One past the last sorted index whose first `depth` bytes are those of sorted token j
+   * (`depth` at most its length): a token that dies at byte depth - 1 takes that whole range
+   * with it. Every index skipped by a jump shares at least as many bytes with its previous
+   * token as the one jumped from, so the jumps are few (at most one per shorter common prefix).
+   */
+  prefixRangeEnd(j: number, depth: number): number {
+    const m = this.sorted.length;
+    let i = j + 1;
+    while (i < m && this.lcpPrev[i]! >= depth) i = this.shallowerAfter[i]!;
+    return i;
+  }
 
   /**
    * Bitset over sorted positions: the normal tokens made only of bytes in `set` (256 flags),

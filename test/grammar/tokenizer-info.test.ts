@@ -55,6 +55,21 @@ test('sorted by bytes, with prefix lengths, true-prefix subtrees and first-byte 
   assert.is(info.firstByteStart[256], sorted.length);
 });
 
+test('prefixRangeEnd: the sorted tokens sharing a token\'s first bytes, at every depth, loaded from cache bytes too', () => {
+  const built = TokenizerInfo.fromTokenBytes({ tokens: [...randomVocab(4, 600), enc.encode('ab'), enc.encode('abab')] });
+  for (const info of [built, TokenizerInfo.fromCacheBytes(built.toCacheBytes())]) {
+    const sorted = [...info.sorted];
+    for (let j = 0; j < sorted.length; j++) {
+      const t = info.tokenBytes(sorted[j]!);
+      for (let depth = 1; depth <= t.length; depth++) {
+        let end = j + 1;
+        while (end < sorted.length && info.tokenBytes(sorted[end]!).length >= depth && info.tokenBytes(sorted[end]!).subarray(0, depth).every((x, i) => x === t[i])) end++;
+        assert.is(info.prefixRangeEnd(j, depth), end, `first ${depth} bytes of ${Buffer.from(t).toString('hex')}`);
+      }
+    }
+  }
+});
+
 test('the byte sort: prefixes first, equal byte strings by id, as a string sort orders them', () => {
   const tokens = [...randomVocab(9, 3000), ...randomVocab(9, 50), enc.encode('a'), enc.encode('a'), ...Array.from({ length: 40 }, (_, i) => Uint8Array.of(0, (i * 7) % 40))];
   const offsets = new Uint32Array(tokens.length + 1);
