@@ -39,6 +39,8 @@ export function bindSamplerApi(lib: LibraryHandle) {
     llama_sampler_name: f<(sampler: SamplerHandle) => string>('const char *llama_sampler_name(const void *smpl)'),
     llama_sampler_accept: f<(sampler: SamplerHandle, token: number) => void>('void llama_sampler_accept(void *smpl, int32_t token)'),
     llama_sampler_free: f<(sampler: SamplerHandle) => void>('void llama_sampler_free(void *smpl)'),
+    /** A copy with the same state (penalty windows, the generator's position), not yet bound to any context's graph. */
+    llama_sampler_clone: f<(sampler: SamplerHandle) => SamplerHandle | null>('void *llama_sampler_clone(const void *smpl)'),
 
     llama_sampler_init_greedy: f<() => SamplerHandle>('void *llama_sampler_init_greedy()'),
     llama_sampler_init_dist: f<(seed: number) => SamplerHandle>('void *llama_sampler_init_dist(uint32_t seed)'),

@@ -21,6 +21,7 @@ import { Drafter } from './speculative/drafter.js';
 import type { DraftProposer } from './speculative/proposer.js';
 import type { SpeculativeMode } from './speculative/modes.js';
 import { verifyDraft } from './speculative/verify.js';
+import { DeviceSampling } from './device-sampling.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
 type Outcome = 'finished' | 'cancelled' | 'failed';
@@ -34,6 +35,8 @@ export class EngineCore {
   private readonly admission: Admission;
   private readonly committer: TokenCommitter;
   private readonly drafter: Drafter | undefined;
+  /** Chains of the sequences sampled in the graph; undefined on the host path. */
+  private readonly deviceSampling: DeviceSampling | undefined;
   private events: EngineEvent[] = [];
   private traces: TraceEntry[] = [];
   private steps = 0;
@@ -59,6 +62,12 @@ export class EngineCore {
       overlapMasks?: boolean;
       /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
       speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
+      /**
+       * Where tokens are chosen: in the model's graph for every request that can (device-sampling.ts),
+       * or from logits rows here (host, the default). Device sampling needs one output per
+       * sequence and step, so it cannot be combined with speculation.
+       */
+      sampling?: 'device' | 'host';
     } = {},
   ) {
     this.kv = new KvManager(mirroredKvOps(context, options.speculation?.proposer?.mirror), {
@@ -98,6 +107,10 @@ export class EngineCore {
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
     this.committer = new TokenCommitter(vocabulary);
+    if (options.sampling === 'device') {
+      if (this.drafter) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
+      this.deviceSampling = new DeviceSampling(context.model.api, context);
+    }
   }
 
   /** Longest a sequence may grow: the context window, within the shared KV budget. */
@@ -113,6 +126,7 @@ export class EngineCore {
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    this.deviceSampling?.dispose();
     this.runner.dispose();
   }
 
@@ -194,13 +208,15 @@ export class EngineCore {
         continue;
       }
       const stepStart = nowMicros();
+      let onDevice: boolean[] | undefined;
       try {
+        onDevice = this.deviceSampling?.prepare(plan.entries);
         // While llama.cpp decodes, the next grammar masks are prepared here, when that costs the
         // decode nothing: on a GPU, or with a CPU core llama.cpp leaves free. With every core
         // decoding, JavaScript work in parallel slowed constrained decoding by ~5% (bench:constrained,
         // width 16: 0.94-0.95 overlapped against 0.98 after the decode), so then it waits.
         // Without a grammar there is nothing to overlap: the runner then decodes on this thread.
-        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined);
+        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined, onDevice);
         if (!this.options.overlapMasks) this.refreshMasks();
       } catch (error) {
         this.recoverFromDecodeFailure(error);
@@ -218,7 +234,8 @@ export class EngineCore {
         let accepted = 0;
         if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
           try {
-            if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
+            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampledToken(index));
+            else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
             this.keepHiddenState(sequence, index, accepted);
           } catch (error) {
@@ -247,6 +264,12 @@ export class EngineCore {
   private sampleAndCommit(sequence: Sequence, logits: Float32Array): void {
     if (this.committer.endIfGrammarComplete(sequence)) return;
     this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+  }
+
+  /** Commits the token the graph chose, and tells the sequence's chain (its penalties). */
+  private commitSampled(sequence: Sequence, token: number): void {
+    this.committer.commit(sequence, { token });
+    this.deviceSampling!.accept(sequence, token);
   }
 
   /** Sequences whose next step computes the one token they sampled last. */

@@ -12,6 +12,7 @@ import { kvBytesPerToken, LlamaModel } from '../backend/model.js';
 import { computeEngineConfig, ConfigError } from './engine-config.js';
 import type { MemoryFacts } from './memory-budget.js';
 import { EngineCore } from './core.js';
+import { resolveSampling } from './device-sampling.js';
 import { CPU_PROMPT_STEP_FLOOR } from './scheduler.js';
 import { DraftModel } from './speculative/draft-model.js';
 import { MedusaDrafter } from './speculative/medusa-drafter.js';
@@ -121,12 +122,19 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     medusa = { graph, proposer: new MedusaDrafter(graph, (token) => vocabulary.isEndOfGeneration(token), () => targetContext.threads) };
   }
   const proposer: DraftProposer | undefined = draft?.proposer ?? eagle?.proposer ?? medusa?.proposer;
+  let sampling: 'device' | 'host';
+  try {
+    sampling = resolveSampling(options.sampling ?? 'auto', { gpu: devices.some((device) => device.kind !== 'cpu'), speculative: speculativeMode !== 'disable' });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     ...(options.vocabularyTables ? { vocabularyTables: options.vocabularyTables } : {}),
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
     ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitMixedSteps: true } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
+    sampling,
   });
   core.start();
   return {
@@ -146,6 +154,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,
     libraryNotes: library.notes,
+    sampling,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
     grammarVocabulary: core.grammarVocabularyBytes(),
   };

@@ -1,4 +1,5 @@
-// Runs one planned step on the model: the batch in, the requested logit rows out.
+// Runs one planned step on the model: the batch in, the requested logit rows out (or, for
+// entries whose sequence samples in the graph, the tokens chosen there: device-sampling.ts).
 import { Batch } from '../backend/batch.js';
 import type { LlamaContext } from '../backend/context.js';
 import type { StepEntry } from './scheduler.js';
@@ -29,10 +30,11 @@ export interface ModelRunnerOptions {
 export class ModelRunner {
   private readonly batch: Batch;
   /**
-   * Per entry of the last step: its first logit row (-1: none), and whether its rows were kept
-   * in streamLogits (the streams of a split step) rather than left in llama.cpp's buffer.
+   * Per entry of the last step: its first logit row (-1: none) and that token's index in the
+   * batch, and whether its output was kept here (the streams of a split step: logit rows in
+   * streamLogits, a token sampled in the graph in `token`) rather than left in llama.cpp's buffers.
    */
-  private rows: { kept: boolean; first: number }[] = [];
+  private rows: { kept: boolean; first: number; index: number; token: number }[] = [];
   /** The streams' logit rows of a split step (the prompt batch's decode replaced llama.cpp's buffer); grown, never shrunk. */
   private streamLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
@@ -55,15 +57,18 @@ export class ModelRunner {
     return this.lastTokens;
   }
 
-  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. */
-  async run(entries: readonly StepEntry[], whileDecoding?: () => void): Promise<void> {
-    this.rows = entries.map(() => ({ kept: false, first: -1 }));
+  /**
+   * Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. `onDevice`
+   * marks the entries whose sequence has a chain attached (their token, not their logits).
+   */
+  async run(entries: readonly StepEntry[], whileDecoding?: () => void, onDevice?: readonly boolean[]): Promise<void> {
+    this.rows = entries.map(() => ({ kept: false, first: -1, index: -1, token: -1 }));
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
     if (streams) {
       this.fill(entries, (index) => streams[index]!, true);
       this.context.decodeNow(this.batch);
-      this.keepStreamLogits();
+      this.keepStreamOutputs(entries, streams, onDevice);
       this.fill(entries, (index) => !streams[index], false);
       try {
         await this.decode(whileDecoding);
@@ -95,6 +100,13 @@ export class ModelRunner {
     const decoding = this.context.decode(batch);
     whileDecoding();
     await decoding;
+  }
+
+  /** The token the graph chose for entry `entry` of the last step (its sequence samples on the device). */
+  sampledToken(entry: number): number {
+    const { kept, first, index, token } = this.rows[entry]!;
+    if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
+    return kept ? token : this.context.sampledToken(index);
   }
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
@@ -143,19 +155,31 @@ export class ModelRunner {
     entries.forEach(({ sequence, start, count, logits, draft }, index) => {
       if (!chosen(index)) return;
       let first = -1;
+      let firstIndex = -1;
       const total = count + draft.length;
       for (let i = 0; i < total; i++) {
         const token = i < count ? sequence.tokens[start + i]! : draft[i - count]!;
         const row = batch.add(token, start + i, sequence.slot, i >= total - logits);
-        if (first < 0 && row >= 0) first = row;
+        if (first < 0 && row >= 0) {
+          first = row;
+          firstIndex = batch.length - 1;
+        }
       }
-      this.rows[index] = { kept, first };
+      this.rows[index] = { kept, first, index: firstIndex, token: -1 };
     });
     this.lastTokens += batch.length;
   }
 
-  /** Copies the streams' logit rows out of llama.cpp's buffer before the prompt batch replaces it. */
-  private keepStreamLogits(): void {
+  /** Copies the streams' outputs (tokens chosen in the graph, logit rows) out of llama.cpp's buffers before the prompt batch replaces them. */
+  private keepStreamOutputs(entries: readonly StepEntry[], streams: boolean[], onDevice: readonly boolean[] | undefined): void {
+    let hostRows = false;
+    entries.forEach((_, index) => {
+      if (!streams[index]) return;
+      const row = this.rows[index]!;
+      if (onDevice?.[index]) row.token = this.context.sampledToken(row.index);
+      else hostRows = true;
+    });
+    if (!hostRows) return;
     const outputs = this.batch.outputs;
     const size = this.context.vocabSize;
     if (this.streamLogits.length < outputs * size) this.streamLogits = new Float32Array(outputs * size);
