@@ -21,7 +21,7 @@ import { BareDecoder } from './engine/bare-decode.js';
 import { ratioSpread, type Spread } from './compare/ratio-spread.js';
 import { runRound, type RoundResult } from './compare/round.js';
 import { startServer, type RunningServer, type ServerKind, type ServerLimits } from './prefix/servers.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const cli = cac('compare-llama-server');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');

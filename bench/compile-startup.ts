@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { cac } from 'cac';
 import { runCompileModel } from '../cli/compile.js';
 import { defaultModelFile } from '../runtime/models/pull-model.js';
-import { percentile } from './serve/percentile.js';
+import { percentile } from '../cli/serve-bench/percentile.js';
 
 const bin = fileURLToPath(new URL('../bin/lmforge.mjs', import.meta.url));
 const cli = cac('bench:compile-startup');

@@ -5,10 +5,10 @@
 // side pays for its masks (prepared while the decode runs) and the masked sampling.
 // The goal is a ratio (constrained / unconstrained) ≥ 0.95.
 import { performance } from 'node:perf_hooks';
-import { Engine } from '../runtime/engine/engine.js';
+import { Engine } from '../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../runtime/engine/protocol.js';
 import { decodeBenchOptions } from './engine/decode-options.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const { modelPath, widths, reps, maxTokens, json } = await decodeBenchOptions('bench:constrained', { reps: 3, widths: '1,16' });
 const engine = await Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: Math.max(...widths) } });

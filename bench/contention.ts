@@ -18,10 +18,10 @@ import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cac } from 'cac';
 import { CpuLoadSampler, usableCpus } from '../runtime/backend/cpu-load.js';
-import { Engine } from '../runtime/engine/engine.js';
+import { Engine } from '../runtime/engine/client/engine.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { engineDecode } from './engine/engine-decode.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const cli = cac('bench:contention');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');

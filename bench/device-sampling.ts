@@ -6,11 +6,11 @@
 // Each figure is the median over the repetitions; a ratio is the median of per-repetition
 // device / host ratios (> 1: the device path is faster).
 import { basename } from 'node:path';
-import { Engine } from '../runtime/engine/engine.js';
+import { Engine } from '../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../runtime/engine/protocol.js';
 import { decodeBenchOptions } from './engine/decode-options.js';
 import { engineDecode } from './engine/engine-decode.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const { modelPath, widths, reps, maxTokens, json, threads } = await decodeBenchOptions('bench:device-sampling', { reps: 3, widths: '1,8,32,64' });
 const maxWidth = Math.max(...widths);

@@ -9,12 +9,12 @@
 // Each figure is the median over the repetitions; a ratio is the median of per-repetition
 // ratios. The goal is engine/floor ≥ 0.9 at every width.
 import { basename } from 'node:path';
-import { Engine } from '../runtime/engine/engine.js';
+import { Engine } from '../runtime/engine/client/engine.js';
 import { BareDecoder, type DecodeRun } from './engine/bare-decode.js';
 import { DecodeFloor } from './engine/decode-floor.js';
 import { decodeBenchOptions } from './engine/decode-options.js';
 import { engineDecode } from './engine/engine-decode.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const { modelPath, widths, reps, maxTokens, json, threads } = await decodeBenchOptions('bench:engine', { reps: 5, widths: '1,4,16' });
 const maxWidth = Math.max(...widths);

@@ -9,7 +9,7 @@ import { Grammar, GrammarCompiler, GrammarMatcher } from '../compiler/index.js';
 import { tokenizerInfoFromGGUF } from '../compiler/node.js';
 import type { Expr } from '../compiler/ir.js';
 import { defaultModelPath } from '../fixtures/paths.js';
-import { greedyTokens } from './grammar-inputs.js';
+import { greedyTokens } from '../fixtures/grammar-inputs.js';
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));

@@ -26,7 +26,7 @@ venv="${LMFORGE_HOME:-$HOME/.cache/lmforge}/peer/xgrammar-venv"
 out="${OUT_DIR:-$(mktemp -d -t lmforge-grammar-vs-xgrammar.XXXXXX)}"
 mkdir -p "$out"
 cd "$here/.."
-node --import tsx bench/grammar-inputs.ts > "$out/inputs.json"
+node --import tsx fixtures/grammar-inputs.ts > "$out/inputs.json"
 ours() { npx tsx bench/grammar.ts --json "${pass[@]}" > "$out/lmforge-$1.jsonl"; }
 peer() { "$venv/bin/python" bench/peer_xgrammar.py "$out/inputs.json" "${pass[@]}" > "$out/xgrammar-$1.jsonl"; }
 for ((r = 1; r <= rounds; r++)); do

@@ -9,7 +9,7 @@
 //   npx tsx bench/grammar.ts --cold --vocab llama3 --grammar json   # a fresh process, no warm-up
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../compiler/index.js';
 import { readFileSync } from 'node:fs';
-import { type BenchGrammar, GRAMMARS, greedyTokens, tokenizerJsonPath, VOCABS } from './grammar-inputs.js';
+import { type BenchGrammar, GRAMMARS, greedyTokens, tokenizerJsonPath, VOCABS } from '../fixtures/grammar-inputs.js';
 import { tokenBytesFromTokenizerJson } from '../compiler/tokenizer/tokenizer-json.js';
 
 const args = process.argv.slice(2);

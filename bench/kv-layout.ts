@@ -21,7 +21,7 @@ import { listDevices } from '../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../runtime/backend/library.js';
 import { LlamaModel } from '../runtime/backend/model.js';
 import { pullModel } from '../runtime/models/pull-model.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const cli = cac('bench/kv-layout');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');

@@ -23,7 +23,7 @@ import { loadLlamaLibrary } from '../runtime/backend/library.js';
 import { LlamaModel } from '../runtime/backend/model.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { BareDecoder } from './engine/bare-decode.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 
 const cli = cac('bench/kv-streams');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');

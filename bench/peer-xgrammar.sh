@@ -7,7 +7,7 @@
 #
 # The venv lives outside the repo. torch is installed first and pinned: a CPU build of 2.13.0
 # lies on these machines' disk, while an unpinned torch would download several GB.
-# Inputs (grammars, valid outputs, tokenizer.json paths) come from `bench/grammar-inputs.ts`,
+# Inputs (grammars, valid outputs, tokenizer.json paths) come from `fixtures/grammar-inputs.ts`,
 # dumped as JSON, so both sides see the same tokens and the same outputs.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,5 +20,5 @@ fi
 [ "${1:-}" = "--install" ] && exit 0
 inputs="$(mktemp -t lmforge-xgrammar-inputs.XXXXXX.json)"
 trap 'rm -f "$inputs"' EXIT
-(cd "$here/.." && node --import tsx bench/grammar-inputs.ts > "$inputs")
+(cd "$here/.." && node --import tsx fixtures/grammar-inputs.ts > "$inputs")
 exec "$venv/bin/python" "$here/peer_xgrammar.py" "$inputs" "$@"

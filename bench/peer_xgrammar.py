@@ -1,7 +1,7 @@
 """xgrammar on the inputs of `npm run bench:grammar`, printing the same JSON fields.
 
 Run through bench/peer-xgrammar.sh, which installs xgrammar 0.2.8 in a venv outside the repo
-and dumps the inputs (bench/grammar-inputs.ts): per vocabulary the decoded bytes of every
+and dumps the inputs (fixtures/grammar-inputs.ts): per vocabulary the decoded bytes of every
 token (so both engines see the same tokens, as a RAW vocabulary), the stop tokens, and the
 token ids of each grammar's fixed valid output. One thread, as lmforge measures itself.
 

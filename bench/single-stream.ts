@@ -12,8 +12,8 @@ import { cac } from 'cac';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { coldPrompts } from './compare/cold.js';
 import { startServer } from './prefix/servers.js';
-import { median } from './serve/percentile.js';
-import { streamChatCompletion } from './serve/stream-request.js';
+import { median } from '../cli/serve-bench/percentile.js';
+import { streamChatCompletion } from '../cli/serve-bench/stream-request.js';
 
 const cli = cac('single-stream');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');

@@ -21,13 +21,13 @@ import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cac } from 'cac';
-import { ChatTemplate } from '../runtime/chat/chat-template.js';
-import { Engine } from '../runtime/engine/engine.js';
+import { ChatTemplate } from '../runtime/chat-format/chat-template.js';
+import { Engine } from '../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../runtime/engine/protocol.js';
-import type { SpeculativeMode } from '../runtime/engine/speculative/modes.js';
-import { lmforgeHome } from '../runtime/models/model-home.js';
+import type { SpeculativeMode } from '../runtime/engine/speculative-modes.js';
+import { lmforgeHome } from '../runtime/lmforge-home.js';
 import { pullModel } from '../runtime/models/pull-model.js';
-import { median } from './serve/percentile.js';
+import { median } from '../cli/serve-bench/percentile.js';
 import { WORKLOADS, type Workload } from './speculative/workloads.js';
 
 const cli = cac('bench:speculative');

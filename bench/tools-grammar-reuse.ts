@@ -17,9 +17,9 @@
 // `sets` the token sets it walked the vocabulary for.
 import { cac } from 'cac';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../compiler/index.js';
-import { toolCallTag, type ToolDefinition } from '../runtime/chat/tool-call-tag.js';
-import { TOOL_FORMATS } from '../runtime/chat/tool-formats.js';
-import { grammarVocabularyFromGGUF } from '../runtime/engine/grammar-vocabulary.js';
+import { toolCallTag, type ToolDefinition } from '../runtime/chat-format/tool-call-tag.js';
+import { TOOL_FORMATS } from '../runtime/chat-format/tool-formats.js';
+import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { buildToolCallTokenSets } from '../runtime/models/compiled-artifacts.js';
 import { defaultModelFile } from '../runtime/models/pull-model.js';
 

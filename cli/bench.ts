@@ -3,8 +3,8 @@
 //   lmforge bench --url http://127.0.0.1:8000 --concurrency 4 --num-prompts 64
 //   lmforge bench --url http://127.0.0.1:8000 --request-rate 2 --json
 import type { CAC } from 'cac';
-import { formatReport } from '../bench/serve/format-report.js';
-import { runBenchmark } from '../bench/serve/run-benchmark.js';
+import { formatReport } from './serve-bench/format-report.js';
+import { runBenchmark } from './serve-bench/run-benchmark.js';
 
 interface BenchFlags {
   url?: string;

@@ -3,8 +3,8 @@
 // share a built-in's name is reached by a path: `./plain`.
 import { readFileSync } from 'node:fs';
 import { Template } from '@huggingface/jinja';
-import { BUILTIN_TEMPLATE_NAMES, BUILTIN_TEMPLATES, isBuiltinTemplateName } from '../runtime/chat/builtin-templates.js';
-import type { GivenTemplate } from '../runtime/chat/template-choice.js';
+import { BUILTIN_TEMPLATE_NAMES, BUILTIN_TEMPLATES, isBuiltinTemplateName } from '../runtime/chat-format/builtin-templates.js';
+import type { GivenTemplate } from '../runtime/chat-format/template-choice.js';
 import { UsageError } from './cli-error.js';
 
 export function givenTemplateOf(value: string, readText: (path: string) => string = (path) => readFileSync(path, 'utf8')): GivenTemplate {

@@ -10,7 +10,7 @@ import { extname } from 'node:path';
 import type { CAC } from 'cac';
 import { Grammar, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
 import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
-import { grammarVocabularyFromGGUF } from '../runtime/engine/grammar-vocabulary.js';
+import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 
 export interface CompileGrammarFlags {

@@ -8,7 +8,7 @@
 import { readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import type { CAC } from 'cac';
-import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat/builtin-templates.js';
+import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat-format/builtin-templates.js';
 import { formatCheckLine } from '../runtime/models/check/check-line.js';
 import { checkModel } from '../runtime/models/check/check-model.js';
 import { writeCompiledFolder } from '../runtime/models/compiled-folder.js';

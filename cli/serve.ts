@@ -2,17 +2,17 @@
 import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
-import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative/modes.js';
+import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
 import { CHAT_PAGE_OPEN_PATHS, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
-import { REASONING_MODES, type ReasoningMode } from '../runtime/chat/reasoning.js';
-import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat/tool-formats.js';
-import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat/builtin-templates.js';
+import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reasoning.js';
+import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat-format/tool-formats.js';
+import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat-format/builtin-templates.js';
 import { givenTemplateOf } from './chat-template-option.js';
-import { SAMPLING_SETTINGS, type SamplingSetting } from '../runtime/engine/device-sampling.js';
+import { SAMPLING_SETTINGS, type SamplingSetting } from '../runtime/engine/sampling-setting.js';
 
 export interface ServeFlags {
   modelLib?: string;

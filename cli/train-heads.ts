@@ -1,5 +1,5 @@
 // `lmforge train-heads [MODEL]`: Medusa heads for a model, by self-distillation. The model
-// answers a set of prompts (runtime/training/training-prompts.ts), the hidden states its answer
+// answers a set of prompts (cli/training/training-prompts.ts), the hidden states its answer
 // tokens were sampled from are recorded, and PyTorch (CPU, in a venv under $LMFORGE_HOME that
 // this command makes once: torch==2.13.0, gguf==0.19.0) fits K heads to predict the tokens
 // that followed. The heads file's path is the last line on stdout:
@@ -12,17 +12,17 @@ import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { CAC } from 'cac';
-import { lmforgeHome } from '../runtime/models/model-home.js';
+import { lmforgeHome } from '../runtime/lmforge-home.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { DEFAULT_MODEL } from '../runtime/models/known-models.js';
-import { collectSelfDistillation } from '../runtime/training/self-distill.js';
-import { trainingPrompts } from '../runtime/training/training-prompts.js';
+import { collectSelfDistillation } from './training/self-distill.js';
+import { trainingPrompts } from './training/training-prompts.js';
 import { UsageError } from './cli-error.js';
 
 const run = promisify(execFile);
 // Beside the sources in a checkout (cli/..), at the package root once built (dist/cli/../..).
 const here = dirname(fileURLToPath(import.meta.url));
-const TRAINER = [join(here, '..'), join(here, '..', '..')].map((root) => join(root, 'runtime', 'training', 'train_medusa.py')).find(existsSync) ?? 'runtime/training/train_medusa.py';
+const TRAINER = [join(here, '..'), join(here, '..', '..')].map((root) => join(root, 'cli', 'training', 'train_medusa.py')).find(existsSync) ?? 'cli/training/train_medusa.py';
 /** Pinned: a CPU build of this torch is what installs here without a multi-GB download. */
 const PYTHON_PACKAGES = ['torch==2.13.0', 'gguf==0.19.0'];
 

@@ -9,10 +9,10 @@
 //   await engine.dispose();
 export { createServer, type LmforgeServer, type ServerOptions } from './server/create-server.js';
 export type { ApiServer } from './server/api-server.js';
-export type { EngineClient } from './server/engine-client.js';
-export { BUILTIN_TEMPLATES, type BuiltinTemplate, type BuiltinTemplateName } from './chat/builtin-templates.js';
-export type { GivenTemplate } from './chat/template-choice.js';
-export { Engine, EngineRequestError, EngineStartError } from './engine/engine.js';
+export type { EngineClient } from './engine/client/engine-client.js';
+export { BUILTIN_TEMPLATES, type BuiltinTemplate, type BuiltinTemplateName } from './chat-format/builtin-templates.js';
+export type { GivenTemplate } from './chat-format/template-choice.js';
+export { Engine, EngineRequestError, EngineStartError } from './engine/client/engine.js';
 export type { EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FinishReason, GenerateRequest, TokenLogprob } from './engine/protocol.js';
 export type { EngineMode, Overrides } from './engine/engine-config.js';
 export type { SamplingParams } from './sampling/index.js';

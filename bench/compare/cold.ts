@@ -4,8 +4,8 @@
 // prompt: llama-server's timings.cache_n, lmforge's usage.prompt_tokens_details.cached_tokens.
 // A server that reuses anything, or says nothing, fails the run: a warm TTFT compared with a
 // cold one is the error this harness exists to avoid.
-import { makePrompts } from '../serve/prompts.js';
-import type { RequestResult } from '../serve/stream-request.js';
+import { makePrompts } from '../../cli/serve-bench/prompts.js';
+import type { RequestResult } from '../../cli/serve-bench/stream-request.js';
 
 /** `count` prompts of `inputLen` words after a tag unique to (run, side, concurrency, repetition). */
 export function coldPrompts(count: number, inputLen: number, tag: string, seed: number): string[] {

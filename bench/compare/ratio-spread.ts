@@ -1,7 +1,7 @@
 // A ratio between two servers over interleaved repetitions: one ratio per repetition (the two
 // runs measured back to back), then their median and range. A ratio of medians would pair a
 // run of one side with a run of the other taken at another time, under other load.
-import { median } from '../serve/percentile.js';
+import { median } from '../../cli/serve-bench/percentile.js';
 
 export interface Spread {
   median: number;

@@ -4,8 +4,8 @@
 // connection the server closed before answering, twice (stream-request.ts sends it again once):
 // that one is counted, and left out of the figures.
 import { performance } from 'node:perf_hooks';
-import { median } from '../serve/percentile.js';
-import { streamChatCompletion, type RequestResult } from '../serve/stream-request.js';
+import { median } from '../../cli/serve-bench/percentile.js';
+import { streamChatCompletion, type RequestResult } from '../../cli/serve-bench/stream-request.js';
 
 export interface RoundSpec {
   url: string;

@@ -4,7 +4,7 @@
 // last one finishes. Tokens counted are those generated in steps after the one that opened
 // the window: the total minus what had arrived by the end of that step's burst of events.
 import { performance } from 'node:perf_hooks';
-import type { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import type { DecodeRun } from './bare-decode.js';
 

@@ -10,8 +10,8 @@
 // nothing. The undisturbed control separates the two: the same streams, on a fresh server
 // with no long prompt, timed at the same chunks as those that overlapped the prefill.
 import { performance } from 'node:perf_hooks';
-import { percentile } from '../serve/percentile.js';
-import { streamChatCompletion, type RequestResult } from '../serve/stream-request.js';
+import { percentile } from '../../cli/serve-bench/percentile.js';
+import { streamChatCompletion, type RequestResult } from '../../cli/serve-bench/stream-request.js';
 import { gapIndicesOverlapping, gapsAt, gapsOverlapping, gapsWithin } from './itl-window.js';
 import type { LongPromptSize } from './sizes.js';
 import { WordText } from './word-text.js';

@@ -3,8 +3,8 @@
 // then the server's own reply, so a server that keeps the conversation's prefix only
 // computes the new message. Reports the median TTFT of each turn across conversations.
 import { performance } from 'node:perf_hooks';
-import { median } from '../serve/percentile.js';
-import { streamChatCompletion, type ChatMessage } from '../serve/stream-request.js';
+import { median } from '../../cli/serve-bench/percentile.js';
+import { streamChatCompletion, type ChatMessage } from '../../cli/serve-bench/stream-request.js';
 import type { MultiTurnSize } from './sizes.js';
 import { WordText } from './word-text.js';
 

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { KvLayout } from '../../runtime/engine/engine-config.js';
-import { streamChatCompletion } from '../serve/stream-request.js';
+import { streamChatCompletion } from '../../cli/serve-bench/stream-request.js';
 
 export type ServerKind = 'lmforge' | 'llama-server';
 export const SERVER_KINDS: readonly ServerKind[] = ['lmforge', 'llama-server'];

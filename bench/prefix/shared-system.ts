@@ -2,8 +2,8 @@
 // questions, one after another, all users at once. A server that shares the system prompt's
 // KV between requests computes it once instead of once per request (or per slot).
 import { performance } from 'node:perf_hooks';
-import { mean, percentile } from '../serve/percentile.js';
-import { streamChatCompletion, type RequestResult } from '../serve/stream-request.js';
+import { mean, percentile } from '../../cli/serve-bench/percentile.js';
+import { streamChatCompletion, type RequestResult } from '../../cli/serve-bench/stream-request.js';
 import type { SharedSystemSize } from './sizes.js';
 import { WordText } from './word-text.js';
 

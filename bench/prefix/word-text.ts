@@ -1,6 +1,6 @@
 // Seeded English-like text for prompt-reuse benchmarks: real words, in sentences with
 // capitals and full stops, so a server's tokenizer sees the token counts real prose gives
-// (about 1.1 tokens a word with SmolLM2's tokenizer), unlike bench/serve/prompts.ts's one-token words. Each stream
+// (about 1.1 tokens a word with SmolLM2's tokenizer), unlike cli/serve-bench/prompts.ts's one-token words. Each stream
 // (a conversation, a user) has its own seed stream, so no two share text by accident and both
 // servers get exactly the same prompts.
 import { SeededRng } from '../../runtime/sampling/seeded-rng.js';

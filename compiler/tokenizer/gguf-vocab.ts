@@ -2,7 +2,7 @@
 // (llama-vocab.cpp: token types to attributes, the text-based end-of-generation and
 // control-token detection, then `token_to_piece`, with control tokens written as their text
 // as the backend's `Vocabulary.piece(id)` does), so the bytes, special set and stop set equal
-// the server's vocabulary (runtime/engine/grammar-vocabulary.ts) without the native library:
+// the server's vocabulary (runtime/engine/worker/grammar-vocabulary.ts) without the native library:
 // artifacts compiled for a model are then found by the server under the same fingerprint.
 import { ggufValue, readGGUF } from '../gguf/gguf-file.js';
 import { GrammarError } from '../errors.js';

@@ -1,5 +1,5 @@
 // A llama.cpp context: the KV cache of every sequence, decode, and zero-copy logits. Its cache
-// operations are the engine's KvOps (engine/kv-manager.ts).
+// operations are the engine's KvOps (engine/worker/kv-manager.ts).
 import koffi from 'koffi';
 import type { BatchStruct, ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
 import type { SamplerHandle } from './sampler-api.js';

@@ -76,7 +76,7 @@ export class LlamaModel {
   /**
    * Tokens a sliding-window layer attends to (llama_model_n_swa), or 0 when every layer sees the
    * whole context. Where it is not 0, a sequence's oldest KV cells may be gone, so a cached
-   * prefix is only reusable under engine/sliding-window.ts's rule.
+   * prefix is only reusable under engine/worker/sliding-window.ts's rule.
    */
   get slidingWindow(): number {
     return this.info.slidingWindow;

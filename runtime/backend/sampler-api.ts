@@ -4,7 +4,9 @@
 // whose ops run in the graph are bound here (greedy, dist, top_k, top_p, min_p, temp, penalties,
 // logit_bias); custom samplers (llama_sampler_i) live elsewhere.
 import koffi, { type LibraryHandle } from 'koffi';
-import type { ContextHandle } from './llama-api.js';
+
+/** llama-api.ts's context handle, restated (the same brand, so the two are one type) so that llama-api.ts can spread these bindings without an import cycle. */
+type ContextHandle = { readonly __brand: 'llama_context' };
 
 /** A llama_sampler (a chain or one stage). Pointers, not an opaque koffi type, so another file may bind the same C type. */
 export type SamplerHandle = { readonly __brand: 'llama_sampler' };

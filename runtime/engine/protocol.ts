@@ -1,9 +1,9 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
-import type { SamplingSetting } from './device-sampling.js';
+import type { SamplingSetting } from './sampling-setting.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
-import type { GrammarSpec } from './grammar-spec.js';
-import type { SpeculativeMode } from './speculative/modes.js';
+import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
+import type { SpeculativeMode } from './speculative-modes.js';
 
 /** What to generate for one request. */
 export interface GenerateRequest {

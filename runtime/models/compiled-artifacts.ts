@@ -10,10 +10,10 @@ import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ARTIFACT_FORMAT_VERSION, Grammar, GrammarCompiler, serializeCompiledGrammar, type TokenizerInfo } from '../../compiler/index.js';
 import { readGGUF } from '../../compiler/gguf/gguf-file.js';
-import { toolCallTag } from '../chat/tool-call-tag.js';
-import { TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
-import { grammarVocabularyFromGGUF } from '../engine/grammar-vocabulary.js';
-import type { GrammarSpec } from '../engine/grammar-spec.js';
+import { toolCallTag } from '../chat-format/tool-call-tag.js';
+import { TOOL_FORMATS, type ToolFormatKey } from '../chat-format/tool-formats.js';
+import { grammarVocabularyFromGGUF } from '../engine/worker/grammar-vocabulary.js';
+import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import { LMFORGE_VERSION } from '../version.js';
 import { MODEL_CONFIG_FILE } from './resolve-model.js';
 

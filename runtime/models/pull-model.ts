@@ -10,7 +10,7 @@ import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeSource, DEFAULT_MODEL, findKnownModel, knownModels, type KnownModel, type ModelSource } from './known-models.js';
 import { ModelError, ModelPullError, reasonOf, type SourceFailure } from './model-errors.js';
-import { lmforgeHome, modelsDir } from './model-home.js';
+import { lmforgeHome, modelsDir } from '../lmforge-home.js';
 import { fetchFromSource } from './model-sources.js';
 
 export interface PullOptions {

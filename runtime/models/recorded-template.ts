@@ -1,7 +1,7 @@
 // The chat template a compiled folder records when `lmforge compile --chat-template` chose it:
 // `serve DIR` uses it as if given again, so that the folder serves what its report checked.
 // (A folder compiled without one records the model's own, which serve finds in the GGUF anyway.)
-import type { GivenTemplate } from '../chat/template-choice.js';
+import type { GivenTemplate } from '../chat-format/template-choice.js';
 
 export function recordedTemplate(config: Record<string, unknown> | undefined): GivenTemplate | undefined {
   const recorded = config?.chat_template as { source?: unknown; stop?: unknown; given?: unknown; label?: unknown } | null | undefined;

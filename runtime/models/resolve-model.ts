@@ -9,7 +9,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { findKnownModel } from './known-models.js';
 import { ModelError } from './model-errors.js';
-import { lmforgeHome, modelsDir } from './model-home.js';
+import { lmforgeHome, modelsDir } from '../lmforge-home.js';
 import { pullModel, type PullOptions } from './pull-model.js';
 
 /** Written by `lmforge compile` beside the GGUF; `model_file` names the GGUF when there are several. */

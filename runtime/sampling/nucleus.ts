@@ -13,10 +13,8 @@
 //
 // Expected O(n) overall, and nothing is sorted: the kept set comes back as a bitset over token
 // ids, which the sampler walks in id order.
-import type { SamplingScratch } from './sampling-scratch.js';
+import { NUCLEUS_BUCKETS, type SamplingScratch } from './sampling-scratch.js';
 
-/** Buckets cover masses down to 2^-64 of the top one; anything smaller shares the last. */
-export const NUCLEUS_BUCKETS = 64 * 16 + 1;
 const LAST_BUCKET = NUCLEUS_BUCKETS - 1;
 const ONE_KEY = 0x3ff0; // (high word of 1.0) >>> 16
 

@@ -3,7 +3,9 @@
 // and the hot path never allocates vocabulary-sized arrays.
 // Usage: `const scratch = new SamplingScratch(vocab.size);` once per engine worker.
 import { MAX_TOP_LOGPROBS } from './sampling-params.js';
-import { NUCLEUS_BUCKETS } from './nucleus.js';
+
+/** top_p's buckets (nucleus.ts): masses down to 2^-64 of the top one; anything smaller shares the last. */
+export const NUCLEUS_BUCKETS = 64 * 16 + 1;
 
 export class SamplingScratch {
   /** The largest vocabulary these buffers can serve. */

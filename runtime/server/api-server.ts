@@ -3,29 +3,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
-import { ChatTemplate } from '../chat/chat-template.js';
-import { chooseChatTemplate, chooseToolTemplate, type GivenTemplate, type TemplateChoice } from '../chat/template-choice.js';
-import { ApiError, sendError } from './api-error.js';
+import { ApiError, sendError } from '../api/api-error.js';
 import { ApiKeys } from './auth.js';
-import { RequestMeter } from './request-meter.js';
-import { chatCompletions } from './chat-completions.js';
-import type { ChatConventions, CompletionContext, CompletionEndpoint, CompletionRequestBase } from './completion-context.js';
+import { RequestMeter } from '../telemetry/request-meter.js';
+import { chatCompletions } from '../api/chat-completions/chat-completions.js';
+import type { CompletionContext, CompletionEndpoint, CompletionRequestBase } from '../api/completion-context.js';
+import { chooseConversation, type ConversationOptions } from '../api/conversation.js';
 import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
-import type { EngineClient } from './engine-client.js';
+import type { EngineClient } from '../engine/client/engine-client.js';
 import { docsPage, endpointsAt, openApiDocument, type ServedFacts } from './endpoints.js';
-import { InterruptedGeneration } from './interrupted-generation.js';
-import { ServerMetrics } from './metrics.js';
+import { InterruptedGeneration } from '../api/interrupted-generation.js';
+import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyTooLargeError, readJsonBody } from './read-body.js';
-import { textCompletions } from './text-completions.js';
-import { toApiError } from './to-api-error.js';
-import { TraceBuffer } from './trace-buffer.js';
-import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../chat/tool-formats.js';
-import { detectToolFormat } from '../chat/tool-format-detect.js';
-import { modelThinks, type ReasoningMode } from '../chat/reasoning.js';
-import type { ToolCallArguments } from './tool-calls.js';
+import { textCompletions } from '../api/text-completions/text-completions.js';
+import { toApiError } from '../api/to-api-error.js';
+import { TraceBuffer } from '../telemetry/trace-buffer.js';
 
-export interface ApiServerOptions {
+/** The server's options, and how the model's conversation is written (conversation.ts). */
+export interface ApiServerOptions extends ConversationOptions {
   /** The served model name: the id GET /v1/models lists, responses carry and requests send as `model`. */
   modelId: string;
   /** Other names requests may send as `model` (the MODEL argument, the file's path); never listed. */
@@ -36,14 +32,6 @@ export interface ApiServerOptions {
   tracing: boolean;
   maxBodyBytes: number;
   version: string;
-  /** Tool-call format; default: detected from the chat template. */
-  toolFormat?: ToolFormatKey;
-  /** `function.arguments` as an object (the spec, default) or as OpenAI's JSON string. */
-  toolCallArguments?: ToolCallArguments;
-  /** Whether the model thinks before answering; `auto` (default) asks the chat template. */
-  reasoning?: ReasoningMode;
-  /** A chat template that replaces the model's own (--chat-template); default: see template-choice.ts. */
-  chatTemplate?: GivenTemplate;
   /** Serve the web chat page at `/` (default true; --no-ui turns it off). */
   ui?: boolean;
 }
@@ -142,41 +130,20 @@ export class ApiServer {
       const tracer = this.tracer;
       engine.onTrace = (entries) => tracer.addEngineEntries(entries);
     }
-    const chosen = chooseChatTemplate(info, this.options.chatTemplate);
-    const conventions = this.conventionsOf(chosen, info);
-    const forTools = chooseToolTemplate(info, chosen, this.options.chatTemplate);
-    const withTools = forTools ? this.conventionsOf(forTools, info) : undefined;
-    this.templateNote = chosen.note + (forTools ? `; with tools, ${forTools.note}` : '');
-    this.toolFormatNote = conventions.toolFormatNote + (withTools ? `; with tools, ${withTools.toolFormatNote}` : '');
-    this.reasoningNote = conventions.reasoningNote;
+    const conversation = chooseConversation(info, this.options);
+    this.templateNote = conversation.notes.template;
+    this.toolFormatNote = conversation.notes.toolFormat;
+    this.reasoningNote = conversation.notes.reasoning;
     this.context = {
       engine,
-      ...conventions.conventions,
-      ...(withTools ? { withTools: withTools.conventions } : {}),
+      ...conversation.conventions,
+      ...(conversation.withTools ? { withTools: conversation.withTools } : {}),
       modelId: this.options.modelId,
       metrics: this.metrics,
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices, info.sampling),
       tracer: this.tracer,
     };
     this.phase = 'ready';
-  }
-
-  /** A template's conventions: its tool-call format and whether the model thinks, with the start-up notes. */
-  private conventionsOf(chosen: TemplateChoice, info: EngineClient['info']): { conventions: ChatConventions; toolFormatNote: string; reasoningNote: string } {
-    const detected = detectToolFormat(chosen.source);
-    const key = this.options.toolFormat ?? detected.key;
-    const mode = this.options.reasoning ?? 'auto';
-    const thinking = TOOL_FORMATS[key].thinking ?? THINK_TAGS;
-    const reasoning = modelThinks(mode, chosen.source, thinking);
-    return {
-      conventions: {
-        reasoning,
-        tools: { format: TOOL_FORMATS[key], templateKnowsTools: detected.templateKnowsTools, arguments: this.options.toolCallArguments ?? 'object' },
-        template: new ChatTemplate(chosen.source, { bos: info.bosText, eos: info.eosText }, chosen.stop),
-      },
-      toolFormatNote: this.options.toolFormat ? `${key} (--tool-format)` : `${key} (${detected.reason})`,
-      reasoningNote: `${reasoning ? 'on' : 'off'} (${mode === 'auto' ? `the chat template ${reasoning ? 'closes' : 'has no'} ${thinking.close}` : '--reasoning'})`,
-    };
   }
 
   /** The chat template in use and why, for the start-up log. */

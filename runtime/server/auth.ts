@@ -3,7 +3,7 @@
 // The presented key is hashed and compared with every key's digest by timingSafeEqual: equal
 // lengths whatever was sent, and no early exit, so timing tells neither a key nor which one matched.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from './api-error.js';
+import { ApiError } from '../api/api-error.js';
 
 /**
  * Open with keys set: the liveness probe and the API's own description (no data, and load

@@ -7,12 +7,12 @@
 //   await server.close();
 import type { AddressInfo } from 'node:net';
 import { defaultGrammarCacheDir } from '../../compiler/node.js';
-import type { ReasoningMode } from '../chat/reasoning.js';
-import type { GivenTemplate } from '../chat/template-choice.js';
-import type { ToolFormatKey } from '../chat/tool-formats.js';
+import type { ReasoningMode } from '../chat-format/reasoning.js';
+import type { GivenTemplate } from '../chat-format/template-choice.js';
+import type { ToolFormatKey } from '../chat-format/tool-formats.js';
 import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js';
-import { Engine } from '../engine/engine.js';
-import type { SpeculativeMode } from '../engine/speculative/modes.js';
+import { Engine } from '../engine/client/engine.js';
+import type { SpeculativeMode } from '../engine/speculative-modes.js';
 import { loadCompiledArtifacts } from '../models/compiled-artifacts.js';
 import { recordedTemplate } from '../models/recorded-template.js';
 import { resolveModel } from '../models/resolve-model.js';
@@ -20,8 +20,8 @@ import { defaultServedModelName, modelAliases } from '../models/served-model-nam
 import { LMFORGE_VERSION } from '../version.js';
 import { ApiServer } from './api-server.js';
 import type { CorsOptions } from './cors.js';
-import type { ToolCallArguments } from './tool-calls.js';
-import type { SamplingSetting } from '../engine/device-sampling.js';
+import type { ToolCallArguments } from '../api/chat-completions/tool-calls.js';
+import type { SamplingSetting } from '../engine/sampling-setting.js';
 
 /** Everything is optional but `model`; the defaults are `lmforge serve`'s. */
 export interface ServerOptions {
@@ -50,7 +50,7 @@ export interface ServerOptions {
   /**
    * A chat template instead of the model's own: Jinja source, stop strings its turns need, and a
    * label for logs (`BUILTIN_TEMPLATES.plain` plus a label is a built-in). Default: the model's,
-   * else one chosen from its vocabulary's turn tokens (see runtime/chat/template-choice.ts).
+   * else one chosen from its vocabulary's turn tokens (see runtime/chat-format/template-choice.ts).
    */
   chatTemplate?: GivenTemplate;
   /** Serve the web chat page at `/` (default true). */

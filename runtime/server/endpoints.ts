@@ -7,9 +7,9 @@ import {
   healthSchema,
   modelListSchema,
   modelSchema,
-} from './api-schemas.js';
+} from '../api/api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
-import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from './text-completion-schemas.js';
+import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from '../api/text-completions/text-completion-schemas.js';
 
 export interface Endpoint {
   method: 'GET' | 'POST';

@@ -2,8 +2,8 @@
 // drained, not read into memory, so the client still receives the 413 answer. Too deep a
 // body is refused here, before any recursive code (validation, schema compilers) sees it.
 import type { IncomingMessage } from 'node:http';
-import { ApiError, badRequest } from './api-error.js';
-import { REQUEST_LIMITS } from './request-limits.js';
+import { ApiError, badRequest } from '../api/api-error.js';
+import { REQUEST_LIMITS } from '../api/request-limits.js';
 
 // JSON text is UTF-8 (RFC 8259): invalid bytes are an error, not silently replaced.
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { throwsError } from '../helpers/throws.js';
 import { DeviceError, parseDeviceSpec } from '../../runtime/backend/device-spec.js';
 import { selectDevices, type Device } from '../../runtime/backend/devices.js';
-import { Engine, EngineStartError } from '../../runtime/engine/engine.js';
+import { Engine, EngineStartError } from '../../runtime/engine/client/engine.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 
 const test = suite('devices');

@@ -1,6 +1,6 @@
 // Reusing a cached prefix through llama_memory_seq_cp on a sliding-window model, against a
 // sequence that computes the whole prompt itself: exactly the lengths that
-// engine/sliding-window.ts calls reusable give the same logits. Real llama.cpp, tiny models.
+// engine/worker/sliding-window.ts calls reusable give the same logits. Real llama.cpp, tiny models.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Batch } from '../../runtime/backend/batch.js';
@@ -8,7 +8,7 @@ import { DecodeError, LlamaContext, type ContextOptions } from '../../runtime/ba
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
-import { reusablePrefixLength } from '../../runtime/engine/sliding-window.js';
+import { reusablePrefixLength } from '../../runtime/engine/worker/sliding-window.js';
 import { TINY_SLIDING_WINDOW, tinyGemma3SwaPath, tinyModelPath } from '../../fixtures/paths.js';
 
 const test = suite('sliding-window prefix reuse');

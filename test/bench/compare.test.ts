@@ -1,13 +1,15 @@
 // The pure parts of the lmforge / llama-server comparison (bench/compare-llama-server.sh): the
 // interleaving order, ratios with their spread, and the cache-cold checks, the last through
 // the real client against a fake server that reports reuse the way each server does.
+import { rejects } from 'node:assert/strict';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkCold, checkDistinct, coldPrompts, NotColdError } from '../../bench/compare/cold.js';
 import { interleavedOrder } from '../../bench/compare/interleave.js';
 import { ratioSpread, spread } from '../../bench/compare/ratio-spread.js';
 import { runRound } from '../../bench/compare/round.js';
-import { startFakeServer, type FakeServer } from './fake-openai-server.js';
+import { makePrompts } from '../../cli/serve-bench/prompts.js';
+import { startFakeServer, type FakeServer } from '../helpers/fake-openai-server.js';
 
 const test = suite<{ server: FakeServer }>('compare llama-server');
 
@@ -96,6 +98,20 @@ test('a round fails loudly on a short output or a failed request', async ({ serv
     () => assert.unreachable('a failed request passed'),
     (e: Error) => assert.match(e.message, /HTTP 500/),
   );
+});
+
+test('compare-llama-server rounds: a closed connection is retried, one closed twice counted, not thrown', async ({ server }) => {
+  const prompts = makePrompts(6, 4, 1);
+  server.behaviour = { firstDelayMs: 0, gapMs: 0, chunks: 2, closeUnanswered: (i) => i === 3 };
+  const once = await runRound({ url: server.url, model: 'fake-model', prompts, concurrency: 2, outputLen: 2 });
+  assert.equal([once.retried, once.failed, once.results.length], [1, 0, 6]);
+  server.arrivals.length = 0;
+  server.behaviour = { firstDelayMs: 0, gapMs: 0, chunks: 2, closeUnanswered: (i) => i === 0 || i === 1 };
+  const twice = await runRound({ url: server.url, model: 'fake-model', prompts, concurrency: 1, outputLen: 2 });
+  assert.equal([twice.retried, twice.failed, twice.results.length], [1, 1, 5]);
+  server.behaviour.closeUnanswered = undefined;
+  server.behaviour.failWith500 = () => true;
+  await rejects(() => runRound({ url: server.url, model: 'fake-model', prompts, concurrency: 1, outputLen: 2 }), /failed: HTTP 500/, 'other failures still fail the round');
 });
 
 test.run();

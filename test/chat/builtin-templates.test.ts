@@ -2,8 +2,9 @@
 // turn with the text the engine stops on, and the plain one's stops cut where the next turn starts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BUILTIN_TEMPLATE_NAMES, BUILTIN_TEMPLATES, type BuiltinTemplateName } from '../../runtime/chat/builtin-templates.js';
-import { ChatTemplate, type TemplateMessage } from '../../runtime/chat/chat-template.js';
+import { BUILTIN_TEMPLATE_NAMES, BUILTIN_TEMPLATES, type BuiltinTemplateName } from '../../runtime/chat-format/builtin-templates.js';
+import type { TemplateMessage } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate } from '../../runtime/chat-format/chat-template.js';
 import { StopStringMatcher } from '../../runtime/sampling/stop-string-matcher.js';
 
 const test = suite('built-in chat templates');

@@ -3,8 +3,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFile } from 'node:fs/promises';
-import { toTemplateMessages, toTemplateTools } from '../../runtime/chat/chat-messages.js';
-import { ChatTemplate, ChatTemplateError } from '../../runtime/chat/chat-template.js';
+import { toTemplateMessages, toTemplateTools } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate, ChatTemplateError } from '../../runtime/chat-format/chat-template.js';
 import { llamaTemplatePath } from '../../fixtures/vocabularies.js';
 
 const test = suite('chat template');

@@ -5,10 +5,10 @@ import { readFile } from 'node:fs/promises';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ggufValue, readGGUF } from '../../compiler/gguf/gguf-file.js';
-import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
-import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
-import { chooseChatTemplate, chooseToolTemplate, type TemplateFacts } from '../../runtime/chat/template-choice.js';
+import { BUILTIN_TEMPLATES } from '../../runtime/chat-format/builtin-templates.js';
+import { chooseChatTemplate, chooseToolTemplate, type TemplateFacts } from '../../runtime/chat-format/template-choice.js';
 
 const test = suite('chat template choice');
 

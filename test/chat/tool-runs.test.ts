@@ -3,10 +3,10 @@
 // but refuses two in a row; left alone for templates that accept them.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mergeToolRuns, toTemplateMessages, type IncomingMessage } from '../../runtime/chat/chat-messages.js';
-import { ChatTemplate, ChatTemplateError } from '../../runtime/chat/chat-template.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
-import { withToolPrompt } from '../../runtime/chat/tool-prompt.js';
+import { mergeToolRuns, toTemplateMessages, type IncomingMessage } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate, ChatTemplateError } from '../../runtime/chat-format/chat-template.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
+import { withToolPrompt } from '../../runtime/chat-format/tool-prompt.js';
 import { alternatingTemplate, toolRunRefusingTemplate, twoResultsInARow } from './strict-templates.js';
 
 const test = suite('tool results in a row');

@@ -11,7 +11,7 @@ import { rawOptionValues } from '../../cli/raw-option.js';
 import { apiKeysOf, checkServeFlags, describeSpeculation, isLoopbackAddress, type ServeFlags } from '../../cli/serve.js';
 import { throwsError } from '../helpers/throws.js';
 import { ConfigError } from '../../runtime/engine/engine-config.js';
-import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
+import { BUILTIN_TEMPLATES } from '../../runtime/chat-format/builtin-templates.js';
 
 const defaults: ServeFlags = {
   device: 'auto',

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath } from '../../fixtures/paths.js';
-import { Engine } from '../../runtime/engine/engine.js';
-import { readMedusaWeights } from '../../runtime/engine/speculative/medusa-format.js';
+import { Engine } from '../../runtime/engine/client/engine.js';
+import { readMedusaWeights } from '../../runtime/engine/worker/speculative/proposers/medusa-format.js';
 import { runToEnd } from '../helpers/engine-run.js';
 import { startCli } from '../helpers/cli-process.js';
 

@@ -4,47 +4,16 @@
 // compiler/**/*.ts, the structural-tag front end included: its lowerer and validator dispatch to
 // one file per node family, which call back only through the leaf interfaces of
 // lower-context.ts and validate-context.ts.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { importCycles, importsOf, sources } from '../helpers/import-graph.js';
 
 const test = suite('import-cycles');
 const root = fileURLToPath(new URL('../../compiler/', import.meta.url));
-
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? sources(join(dir, d.name)) : d.name.endsWith('.ts') ? [join(dir, d.name)] : []));
-}
-
-/** Relative imports and re-exports of a file, as absolute .ts paths. */
-function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
-  const out: string[] = [];
-  for (const m of text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+'(\.[^']+)'/gms)) out.push(resolve(dirname(file), m[1]!.replace(/\.js$/, '.ts')));
-  return out;
-}
-
-/** Every cycle's files, as found by a depth-first search (one per back edge). */
-export function importCycles(files: string[]): string[][] {
-  const graph = new Map(files.map((f) => [f, importsOf(f).filter((g) => files.includes(g))]));
-  const state = new Map<string, 1 | 2>(); // 1: on the path, 2: done
-  const path: string[] = [];
-  const cycles: string[][] = [];
-  const visit = (f: string): void => {
-    state.set(f, 1);
-    path.push(f);
-    for (const g of graph.get(f)!) {
-      if (state.get(g) === 1) cycles.push(path.slice(path.indexOf(g)));
-      else if (!state.has(g)) visit(g);
-    }
-    path.pop();
-    state.set(f, 2);
-  };
-  for (const f of files) if (!state.has(f)) visit(f);
-  return cycles;
-}
 
 test('compiler/: no import cycles', () => {
   const files = sources(root);

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarError, GrammarMatcher, type GrammarErrorLocation } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 
 const test = suite('limits');
 const MAX_NESTING = 64; // compiler/limits.ts, as documented in compiler/README.md

@@ -11,7 +11,7 @@
 import { suite } from 'uvu';
 import { Grammar } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../fixtures/grammar-inputs.js';
 import { assertEagerMasksAfter } from '../grammar/token-oracle.js';
 
 const test = suite('whitespace-ladder-uncertain');

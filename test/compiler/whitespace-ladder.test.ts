@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { assertEagerMasksAfter } from '../grammar/token-oracle.js';
 
 const test = suite('whitespace-ladder');

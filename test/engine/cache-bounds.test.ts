@@ -8,12 +8,12 @@ import { deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarMatcher, s
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
-import { Admission, isAdmissionError } from '../../runtime/engine/admission.js';
-import type { RequestState } from '../../runtime/engine/sequence.js';
-import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
-import { GrammarPool } from '../../runtime/engine/grammar-pool.js';
-import { GrammarService } from '../../runtime/engine/grammar-service.js';
-import type { GrammarSpec } from '../../runtime/engine/grammar-spec.js';
+import { Admission, isAdmissionError } from '../../runtime/engine/worker/admission.js';
+import type { RequestState } from '../../runtime/engine/worker/sequence.js';
+import { grammarVocabulary } from '../../runtime/engine/worker/grammar-vocabulary.js';
+import { GrammarPool } from '../../runtime/grammar-service/grammar-pool.js';
+import { GrammarService } from '../../runtime/grammar-service/grammar-service.js';
+import type { GrammarSpec } from '../../runtime/grammar-service/grammar-spec.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 
 /** Distinct small schemas, so that none is a cache hit. */

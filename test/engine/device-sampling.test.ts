@@ -6,7 +6,7 @@
 // request's temperature after top_k, top_p and min_p.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EngineStartError, type Engine } from '../../runtime/engine/engine.js';
+import { EngineStartError, type Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import type { SamplingParams } from '../../runtime/sampling/sampling-params.js';
 import { defaultModelPath } from '../../fixtures/paths.js';
@@ -14,7 +14,7 @@ import { runToEnd } from '../helpers/engine-run.js';
 import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 import { minPOracle, softmax, topPOracle } from '../sampling/oracle.js';
-import { Engine as EngineClass } from '../../runtime/engine/engine.js';
+import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { systemFingerprint } from '../../runtime/server/api-server.js';
 
 interface Engines {

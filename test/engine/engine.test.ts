@@ -2,7 +2,7 @@
 // GPT-2 vocabulary: whatever the model prefers, batching must not change it.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Engine, EngineRequestError } from '../../runtime/engine/engine.js';
+import { type Engine, EngineRequestError } from '../../runtime/engine/client/engine.js';
 import { runToEnd } from '../helpers/engine-run.js';
 import { tinyEngine } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens } from '../helpers/test-random.js';

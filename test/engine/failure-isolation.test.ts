@@ -2,7 +2,7 @@
 // alone; the engine and the server keep serving everything else.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Engine, EngineRequestError } from '../../runtime/engine/engine.js';
+import { Engine, EngineRequestError } from '../../runtime/engine/client/engine.js';
 import { POISONED_TOKEN, tinyPoisonedModelPath } from '../../fixtures/paths.js';
 import { runToEnd } from '../helpers/engine-run.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';

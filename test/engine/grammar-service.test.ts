@@ -3,9 +3,9 @@
 // say what went wrong (invalid_grammar) apart from what was slow (grammar_timeout).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GrammarCompileError, GrammarService } from '../../runtime/engine/grammar-service.js';
-import { GrammarPool } from '../../runtime/engine/grammar-pool.js';
-import type { GrammarSpec } from '../../runtime/engine/grammar-spec.js';
+import { GrammarCompileError, GrammarService } from '../../runtime/grammar-service/grammar-service.js';
+import { GrammarPool } from '../../runtime/grammar-service/grammar-pool.js';
+import type { GrammarSpec } from '../../runtime/grammar-service/grammar-spec.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
 const tokenTexts = ['a', 'b', '{', '}', '"', '<tool>', '</tool>'];

@@ -2,7 +2,7 @@
 // prefixes, splits, recycling, LRU eviction, and cell counts that match the cache's own.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KvManager, mirroredKvOps, type KvManagerOptions } from '../../runtime/engine/kv-manager.js';
+import { KvManager, mirroredKvOps, type KvManagerOptions } from '../../runtime/engine/worker/kv-manager.js';
 import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 
 const test = suite('kv manager');

@@ -7,8 +7,8 @@ import { LlamaContext } from '../../runtime/backend/context.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
-import { ModelRunner } from '../../runtime/engine/model-runner.js';
-import type { StepEntry } from '../../runtime/engine/scheduler.js';
+import { ModelRunner } from '../../runtime/engine/worker/model-runner.js';
+import type { StepEntry } from '../../runtime/engine/worker/scheduler.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 
 const test = suite('model runner');

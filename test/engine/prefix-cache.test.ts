@@ -5,7 +5,7 @@
 // cells shared in one pool, and a stream per sequence where a cached prefix is copied.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { KV_LAYOUTS, type KvLayout } from '../../runtime/engine/engine-config.js';
 import { tinyGemma3SwaPath, TINY_SLIDING_WINDOW } from '../../fixtures/paths.js';

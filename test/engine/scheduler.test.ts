@@ -3,10 +3,10 @@
 // cached), n choices, fairness between short and long prompts, and preemption.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { KvManager } from '../../runtime/engine/kv-manager.js';
-import { Scheduler, type StepPlan } from '../../runtime/engine/scheduler.js';
-import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
-import { StepBudget } from '../../runtime/engine/step-budget.js';
+import { KvManager } from '../../runtime/engine/worker/kv-manager.js';
+import { Scheduler, type StepPlan } from '../../runtime/engine/worker/scheduler.js';
+import { RequestState, Sequence } from '../../runtime/engine/worker/sequence.js';
+import { StepBudget } from '../../runtime/engine/worker/step-budget.js';
 import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 
 const test = suite('scheduler');

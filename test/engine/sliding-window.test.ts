@@ -2,7 +2,7 @@
 // reusable when the holder still has every position its first new token attends to.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { reusablePrefixLength } from '../../runtime/engine/sliding-window.js';
+import { reusablePrefixLength } from '../../runtime/engine/worker/sliding-window.js';
 
 const test = suite('sliding window');
 

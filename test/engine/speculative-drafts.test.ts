@@ -4,16 +4,16 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
-import { KvManager } from '../../runtime/engine/kv-manager.js';
-import { Scheduler } from '../../runtime/engine/scheduler.js';
-import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
-import { DraftCost } from '../../runtime/engine/speculative/draft-cost.js';
-import { AcceptanceRate, bestDraftLength, DraftPolicy, ProbeMemory } from '../../runtime/engine/speculative/draft-policy.js';
-import { ForcedSpellings, SPELLING_LENGTH, SpellingWatch } from '../../runtime/engine/speculative/forced-spellings.js';
-import { admissiblePrefix, forcedText } from '../../runtime/engine/speculative/grammar-drafts.js';
-import { lookupContinuation } from '../../runtime/engine/speculative/ngram-lookup.js';
-import { verifyDraft } from '../../runtime/engine/speculative/verify.js';
-import { StepBudget } from '../../runtime/engine/step-budget.js';
+import { KvManager } from '../../runtime/engine/worker/kv-manager.js';
+import { Scheduler } from '../../runtime/engine/worker/scheduler.js';
+import { RequestState, Sequence } from '../../runtime/engine/worker/sequence.js';
+import { DraftCost } from '../../runtime/engine/worker/speculative/draft-cost.js';
+import { AcceptanceRate, bestDraftLength, DraftPolicy, ProbeMemory } from '../../runtime/engine/worker/speculative/draft-policy.js';
+import { ForcedSpellings, SPELLING_LENGTH, SpellingWatch } from '../../runtime/engine/worker/speculative/forced-spellings.js';
+import { admissiblePrefix, forcedText } from '../../runtime/engine/worker/speculative/grammar-drafts.js';
+import { lookupContinuation } from '../../runtime/engine/worker/speculative/proposers/ngram-lookup.js';
+import { verifyDraft } from '../../runtime/engine/worker/speculative/verify.js';
+import { StepBudget } from '../../runtime/engine/worker/step-budget.js';
 import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 
 const test = suite('speculative drafts');

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type Engine, EngineStartError } from '../../runtime/engine/engine.js';
+import { type Engine, EngineStartError } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { KV_LAYOUTS } from '../../runtime/engine/engine-config.js';
 import { tinyEagle3D2tPath, tinyEagle3Path, tinyLlama3Path, tinyModelPath } from '../../fixtures/paths.js';

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { GGML_TYPE_I64, writeGGUF, type GGUFTensorInput, type GGUFValue } from '../../compiler/gguf/gguf-file.js';
 import { bindLlamaExtensions } from '../../runtime/backend/llama-api.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
-import { checkEagle3File, Eagle3FormatError } from '../../runtime/engine/speculative/eagle3-format.js';
+import { checkEagle3File, Eagle3FormatError } from '../../runtime/engine/worker/speculative/proposers/eagle3-format.js';
 
 const test = suite('EAGLE-3 file checks');
 let dir = '';

@@ -10,8 +10,8 @@ import * as assert from 'uvu/assert';
 import { readGGUF } from '../../compiler/gguf/gguf-file.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { TINY_SHAPE } from '../../fixtures/tiny-model.js';
-import { collectSelfDistillation } from '../../runtime/training/self-distill.js';
-import { trainingPrompts } from '../../runtime/training/training-prompts.js';
+import { collectSelfDistillation } from '../../cli/training/self-distill.js';
+import { trainingPrompts } from '../../cli/training/training-prompts.js';
 
 const test = suite('Medusa training data');
 

@@ -7,10 +7,10 @@
 // rejected along the way (the tests check the counts), and rejected ones leave no KV cells.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import { POISONED_TOKEN, tinyDraftModelPath, tinyLlama3Path, tinyModelPath, tinyPoisonedModelPath } from '../../fixtures/paths.js';
-import { EngineStartError } from '../../runtime/engine/engine.js';
+import { EngineStartError } from '../../runtime/engine/client/engine.js';
 import { assertSameAsPlain, draftCounts, outputOf, runToEnd } from '../helpers/engine-run.js';
 import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';

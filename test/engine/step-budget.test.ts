@@ -2,7 +2,7 @@
 // bound under which a prompt is computed whole.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { StepBudget, WHOLE_PROMPT_TOKENS } from '../../runtime/engine/step-budget.js';
+import { StepBudget, WHOLE_PROMPT_TOKENS } from '../../runtime/engine/worker/step-budget.js';
 
 const test = suite('step budget');
 

@@ -9,7 +9,7 @@ import { type CompiledGrammar, Grammar, GrammarCompiler, GrammarMatcher, type To
 import { tokenizerInfoFromGGUF } from '../../compiler/node.js';
 import type { Expr } from '../../compiler/ir.js';
 import { RowEngine } from '../../compiler/row-engine.js';
-import { greedyTokens } from '../../bench/grammar-inputs.js';
+import { greedyTokens } from '../../fixtures/grammar-inputs.js';
 import { defaultModelPath } from '../../fixtures/paths.js';
 import { allowedIds, describe, differences, fastMask } from './token-oracle.js';
 import { testRandom } from '../helpers/test-random.js';

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarError, GrammarMatcher, serializeCompiledGrammar, TokenizerInfo } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { greedyTokens, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { greedyTokens, tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { bruteForceMask, differences, fastMask } from './token-oracle.js';
 
 const test = suite('mask-cache');

@@ -5,11 +5,11 @@
 import { suite } from 'uvu';
 import { Grammar, GrammarCompiler } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { checkWalks, shortTokens } from './token-oracle.js';
 import { testRandom as rng } from '../helpers/test-random.js';
-import { toolCallTag } from '../../runtime/chat/tool-call-tag.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
+import { toolCallTag } from '../../runtime/chat-format/tool-call-tag.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
 
 const test = suite('mask-oracle-xml');
 

@@ -8,7 +8,7 @@
 import { suite } from 'uvu';
 import { Grammar, GrammarCompiler } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { TOOL_CALL_SCHEMA, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { TOOL_CALL_SCHEMA, tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { checkWalks, shortTokens } from './token-oracle.js';
 import { testRandom as rng } from '../helpers/test-random.js';
 

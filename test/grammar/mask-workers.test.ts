@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler } from '../../compiler/index.js';
 import { completeMasksInWorkers, tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath, TOOL_CALL_SCHEMA } from '../../fixtures/grammar-inputs.js';
 import type { TokenMask } from '../../compiler/mask/token-mask.js';
 
 const test = suite('mask-workers');

@@ -2,7 +2,7 @@
 // exactly when accepting it on a copy of the matcher succeeds. Shared by the mask suites.
 import * as assert from 'uvu/assert';
 import { type CompiledGrammar, type Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
-import { greedyTokens } from '../../bench/grammar-inputs.js';
+import { greedyTokens } from '../../fixtures/grammar-inputs.js';
 import { TOKEN_STOP, type TokenizerInfo } from '../../compiler/tokenizer/tokenizer-info.js';
 
 export function maskWords(info: TokenizerInfo): Uint32Array {

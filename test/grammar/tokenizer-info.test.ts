@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { TokenizerInfo } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
 import { TOKEN_NORMAL, TOKEN_SPECIAL, TOKEN_STOP } from '../../compiler/tokenizer/tokenizer-info.js';
-import { tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { testRandom as rng } from '../helpers/test-random.js';
 import { sortByBytes } from '../../compiler/tokenizer/byte-sort.js';
 

@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { greedyTokens, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { greedyTokens, tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { loadWebXgrammar, type WebCompiler } from './web-xgrammar.js';
 
 const test = suite('xgrammar-differential');

@@ -5,9 +5,9 @@
 import * as assert from 'uvu/assert';
 import type { TokenizerInfo } from '../../compiler/index.js';
 import type { Vocabulary } from '../../runtime/backend/vocabulary.js';
-import { grammarFromSpec, type GrammarSpec } from '../../runtime/engine/grammar-spec.js';
-import { RequestState, Sequence } from '../../runtime/engine/sequence.js';
-import { TokenCommitter } from '../../runtime/engine/token-commit.js';
+import { grammarFromSpec, type GrammarSpec } from '../../runtime/grammar-service/grammar-spec.js';
+import { RequestState, Sequence } from '../../runtime/engine/worker/sequence.js';
+import { TokenCommitter } from '../../runtime/engine/worker/token-commit.js';
 import { GrammarCompiler } from '../../compiler/index.js';
 import { GrammarConstraint } from '../../runtime/sampling/grammar-constraint.js';
 import { StopStringMatcher, Utf8StreamDecoder } from '../../runtime/sampling/index.js';

@@ -1,6 +1,6 @@
 // Runs a request to the end and gathers what each choice produced; compares engines' outputs.
 import * as assert from 'uvu/assert';
-import type { Engine } from '../../runtime/engine/engine.js';
+import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest, TokenLogprob } from '../../runtime/engine/protocol.js';
 import { repetitivePrompt } from './test-random.js';
 

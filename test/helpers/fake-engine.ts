@@ -4,7 +4,7 @@
 import type { EngineConfig } from '../../runtime/engine/engine-config.js';
 import type { EngineEvent, EngineInfo, EngineStats, GenerateRequest } from '../../runtime/engine/protocol.js';
 import { ApiServer, type ApiServerOptions } from '../../runtime/server/api-server.js';
-import type { EngineClient } from '../../runtime/server/engine-client.js';
+import type { EngineClient } from '../../runtime/engine/client/engine-client.js';
 import { testServerOptions } from './tiny-server.js';
 
 /** An engine event without its request id (the fake adds it). */

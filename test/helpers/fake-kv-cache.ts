@@ -2,7 +2,7 @@
 // and a set of sequence ids, shared by seq_cp and freed when no sequence holds them. With
 // `copies`, a model of a stream per sequence: copy makes new cells for the target. The test
 // plays the decode (compute) itself.
-import type { KvOps } from '../../runtime/engine/kv-manager.js';
+import type { KvOps } from '../../runtime/engine/worker/kv-manager.js';
 
 interface Cell {
   position: number;

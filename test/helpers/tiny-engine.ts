@@ -1,6 +1,6 @@
 // The tiny random-weight model (GPT-2's vocabulary) in an engine as the engine suites start it:
 // on the CPU, in local mode, on one thread, so that runs compare batch for batch.
-import { Engine } from '../../runtime/engine/engine.js';
+import { Engine } from '../../runtime/engine/client/engine.js';
 import type { Overrides } from '../../runtime/engine/engine-config.js';
 import type { EngineInitOptions } from '../../runtime/engine/protocol.js';
 import { tinyModelPath } from '../../fixtures/paths.js';

@@ -1,6 +1,6 @@
 // A real lmforge HTTP server on a loopback port, driving a real engine on the tiny model.
 import OpenAI from 'openai';
-import { Engine } from '../../runtime/engine/engine.js';
+import { Engine } from '../../runtime/engine/client/engine.js';
 import type { EngineInitOptions } from '../../runtime/engine/protocol.js';
 import { ApiServer, type ApiServerOptions } from '../../runtime/server/api-server.js';
 import { tinyModelPath } from '../../fixtures/paths.js';

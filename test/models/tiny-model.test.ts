@@ -7,7 +7,7 @@ import { Template } from '@huggingface/jinja';
 import { ggufModelInfo, ggufValue, readGGUF } from '../../compiler/gguf/gguf-file.js';
 import { makeTinyModel, TINY_SHAPE } from '../../fixtures/tiny-model.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
-import { chatmlTemplate } from '../../runtime/chat/chatml-template.js';
+import { chatmlTemplate } from '../../runtime/chat-format/chatml-template.js';
 
 let dir = '';
 test.before(async () => { dir = await mkdtemp(join(tmpdir(), 'lmforge-tiny-')); });

@@ -10,7 +10,7 @@ import { tinyUntemplatedModelPath } from '../../fixtures/paths.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
-import { BUILTIN_TEMPLATES } from '../../runtime/chat/builtin-templates.js';
+import { BUILTIN_TEMPLATES } from '../../runtime/chat-format/builtin-templates.js';
 import { modelCachePath } from '../../runtime/models/pull-model.js';
 import { alternatingTemplate, twoResultsInARow } from '../chat/strict-templates.js';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';

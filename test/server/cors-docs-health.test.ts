@@ -1,7 +1,7 @@
 // CORS as the launch options say, the generated /docs and /openapi.json, and /health.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chatCompletionRequestSchema } from '../../runtime/server/api-schemas.js';
+import { chatCompletionRequestSchema } from '../../runtime/api/api-schemas.js';
 import { ENDPOINTS } from '../../runtime/server/endpoints.js';
 import { ApiServer } from '../../runtime/server/api-server.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';

@@ -4,7 +4,7 @@
 // that leaves, and a batch of text prompts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EngineRequestError } from '../../runtime/engine/engine.js';
+import { EngineRequestError } from '../../runtime/engine/client/engine.js';
 import { delta, sseEvents, untilAborted, withFakeEngineServer, type FakeScript } from '../helpers/fake-engine.js';
 import { assertEnvelope } from '../helpers/api-errors.js';
 import { post, TINY_MODEL_ID } from '../helpers/tiny-server.js';

@@ -6,7 +6,7 @@ import OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath } from '../../fixtures/paths.js';
-import { modelSchema } from '../../runtime/server/api-schemas.js';
+import { modelSchema } from '../../runtime/api/api-schemas.js';
 import { assertEnvelope, okRequest } from '../helpers/api-errors.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 

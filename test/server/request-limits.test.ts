@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
 import { expectError, okRequest as ok } from '../helpers/api-errors.js';
-import { REQUEST_LIMITS } from '../../runtime/server/request-limits.js';
+import { REQUEST_LIMITS } from '../../runtime/api/request-limits.js';
 import { pathDeeperThan } from '../../runtime/server/read-body.js';
 
 const test = suite<{ s: TinyServer }>('request limits');

@@ -8,9 +8,9 @@ import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { makeTinyModel } from '../../fixtures/tiny-model.js';
-import { toTemplateMessages, toTemplateTools } from '../../runtime/chat/chat-messages.js';
-import { ChatTemplate } from '../../runtime/chat/chat-template.js';
-import { chatmlTemplate } from '../../runtime/chat/chatml-template.js';
+import { toTemplateMessages, toTemplateTools } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate } from '../../runtime/chat-format/chat-template.js';
+import { chatmlTemplate } from '../../runtime/chat-format/chatml-template.js';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
 const test = suite<{ s: TinyServer; dir: string }>('tool_use chat template');

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { tokenizerInfoFromTokenizerJSONFile } from '../../compiler/node.js';
-import { greedyTokens, tokenizerJsonPath } from '../../bench/grammar-inputs.js';
+import { greedyTokens, tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { checkWalks, shortTokens } from '../grammar/token-oracle.js';
 import { testRandom } from '../helpers/test-random.js';
 import { check, tag } from './helpers.js';

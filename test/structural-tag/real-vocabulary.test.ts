@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
-import { grammarVocabulary } from '../../runtime/engine/grammar-vocabulary.js';
+import { grammarVocabulary } from '../../runtime/engine/worker/grammar-vocabulary.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';

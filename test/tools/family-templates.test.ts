@@ -5,11 +5,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar } from '../../compiler/index.js';
-import { ChatTemplate, type TemplateMessage } from '../../runtime/chat/chat-template.js';
-import { toolCallTag, type ToolDefinition } from '../../runtime/chat/tool-call-tag.js';
-import { ToolCallParser } from '../../runtime/chat/tool-call-parser.js';
-import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat/tool-formats.js';
-import { detectToolFormat } from '../../runtime/chat/tool-format-detect.js';
+import type { TemplateMessage } from '../../runtime/chat-format/chat-messages.js';
+import { ChatTemplate } from '../../runtime/chat-format/chat-template.js';
+import { toolCallTag, type ToolDefinition } from '../../runtime/chat-format/tool-call-tag.js';
+import { ToolCallParser } from '../../runtime/chat-format/tool-call-parser.js';
+import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat-format/tool-formats.js';
+import { detectToolFormat } from '../../runtime/chat-format/tool-format-detect.js';
 import { accepts } from '../compiler/helpers.js';
 
 const test = suite('tool formats against their templates');

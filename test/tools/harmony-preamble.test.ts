@@ -5,12 +5,12 @@
 // the same deltas), and shown as it is written, before the call is known.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { afterThinking, ReasoningSplitter } from '../../runtime/chat/reasoning.js';
-import { toolCallTag, type ToolChoice, type ToolDefinition } from '../../runtime/chat/tool-call-tag.js';
-import { ToolCallParser } from '../../runtime/chat/tool-call-parser.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
-import { grammarFromSpec } from '../../runtime/engine/grammar-spec.js';
-import { advance, type ChatChoice, type MessageDelta } from '../../runtime/server/chat-choice.js';
+import { afterThinking, ReasoningSplitter } from '../../runtime/chat-format/reasoning.js';
+import { toolCallTag, type ToolChoice, type ToolDefinition } from '../../runtime/chat-format/tool-call-tag.js';
+import { ToolCallParser } from '../../runtime/chat-format/tool-call-parser.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
+import { grammarFromSpec } from '../../runtime/grammar-service/grammar-spec.js';
+import { advance, type ChatChoice, type MessageDelta } from '../../runtime/api/chat-completions/chat-choice.js';
 import { accepts } from '../compiler/helpers.js';
 import { foldDeltas } from '../helpers/stream-deltas.js';
 

@@ -4,9 +4,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar } from '../../compiler/index.js';
-import { toolCallTag, type ToolDefinition } from '../../runtime/chat/tool-call-tag.js';
-import { ToolCallParser } from '../../runtime/chat/tool-call-parser.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
+import { toolCallTag, type ToolDefinition } from '../../runtime/chat-format/tool-call-tag.js';
+import { ToolCallParser } from '../../runtime/chat-format/tool-call-parser.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
 import { accepts } from '../compiler/helpers.js';
 
 const test = suite('kimi call indexes');

@@ -5,13 +5,13 @@
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ChatTemplate } from '../../runtime/chat/chat-template.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
-import { toGenerateRequest } from '../../runtime/server/chat-prompt.js';
-import type { CompletionContext } from '../../runtime/server/completion-context.js';
-import type { EngineClient } from '../../runtime/server/engine-client.js';
-import { parseChatRequest } from '../../runtime/server/chat-request.js';
-import { toolSetupOf } from '../../runtime/server/tool-calls.js';
+import { ChatTemplate } from '../../runtime/chat-format/chat-template.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
+import { toGenerateRequest } from '../../runtime/api/chat-completions/chat-prompt.js';
+import type { CompletionContext } from '../../runtime/api/completion-context.js';
+import type { EngineClient } from '../../runtime/engine/client/engine-client.js';
+import { parseChatRequest } from '../../runtime/api/chat-completions/chat-request.js';
+import { toolSetupOf } from '../../runtime/api/chat-completions/tool-calls.js';
 import { functionCalls } from './helpers.js';
 import { startTinyServer, TINY_MODEL_ID } from '../helpers/tiny-server.js';
 

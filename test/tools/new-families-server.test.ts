@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { functionCalls } from './helpers.js';
 import { startTinyServer, TINY_MODEL_ID } from '../helpers/tiny-server.js';
-import type { ToolFormatKey } from '../../runtime/chat/tool-formats.js';
+import type { ToolFormatKey } from '../../runtime/chat-format/tool-formats.js';
 
 const test = suite('new families through the server');
 

@@ -3,9 +3,9 @@
 // including texts cut inside a call; and text that may open a call is never sent as content.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ToolCallParser, type ParsedDelta } from '../../runtime/chat/tool-call-parser.js';
-import { renderToolCall } from '../../runtime/chat/tool-prompt.js';
-import { TOOL_FORMATS, TOOL_FORMAT_KEYS, type ToolFormat } from '../../runtime/chat/tool-formats.js';
+import { ToolCallParser, type ParsedDelta } from '../../runtime/chat-format/tool-call-parser.js';
+import { renderToolCall } from '../../runtime/chat-format/tool-prompt.js';
+import { TOOL_FORMATS, TOOL_FORMAT_KEYS, type ToolFormat } from '../../runtime/chat-format/tool-formats.js';
 import { foldDeltas } from '../helpers/stream-deltas.js';
 
 const test = suite('tool-call parser chunking');

@@ -3,11 +3,11 @@
 // for nothing, and the block cannot be skipped or closed twice.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { grammarFromSpec, type GrammarSpec } from '../../runtime/engine/grammar-spec.js';
-import { afterThinking, thinkStartOf } from '../../runtime/chat/reasoning.js';
-import { toolCallTag, type ToolDefinition } from '../../runtime/chat/tool-call-tag.js';
-import { renderToolCall } from '../../runtime/chat/tool-prompt.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
+import { grammarFromSpec, type GrammarSpec } from '../../runtime/grammar-service/grammar-spec.js';
+import { afterThinking, thinkStartOf } from '../../runtime/chat-format/reasoning.js';
+import { toolCallTag, type ToolDefinition } from '../../runtime/chat-format/tool-call-tag.js';
+import { renderToolCall } from '../../runtime/chat-format/tool-prompt.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
 import { accepts } from '../compiler/helpers.js';
 
 const test = suite('reasoning grammar');

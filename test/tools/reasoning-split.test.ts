@@ -2,7 +2,7 @@
 // split, a partial `</think>` is never sent as reasoning, and neither part leaks into the other.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ReasoningSplitter, type ThinkStart } from '../../runtime/chat/reasoning.js';
+import { ReasoningSplitter, type ThinkStart } from '../../runtime/chat-format/reasoning.js';
 
 const test = suite('reasoning split');
 

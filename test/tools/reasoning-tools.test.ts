@@ -9,8 +9,8 @@ import * as assert from 'uvu/assert';
 import { functionCalls } from './helpers.js';
 import { CLOSE_THINKING_BIAS, rawText, startThinkServer, type ReasoningMessage } from './reasoning-helpers.js';
 import { TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
-import { ToolCallParser } from '../../runtime/chat/tool-call-parser.js';
-import { TOOL_FORMATS } from '../../runtime/chat/tool-formats.js';
+import { ToolCallParser } from '../../runtime/chat-format/tool-call-parser.js';
+import { TOOL_FORMATS } from '../../runtime/chat-format/tool-formats.js';
 
 const test = suite<{ s: TinyServer }>('reasoning model tool calls');
 

@@ -5,7 +5,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher, type JsonSchemaStyle } from '../../compiler/index.js';
-import { XML_READERS } from '../../runtime/chat/xml-arguments.js';
+import { XML_READERS } from '../../runtime/chat-format/xml-arguments.js';
 
 const test = suite('xml arguments');
 

@@ -10,7 +10,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { lmforgeHome } from '../../models/model-home.js';
+import { lmforgeHome } from '../../lmforge-home.js';
 import { PINNED_BINARIES_VERSION } from '../library.js';
 import { cloneLlamaSource, llamaSourceBundle } from '../llama-source.js';
 import { probeCudaDriver } from './cuda-driver.js';

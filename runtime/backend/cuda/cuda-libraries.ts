@@ -9,7 +9,7 @@
 // $LMFORGE_HOME/backends: links to the prebuilt files, with its own libggml-cuda.so.
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { lmforgeHome } from '../../models/model-home.js';
+import { lmforgeHome } from '../../lmforge-home.js';
 import { readFatBinary, summarizeFatBinary, type FatBinarySummary } from './fat-binary.js';
 import { ElfFile } from './elf-file.js';
 import { canLoadLibrary } from '../can-load-library.js';

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ggufValue, type GGUFFile } from '../../../compiler/gguf/gguf-file.js';
 import { EOG_TEXTS } from '../../../compiler/tokenizer/eog-texts.js';
-import type { GivenTemplate, TemplateChoice } from '../../chat/template-choice.js';
+import type { GivenTemplate, TemplateChoice } from '../../chat-format/template-choice.js';
 import { checkArchitecture } from './architecture.js';
 import { fail, type CheckLine } from './check-line.js';
 import { checkGgufStructure } from './gguf-structure.js';

@@ -2,9 +2,10 @@
 // renders a system + user + assistant + tool exchange, and that a plain answer comes back
 // out clean: nothing between the generation prompt and the answer, and the turn closed by an
 // end-of-generation token, so that generation stops there and no marker reaches the client.
-import { ChatTemplate, type TemplateMessage } from '../../chat/chat-template.js';
-import { BUILTIN_TEMPLATE_NAMES } from '../../chat/builtin-templates.js';
-import { chooseChatTemplate, type GivenTemplate, type TemplateChoice } from '../../chat/template-choice.js';
+import type { TemplateMessage } from '../../chat-format/chat-messages.js';
+import { ChatTemplate } from '../../chat-format/chat-template.js';
+import { BUILTIN_TEMPLATE_NAMES } from '../../chat-format/builtin-templates.js';
+import { chooseChatTemplate, type GivenTemplate, type TemplateChoice } from '../../chat-format/template-choice.js';
 import { fail, ok, warn, type CheckLine } from './check-line.js';
 
 export interface TemplateInput {

@@ -1,8 +1,8 @@
 // The tool-call family and the reasoning markers the chat template implies, as the server
 // decides them at start-up (api-server.ts): the compiled folder records both.
-import { modelThinks } from '../../chat/reasoning.js';
-import { detectToolFormat } from '../../chat/tool-format-detect.js';
-import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../../chat/tool-formats.js';
+import { modelThinks } from '../../chat-format/reasoning.js';
+import { detectToolFormat } from '../../chat-format/tool-format-detect.js';
+import { THINK_TAGS, TOOL_FORMATS, type ToolFormatKey } from '../../chat-format/tool-formats.js';
 import { ok, type CheckLine } from './check-line.js';
 
 export interface ToolFacts {

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readGGUF, type GGUFValue } from '../../../compiler/gguf/gguf-file.js';
 import { defaultModelPath, tinyModelPath, tinyThinkModelPath, tinyUntemplatedModelPath } from '../../../fixtures/paths.js';
-import { BUILTIN_TEMPLATES } from '../../../runtime/chat/builtin-templates.js';
+import { BUILTIN_TEMPLATES } from '../../../runtime/chat-format/builtin-templates.js';
 import { formatCheckLine } from '../../../runtime/models/check/check-line.js';
 import { checkModel, type ModelCheck } from '../../../runtime/models/check/check-model.js';
 import { patchedTensor, truncated, withMetadata } from './broken-models.js';

@@ -1,0 +1,57 @@
+// A chat completion's chunks (`chat.completion.chunk`), built from engine events: per choice, a
+// role chunk when the engine starts, the message deltas of its text (reasoning, content, tool
+// calls) with their logprobs, and a finish chunk; the usage chunk last (generation.ts).
+import type { EngineEvent } from '../../engine/protocol.js';
+import { advance, finishReasonOf, toOpenAiLogprob, type ChatChoice, type ChatFinishReason, type MessageDelta, type OpenAiLogprob } from './chat-choice.js';
+import type { ChunkFrame } from '../completion-chunk.js';
+import type { ChunkBuilder } from '../generation.js';
+import type { Usage } from '../usage.js';
+
+export interface ChatChunkChoice {
+  index: number;
+  delta: MessageDelta;
+  logprobs: { content: OpenAiLogprob[] } | null;
+  finish_reason: ChatFinishReason | null;
+}
+
+export interface ChatChunk extends ChunkFrame {
+  object: 'chat.completion.chunk';
+  choices: ChatChunkChoice[];
+  usage?: Usage;
+}
+
+export class ChatChunks implements ChunkBuilder<ChatChunk> {
+  constructor(private readonly frame: ChunkFrame, private readonly choices: ChatChoice[]) {}
+
+  *chunksFor(event: EngineEvent): Iterable<ChatChunk> {
+    if (event.type === 'started') {
+      for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null });
+    } else if (event.type === 'delta') {
+      const deltas = advance(this.choices[event.choice]!, event.text);
+      const logprobs = event.logprobs?.map(toOpenAiLogprob);
+      // Logprobs of tokens that show no text yet (part of a character, a possible stop string,
+      // text the parsers hold back) still go out with their step, on a delta without text.
+      if (deltas.length === 0 && logprobs) deltas.push({});
+      for (const [i, delta] of deltas.entries()) {
+        yield this.chunk({ index: event.choice, delta, logprobs: i === 0 && logprobs ? { content: logprobs } : null, finish_reason: null });
+      }
+    } else if (event.type === 'finished') {
+      const choice = this.choices[event.choice]!;
+      choice.finish = event.reason;
+      for (const delta of advance(choice, undefined)) yield this.chunk({ index: event.choice, delta, logprobs: null, finish_reason: null });
+      yield this.chunk({ index: event.choice, delta: {}, logprobs: null, finish_reason: finishReasonOf(choice) ?? null });
+    }
+  }
+
+  finishReasons(): (ChatFinishReason | undefined)[] {
+    return this.choices.map(finishReasonOf);
+  }
+
+  usageChunk(usage: Usage): ChatChunk {
+    return { ...this.frame, object: 'chat.completion.chunk', choices: [], usage };
+  }
+
+  private chunk(choice: ChatChunkChoice): ChatChunk {
+    return { ...this.frame, object: 'chat.completion.chunk', choices: [choice] };
+  }
+}

@@ -1,0 +1,69 @@
+// Turns a request body into a checked ChatRequest, or an ApiError naming the offending field.
+import type { IncomingMessage } from '../../chat-format/chat-messages.js';
+import { badRequest } from '../api-error.js';
+import { chatCompletionRequestSchema } from '../api-schemas.js';
+import { requestValidator } from '../request-validator.js';
+import { checkSamplingFields, type SamplingFields } from '../sampling-fields.js';
+
+export interface ChatTool {
+  type: 'function';
+  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
+}
+
+export type ChatMessage = IncomingMessage & { role: 'system' | 'user' | 'assistant' | 'tool' };
+
+export interface ChatRequest extends SamplingFields {
+  messages: ChatMessage[];
+  model: string;
+  frequency_penalty?: number;
+  presence_penalty?: number;
+  logprobs?: boolean;
+  top_logprobs?: number | null;
+  logit_bias?: Record<string, number> | null;
+  max_tokens?: number | null;
+  max_completion_tokens?: number | null;
+  n?: number;
+  seed?: number | null;
+  stop?: string | string[] | null;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  temperature?: number | null;
+  top_p?: number | null;
+  tools?: ChatTool[] | null;
+  tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } } | null;
+  parallel_tool_calls?: boolean | null;
+  user?: string | null;
+  ignore_eos?: boolean;
+  cache_prompt?: boolean;
+  skip_special_tokens?: boolean;
+  response_format?: ({ type: string } & Record<string, unknown>) | null;
+}
+
+const validate = requestValidator<ChatRequest>(chatCompletionRequestSchema);
+
+/** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
+export function parseChatRequest(body: unknown): ChatRequest {
+  const request = validate(body);
+  if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
+    throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
+  }
+  checkSamplingFields(request);
+  checkTools(request);
+  return request;
+}
+
+/** What the rules cannot say about tools: unique names, object parameters, a named choice among them (schemas compile later, per tool format). */
+function checkTools(request: ChatRequest): void {
+  const tools = request.tools ?? [];
+  const names = new Set<string>();
+  tools.forEach((tool, i) => {
+    if (names.has(tool.function.name)) throw badRequest(`tools[${i}].function.name '${tool.function.name}' is already the name of an earlier tool; names must be unique.`, `tools[${i}].function.name`);
+    names.add(tool.function.name);
+    const type = tool.function.parameters?.type;
+    if (type !== undefined && type !== 'object') throw badRequest(`tools[${i}].function.parameters must describe an object (type 'object').`, `tools[${i}].function.parameters/type`);
+  });
+  const choice = request.tool_choice;
+  if (typeof choice === 'object' && choice !== null && !names.has(choice.function.name)) {
+    throw badRequest(`tool_choice names the function '${choice.function.name}', which is not among the tools.`, 'tool_choice.function.name');
+  }
+}

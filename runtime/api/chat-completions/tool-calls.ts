@@ -1,0 +1,55 @@
+// A request's tools, tool_choice and parallel_tool_calls, turned into what the completion needs:
+// the structural tag that enforces them (as a GrammarSpec), the parsers that read calls back per
+// choice.
+import { Grammar, GrammarError } from '../../../compiler/index.js';
+import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
+import { argumentsSchema, toolCallTag, type ToolChoice, type ToolDefinition } from '../../chat-format/tool-call-tag.js';
+import { ToolCallParser } from '../../chat-format/tool-call-parser.js';
+import type { ToolFormat } from '../../chat-format/tool-formats.js';
+import { badRequest } from '../api-error.js';
+import type { ChatRequest } from './chat-request.js';
+
+/** How `function.arguments` is answered: an object (the spec) or OpenAI's JSON string. */
+export type ToolCallArguments = 'object' | 'string';
+
+export interface ToolSetup {
+  format: ToolFormat;
+  tools: ToolDefinition[];
+  choice: ToolChoice;
+  parallel: boolean;
+  /** The grammar enforcing the choice; undefined for `none`. */
+  spec: GrammarSpec | undefined;
+}
+
+function choiceOf(request: ChatRequest): ToolChoice {
+  const choice = request.tool_choice ?? 'auto';
+  return typeof choice === 'string' ? { mode: choice } : { mode: 'named', name: choice.function.name };
+}
+
+/** undefined without tools; a 400 naming the spot when a parameters schema does not compile. */
+export function toolSetupOf(request: ChatRequest, format: ToolFormat): ToolSetup | undefined {
+  if (!request.tools || request.tools.length === 0) return undefined;
+  const tools = request.tools.map((tool, i): ToolDefinition => {
+    const parameters = argumentsSchema(tool.function.parameters);
+    try {
+      Grammar.fromJSONSchema(parameters, format.args === 'json' ? {} : { style: format.args });
+    } catch (error) {
+      if (!(error instanceof GrammarError)) throw error;
+      const pointer = error.location.kind === 'pointer' ? error.location.pointer : '';
+      throw badRequest(`Invalid tools[${i}].function.parameters: ${error.message}`, `tools[${i}].function.parameters${pointer}`, 'invalid_tool_schema');
+    }
+    return { name: tool.function.name, ...(tool.function.description !== undefined ? { description: tool.function.description } : {}), parameters };
+  });
+  const choice = choiceOf(request);
+  const parallel = request.parallel_tool_calls ?? true;
+  const spec: GrammarSpec | undefined = choice.mode === 'none' ? undefined : { kind: 'structural_tag', tag: toolCallTag(format, tools, choice, parallel) };
+  return { format, tools, choice, parallel, spec };
+}
+
+/** A parser per choice when calls are possible; call ids are unique within the completion. */
+export function toolParserFor(setup: ToolSetup | undefined, completionId: string, choice: number): ToolCallParser | undefined {
+  if (!setup || setup.choice.mode === 'none') return undefined;
+  const schemas = new Map(setup.tools.map((tool) => [tool.name, tool.parameters]));
+  const startsWithCall = setup.choice.mode === 'required' || setup.choice.mode === 'named';
+  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`, startsWithCall);
+}

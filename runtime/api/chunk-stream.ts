@@ -1,0 +1,31 @@
+// The streamed answer (stream: true): a completion's chunks as server-sent events, as they come.
+// The whole answer (whole-response.ts) folds the same chunks, so the two cannot differ.
+import type { ServerResponse } from 'node:http';
+import type { RequestMeter } from '../telemetry/request-meter.js';
+import { isUsageChunk, type CompletionChunk } from './completion-chunk.js';
+import { InterruptedGeneration } from './interrupted-generation.js';
+import { endEventStream, openEventStream, sendEvent } from './sse.js';
+
+/**
+ * The stream opens with the first chunk, so anything that fails before it is still an HTTP
+ * error. An error after it is thrown on, to be answered as the stream's last event; the usage
+ * chunk goes out only when the client asked for it (stream_options.include_usage).
+ */
+export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; meter: RequestMeter }): Promise<void> {
+  let opened = false;
+  try {
+    for await (const chunk of chunks) {
+      if (isUsageChunk(chunk) && !options.includeUsage) continue;
+      if (!opened) openEventStream(res);
+      opened = true;
+      sendEvent(res, chunk);
+    }
+  } catch (error) {
+    if (opened && error instanceof InterruptedGeneration) options.meter.choicesEnded(error.outcomes);
+    throw error;
+  }
+  // No chunk at all: the client left before the engine started, and nothing is to be answered.
+  if (!opened && res.destroyed) return;
+  if (!opened) openEventStream(res);
+  endEventStream(res);
+}

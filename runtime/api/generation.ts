@@ -1,0 +1,69 @@
+// The engine-event loop every completion shares: an endpoint's ChunkBuilder turns each event into
+// its chunks, and this adds what does not depend on the endpoint: usage, metrics, tracing, a
+// client that left, and an engine error after the start (InterruptedGeneration). Its chunks are
+// the whole answer: streamed as they come (chunk-stream.ts) or folded into one (whole-response.ts).
+import type { EngineEvent } from '../engine/protocol.js';
+import type { RequestMeter } from '../telemetry/request-meter.js';
+import type { CompletionContext } from './completion-context.js';
+import { InterruptedGeneration } from './interrupted-generation.js';
+import type { ChoiceOutcome } from '../telemetry/metrics.js';
+import { usageOf, type Usage } from './usage.js';
+
+export interface ChunkBuilder<Chunk> {
+  /** The chunks one engine event makes: none, one or several. */
+  chunksFor(event: EngineEvent): Iterable<Chunk>;
+  /** How each choice ended as the client sees it (undefined: still running). */
+  finishReasons(): (ChoiceOutcome | undefined)[];
+  /** The last chunk: no choices, the usage. */
+  usageChunk(usage: Usage): Chunk;
+}
+
+export interface GenerationRun {
+  traceId: string;
+  context: CompletionContext;
+  meter: RequestMeter;
+  /** Aborted when the client goes away; the events then end early. */
+  signal: AbortSignal;
+}
+
+/** `events` may merge several engine requests (a batch of prompts); their ids tell them apart. */
+export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent>, builder: ChunkBuilder<Chunk>, run: GenerationRun): AsyncGenerator<Chunk> {
+  const { tracer } = run.context;
+  let started = false;
+  let hadOutput = false;
+  let promptTokens = 0;
+  let completionTokens = 0;
+  /** Prompt tokens served from the prefix cache, by engine request (its choices share one prompt). */
+  const cachedTokens = new Map<number, number>();
+  const usage = () => usageOf(promptTokens, completionTokens, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0));
+  const outcomes = (unfinished: ChoiceOutcome) => builder.finishReasons().map((reason) => reason ?? unfinished);
+  try {
+    for await (const event of events) {
+      run.meter.observe(event);
+      if (event.type === 'started') {
+        started = true;
+        promptTokens += event.promptTokens;
+        tracer?.instant(run.traceId, 'tokenized', { prompt_tokens: event.promptTokens });
+      } else if (event.type === 'delta') {
+        hadOutput ||= event.text !== '';
+      } else if (event.type === 'finished') {
+        completionTokens += event.completionTokens;
+        cachedTokens.set(event.id, event.cachedTokens);
+        hadOutput ||= event.completionTokens > 0;
+      }
+      yield* builder.chunksFor(event);
+    }
+  } catch (error) {
+    if (!started) throw error;
+    tracer?.instant(run.traceId, 'failed', { message: error instanceof Error ? error.message : String(error) });
+    throw new InterruptedGeneration(error, usage(), outcomes('error'), hadOutput);
+  }
+  if (run.signal.aborted) {
+    run.meter.choicesEnded(outcomes('cancelled'));
+    tracer?.instant(run.traceId, 'cancelled', {});
+    return;
+  }
+  tracer?.instant(run.traceId, 'finished', {});
+  run.meter.choicesEnded(outcomes('error'));
+  yield builder.usageChunk(usage());
+}

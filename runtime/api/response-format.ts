@@ -1,0 +1,95 @@
+// `response_format` into the grammar it asks for, with every field checked and named.
+import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
+import { badRequest } from './api-error.js';
+
+const FIELDS: Record<string, string[]> = {
+  text: [],
+  json_object: ['schema', 'max_whitespace'],
+  json_schema: ['json_schema', 'max_whitespace'],
+  structural_tag: ['format'],
+  grammar: ['grammar'],
+  regex: ['pattern'],
+};
+
+/** undefined for plain text; throws a 400 naming the field for anything malformed. */
+export function grammarSpecOf(format: ({ type: string } & Record<string, unknown>) | null | undefined): GrammarSpec | undefined {
+  if (!format) return undefined;
+  const allowed = FIELDS[format.type]!;
+  for (const key of Object.keys(format)) {
+    if (key !== 'type' && !allowed.includes(key)) {
+      throw badRequest(`response_format of type '${format.type}' has no field '${key}'.`, `response_format.${key}`);
+    }
+  }
+  switch (format.type) {
+    case 'text':
+      return undefined;
+    case 'json_object': {
+      const options = whitespaceOption(format);
+      return format.schema === undefined ? { kind: 'json_object', ...options } : { kind: 'json_schema', schema: parseSchema(format.schema, 'response_format.schema'), ...options };
+    }
+    case 'json_schema': {
+      const wrapper = format.json_schema as Record<string, unknown> | undefined;
+      if (typeof wrapper !== 'object' || wrapper === null || Array.isArray(wrapper)) {
+        throw badRequest("response_format of type 'json_schema' needs 'json_schema': {\"name\", \"schema\", \"strict\"}.", 'response_format.json_schema');
+      }
+      for (const key of Object.keys(wrapper)) {
+        if (!['name', 'description', 'schema', 'strict'].includes(key)) throw badRequest(`response_format.json_schema has no field '${key}'.`, `response_format.json_schema.${key}`);
+      }
+      if (wrapper.name !== undefined && (typeof wrapper.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(wrapper.name))) {
+        throw badRequest('response_format.json_schema.name must be 1 to 64 letters, digits, underscores or dashes.', 'response_format.json_schema.name');
+      }
+      if (wrapper.strict !== undefined && typeof wrapper.strict !== 'boolean') throw badRequest('response_format.json_schema.strict must be a boolean.', 'response_format.json_schema.strict');
+      // Without a schema OpenAI's form means any JSON object; strict or not, the schema is enforced exactly.
+      const options = whitespaceOption(format);
+      return wrapper.schema === undefined ? { kind: 'json_object', ...options } : { kind: 'json_schema', schema: parseSchema(wrapper.schema, 'response_format.json_schema.schema'), ...options };
+    }
+    case 'structural_tag':
+      if (typeof format.format !== 'object' || format.format === null) {
+        throw badRequest("response_format of type 'structural_tag' needs a 'format' object.", 'response_format.format');
+      }
+      return { kind: 'structural_tag', tag: { type: 'structural_tag', format: format.format } };
+    case 'grammar':
+      if (typeof format.grammar !== 'string' || format.grammar.trim() === '') throw badRequest("response_format of type 'grammar' needs 'grammar': EBNF text.", 'response_format.grammar');
+      return { kind: 'ebnf', text: format.grammar };
+    case 'regex':
+      if (typeof format.pattern !== 'string' || format.pattern === '') throw badRequest("response_format of type 'regex' needs 'pattern': a regular expression.", 'response_format.pattern');
+      return { kind: 'regex', pattern: format.pattern };
+    default:
+      throw badRequest(`unknown response_format type '${format.type}'.`, 'response_format.type');
+  }
+}
+
+/**
+ * `max_whitespace` (an lmforge addition): JSON output allows whitespace runs of one line break
+ * and up to 20 spaces or tabs by default; a number sets that bound, null lifts it.
+ */
+function whitespaceOption(format: Record<string, unknown>): { options?: { maxWhitespace: number | null } } {
+  if (!('max_whitespace' in format)) return {};
+  const value = format.max_whitespace;
+  if (value !== null && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)) {
+    throw badRequest('response_format.max_whitespace must be a whole number of at least 0 (spaces or tabs after a line break), or null for unbounded whitespace.', 'response_format.max_whitespace');
+  }
+  return { options: { maxWhitespace: value } };
+}
+
+/** A schema given as an object or as its JSON text. */
+function parseSchema(value: unknown, param: string): unknown {
+  if (typeof value === 'string') {
+    try {
+      return JSON.parse(value);
+    } catch (error) {
+      throw badRequest(`${param} is a string but not JSON: ${(error as Error).message}`, param);
+    }
+  }
+  if (typeof value !== 'object' && typeof value !== 'boolean') throw badRequest(`${param} must be a JSON schema (an object, or its JSON text).`, param);
+  return value;
+}
+
+/** Where in the request a grammar error points: the schema or tag field, plus the pointer inside it. */
+export function grammarErrorParam(spec: GrammarSpec, format: { type: string }): string {
+  if (format.type === 'json_schema') return 'response_format.json_schema.schema';
+  if (format.type === 'json_object') return 'response_format.schema';
+  // Structural-tag pointers start at the tag object, whose 'format' is response_format's own.
+  if (format.type === 'structural_tag') return 'response_format';
+  return spec.kind === 'ebnf' ? 'response_format.grammar' : 'response_format.pattern';
+}

@@ -1,0 +1,54 @@
+// Turns a /v1/completions body into a checked TextCompletionRequest, or an ApiError naming the
+// offending field.
+import { badRequest } from '../api-error.js';
+import type { SharedRequestFields } from '../generate-fields.js';
+import { REQUEST_LIMITS } from '../request-limits.js';
+import { requestValidator } from '../request-validator.js';
+import { checkSamplingFields } from '../sampling-fields.js';
+import { textCompletionRequestSchema } from './text-completion-schemas.js';
+
+export interface TextCompletionRequest extends SharedRequestFields {
+  model: string;
+  prompt: string | string[] | number[] | number[][];
+  max_tokens?: number | null;
+  logprobs?: number | null;
+  echo?: boolean | null;
+  best_of?: number | null;
+  suffix?: string | null;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean } | null;
+  user?: string | null;
+  response_format?: ({ type: string } & Record<string, unknown>) | null;
+}
+
+/** One prompt: text, or token ids. */
+export type Prompt = string | readonly number[];
+
+const validate = requestValidator<TextCompletionRequest>(textCompletionRequestSchema);
+
+/** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
+export function parseTextCompletionRequest(body: unknown): TextCompletionRequest {
+  const request = validate(body);
+  checkSamplingFields(request);
+  const n = request.n ?? 1;
+  if (request.best_of != null && request.best_of !== n) {
+    throw badRequest(`best_of=${request.best_of} is not supported: this server returns every choice it generates, so best_of must equal n (${n}) or be left out.`, 'best_of');
+  }
+  const prompts = promptsOf(request.prompt).length;
+  if (prompts * n > REQUEST_LIMITS.n) {
+    throw badRequest(`${prompts} prompts with n=${n} ask for ${prompts * n} choices; at most ${REQUEST_LIMITS.n} are allowed in one request.`, 'n');
+  }
+  return request;
+}
+
+/** The request's prompts: one for a string or a list of token ids, one per entry for a list of them. */
+export function promptsOf(prompt: TextCompletionRequest['prompt']): Prompt[] {
+  if (typeof prompt === 'string') return [prompt];
+  if (prompt.every((entry) => typeof entry === 'number')) return [prompt as number[]];
+  return prompt as (string | number[])[];
+}
+
+/** The parameter name of prompt `index`: `prompt` alone for a single one, `prompt[2]` in a list of several. */
+export function promptParam(prompt: TextCompletionRequest['prompt'], index: number): string {
+  return promptsOf(prompt).length === 1 && (typeof prompt === 'string' || typeof prompt[0] === 'number') ? 'prompt' : `prompt[${index}]`;
+}

@@ -1,0 +1,89 @@
+// The JSON schemas of POST /v1/completions (OpenAI's legacy text completions): the request, the
+// response and a stream chunk. The sampling fields are the chat API's (api-schemas.ts).
+import { completionEnvelope, sharedRequestProperties, streamOptionsRule } from '../api-schemas.js';
+import { REQUEST_LIMITS as LIMITS } from '../request-limits.js';
+import type { RequestRule } from '../request-rules.js';
+
+const tokenIds = { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } } as const;
+
+const textCompletionRules: RequestRule[] = [
+  streamOptionsRule,
+  {
+    'x-param': 'suffix',
+    description: "'suffix' (text after the completion, for fill-in-the-middle) is not supported: send only a prompt, or use a model's own fill-in-the-middle tokens in it.",
+    if: { required: ['suffix'], properties: { suffix: { type: 'string', minLength: 1 } } },
+    then: false,
+  },
+  {
+    'x-param': 'echo',
+    description: "'echo' with 'logprobs' would need the prompt tokens' logprobs, which this server does not compute: send one of them.",
+    if: { required: ['echo', 'logprobs'], properties: { echo: { const: true }, logprobs: { type: 'integer' } } },
+    then: false,
+  },
+];
+
+export const textCompletionRequestSchema = {
+  type: 'object',
+  description: 'Completion Request: text in, text out, without a chat template (for base models).',
+  properties: {
+    prompt: {
+      anyOf: [
+        { type: 'string' },
+        { type: 'array', minItems: 1, maxItems: LIMITS.prompts, items: { type: 'string' } },
+        tokenIds,
+        { type: 'array', minItems: 1, maxItems: LIMITS.prompts, items: tokenIds },
+      ],
+      description: `A string, a list of strings, a list of token ids, or a list of lists of token ids (at most ${LIMITS.prompts} prompts; each gets n choices, numbered prompt by prompt).`,
+    },
+    ...sharedRequestProperties,
+    max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, default: 16, description: 'Most tokens generated per choice (16 when not given, as OpenAI).' },
+    logprobs: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: 20,
+      description: 'Per generated token: its logprob and the logprobs of the this-many most likely tokens (the sampled one is always among them).',
+    },
+    echo: { type: ['boolean', 'null'], default: false, description: 'Put the prompt in front of the generated text.' },
+    best_of: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.n, description: 'Accepted when it equals n (no choices are generated to be left out).' },
+    suffix: { type: ['string', 'null'], description: 'Not supported; only null or "" are accepted.' },
+  },
+  required: ['model', 'prompt'],
+  additionalProperties: false,
+  allOf: textCompletionRules,
+} as const;
+
+const legacyLogprobsSchema = {
+  type: ['object', 'null'],
+  properties: {
+    tokens: { type: 'array', items: { type: 'string' }, description: 'Each token\'s text; a token that is not whole UTF-8 is written "bytes:\\\\xNN...".' },
+    token_logprobs: { type: 'array', items: { type: 'number' } },
+    top_logprobs: { type: 'array', items: { type: 'object', additionalProperties: { type: 'number' } }, description: 'Per token: the most likely tokens (text to logprob), the sampled one included.' },
+    text_offset: { type: 'array', items: { type: 'integer' }, description: "Where each token starts in the choice's text (echoed prompt included)." },
+  },
+  required: ['tokens', 'token_logprobs', 'top_logprobs', 'text_offset'],
+} as const;
+
+function textCompletionSchema(options: { description: string; stream: boolean }) {
+  return completionEnvelope({
+    description: options.description,
+    object: 'text_completion',
+    choice: {
+      type: 'object',
+      properties: {
+        index: { type: 'integer', description: 'prompt number × n + choice number' },
+        text: { type: 'string' },
+        logprobs: legacyLogprobsSchema,
+        finish_reason: { enum: options.stream ? ['stop', 'length', null] : ['stop', 'length', 'error'] },
+      },
+      required: ['index', 'text', 'logprobs', 'finish_reason'],
+    },
+    usage: options.stream ? 'last chunk' : 'required',
+  });
+}
+
+export const textCompletionResponseSchema = textCompletionSchema({ description: 'Completion (stream: false)', stream: false });
+
+export const textCompletionChunkSchema = textCompletionSchema({
+  description: 'One `data:` event of a completion stream (stream: true), which ends with `data: [DONE]` (after an engine failure mid-stream, an error envelope is the last event before it)',
+  stream: true,
+});

@@ -1,0 +1,62 @@
+// POST /v1/completions (OpenAI's legacy text completions): each prompt goes to the engine as it
+// is, without a chat template (what a base model needs), n choices each; the answer is one
+// response or a stream of chunks, both built from the same chunks (text-completion-chunks.ts).
+import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
+import type { EngineInfo } from '../../engine/protocol.js';
+import { badRequest } from '../api-error.js';
+import { chunkFrame } from '../completion-chunk.js';
+import type { CompletionContext, CompletionEndpoint } from '../completion-context.js';
+import { generateAll, type PromptRequest } from './generate-all.js';
+import { addsBos, checkChoicesFit, generateFieldsOf } from '../generate-fields.js';
+import { generationChunks } from '../generation.js';
+import { compileOutputFormat } from '../output-format.js';
+import type { RequestMeter } from '../../telemetry/request-meter.js';
+import { grammarErrorParam, grammarSpecOf } from '../response-format.js';
+import { abortWhenClosed, sendCompletion } from '../send-completion.js';
+import { TextCompletionChunks } from './text-completion-chunks.js';
+import { parseTextCompletionRequest, promptParam, promptsOf, type Prompt, type TextCompletionRequest } from './text-completion-request.js';
+import { TextCompletionResponse } from './text-completion-response.js';
+
+/** OpenAI's default for the legacy endpoint (chat has none). */
+const DEFAULT_MAX_TOKENS = 16;
+
+export async function completeText(request: TextCompletionRequest, res: ServerResponse, context: CompletionContext, completionId: string, meter: RequestMeter): Promise<void> {
+  const { info } = context.engine;
+  const n = request.n ?? 1;
+  checkChoicesFit(n, info);
+  const prompts = promptsOf(request.prompt);
+  prompts.forEach((prompt, i) => checkTokenIds(prompt, promptParam(request.prompt, i), info));
+  const spec = grammarSpecOf(request.response_format);
+  const grammar = spec && (await compileOutputFormat(context, completionId, { compiled: spec, reported: spec, source: { field: 'response_format', param: grammarErrorParam(spec, request.response_format!) } }));
+  const echoes = request.echo ? await Promise.all(prompts.map((prompt) => (typeof prompt === 'string' ? prompt : context.engine.detokenize(prompt)))) : undefined;
+  const logprobs = request.logprobs != null;
+  const shared = generateFieldsOf(request, { maxTokens: request.max_tokens ?? DEFAULT_MAX_TOKENS, logprobs, topLogprobs: request.logprobs ?? 0, traceId: completionId });
+  const requests = prompts.map((prompt, i): PromptRequest => ({
+    generate: { prompt, ...(typeof prompt === 'string' ? { addSpecial: addsBos(prompt, info) } : {}), ...shared, ...(grammar ? { grammar } : {}) },
+    param: promptParam(request.prompt, i),
+  }));
+  const signal = abortWhenClosed(res);
+  const frame = chunkFrame(completionId, context);
+  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, prompts: prompts.length }), { traceId: completionId, context, meter, signal });
+  await sendCompletion(res, chunks, {
+    stream: request.stream === true,
+    includeUsage: request.stream_options?.include_usage === true,
+    fold: new TextCompletionResponse(frame, { choices: prompts.length * n, logprobs }),
+    meter,
+  });
+}
+
+/** Token ids the vocabulary has; the first that it does not is a 400 naming it (`prompt[3]`, `prompt[1][3]`). */
+function checkTokenIds(prompt: Prompt, param: string, info: EngineInfo): void {
+  if (typeof prompt === 'string') return;
+  const bad = prompt.findIndex((token) => token >= info.vocabSize);
+  if (bad >= 0) throw badRequest(`${param}[${bad}] is token ${prompt[bad]}, but the vocabulary has tokens 0 to ${info.vocabSize - 1}.`, `${param}[${bad}]`);
+}
+
+export const textCompletions: CompletionEndpoint<TextCompletionRequest> = {
+  parse: parseTextCompletionRequest,
+  newId: () => `cmpl-${randomBytes(12).toString('hex')}`,
+  complete: completeText,
+  prompt: 'prompt',
+};

@@ -1,0 +1,93 @@
+// Renders a conversation into prompt text with a Jinja chat template (the model's own, or the
+// one template-choice.ts picked), adapting it to what the template accepts.
+import { Template } from '@huggingface/jinja';
+import { mergeToolRuns, type TemplateMessage } from './chat-messages.js';
+import { chatmlTemplate } from './chatml-template.js';
+
+export class ChatTemplateError extends Error {
+  override name = 'ChatTemplateError';
+}
+
+interface RenderOptions {
+  addGenerationPrompt?: boolean;
+  tools?: unknown[];
+}
+
+export class ChatTemplate {
+  private readonly template: Template;
+  /** True when the model carried no template and ChatML stands in. */
+  readonly isFallback: boolean;
+  private openerText: string | undefined;
+  private toolRunsRefused: boolean | undefined;
+
+  constructor(
+    source: string | undefined,
+    private readonly specialTokens: { bos: string; eos: string },
+    /** Stop strings this template's turns need besides each request's own (see BuiltinTemplate). */
+    readonly stop: readonly string[] = [],
+  ) {
+    this.isFallback = !source;
+    this.template = new Template(source || chatmlTemplate);
+  }
+
+  /**
+   * What the template adds to open the model's turn ("<|im_start|>assistant\n" in ChatML):
+   * the difference between a conversation rendered with and without the generation prompt.
+   * Empty when the template adds nothing or will not render the probe.
+   */
+  get generationPrompt(): string {
+    if (this.openerText === undefined) {
+      try {
+        const probe = [{ role: 'user', content: 'Hello' }];
+        const withPrompt = this.renderAsIs(probe, { addGenerationPrompt: true });
+        const without = this.renderAsIs(probe, { addGenerationPrompt: false });
+        this.openerText = withPrompt.startsWith(without) ? withPrompt.slice(without.length) : '';
+      } catch {
+        this.openerText = '';
+      }
+    }
+    return this.openerText;
+  }
+
+  /**
+   * Whether the template refuses two tool results in a row though it renders one (it demands
+   * alternating roles): then each run of results is sent as one message.
+   */
+  get refusesToolRuns(): boolean {
+    if (this.toolRunsRefused === undefined) {
+      const call = (id: string) => ({ id, type: 'function' as const, function: { name: 'f', arguments: {} } });
+      const asked: TemplateMessage[] = [{ role: 'user', content: 'Hello' }, { role: 'assistant', content: '', tool_calls: [call('a'), call('b')] }];
+      const result = (id: string): TemplateMessage => ({ role: 'tool', tool_call_id: id, content: 'ok' });
+      this.toolRunsRefused = !this.accepts([...asked, result('a'), result('b')]) && this.accepts([...asked, result('a')]);
+    }
+    return this.toolRunsRefused;
+  }
+
+  render(messages: TemplateMessage[], options: RenderOptions = {}): string {
+    return this.renderAsIs(this.refusesToolRuns ? mergeToolRuns(messages) : messages, options);
+  }
+
+  private accepts(messages: TemplateMessage[]): boolean {
+    try {
+      this.renderAsIs(messages, { addGenerationPrompt: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private renderAsIs(messages: TemplateMessage[], options: RenderOptions): string {
+    try {
+      return this.template.render({
+        messages,
+        add_generation_prompt: options.addGenerationPrompt ?? true,
+        bos_token: this.specialTokens.bos,
+        eos_token: this.specialTokens.eos,
+        ...(options.tools ? { tools: options.tools } : {}),
+      });
+    } catch (error) {
+      // Templates raise on conversations they do not accept (e.g. roles out of order).
+      throw new ChatTemplateError(`the chat template refused these messages: ${(error as Error).message}`);
+    }
+  }
+}

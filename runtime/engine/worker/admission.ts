@@ -1,0 +1,210 @@
+// A request becomes engine state, or an error naming the field at fault: its prompt is
+// tokenized and checked against the vocabulary and the context window, its output format
+// deserialized, and each choice gets its own sampler, decoder, stop matcher and grammar.
+import { createHash } from 'node:crypto';
+import type { Vocabulary } from '../../backend/vocabulary.js';
+import { deserializeCompiledGrammar, TokenizerInfo, type CompiledGrammar } from '../../../compiler/index.js';
+import {
+  SamplingScratch,
+  SeededRng,
+  StopStringMatcher,
+  TokenSampler,
+  Utf8StreamDecoder,
+  DRY_DEFAULTS,
+  breakerTokens,
+  defaultSamplingParams,
+  type SamplingParams,
+} from '../../sampling/index.js';
+import { GrammarConstraint } from '../../sampling/grammar-constraint.js';
+import { runTableBytes } from '../../../compiler/mask/ladder.js';
+import { grammarVocabulary } from './grammar-vocabulary.js';
+import { protocolTokens } from '../../chat-format/protocol-tokens.js';
+import type { EngineErrorInfo, GenerateRequest } from '../protocol.js';
+import { RequestState, Sequence } from './sequence.js';
+
+export interface AdmissionLimits {
+  /** Most sequences decoded together (max_num_sequence). */
+  maxNumSequence: number;
+  /** Longest a sequence may grow: the context window, within the shared KV budget. */
+  lengthLimit: number;
+}
+
+/**
+ * Most bytes of deserialized grammars kept for later requests: their artifacts (standing for
+ * the automata built from them) and the token masks computed so far. A mask is at most a
+ * vocabulary bitset (6 KiB for 49k tokens, 32 KiB for 256k), so this keeps thousands.
+ */
+export const COMPILED_GRAMMAR_CACHE_BYTES = 128 * 2 ** 20;
+const COMPILED_GRAMMAR_CACHE_ENTRIES = 64;
+
+interface KeptGrammar {
+  compiled: CompiledGrammar;
+  artifactBytes: number;
+}
+
+/** What a kept grammar holds: its artifact, and the masks it has computed since. */
+function keptBytes(kept: KeptGrammar): number {
+  return kept.artifactBytes + (kept.compiled.masks?.maskBytes ?? 0);
+}
+
+export interface AdmissionOptions {
+  /** Most bytes of grammars kept for later requests (default COMPILED_GRAMMAR_CACHE_BYTES). */
+  grammarCacheBytes?: number;
+  /** Vocabulary tables a compiled folder carries (compiled-artifacts.ts checked they are this model's). */
+  vocabularyTables?: Uint8Array;
+}
+
+export class Admission {
+  private tokenizer: TokenizerInfo | undefined;
+  /** Turn-opening control tokens by the template text they come from (one template per server). */
+  private readonly turnOpeners = new Map<string, ReadonlySet<number>>();
+  /** Deserialized grammars by artifact hash, least recently used first, so their lazily built masks serve later requests too. */
+  private readonly grammars = new Map<string, KeptGrammar>();
+  /** DRY's breaker tokens by the breaker list they come from (most requests send the default one). */
+  private readonly dryBreakers = new Map<string, Uint8Array>();
+  private readonly scratch: SamplingScratch;
+
+  constructor(
+    private readonly vocabulary: Vocabulary,
+    /** Rows of a logits vector (the model's vocabulary size). */
+    private readonly logitsWidth: number,
+    private readonly limits: AdmissionLimits,
+    private readonly options: AdmissionOptions = {},
+  ) {
+    this.scratch = new SamplingScratch(logitsWidth);
+  }
+
+  /** The request's state with one sequence per choice, or why it cannot run. */
+  admit(id: number, request: GenerateRequest): RequestState | EngineErrorInfo {
+    const n = request.n ?? 1;
+    if (!Number.isInteger(n) || n < 1 || n > this.limits.maxNumSequence) {
+      return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} sequences together (max_num_sequence)` };
+    }
+    for (const token of request.sampling?.logitBias?.keys() ?? []) {
+      if (!Number.isInteger(token) || token < 0 || token >= this.vocabulary.size) {
+        return { code: 'invalid_request', param: 'logit_bias', message: `logit_bias names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
+      }
+    }
+    const prompt =
+      typeof request.prompt === 'string'
+        ? this.vocabulary.tokenize(request.prompt, { addSpecial: request.addSpecial ?? false, parseSpecial: true })
+        : Int32Array.from(request.prompt);
+    if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'the prompt is empty after tokenization' };
+    for (const token of prompt) {
+      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'prompt', message: `prompt token ${token} is not in the vocabulary` };
+    }
+    const limit = this.limits.lengthLimit;
+    const wanted = request.maxTokens ?? 1;
+    if (prompt.length + wanted > limit) {
+      return {
+        code: 'context_length_exceeded',
+        param: 'prompt',
+        message:
+          request.maxTokens === undefined
+            ? `This model's maximum context length is ${limit} tokens, but the prompt has ${prompt.length} tokens, leaving no room for output.`
+            : `This model's maximum context length is ${limit} tokens, but ${prompt.length + wanted} were requested (${prompt.length} in the prompt, ${wanted} for max_tokens).`,
+      };
+    }
+    const sampling: SamplingParams = { ...defaultSamplingParams, ...request.sampling };
+    let grammar: CompiledGrammar | undefined;
+    if (request.grammar) {
+      try {
+        grammar = this.grammarOf(request.grammar);
+      } catch (error) {
+        return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
+      }
+    }
+    const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
+    for (let choice = 0; choice < n; choice++) {
+      const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
+      state.sequences.push(
+        new Sequence(
+          state,
+          choice,
+          prompt,
+          new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch, context),
+          new Utf8StreamDecoder(),
+          new StopStringMatcher(request.stop ?? []),
+          grammar ? new GrammarConstraint(grammar, this.tokenizerInfo()) : undefined,
+        ),
+      );
+    }
+    return state;
+  }
+
+  /** The control tokens (end-of-generation and protocol ones aside) in the text a template opens a turn with. */
+  private turnOpenersOf(text: string | undefined): ReadonlySet<number> {
+    if (!text) return new Set();
+    let tokens = this.turnOpeners.get(text);
+    if (!tokens) {
+      const ids = this.vocabulary.tokenize(text, { parseSpecial: true });
+      const protocol = protocolTokens(this.vocabulary);
+      tokens = new Set(Array.from(ids).filter((id) => this.vocabulary.isControl(id) && !this.vocabulary.isEndOfGeneration(id) && !protocol.has(id)));
+      this.turnOpeners.set(text, tokens);
+      if (this.turnOpeners.size > 16) this.turnOpeners.delete(this.turnOpeners.keys().next().value!);
+    }
+    return tokens;
+  }
+
+  /** The tokens whose text contains one of `breakers`, built once per list. */
+  private dryBreakersOf(breakers: readonly string[]): Uint8Array {
+    const key = JSON.stringify(breakers);
+    let marks = this.dryBreakers.get(key);
+    if (!marks) {
+      marks = breakerTokens(this.vocabulary.size, (token) => this.vocabulary.piece(token), breakers);
+      this.dryBreakers.set(key, marks);
+      if (this.dryBreakers.size > 16) this.dryBreakers.delete(this.dryBreakers.keys().next().value!);
+    }
+    return marks;
+  }
+
+  /** The vocabulary as the grammar compiler sees it: a compiled folder's tables, else built on the first constrained request (or on this call). */
+  tokenizerInfo(): TokenizerInfo {
+    this.tokenizer ??= this.compiledTables() ?? grammarVocabulary(this.vocabulary, this.logitsWidth);
+    return this.tokenizer;
+  }
+
+  /** The compiled tables when their shape is this model's (a last guard; their binding to the GGUF is checked before the load). */
+  private compiledTables(): TokenizerInfo | undefined {
+    if (!this.options.vocabularyTables) return undefined;
+    try {
+      const tables = TokenizerInfo.fromCacheBytes(this.options.vocabularyTables);
+      return tables.numTokens === this.vocabulary.size && tables.vocabSize === this.logitsWidth ? tables : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Bytes the kept grammars hold now (masks grow as running sequences reach new states). */
+  get cachedGrammarBytes(): number {
+    let total = 0;
+    for (const kept of this.grammars.values()) total += keptBytes(kept);
+    return total;
+  }
+
+  /** Bytes the vocabulary's mask-building caches hold (token sets by byte set, whitespace run tables). */
+  get vocabularyCacheBytes(): number {
+    return this.tokenizer ? this.tokenizer.withinCacheBytes + runTableBytes(this.tokenizer) : 0;
+  }
+
+  private grammarOf(artifact: Uint8Array): CompiledGrammar {
+    const key = createHash('sha256').update(artifact).digest('hex');
+    const kept = this.grammars.get(key) ?? { compiled: deserializeCompiledGrammar(artifact, this.tokenizerInfo()), artifactBytes: artifact.byteLength };
+    this.grammars.delete(key);
+    this.grammars.set(key, kept);
+    // Masks grew since the last admission, so the bound is checked on each. A grammar dropped
+    // here lives on in the sequences using it, and goes with the last of them.
+    let total = this.cachedGrammarBytes;
+    while (total > (this.options.grammarCacheBytes ?? COMPILED_GRAMMAR_CACHE_BYTES) || this.grammars.size > COMPILED_GRAMMAR_CACHE_ENTRIES) {
+      const [oldest, dropped] = this.grammars.entries().next().value!;
+      this.grammars.delete(oldest);
+      total -= keptBytes(dropped);
+    }
+    return kept.compiled;
+  }
+}
+
+export function isAdmissionError(value: RequestState | EngineErrorInfo): value is EngineErrorInfo {
+  return !(value instanceof RequestState);
+}

@@ -1,0 +1,409 @@
+// The engine loop: plan a step, run it on the model, sample every sequence that got logits,
+// and report what happened. Continuous batching: requests join and leave between any two
+// steps. Everything else is delegated: admission.ts (request -> state), scheduler.ts (what
+// runs), kv-manager.ts (cells and the prefix cache), model-runner.ts (the decode),
+// token-commit.ts (what a sampled token does).
+import type { LlamaContext } from '../../backend/context.js';
+import { DecodeError } from '../../backend/context.js';
+import type { Vocabulary } from '../../backend/vocabulary.js';
+import type { EngineConfig } from '../engine-config.js';
+import { nowMicros } from '../clock.js';
+import type { EngineEvent, EngineStats, GenerateRequest, TraceEntry } from '../protocol.js';
+import { Admission, isAdmissionError } from './admission.js';
+import { KvManager, mirroredKvOps } from './kv-manager.js';
+import { ModelRunner } from './model-runner.js';
+import { Scheduler, type StepPlan } from './scheduler.js';
+import type { RequestState, Sequence } from './sequence.js';
+import { reusablePrefixLength } from './sliding-window.js';
+import { MIN_PROMPT_TOKENS, StepBudget } from './step-budget.js';
+import { TokenCommitter } from './token-commit.js';
+import { Speculation } from './speculative/speculation.js';
+import type { DraftProposer } from './speculative/proposers/proposer.js';
+import type { SpeculativeMode } from '../speculative-modes.js';
+import { verifyDraft } from './speculative/verify.js';
+import { DeviceSampling } from './device-sampling.js';
+
+/** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
+type Outcome = 'finished' | 'cancelled' | 'failed';
+
+export class EngineCore {
+  private readonly byId = new Map<number, RequestState>();
+  private readonly kv: KvManager;
+  private readonly scheduler: Scheduler;
+  private readonly budget: StepBudget;
+  private readonly runner: ModelRunner;
+  private readonly admission: Admission;
+  private readonly committer: TokenCommitter;
+  private readonly speculation: Speculation | undefined;
+  /** Chains of the sequences sampled in the graph; undefined on the host path. */
+  private readonly deviceSampling: DeviceSampling | undefined;
+  private events: EngineEvent[] = [];
+  private traces: TraceEntry[] = [];
+  private steps = 0;
+  private wake: (() => void) | undefined;
+  private stopped = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly context: LlamaContext,
+    vocabulary: Vocabulary,
+    readonly config: EngineConfig,
+    private readonly emit: (events: EngineEvent[]) => void,
+    private readonly options: {
+      /** Record trace entries (queueing, prefill chunks, decode steps, first token). */
+      tracing?: boolean;
+      /** A compiled folder's vocabulary tables for constrained decoding (see Admission). */
+      vocabularyTables?: Uint8Array;
+      /** The scheduler's promptStepFloor: prompts complete one at a time on a CPU. */
+      promptStepFloor?: number;
+      /** Decode a step's streams apart from its prompt tokens (CPU attention; model-runner.ts). */
+      splitMixedSteps?: boolean;
+      /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
+      overlapMasks?: boolean;
+      /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
+      speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
+      /**
+       * Where tokens are chosen: in the model's graph for every request that can (device-sampling.ts),
+       * or from logits rows here (host, the default). Device sampling needs one output per
+       * sequence and step, so it cannot be combined with speculation.
+       */
+      sampling?: 'device' | 'host';
+    } = {},
+  ) {
+    this.kv = new KvManager(mirroredKvOps(context, options.speculation?.proposer?.mirror), {
+      cells: config.maxTotalSeqLength,
+      runningSlots: config.maxNumSequence,
+      recyclingSlots: config.prefixCacheRecyclingSeqs,
+      copiesCells: config.kvLayout === 'per-sequence',
+      // A sliding-window model needs the window before a shared prefix's end still in the holder's cells.
+      reusable: (matched, holder) => reusablePrefixLength(matched, context.minPosition(holder), config.slidingWindowSize),
+    });
+    if (context.sequences < this.kv.slotCount) {
+      throw new Error(`the context has ${context.sequences} sequence ids; the engine needs ${this.kv.slotCount}`);
+    }
+    const speculation = options.speculation;
+    this.runner = new ModelRunner(context, { wantHiddenStates: speculation?.proposer?.wantsHiddenStates ?? false, splitMixedSteps: options.splitMixedSteps ?? false });
+    this.budget = new StepBudget({ chunk: config.prefillChunkSize, minTokens: MIN_PROMPT_TOKENS[config.kvLayout] });
+    if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
+      this.speculation = new Speculation({
+        draftLength: speculation.draftLength,
+        tokenize: (text) => vocabulary.tokenize(text, { parseSpecial: false }),
+        piece: (token) => vocabulary.piece(token),
+        ...(speculation.proposer ? { proposer: speculation.proposer } : {}),
+      });
+    }
+    this.scheduler = new Scheduler(
+      this.kv,
+      {
+        maxTotalSeqLength: config.maxTotalSeqLength,
+        batchCapacity: this.runner.capacity,
+        shareAcrossRequests: config.prefixCacheRecyclingSeqs > 0,
+        maxDraftTokens: config.maxDraftTokens,
+        ...(options.promptStepFloor !== undefined ? { promptStepFloor: options.promptStepFloor } : {}),
+      },
+      this.budget,
+      (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
+      this.speculation && ((sequence, most, width) => this.speculation!.propose(sequence, most, width)),
+    );
+    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
+    this.committer = new TokenCommitter(vocabulary);
+    if (options.sampling === 'device') {
+      if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
+      this.deviceSampling = new DeviceSampling(context.model.api, context);
+    }
+  }
+
+  /** Longest a sequence may grow: the context window, within the shared KV budget. */
+  get lengthLimit(): number {
+    return Math.min(this.config.contextWindowSize, this.config.maxTotalSeqLength);
+  }
+
+  start(): void {
+    this.loop ??= this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    this.deviceSampling?.dispose();
+    this.runner.dispose();
+  }
+
+  submit(id: number, request: GenerateRequest): void {
+    const state = this.admission.admit(id, request);
+    if (isAdmissionError(state)) {
+      this.events.push({ type: 'error', id, error: state });
+    } else if (this.scheduler.waiting.length >= this.config.maxQueuedRequests) {
+      const message = `the server is overloaded: ${this.scheduler.waiting.length} requests are already waiting; retry later`;
+      this.events.push({ type: 'error', id, error: { code: 'server_is_overloaded', message } });
+    } else {
+      state.submittedAt = nowMicros();
+      this.byId.set(id, state);
+      this.scheduler.enqueue(state);
+      this.events.push({ type: 'started', id, promptTokens: state.promptLength });
+    }
+    this.flushEvents();
+    this.wake?.();
+  }
+
+  cancel(id: number): void {
+    const state = this.byId.get(id);
+    if (!state) return;
+    state.cancelled = true;
+    // A queued request holds nothing and leaves at once; a running one is retired by the loop,
+    // between steps, where no decode is using its cells.
+    if (this.scheduler.waiting.includes(state)) this.retire(state, 'cancelled');
+    this.wake?.();
+  }
+
+  /** The vocabulary as grammar masks see it, serialized, for the compile workers to build first masks with. */
+  grammarVocabularyBytes(): Uint8Array {
+    return this.admission.tokenizerInfo().toCacheBytes();
+  }
+
+  stats(): EngineStats {
+    const cached = this.kv.cachedOnlyCells;
+    return {
+      running: this.scheduler.running.length,
+      waiting: this.scheduler.waiting.length,
+      kvCellsUsed: this.kv.usedCells - cached,
+      kvCellsCached: cached,
+      cachedSequences: this.kv.recycledSlots,
+      freeSlots: this.config.maxNumSequence - this.kv.runningSlotsInUse,
+      steps: this.steps,
+      preemptions: this.scheduler.preemptions,
+      draftTokens: this.speculation?.proposed ?? 0,
+      acceptedDraftTokens: this.speculation?.accepted ?? 0,
+      grammarCacheBytes: this.admission.cachedGrammarBytes,
+      vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
+      draftPositions: { proposed: [...(this.speculation?.positions.proposed ?? [])], accepted: [...(this.speculation?.positions.accepted ?? [])] },
+    };
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      for (const state of [...this.scheduler.running]) if (state.cancelled) this.retire(state, 'cancelled');
+      if (this.speculation?.preparesDrafts) {
+        try {
+          await this.speculation.prepare(this.decodingSequences());
+        } catch (error) {
+          this.recoverFromDecodeFailure(error);
+          continue;
+        }
+      }
+      // Drafting is judged by the whole step: proposing (n-gram lookups, forced text), the
+      // decode, and verifying (a grammar mask per drafted position) all grow with the drafts.
+      const planStart = nowMicros();
+      const plan = this.scheduler.schedule();
+      if (plan.entries.length === 0) {
+        // Idle: nothing runs, so only a submit, a cancel or stop() can change anything.
+        this.flushEvents();
+        await new Promise<void>((resolve) => (this.wake = resolve));
+        this.wake = undefined;
+        // The first request's message woke the loop; requests sent with it wait behind it as
+        // messages of their own. Take them before the first step, so that they can share it: a
+        // GPU packs their prompts, a CPU short ones (scheduler.ts promptStepFloor).
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        continue;
+      }
+      const stepStart = nowMicros();
+      let onDevice: boolean[] | undefined;
+      try {
+        onDevice = this.deviceSampling?.prepare(plan.entries);
+        // While llama.cpp decodes, the next grammar masks are prepared here, when that costs the
+        // decode nothing: on a GPU, or with a CPU core llama.cpp leaves free. With every core
+        // decoding, JavaScript work in parallel slowed constrained decoding by ~5% (bench:constrained,
+        // width 16: 0.94-0.95 overlapped against 0.98 after the decode), so then it waits.
+        // Without a grammar there is nothing to overlap: the runner then decodes on this thread.
+        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined, onDevice);
+        if (!this.options.overlapMasks) this.refreshMasks();
+      } catch (error) {
+        this.recoverFromDecodeFailure(error);
+        continue;
+      }
+      const micros = nowMicros() - stepStart;
+      // Draft positions cost what prompt positions do: they count with them.
+      this.budget.observe(plan.decoding, plan.tokens - plan.decoding, micros);
+      this.scheduler.update(plan);
+      this.steps++;
+      if (this.options.tracing) this.traceStep(plan, stepStart, micros);
+      const acceptedDrafts = plan.entries.map(() => 0);
+      plan.entries.forEach((entry, index) => {
+        const { sequence } = entry;
+        let accepted = 0;
+        if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
+          try {
+            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampledToken(index));
+            else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
+            else accepted = this.verify(entry.sequence, entry.draft, index);
+            this.keepHiddenState(sequence, index, accepted);
+          } catch (error) {
+            // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
+            this.fail(sequence.request, error);
+          }
+        }
+        this.scheduler.settleDraft(entry, accepted);
+        acceptedDrafts[index] = accepted;
+      });
+      const observer = this.speculation?.proposer;
+      if (observer?.observe) {
+        try {
+          await observer.observe(plan.entries, acceptedDrafts);
+        } catch (error) {
+          this.recoverFromDecodeFailure(error);
+          continue;
+        }
+      }
+      this.speculation?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
+      this.collectOutput();
+      this.flushEvents();
+    }
+  }
+
+  private sampleAndCommit(sequence: Sequence, logits: Float32Array): void {
+    if (this.committer.endIfGrammarComplete(sequence)) return;
+    this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+  }
+
+  /** Commits the token the graph chose, and tells the sequence's chain (its penalties). */
+  private commitSampled(sequence: Sequence, token: number): void {
+    this.committer.commit(sequence, { token });
+    this.deviceSampling!.accept(sequence, token);
+  }
+
+  /** Sequences whose next step computes the one token they sampled last. */
+  private decodingSequences(): Sequence[] {
+    const sequences: Sequence[] = [];
+    for (const state of this.scheduler.running) {
+      if (state.cancelled || state.failed) continue;
+      for (const sequence of state.sequences) if (sequence.finish === undefined && sequence.slot >= 0 && sequence.pending === 1) sequences.push(sequence);
+    }
+    return sequences;
+  }
+
+  /** Commits what the target chose at each drafted position; returns the draft tokens accepted. */
+  private verify(sequence: Sequence, draft: number[], index: number): number {
+    const accepted = verifyDraft(sequence, draft, (k) => this.runner.logits(index, k), (s, logits) => this.sampleAndCommit(s, logits));
+    this.speculation!.record(sequence, accepted);
+    this.trace(sequence.request, 'speculation', nowMicros(), undefined, { choice: sequence.choice, proposed: draft.length, accepted, step: this.steps });
+    return accepted;
+  }
+
+  /** Hands a hidden-state proposer (Medusa) the state the sequence's last token was sampled from: the row after the accepted drafts. */
+  private keepHiddenState(sequence: Sequence, index: number, accepted: number): void {
+    const proposer = this.speculation?.proposer;
+    if (!proposer?.keepHiddenState || sequence.finish !== undefined) return;
+    const hidden = this.runner.hiddenState(index, accepted);
+    if (hidden) proposer.keepHiddenState(sequence, hidden);
+  }
+
+  private anyGrammar(): boolean {
+    return this.scheduler.running.some((state) => state.sequences.some((sequence) => sequence.grammar !== undefined));
+  }
+
+  /** Brings every stale grammar mask up to date; runs while a decode is in flight. */
+  private refreshMasks(): void {
+    for (const state of [...this.scheduler.running]) {
+      if (state.failed || state.cancelled) continue;
+      try {
+        for (const sequence of state.sequences) if (sequence.finish === undefined) sequence.grammar?.refresh();
+      } catch (error) {
+        this.fail(state, error);
+      }
+    }
+  }
+
+  private recoverFromDecodeFailure(error: unknown): void {
+    if (error instanceof DecodeError && error.code === 1 && this.scheduler.preemptYoungest()) return;
+    // Nothing left to make room with, or a genuine failure: end what was running, keep serving.
+    const message = error instanceof Error ? error.message : String(error);
+    for (const state of [...this.scheduler.running]) {
+      this.retire(state, 'failed');
+      this.events.push({ type: 'error', id: state.id, error: { code: 'internal_error', message: `decode failed: ${message}` } });
+    }
+    this.flushEvents();
+  }
+
+  /** Turns what each sequence gathered this step into events; retires finished requests. */
+  private collectOutput(): void {
+    for (const state of [...this.scheduler.running]) {
+      for (const sequence of state.sequences) {
+        if (sequence.pendingTokens.length > 0 || sequence.pendingText !== '') {
+          this.events.push({
+            type: 'delta',
+            id: state.id,
+            choice: sequence.choice,
+            text: sequence.pendingText,
+            tokens: sequence.pendingTokens,
+            ...(sequence.pendingLogprobs ? { logprobs: sequence.pendingLogprobs } : {}),
+          });
+          sequence.pendingText = '';
+          sequence.pendingTokens = [];
+          if (sequence.pendingLogprobs) sequence.pendingLogprobs = [];
+        }
+        if (sequence.finish !== undefined && sequence.slot >= 0) {
+          this.scheduler.release(sequence, true);
+          this.events.push({
+            type: 'finished',
+            id: state.id,
+            choice: sequence.choice,
+            reason: sequence.finish,
+            completionTokens: sequence.generated,
+            cachedTokens: state.cachedTokens ?? 0,
+          });
+          this.trace(state, 'finished', nowMicros(), undefined, { choice: sequence.choice, reason: sequence.finish, tokens: sequence.generated });
+        }
+      }
+      if (state.done) this.retire(state, 'finished');
+    }
+  }
+
+  private fail(state: RequestState, error: unknown): void {
+    state.failed = true;
+    this.retire(state, 'failed');
+    const message = error instanceof Error ? error.message : String(error);
+    this.events.push({ type: 'error', id: state.id, error: { code: 'internal_error', message: `generation failed: ${message}` } });
+  }
+
+  /** The one place a request leaves the engine. */
+  private retire(state: RequestState, outcome: Outcome): void {
+    this.scheduler.retire(state, outcome === 'finished' || outcome === 'cancelled');
+    this.byId.delete(state.id);
+    if (outcome === 'cancelled') this.trace(state, 'cancelled', nowMicros());
+  }
+
+  private trace(state: RequestState, name: string, ts: number, dur?: number, args?: Record<string, number | string>): void {
+    const traceId = state.request.traceId;
+    if (!this.options.tracing || traceId === undefined) return;
+    this.traces.push({ traceId, name, ts, ...(dur !== undefined ? { dur } : {}), ...(args ? { args } : {}) });
+  }
+
+  /** One span per request and step: a prefill chunk or a decode step, with the batch it shared. */
+  private traceStep(plan: StepPlan, ts: number, dur: number): void {
+    const batchTokens = this.runner.batchTokens;
+    for (const entry of plan.entries) {
+      const { sequence } = entry;
+      const prefill = entry.start < sequence.promptLength || entry.count > 1;
+      this.trace(sequence.request, prefill ? 'prefill chunk' : 'decode step', ts, dur, {
+        choice: sequence.choice,
+        tokens: entry.count,
+        from: entry.start,
+        batch_tokens: batchTokens,
+        step: this.steps,
+      });
+      if (entry.logits > 0 && sequence.generated === 1 && sequence.choice === 0) this.trace(sequence.request, 'first token', ts + dur);
+    }
+  }
+
+  private flushEvents(): void {
+    if (this.traces.length > 0) {
+      this.events.push({ type: 'trace', id: 0, entries: this.traces });
+      this.traces = [];
+    }
+    if (this.events.length === 0) return;
+    const events = this.events;
+    this.events = [];
+    this.emit(events);
+  }
+}

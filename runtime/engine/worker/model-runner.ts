@@ -1,0 +1,188 @@
+// Runs one planned step on the model: the batch in, the requested logit rows out (or, for
+// entries whose sequence samples in the graph, the tokens chosen there: device-sampling.ts).
+import { Batch } from '../../backend/batch.js';
+import type { LlamaContext } from '../../backend/context.js';
+import type { StepEntry } from './scheduler.js';
+
+/**
+ * Batches of at least this many tokens take ggml's tiled CPU attention, which skips a block of
+ * 64 cached cells only when it is masked out for all 64 queries of a tile.
+ */
+const TILED_ATTENTION_TOKENS = 64;
+
+export interface ModelRunnerOptions {
+  /**
+   * Ask for the last hidden state at every logit row (Medusa heads read them). Only steps
+   * whose tokens all want logits get them (plain decode and verification steps): llama.cpp
+   * would compute logits for every prompt token of a step that prefills.
+   */
+  wantHiddenStates?: boolean;
+  /**
+   * Decode the streams of a step that also computes prompt tokens in a batch of their own
+   * (CPU). In one batch, a tile of queries holding streams and prompt tokens attends to every
+   * sequence's cells (bench/kv-layout.ts, SmolLM2, 2 cores): 48 prompt tokens beside 16
+   * streams of 250 took 469 ms in one batch, 216 split; a 178-token prompt beside 3 streams of
+   * 1,265, 801 ms and 672 (the prompt alone: 622).
+   */
+  splitMixedSteps?: boolean;
+}
+
+export class ModelRunner {
+  private readonly batch: Batch;
+  /**
+   * Per entry of the last step: its first logit row (-1: none) and that token's index in the
+   * batch, and whether its output was kept here (the streams of a split step: logit rows in
+   * streamLogits, a token sampled in the graph in `token`) rather than left in llama.cpp's buffers.
+   */
+  private rows: { kept: boolean; first: number; index: number; token: number }[] = [];
+  /** The streams' logit rows of a split step (the prompt batch's decode replaced llama.cpp's buffer); grown, never shrunk. */
+  private streamLogits = new Float32Array(0);
+  /** Whether the last step returned hidden states. */
+  private hiddenStates = false;
+  private lastTokens = 0;
+
+  constructor(
+    private readonly context: LlamaContext,
+    private readonly options: ModelRunnerOptions = {},
+  ) {
+    this.batch = new Batch(context.batchSize);
+  }
+
+  get capacity(): number {
+    return this.batch.capacity;
+  }
+
+  /** Tokens in the last step (both batches of a split step). */
+  get batchTokens(): number {
+    return this.lastTokens;
+  }
+
+  /**
+   * Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. `onDevice`
+   * marks the entries whose sequence has a chain attached (their token, not their logits).
+   */
+  async run(entries: readonly StepEntry[], whileDecoding?: () => void, onDevice?: readonly boolean[]): Promise<void> {
+    this.rows = entries.map(() => ({ kept: false, first: -1, index: -1, token: -1 }));
+    this.lastTokens = 0;
+    const streams = this.streamsToSplit(entries);
+    if (streams) {
+      this.fill(entries, (index) => streams[index]!, true);
+      this.context.decodeNow(this.batch);
+      this.keepStreamOutputs(entries, streams, onDevice);
+      this.fill(entries, (index) => !streams[index], false);
+      try {
+        await this.decode(whileDecoding);
+      } catch (error) {
+        // The step failed as a whole: the streams' cells go too, as llama.cpp undoes a failed batch.
+        entries.forEach((entry, index) => {
+          if (streams[index]) this.context.remove(entry.sequence.slot, entry.start, -1);
+        });
+        throw error;
+      }
+      return;
+    }
+    this.fill(entries, () => true, false);
+    await this.decode(whileDecoding);
+  }
+
+  private async decode(whileDecoding: (() => void) | undefined): Promise<void> {
+    const batch = this.batch;
+    this.hiddenStates = this.options.wantHiddenStates === true && batch.outputs === batch.length;
+    if (this.options.wantHiddenStates) this.context.setHiddenStates(this.hiddenStates);
+    if (!whileDecoding) {
+      // Nothing to overlap: decode on this thread (no hop to a libuv thread and back), then
+      // yield one turn of the event loop so the worker still takes its messages (submit,
+      // cancel, stats) between steps.
+      this.context.decodeNow(batch);
+      await new Promise((resolve) => setImmediate(resolve));
+      return;
+    }
+    const decoding = this.context.decode(batch);
+    whileDecoding();
+    await decoding;
+  }
+
+  /** The token the graph chose for entry `entry` of the last step (its sequence samples on the device). */
+  sampledToken(entry: number): number {
+    const { kept, first, index, token } = this.rows[entry]!;
+    if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
+    return kept ? token : this.context.sampledToken(index);
+  }
+
+  /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
+  logits(entry: number, k = 0): Float32Array {
+    const { kept, first } = this.rows[entry]!;
+    if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
+    if (kept) {
+      const size = this.context.vocabSize;
+      return this.streamLogits.subarray((first + k) * size, (first + k + 1) * size);
+    }
+    return this.context.logits(first + k, this.batch.outputs);
+  }
+
+  /** The hidden state at the `k`-th requested row of entry `entry`, or undefined when the last step computed none. */
+  hiddenState(entry: number, k = 0): Float32Array | undefined {
+    const { first } = this.rows[entry]!;
+    if (!this.hiddenStates || first < 0) return undefined;
+    return this.context.hiddenState(first + k, this.batch.outputs);
+  }
+
+  dispose(): void {
+    this.batch.dispose();
+  }
+
+  /**
+   * Which entries are streams (every token wants logits: a decode, or a decode with drafts to
+   * verify), when the step both has streams and computes prompt tokens in tiled attention;
+   * otherwise undefined (one batch). Steps with hidden states stay whole.
+   */
+  private streamsToSplit(entries: readonly StepEntry[]): boolean[] | undefined {
+    if (!this.options.splitMixedSteps || this.options.wantHiddenStates) return undefined;
+    let tokens = 0;
+    const streams = entries.map((entry) => {
+      tokens += entry.count + entry.draft.length;
+      return entry.logits === entry.count + entry.draft.length;
+    });
+    // Smaller batches take the untiled kernel, which skips other sequences' cells one by one.
+    if (tokens < TILED_ATTENTION_TOKENS || !streams.includes(true) || !streams.includes(false)) return undefined;
+    return streams;
+  }
+
+  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepStreamLogits). */
+  private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, kept: boolean): void {
+    const batch = this.batch;
+    batch.clear();
+    entries.forEach(({ sequence, start, count, logits, draft }, index) => {
+      if (!chosen(index)) return;
+      let first = -1;
+      let firstIndex = -1;
+      const total = count + draft.length;
+      for (let i = 0; i < total; i++) {
+        const token = i < count ? sequence.tokens[start + i]! : draft[i - count]!;
+        const row = batch.add(token, start + i, sequence.slot, i >= total - logits);
+        if (first < 0 && row >= 0) {
+          first = row;
+          firstIndex = batch.length - 1;
+        }
+      }
+      this.rows[index] = { kept, first, index: firstIndex, token: -1 };
+    });
+    this.lastTokens += batch.length;
+  }
+
+  /** Copies the streams' outputs (tokens chosen in the graph, logit rows) out of llama.cpp's buffers before the prompt batch replaces them. */
+  private keepStreamOutputs(entries: readonly StepEntry[], streams: boolean[], onDevice: readonly boolean[] | undefined): void {
+    let hostRows = false;
+    entries.forEach((_, index) => {
+      if (!streams[index]) return;
+      const row = this.rows[index]!;
+      if (onDevice?.[index]) row.token = this.context.sampledToken(row.index);
+      else hostRows = true;
+    });
+    if (!hostRows) return;
+    const outputs = this.batch.outputs;
+    const size = this.context.vocabSize;
+    if (this.streamLogits.length < outputs * size) this.streamLogits = new Float32Array(outputs * size);
+    for (let row = 0; row < outputs; row++) this.streamLogits.set(this.context.logits(row, outputs), row * size);
+  }
+}

@@ -1,0 +1,89 @@
+// One choice of one request: its tokens, how many of them the KV cache holds, and its
+// output state. Phase-free (vLLM v1): "computed" catches up with "known"; prefill, chunked
+// prefill, resumption after preemption and decode are all the same rule.
+import { StopStringMatcher, TokenSampler, Utf8StreamDecoder } from '../../sampling/index.js';
+import type { GrammarConstraint } from '../../sampling/grammar-constraint.js';
+import type { FinishReason, GenerateRequest, TokenLogprob } from '../protocol.js';
+
+export class Sequence {
+  /** llama.cpp sequence id while it holds KV cells, else -1. */
+  slot = -1;
+  /** Prompt tokens followed by generated ones. */
+  readonly tokens: number[];
+  /** How many of `tokens` are in the KV cache (computed here or shared from the prefix cache). */
+  computed = 0;
+  /** Of those, the ones this sequence computed itself since it got its slot (the rest were shared). */
+  computedHere = 0;
+  generated = 0;
+  finish: FinishReason | undefined;
+  /** Output gathered since the last event. */
+  pendingText = '';
+  pendingTokens: number[] = [];
+  pendingLogprobs: TokenLogprob[] | undefined;
+
+  constructor(
+    readonly request: RequestState,
+    readonly choice: number,
+    prompt: Int32Array,
+    readonly sampler: TokenSampler,
+    readonly decoder: Utf8StreamDecoder,
+    readonly stopMatcher: StopStringMatcher,
+    /** The output format this choice must follow, when the request has one. */
+    readonly grammar: GrammarConstraint | undefined,
+  ) {
+    this.tokens = Array.from(prompt);
+    this.pendingLogprobs = request.wantLogprobs ? [] : undefined;
+  }
+
+  get promptLength(): number {
+    return this.request.promptLength;
+  }
+
+  /** Tokens not yet in the cache. */
+  get pending(): number {
+    return this.tokens.length - this.computed;
+  }
+
+  /**
+   * Most draft tokens the next step may verify after this sequence's last token: each one
+   * accepted is one more output token (and the step adds one of its own), within max_tokens
+   * and the length limit.
+   */
+  get draftRoom(): number {
+    const outputLeft = (this.request.request.maxTokens ?? Infinity) - this.generated - 1;
+    return Math.min(outputLeft, this.request.lengthLimit - this.tokens.length - 1);
+  }
+}
+
+export class RequestState {
+  readonly sequences: Sequence[] = [];
+  cancelled = false;
+  /** Set when generation failed for this request alone (its error has been reported). */
+  failed = false;
+  /** Admission order, for FIFO fairness and for choosing whom to preempt. */
+  admittedAt = -1;
+  /** When the request arrived (microseconds since the epoch), for its trace. */
+  submittedAt = 0;
+  /** Prompt tokens the first choice took from the prefix cache when it started; undefined before. */
+  cachedTokens: number | undefined;
+
+  constructor(
+    readonly id: number,
+    readonly request: GenerateRequest,
+    readonly promptLength: number,
+    /** Most tokens (prompt plus output) a choice may reach. */
+    readonly lengthLimit: number,
+    readonly wantLogprobs: boolean,
+    /** Control tokens that open a turn: generated outside a grammar, they end a choice. */
+    readonly turnOpeners: ReadonlySet<number> = new Set(),
+  ) {}
+
+  get done(): boolean {
+    return this.sequences.every((sequence) => sequence.finish !== undefined);
+  }
+
+  /** Choices still generating. */
+  get live(): Sequence[] {
+    return this.sequences.filter((sequence) => sequence.finish === undefined);
+  }
+}

@@ -1,0 +1,197 @@
+// The coordinator of speculative decoding: asks the proposers (proposers/) for draft tokens for a
+// sequence about to decode, and learns from what was accepted.
+// Under a grammar, the tokens it forces come first (jump-forward), spelt as the model spelt
+// the same forced text before (forced-spellings.ts) or else as the tokenizer splits it. Then a continuation: the
+// n-gram lookup's (ngram: of the text extended by the forced tokens, cut to what the grammar
+// accepts), or the draft model's (small_draft: prepared before the step, where nothing is
+// forced). Each source keeps its own acceptance estimate (draft-policy.ts), so forced tokens
+// the model splits differently do not silence continuations that work, nor the other way
+// round; the cost of a draft token is learnt from the steps (draft-cost.ts).
+import { nowMicros } from '../../clock.js';
+import type { Sequence } from '../sequence.js';
+import { DraftCost } from './draft-cost.js';
+import { AcceptanceRate, DraftPolicy, MAX_DRAFT, ProbeMemory } from './draft-policy.js';
+import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
+import { admissiblePrefix, forcedText } from './grammar-drafts.js';
+import { lookupContinuation } from './proposers/ngram-lookup.js';
+import type { DraftProposer } from './proposers/proposer.js';
+
+export interface SpeculationOptions {
+  /** spec_draft_length: a fixed number of draft tokens per step, or 0 to adapt per sequence. */
+  draftLength: number;
+  /** The model's tokenizer without special-token parsing, for forced text. */
+  tokenize: (text: string) => ArrayLike<number>;
+  /** A token's bytes in the output, to follow how the model spells forced text. */
+  piece: (token: number) => Uint8Array;
+  /** small_draft's draft model or medusa's heads, continuing the drafts; n-gram lookup without one. */
+  proposer?: DraftProposer;
+}
+
+interface DraftState {
+  /** Forced text as the tokenizer splits it, and as the model spelt it before: two sources,
+   * since the first may be rejected at once (a model spelling keys in fragments) where the
+   * second is accepted whole. */
+  forced: DraftPolicy;
+  spelt: DraftPolicy;
+  continuation: DraftPolicy;
+  /** Split of the last proposal, for record(). */
+  lastForced: number;
+  lastSpelt: boolean;
+  lastContinuation: number;
+  /** Forced texts met, whose spelling is still being written. */
+  spellingWatch: SpellingWatch;
+}
+
+/**
+ * Prior acceptance of a forced token (a model usually writes what the grammar forces as the
+ * tokenizer splits it) and of a continuation token, before any verification.
+ */
+const FORCED_PRIOR = 0.9;
+const CONTINUATION_PRIOR = 0.5;
+
+export class Speculation {
+  private readonly states = new WeakMap<Sequence, DraftState>();
+  private readonly cost = new DraftCost();
+  /** Each source's acceptance across sequences: where a new sequence's estimate starts. */
+  private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
+  private readonly speltAcceptance = new AcceptanceRate(FORCED_PRIOR);
+  private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
+  /** Each source's probe wait across sequences. */
+  private readonly forcedProbes = new ProbeMemory();
+  private readonly speltProbes = new ProbeMemory();
+  private readonly continuationProbes = new ProbeMemory();
+  /** How the model spelt forced texts, across sequences. */
+  private readonly spellings = new ForcedSpellings();
+  /** The draft model's proposals for this step. */
+  private prepared = new Map<Sequence, number[]>();
+  proposed = 0;
+  accepted = 0;
+  /** By draft position: verifications that proposed a token there, and that accepted it. */
+  readonly positions = { proposed: [] as number[], accepted: [] as number[] };
+
+  constructor(private readonly options: SpeculationOptions) {}
+
+  /** The proposer running before each step, if any. */
+  get proposer(): DraftProposer | undefined {
+    return this.options.proposer;
+  }
+
+  /** Whether drafts must be prepared (asynchronously) before each step is planned. */
+  get preparesDrafts(): boolean {
+    return this.options.proposer !== undefined;
+  }
+
+  /**
+   * Runs the draft model for the sequences about to decode (those with one token to compute
+   * and nothing forced), as many tokens each as its policy wants.
+   */
+  async prepare(sequences: readonly Sequence[]): Promise<void> {
+    this.prepared.clear();
+    const model = this.options.proposer;
+    if (!model) return;
+    const relativeCost = this.cost.relative(Math.max(1, sequences.length));
+    const requests = [];
+    for (const sequence of sequences) {
+      if (this.hasForcedText(sequence)) continue;
+      const most = Math.min(model.maxDraft ?? MAX_DRAFT, MAX_DRAFT, sequence.draftRoom);
+      const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
+      if (count > 0) requests.push({ sequence, count });
+    }
+    if (requests.length === 0) return;
+    const start = nowMicros();
+    const drafts = await model.propose(requests);
+    this.cost.observeProposer(nowMicros() - start, drafts.reduce((sum, draft) => sum + draft.length, 0));
+    requests.forEach(({ sequence }, i) => this.prepared.set(sequence, drafts[i]!));
+  }
+
+  /** Draft tokens to follow the sequence's last token, at most `most`, in a step decoding `width` sequences. */
+  propose(sequence: Sequence, most: number, width: number): number[] {
+    const state = this.stateOf(sequence);
+    state.lastForced = 0;
+    state.lastSpelt = false;
+    state.lastContinuation = 0;
+    if (most <= 0) return [];
+    const relativeCost = this.cost.relative(width);
+    const matcher = sequence.grammar?.matcher;
+    let forced: number[] = [];
+    if (matcher) {
+      state.spellingWatch.update(sequence.tokens, this.spellings, this.options.piece);
+      const text = forcedText(matcher);
+      if (text !== '') {
+        state.spellingWatch.watch(sequence.tokens.length, text);
+        const spelling = this.spellings.recall(text);
+        state.lastSpelt = spelling !== undefined;
+        const tokens = spelling ?? Array.from(this.options.tokenize(text));
+        const count = (state.lastSpelt ? state.spelt : state.forced).next(Math.min(most, tokens.length), relativeCost);
+        forced = admissiblePrefix(matcher, tokens.slice(0, count));
+      }
+    }
+    let continuation: number[];
+    if (this.options.proposer) {
+      continuation = forced.length > 0 ? [] : (this.prepared.get(sequence) ?? []).slice(0, most);
+    } else {
+      const room = state.continuation.next(most - forced.length, relativeCost);
+      const context = forced.length > 0 ? sequence.tokens.concat(forced) : sequence.tokens;
+      continuation = room > 0 ? lookupContinuation(context, room) : [];
+      if (matcher && continuation.length > 0) continuation = admissibleAfter(matcher, forced, continuation);
+    }
+    state.lastForced = forced.length;
+    state.lastContinuation = continuation.length;
+    return forced.length === 0 ? continuation : forced.concat(continuation);
+  }
+
+  /** Learns a draft token's cost from a finished step. */
+  observeStep(decoding: number, promptTokens: number, drafted: number, micros: number): void {
+    this.cost.observe(decoding, promptTokens, drafted, micros);
+  }
+
+  /** What the target made of the sequence's last draft. */
+  record(sequence: Sequence, accepted: number): void {
+    const state = this.stateOf(sequence);
+    const forcedAccepted = Math.min(accepted, state.lastForced);
+    const continuationAccepted = Math.max(0, accepted - state.lastForced);
+    (state.lastSpelt ? state.spelt : state.forced).record(state.lastForced, forcedAccepted);
+    state.continuation.record(state.lastContinuation, continuationAccepted);
+    (state.lastSpelt ? this.speltAcceptance : this.forcedAcceptance).record(state.lastForced, forcedAccepted);
+    this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
+    const proposed = state.lastForced + state.lastContinuation;
+    this.proposed += proposed;
+    this.accepted += accepted;
+    for (let k = 0; k < proposed; k++) {
+      this.positions.proposed[k] = (this.positions.proposed[k] ?? 0) + 1;
+      if (k < accepted) this.positions.accepted[k] = (this.positions.accepted[k] ?? 0) + 1;
+    }
+  }
+
+  /** Whether the grammar forces text at the sequence's next position (then forced tokens come first). */
+  private hasForcedText(sequence: Sequence): boolean {
+    const matcher = sequence.grammar?.matcher;
+    return matcher !== undefined && !matcher.isTerminated() && matcher.findJumpForwardBytes().length > 0;
+  }
+
+  private stateOf(sequence: Sequence): DraftState {
+    let state = this.states.get(sequence);
+    if (!state) {
+      const fixed = this.options.draftLength;
+      state = {
+        forced: new DraftPolicy(fixed, this.forcedAcceptance.rate, this.forcedProbes),
+        spelt: new DraftPolicy(fixed, this.speltAcceptance.rate, this.speltProbes),
+        continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate, this.continuationProbes),
+        lastForced: 0,
+        lastSpelt: false,
+        lastContinuation: 0,
+        spellingWatch: new SpellingWatch(),
+      };
+      this.states.set(sequence, state);
+    }
+    return state;
+  }
+}
+
+/** The part of `draft` the grammar accepts once `before` (already admitted) is in. */
+function admissibleAfter(matcher: NonNullable<Sequence['grammar']>['matcher'], before: readonly number[], draft: readonly number[]): number[] {
+  for (const token of before) matcher.acceptToken(token);
+  const admitted = admissiblePrefix(matcher, draft);
+  matcher.rollback(before.length);
+  return admitted;
+}
