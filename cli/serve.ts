@@ -12,12 +12,14 @@ import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reas
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat-format/tool-formats.js';
 import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat-format/builtin-templates.js';
 import { givenTemplateOf } from './chat-template-option.js';
+import { SAMPLING_SETTINGS, type SamplingSetting } from '../runtime/engine/sampling-setting.js';
 
 export interface ServeFlags {
   modelLib?: string;
   device: string;
   mode: string;
   kvLayout: string;
+  sampling: string;
   additionalModels?: string;
   speculativeMode: string;
   overrides?: string;
@@ -58,6 +60,7 @@ export function registerServe(cli: CAC): void {
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
     .option('--kv-layout <layout>', `KV cells in one pool that sequences share (shared), or a stream for each sequence id (per-sequence: faster decoding of many streams on a CPU, a context window of memory per sequence id): ${KV_LAYOUTS.join(', ')}`, { default: 'shared' })
     .option('--additional-models <model>', 'One extra model (model_path or model_path,model_lib) for speculative decoding')
+    .option('--sampling <where>', `where tokens are chosen: device (in the model's graph, for every request whose sampling can run there: only the token leaves the device), host (from each sequence's logits row, in JavaScript), or auto (device on a GPU, host on a CPU and with speculative decoding): ${SAMPLING_SETTINGS.join(', ')}`, { default: 'auto' })
     .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), medusa (heads on the model\'s hidden state, --additional-models HEADS.gguf), eagle (an EAGLE-3 draft in llama.cpp\'s eagle3 GGUF, --additional-models EAGLE3.gguf), or ngram (drafts by prompt lookup, no second model); with a grammar, forced text is drafted too', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
     .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
@@ -184,6 +187,8 @@ export function describeSpeculation(mode: SpeculativeMode, draftModel: string | 
 export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
   const mode = parseMode(flags.mode);
   const kvLayout = parseKvLayout(String(flags.kvLayout));
+  const sampling = String(flags.sampling ?? 'auto');
+  if (!(SAMPLING_SETTINGS as readonly string[]).includes(sampling)) throw new UsageError(`--sampling '${sampling}' is not valid: use one of ${SAMPLING_SETTINGS.join(', ')}`);
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
   const port = Number(flags.port);
@@ -210,6 +215,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   return {
     mode,
     kvLayout,
+    sampling: sampling as SamplingSetting,
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
     ...(draftModel ? { draftModel } : {}),
@@ -232,6 +238,13 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     drainMs: positiveInteger(flags.drainSeconds, '--drain-seconds')! * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
   };
+}
+
+function describeSampling(path: 'device' | 'host', setting: SamplingSetting): string {
+  const why = setting === 'auto' ? ' (--sampling auto)' : '';
+  return path === 'device'
+    ? `in the model's graph${why}; requests with logprobs, a grammar, DRY, typical_p, top_n_sigma or XTC sample on the host`
+    : `on the host, from each sequence's logits${why}`;
 }
 
 function describeThreads(threads: { max: number; adaptive: boolean }, given: boolean): string {
@@ -259,6 +272,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     ...(flags.modelLib ? { modelLib: flags.modelLib } : {}),
     mode: checked.mode,
     kvLayout: checked.kvLayout,
+    sampling: checked.sampling,
     overrides: checked.overrides,
     maxQueuedRequests: checked.maxQueuedRequests,
     speculativeMode: checked.speculativeMode,
@@ -284,6 +298,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`tools:   ${http.toolFormatNote}`);
   console.log(`reasoning: ${http.reasoningNote}`);
   console.log(`artifacts: ${server.artifactsNote}`);
+  console.log(`sampling: ${describeSampling(info.sampling, checked.sampling)}`);
   console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
   if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${openPaths(flags.ui !== false).join(', ')} stay open` : 'none: every endpoint is open'}`);

@@ -8,14 +8,22 @@ import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import type { DecodeRun } from './bare-decode.js';
 
-export async function engineDecode(engine: Engine, prompt: GenerateRequest['prompt'], width: number, maxTokens: number): Promise<DecodeRun> {
+/** `sampling` (default greedy) and `seed` (each sequence gets seed + its index) shape every request. */
+export async function engineDecode(
+  engine: Engine,
+  prompt: GenerateRequest['prompt'],
+  width: number,
+  maxTokens: number,
+  sampling: GenerateRequest['sampling'] = { temperature: 0 },
+  seed?: number,
+): Promise<DecodeRun> {
   const received = new Array<number>(width).fill(0);
   let started = 0;
   let windowStart = 0;
   let tokensBefore = -1;
   let end = 0;
   const run = async (i: number) => {
-    for await (const event of engine.generate({ prompt, maxTokens, ignoreEos: true, sampling: { temperature: 0 } })) {
+    for await (const event of engine.generate({ prompt, maxTokens, ignoreEos: true, sampling, ...(seed !== undefined ? { seed: seed + i } : {}) })) {
       if (event.type !== 'delta' || event.tokens.length === 0) continue;
       if (received[i] === 0 && ++started === width) {
         windowStart = performance.now();

@@ -100,7 +100,8 @@ export const sharedRequestProperties = {
     maximum: Number.MAX_SAFE_INTEGER,
     description:
       'Seeds the sampler: the same request with the same seed gives the same output when its prompt is computed the same way. ' +
-      'A prompt partly served from the prefix cache is computed in other batches and can round differently, which can change a seeded (or, rarely, a greedy) answer: send cache_prompt: false where answers must reproduce.',
+      'A prompt partly served from the prefix cache is computed in other batches and can round differently, which can change a seeded (or, rarely, a greedy) answer: send cache_prompt: false where answers must reproduce. ' +
+      'A server sampling in the model\'s graph (system_fingerprint ending in _device-sampling) draws with llama.cpp\'s generator: the same seed gives other text there than on a server sampling on the host.',
   },
   stop: {
     anyOf: [

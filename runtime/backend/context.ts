@@ -2,6 +2,8 @@
 // operations are the engine's KvOps (engine/worker/kv-manager.ts).
 import koffi from 'koffi';
 import type { BatchStruct, ContextHandle, LlamaApi, MemoryHandle } from './llama-api.js';
+import type { SamplerHandle } from './sampler-api.js';
+import { TOKEN_NULL } from './sampler-api.js';
 import type { LlamaModel } from './model.js';
 import type { Batch } from './batch.js';
 import { CpuLoadSampler, usableCpus } from './cpu-load.js';
@@ -202,6 +204,23 @@ export class LlamaContext {
       this.logitsFresh = true;
     }
     return this.logitsView.subarray(row * this.vocabSize, (row + 1) * this.vocabSize);
+  }
+
+  /**
+   * Samples a sequence id's logits in the graph with `chain` from the next decode on (null: its
+   * logits come back instead). The chain must outlive its attachment. Returns false where
+   * llama.cpp cannot run the chain there (it then keeps returning logits).
+   */
+  setSampler(sequence: number, chain: SamplerHandle | null): boolean {
+    if (this.decoding) throw new Error('a decode is running on this context');
+    return this.api.llama_set_sampler(this.handle, sequence, chain);
+  }
+
+  /** The token the graph chose for batch token `index` of the last decode (its sequence has a chain). */
+  sampledToken(index: number): number {
+    const token = this.api.llama_get_sampled_token_ith(this.handle, index);
+    if (token === TOKEN_NULL) throw new Error(`the last decode sampled no token for batch token ${index}`);
+    return token;
   }
 
   /**

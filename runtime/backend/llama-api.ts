@@ -3,6 +3,7 @@
 // @node-llama-cpp/*@3.22.1, include/llama.h). test/backend/struct-layout.test.ts reads the
 // default parameters back and fails if these layouts drift from the loaded library.
 import koffi, { type LibraryHandle } from 'koffi';
+import { bindSamplerApi } from './sampler-api.js';
 
 // Opaque handles, branded so a model can never be passed where a context is expected.
 export type ModelHandle = { readonly __brand: 'llama_model' };
@@ -281,6 +282,9 @@ export function bindLlamaApi(lib: LibraryHandle) {
     llama_memory_seq_keep: f<(m: MemoryHandle, seq: number) => void>('void llama_memory_seq_keep(llama_memory_i *m, int32_t seq)'),
     llama_memory_seq_pos_max: f<(m: MemoryHandle, seq: number) => number>('int32_t llama_memory_seq_pos_max(llama_memory_i *m, int32_t seq)'),
     llama_memory_seq_pos_min: f<(m: MemoryHandle, seq: number) => number>('int32_t llama_memory_seq_pos_min(llama_memory_i *m, int32_t seq)'),
+
+    // sampler chains and sampling in the graph (sampler-api.ts)
+    ...bindSamplerApi(lib),
   };
 }
 

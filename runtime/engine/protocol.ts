@@ -1,5 +1,6 @@
 // The few plain messages the engine worker and the main thread exchange.
 import type { SamplingParams } from '../sampling/index.js';
+import type { SamplingSetting } from './sampling-setting.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import type { SpeculativeMode } from './speculative-modes.js';
@@ -108,6 +109,8 @@ export interface EngineInitOptions {
   tracing?: boolean;
   /** Time the phases of every decode step (step-profile.ts; bench:host), reported in stats().stepProfile. */
   profileSteps?: boolean;
+  /** Where tokens are chosen: in the model's graph where a request allows it, or from logits on the host (device-sampling.ts; default auto). */
+  sampling?: SamplingSetting;
   /** Where draft tokens come from (default disable); overrides.spec_draft_length fixes their number. */
   speculativeMode?: SpeculativeMode;
   /** The spec's --additional-models: small_draft's draft model (it must share the model's vocabulary), or medusa's heads GGUF. */
@@ -144,6 +147,8 @@ export interface EngineInfo {
   library: string;
   /** Why that library: which CUDA build serves the card, or why CUDA was skipped. */
   libraryNotes: string[];
+  /** Where tokens are chosen (the `sampling` setting resolved): in the graph where a request allows it, or on the host. */
+  sampling: 'device' | 'host';
   /** Each token's text as a prompt would write it (control tokens included), by id. */
   tokenTexts: string[];
   /**

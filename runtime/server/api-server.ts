@@ -148,7 +148,7 @@ export class ApiServer {
       ...(conversation.withTools ? { withTools: conversation.withTools } : {}),
       modelId: this.options.modelId,
       metrics: this.metrics,
-      fingerprint: systemFingerprint(this.options.version, info.library, info.devices),
+      fingerprint: systemFingerprint(this.options.version, info.library, info.devices, info.sampling),
       tracer: this.tracer,
     };
     this.phase = 'ready';
@@ -311,9 +311,13 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: import('node:str
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 
-/** Identifies the build, backend library and devices, as OpenAI's system_fingerprint does. */
-export function systemFingerprint(version: string, library: string, devices: string[]): string {
+/**
+ * Identifies the build, backend library and devices, as OpenAI's system_fingerprint does, and
+ * `_device-sampling` where tokens are drawn in the graph: llama.cpp's generator there gives a
+ * seed other text than the host path does.
+ */
+export function systemFingerprint(version: string, library: string, devices: string[], sampling: 'device' | 'host' = 'host'): string {
   const lib = /@node-llama-cpp\/([\w-]+)/.exec(library)?.[1] ?? 'custom-libllama';
   const device = devices.map((d) => d.split(' ')[0]).join('+');
-  return `lmforge-${version}_${lib}_${device}`;
+  return `lmforge-${version}_${lib}_${device}${sampling === 'device' ? '_device-sampling' : ''}`;
 }

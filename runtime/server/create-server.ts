@@ -21,6 +21,7 @@ import { LMFORGE_VERSION } from '../version.js';
 import { ApiServer } from './api-server.js';
 import type { CorsOptions } from './cors.js';
 import type { ToolCallArguments } from '../api/chat-completions/tool-calls.js';
+import type { SamplingSetting } from '../engine/sampling-setting.js';
 
 /** Everything is optional but `model`; the defaults are `lmforge serve`'s. */
 export interface ServerOptions {
@@ -64,6 +65,8 @@ export interface ServerOptions {
   overrides?: Overrides;
   /** KV cells in one pool (shared, default) or a stream per sequence id (per-sequence). */
   kvLayout?: KvLayout;
+  /** Where tokens are chosen: in the model's graph where a request allows it (device), from logits on the host, or auto (default: device on a GPU). */
+  sampling?: SamplingSetting;
   /** CPU threads for llama.cpp (default: every usable CPU, fewer while other processes keep CPUs busy). */
   threads?: number;
   /** Requests that may wait for a free sequence; beyond it requests get 503 (default 1024). */
@@ -130,6 +133,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
       mode: options.mode ?? 'local',
       overrides: options.overrides ?? {},
       ...(options.kvLayout ? { kvLayout: options.kvLayout } : {}),
+      ...(options.sampling ? { sampling: options.sampling } : {}),
       maxQueuedRequests: options.maxQueuedRequests ?? 1024,
       tracing: options.tracing === true,
       speculativeMode: options.speculativeMode ?? 'disable',

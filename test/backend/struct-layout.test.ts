@@ -9,11 +9,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LlamaBatch, LlamaContextParams, LlamaModelParams } from '../../runtime/backend/llama-api.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
+import { LlamaLogitBias, LlamaSamplerChainParams } from '../../runtime/backend/sampler-api.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 
 const test = suite('struct layout');
 
-const structs = { llama_model_params: LlamaModelParams, llama_context_params: LlamaContextParams, llama_batch: LlamaBatch };
+const structs = { llama_model_params: LlamaModelParams, llama_context_params: LlamaContextParams, llama_batch: LlamaBatch, llama_sampler_chain_params: LlamaSamplerChainParams, llama_logit_bias: LlamaLogitBias };
 const membersOf = (type: (typeof structs)[keyof typeof structs]) => type.members ?? {};
 
 test('every field offset and struct size equals what the C compiler computes from llama.h', async () => {
@@ -21,7 +22,7 @@ test('every field offset and struct size equals what the C compiler computes fro
   const source = dirname(dirname(await vocabularyPath('gpt-2')));
   const lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "llama.h"', 'int main(void) {'];
   for (const [name, type] of Object.entries(structs)) {
-    const cName = name === 'llama_batch' ? 'llama_batch' : `struct ${name}`;
+    const cName = name === 'llama_batch' || name === 'llama_logit_bias' ? name : `struct ${name}`;
     lines.push(`  printf("${name} size %zu\\n", sizeof(${cName}));`);
     for (const field of Object.keys(membersOf(type))) lines.push(`  printf("${name}.${field} %zu\\n", offsetof(${cName}, ${field}));`);
   }
@@ -71,6 +72,7 @@ test('default parameters read back with the values the pinned llama.cpp document
     [context.embeddings, context.offload_kqv, context.no_perf, context.op_offload, context.swa_full, context.kv_unified, context.n_samplers],
     [false, true, true, true, true, false, 0],
   );
+  assert.equal(api.llama_sampler_chain_default_params(), { no_perf: true });
 });
 
 test.run();

@@ -17,6 +17,7 @@ const defaults: ServeFlags = {
   device: 'auto',
   mode: 'local',
   kvLayout: 'shared',
+  sampling: 'auto',
   speculativeMode: 'disable',
   host: '127.0.0.1',
   port: 8000,
@@ -48,6 +49,12 @@ test('API keys: repeated flags and commas; LMFORGE_API_KEY only when no flag is 
   throwsError(() => apiKeysOf([''], {}), UsageError, /--api-key needs a key/);
   throwsError(() => apiKeysOf(['k', ' , '], {}), UsageError, /--api-key needs a key/);
   assert.equal(checkServeFlags({ ...defaults, apiKey: ['a'] }, { LMFORGE_API_KEY: 'b' }).apiKeys, ['a']);
+});
+
+test('--sampling: auto, device or host, checked before anything loads', () => {
+  assert.is(checkServeFlags(defaults, {}).sampling, 'auto');
+  assert.is(checkServeFlags({ ...defaults, sampling: 'device' }, {}).sampling, 'device');
+  throwsError(() => checkServeFlags({ ...defaults, sampling: 'gpu' }, {}), UsageError, /--sampling 'gpu' is not valid: use one of auto, device, host/);
 });
 
 test('--kv-layout: shared or per-sequence, checked before anything loads', () => {

@@ -50,6 +50,7 @@ export class FakeEngine implements EngineClient {
     threads: { max: 1, adaptive: false },
     library: 'fake',
     libraryNotes: [],
+    sampling: 'host',
     tokenTexts,
   };
   alive = true;

@@ -22,6 +22,7 @@ import { Speculation } from './speculative/speculation.js';
 import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
+import { DeviceSampling } from './device-sampling.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
 type Outcome = 'finished' | 'cancelled' | 'failed';
@@ -35,6 +36,8 @@ export class EngineCore {
   private readonly admission: Admission;
   private readonly committer: TokenCommitter;
   private readonly speculation: Speculation | undefined;
+  /** Chains of the sequences sampled in the graph; undefined on the host path. */
+  private readonly deviceSampling: DeviceSampling | undefined;
   private events: EngineEvent[] = [];
   private traces: TraceEntry[] = [];
   private steps = 0;
@@ -64,6 +67,12 @@ export class EngineCore {
       speculation?: { mode: SpeculativeMode; draftLength: number; proposer?: DraftProposer };
       /** Time each decode step's phases (step-profile.ts), reported in stats(). */
       profileSteps?: boolean;
+      /**
+       * Where tokens are chosen: in the model's graph for every request that can (device-sampling.ts),
+       * or from logits rows here (host, the default). Device sampling needs one output per
+       * sequence and step, so it cannot be combined with speculation.
+       */
+      sampling?: 'device' | 'host';
     } = {},
   ) {
     this.profile = options.profileSteps ? new StepProfile() : undefined;
@@ -104,6 +113,10 @@ export class EngineCore {
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
     this.committer = new TokenCommitter(vocabulary);
+    if (options.sampling === 'device') {
+      if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
+      this.deviceSampling = new DeviceSampling(context.model.api, context);
+    }
   }
 
   /** Longest a sequence may grow: the context window, within the shared KV budget. */
@@ -119,6 +132,7 @@ export class EngineCore {
     this.stopped = true;
     this.wake?.();
     await this.loop;
+    this.deviceSampling?.dispose();
     this.runner.dispose();
   }
 
@@ -204,13 +218,15 @@ export class EngineCore {
         continue;
       }
       const stepStart = nowMicros();
+      let onDevice: boolean[] | undefined;
       try {
+        onDevice = this.deviceSampling?.prepare(plan.entries);
         // While llama.cpp decodes, the next grammar masks are prepared here, when that costs the
         // decode nothing: on a GPU, or with a CPU core llama.cpp leaves free. With every core
         // decoding, JavaScript work in parallel slowed constrained decoding by ~5% (bench:constrained,
         // width 16: 0.94-0.95 overlapped against 0.98 after the decode), so then it waits.
         // Without a grammar there is nothing to overlap: the runner then decodes on this thread.
-        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined, profile);
+        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined, onDevice, profile);
         if (!this.options.overlapMasks) this.refreshMasks();
         profile?.lap('sample');
       } catch (error) {
@@ -230,7 +246,8 @@ export class EngineCore {
         let accepted = 0;
         if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
           try {
-            if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
+            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampledToken(index));
+            else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
             this.keepHiddenState(sequence, index, accepted);
           } catch (error) {
@@ -274,6 +291,12 @@ export class EngineCore {
     profile.add('sample', sampling);
     profile.subtract('commit', sampling);
     this.committer.commit(sequence, sampled);
+  }
+
+  /** Commits the token the graph chose, and tells the sequence's chain (its penalties). */
+  private commitSampled(sequence: Sequence, token: number): void {
+    this.committer.commit(sequence, { token });
+    this.deviceSampling!.accept(sequence, token);
   }
 
   /** Sequences whose next step computes the one token they sampled last. */

@@ -13,6 +13,7 @@ import { kvBytesPerToken, LlamaModel } from '../../backend/model.js';
 import { computeEngineConfig, ConfigError } from '../engine-config.js';
 import type { MemoryFacts } from '../memory-budget.js';
 import { EngineCore } from './core.js';
+import { resolveSampling } from '../sampling-setting.js';
 import { CPU_PROMPT_STEP_FLOOR } from './scheduler.js';
 import { DraftModelProposer } from './speculative/proposers/draft-model-proposer.js';
 import { MedusaProposer } from './speculative/proposers/medusa-proposer.js';
@@ -135,6 +136,12 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   hooks.beforeProbe?.();
   await runStartupProbe(context, probeShapes(context, config.maxNumSequence, config.prefillChunkSize), target, Math.max(vocabulary.bos, 0));
   const proposer: DraftProposer | undefined = draft?.proposer ?? eagle?.proposer ?? medusa?.proposer;
+  let sampling: 'device' | 'host';
+  try {
+    sampling = resolveSampling(options.sampling ?? 'auto', { gpu: devices.some((device) => device.kind !== 'cpu'), speculative: speculativeMode !== 'disable' });
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
   core = new EngineCore(context, vocabulary, config, (events) => post({ type: 'events', events }), {
     tracing: options.tracing ?? false,
     profileSteps: options.profileSteps ?? false,
@@ -142,6 +149,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
     ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitMixedSteps: true } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
+    sampling,
   });
   core.start();
   return {
@@ -161,6 +169,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     threads: { max: threads, adaptive: context.threadGovernor !== undefined },
     library: `${library.source} (${library.path})`,
     libraryNotes: library.notes,
+    sampling,
     tokenTexts: Array.from({ length: vocabulary.size }, (_, id) => vocabulary.text(id)),
     grammarVocabulary: core.grammarVocabularyBytes(),
   };

@@ -1,4 +1,5 @@
-// Runs one planned step on the model: the batch in, the requested logit rows out.
+// Runs one planned step on the model: the batch in, the requested logit rows out (or, for
+// entries whose sequence samples in the graph, the tokens chosen there: device-sampling.ts).
 import { Batch } from '../../backend/batch.js';
 import type { LlamaContext } from '../../backend/context.js';
 import type { StepEntry } from './scheduler.js';
@@ -30,10 +31,11 @@ export interface ModelRunnerOptions {
 export class ModelRunner {
   private readonly batch: Batch;
   /**
-   * Per entry of the last step: its first logit row (-1: none), and whether its rows were kept
-   * in keptLogits (the prompts of a split step) rather than left in llama.cpp's buffer.
+   * Per entry of the last step: its first logit row (-1: none) and that token's index in the
+   * batch, and whether its output was kept here (the prompts of a split step: logit rows in
+   * keptLogits, a token sampled in the graph in `token`) rather than left in llama.cpp's buffers.
    */
-  private rows: { kept: boolean; first: number }[] = [];
+  private rows: { kept: boolean; first: number; index: number; token: number }[] = [];
   /** The prompt batch's logit rows of a split step (the streams' decode replaced llama.cpp's buffer); grown, never shrunk. */
   private keptLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
@@ -56,9 +58,13 @@ export class ModelRunner {
     return this.lastTokens;
   }
 
-  /** Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works; `profile` times the phases of pure decode steps. */
-  async run(entries: readonly StepEntry[], whileDecoding?: () => void, profile?: StepProfile): Promise<void> {
-    this.rows = entries.map(() => ({ kept: false, first: -1 }));
+  /**
+   * Decodes the entries; `whileDecoding` runs on this thread while llama.cpp works. `onDevice`
+   * marks the entries whose sequence has a chain attached (their token, not their logits);
+   * `profile` times the phases of pure decode steps.
+   */
+  async run(entries: readonly StepEntry[], whileDecoding?: () => void, onDevice?: readonly boolean[], profile?: StepProfile): Promise<void> {
+    this.rows = entries.map(() => ({ kept: false, first: -1, index: -1, token: -1 }));
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
     if (streams) {
@@ -69,7 +75,7 @@ export class ModelRunner {
       // where prompts join (bench:host's CPU profile, 64 streams of the tiny model).
       this.fill(entries, (index) => !streams[index], true);
       await this.decode(whileDecoding);
-      this.keepLogits();
+      this.keepOutputs(entries, (index) => !streams[index], onDevice);
       this.fill(entries, (index) => streams[index]!, false);
       try {
         this.context.decodeNow(this.batch);
@@ -106,6 +112,13 @@ export class ModelRunner {
     whileDecoding();
     await decoding;
     profile?.lap('decode');
+  }
+
+  /** The token the graph chose for entry `entry` of the last step (its sequence samples on the device). */
+  sampledToken(entry: number): number {
+    const { kept, first, index, token } = this.rows[entry]!;
+    if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
+    return kept ? token : this.context.sampledToken(index);
   }
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
@@ -147,26 +160,42 @@ export class ModelRunner {
     return streams;
   }
 
-  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepLogits). */
+  /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepOutputs). */
   private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, kept: boolean): void {
     const batch = this.batch;
     batch.clear();
     entries.forEach(({ sequence, start, count, logits, draft }, index) => {
       if (!chosen(index)) return;
       let first = -1;
+      let firstIndex = -1;
       const total = count + draft.length;
       for (let i = 0; i < total; i++) {
         const token = i < count ? sequence.tokens[start + i]! : draft[i - count]!;
         const row = batch.add(token, start + i, sequence.slot, i >= total - logits);
-        if (first < 0 && row >= 0) first = row;
+        if (first < 0 && row >= 0) {
+          first = row;
+          firstIndex = batch.length - 1;
+        }
       }
-      this.rows[index] = { kept, first };
+      this.rows[index] = { kept, first, index: firstIndex, token: -1 };
     });
     this.lastTokens += batch.length;
   }
 
-  /** Copies the batch's logit rows out of llama.cpp's buffer before the next decode replaces it. */
-  private keepLogits(): void {
+  /**
+   * Copies the chosen entries' outputs (tokens chosen in the graph, logit rows) out of
+   * llama.cpp's buffers before the next decode replaces them.
+   */
+  private keepOutputs(entries: readonly StepEntry[], chosen: (index: number) => boolean, onDevice: readonly boolean[] | undefined): void {
+    let hostRows = false;
+    entries.forEach((_, index) => {
+      if (!chosen(index)) return;
+      const row = this.rows[index]!;
+      if (row.first < 0) return;
+      if (onDevice?.[index]) row.token = this.context.sampledToken(row.index);
+      else hostRows = true;
+    });
+    if (!hostRows) return;
     const outputs = this.batch.outputs;
     const size = this.context.vocabSize;
     if (this.keptLogits.length < outputs * size) this.keptLogits = new Float32Array(outputs * size);

@@ -1,0 +1,54 @@
+// `npx tsx bench/device-sampling.ts [--model PATH] [--reps 3] [--tokens 32] [--widths 1,8,32,64] [--threads N] [--json]`
+// Decode tokens per second with tokens chosen in the model's graph (--sampling device) against
+// the host path (--sampling host), on the CPU, in one process and in turn (the order reversed
+// every other repetition), so that load from elsewhere on the machine hits both alike. Two
+// kinds of request: greedy, and sampled (temperature 0.8, top_p 0.95, a seed per sequence).
+// Each figure is the median over the repetitions; a ratio is the median of per-repetition
+// device / host ratios (> 1: the device path is faster).
+import { basename } from 'node:path';
+import { Engine } from '../runtime/engine/client/engine.js';
+import type { GenerateRequest } from '../runtime/engine/protocol.js';
+import { decodeBenchOptions } from './engine/decode-options.js';
+import { engineDecode } from './engine/engine-decode.js';
+import { median } from '../cli/serve-bench/percentile.js';
+
+const { modelPath, widths, reps, maxTokens, json, threads } = await decodeBenchOptions('bench:device-sampling', { reps: 3, widths: '1,8,32,64' });
+const maxWidth = Math.max(...widths);
+const create = (sampling: 'device' | 'host') =>
+  Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, prefix_cache_max_num_recycling_seqs: 0 }, threads, sampling });
+const engines = { host: await create('host'), device: await create('device') };
+const prompt = 'The history of the printing press begins in the fifteenth century, when';
+const kinds: Record<string, GenerateRequest['sampling']> = { greedy: { temperature: 0 }, sampled: { temperature: 0.8, topP: 0.95 } };
+
+for (const engine of Object.values(engines)) await engineDecode(engine, prompt, maxWidth, 8);
+const rows: Record<string, unknown>[] = [];
+for (const [kind, sampling] of Object.entries(kinds)) {
+  for (const width of widths) {
+    const runs = { host: [] as number[], device: [] as number[], ratio: [] as number[] };
+    for (let rep = 0; rep < reps; rep++) {
+      const got = { host: 0, device: 0 };
+      for (const side of rep % 2 === 0 ? (['host', 'device'] as const) : (['device', 'host'] as const)) {
+        const run = await engineDecode(engines[side], prompt, width, maxTokens, sampling, kind === 'sampled' ? 1000 * rep : undefined);
+        got[side] = run.tokens / run.seconds;
+      }
+      runs.host.push(got.host);
+      runs.device.push(got.device);
+      runs.ratio.push(got.device / got.host);
+      if (!json) process.stderr.write(`${kind} width ${width} rep ${rep + 1}/${reps}: host ${got.host.toFixed(1)}, device ${got.device.toFixed(1)} tok/s\n`);
+    }
+    rows.push({ kind, width, host_tokens_per_s: median(runs.host), device_tokens_per_s: median(runs.device), ratio: median(runs.ratio), host_runs: runs.host, device_runs: runs.device, threads, model: basename(modelPath) });
+  }
+}
+await engines.host.dispose();
+await engines.device.dispose();
+
+if (json) {
+  for (const row of rows) console.log(JSON.stringify(row));
+} else {
+  console.log(`\ndecode tokens/s, ${basename(modelPath)}, cpu, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps}`);
+  console.log(`${'kind'.padEnd(9)}${'width'.padStart(6)}${'host'.padStart(10)}${'device'.padStart(10)}${'device/host'.padStart(13)}`);
+  for (const row of rows) {
+    const n = (key: string, digits: number) => (row[key] as number).toFixed(digits);
+    console.log(`${String(row.kind).padEnd(9)}${String(row.width).padStart(6)}${n('host_tokens_per_s', 1).padStart(10)}${n('device_tokens_per_s', 1).padStart(10)}${n('ratio', 3).padStart(13)}`);
+  }
+}

@@ -1,0 +1,209 @@
+// Sampling in the model's graph (--sampling device) against the host path, through the real
+// llama.cpp backend on the CPU (a device like any other here): greedy is the host's token for
+// token (the tiny random model and the default model, several prompts and batch sizes), with
+// logit_bias and every penalty; seeded sampling is reproducible; every stage is observable; and
+// the first token's draws follow the distribution both paths promise (chi-square), at the
+// request's temperature after top_k, top_p and min_p.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EngineStartError, type Engine } from '../../runtime/engine/client/engine.js';
+import type { GenerateRequest } from '../../runtime/engine/protocol.js';
+import type { SamplingParams } from '../../runtime/sampling/sampling-params.js';
+import { defaultModelPath } from '../../fixtures/paths.js';
+import { runToEnd } from '../helpers/engine-run.js';
+import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
+import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
+import { minPOracle, softmax, topPOracle } from '../sampling/oracle.js';
+import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
+import { systemFingerprint } from '../../runtime/server/api-server.js';
+
+interface Engines {
+  host: Engine;
+  device: Engine;
+}
+
+const test = suite<Engines>('sampling on the device');
+const limits = { ...UNCACHED_LIMITS, max_num_sequence: 16 };
+
+test.before(async (context) => {
+  context.host = await tinyEngine({ overrides: limits, sampling: 'host' });
+  context.device = await tinyEngine({ overrides: limits, sampling: 'device' });
+  // Every comparison below is vacuous unless the engine really samples in the graph.
+  assert.is(context.device.info.sampling, 'device');
+});
+test.after(async ({ host, device }) => {
+  await host.dispose();
+  await device.dispose();
+});
+
+/** Each request's choices' tokens, the requests sent together (one batch). */
+async function tokensOf(engine: Engine, requests: GenerateRequest[]): Promise<number[][][]> {
+  const results = await Promise.all(requests.map((request) => runToEnd(engine, request)));
+  return results.map((result) => result.choices.map((choice) => choice.tokens));
+}
+
+/** The tokens of a request's only choice. */
+async function onlyChoice(engine: Engine, request: GenerateRequest): Promise<number[]> {
+  const [[tokens]] = (await tokensOf(engine, [request])) as [[number[]]];
+  return tokens;
+}
+
+// The fourth is long enough (≥ 64 tokens) that the CPU runner decodes the streams beside it in
+// a batch of their own (model-runner.ts splitMixedSteps): their tokens are read between the two.
+const prompts = [repetitivePrompt(200, 2, 6), repetitivePrompt(201, 3, 4), gpt2WordTokens(202, 9), gpt2WordTokens(203, 90), repetitivePrompt(204, 5, 3)];
+
+test('greedy on the device is the host token for token: prompts alone and 4 at once, with logit_bias and penalties', async ({ host, device }) => {
+  const variants: Partial<SamplingParams>[] = [
+    { temperature: 0 },
+    { temperature: 0, logitBias: new Map([[prompts[0]![0]!, 3], [50, -100]]) },
+    { temperature: 0, frequencyPenalty: 1.2 },
+    { temperature: 0, presencePenalty: 1.5 },
+    { temperature: 0, repetitionPenalty: 1.6, repeatLastN: 8 },
+    { temperature: 0, repetitionPenalty: 1.3, frequencyPenalty: 0.4, presencePenalty: 0.3 },
+  ];
+  for (const sampling of variants) {
+    for (const width of [1, 4]) {
+      const requests = prompts.slice(0, width).map((prompt) => ({ prompt, maxTokens: 16, sampling }));
+      assert.equal(await tokensOf(device, requests), await tokensOf(host, requests), `${JSON.stringify(sampling, (_, v) => (v instanceof Map ? [...v] : v))}, ${width} at once`);
+    }
+  }
+});
+
+test('penalties and logit_bias change the device output where they change the host one', async ({ device }) => {
+  const prompt = repetitivePrompt(77, 3, 4);
+  const plain = await onlyChoice(device, { prompt, maxTokens: 24, sampling: { temperature: 0 } });
+  // The random model loops under greedy decoding here; every penalty breaks the loop.
+  assert.ok(new Set(plain).size <= plain.length - 6, `greedy repeats itself: ${plain}`);
+  for (const sampling of [{ frequencyPenalty: 1.5 }, { presencePenalty: 1.5 }, { repetitionPenalty: 2, repeatLastN: 64 }]) {
+    const penalised = await onlyChoice(device, { prompt, maxTokens: 24, sampling: { temperature: 0, ...sampling } });
+    assert.not.equal(penalised, plain, JSON.stringify(sampling));
+  }
+  const biased = await onlyChoice(device, { prompt, maxTokens: 8, seed: 1, sampling: { temperature: 1, logitBias: new Map([[1234, 100]]) } });
+  assert.equal(biased, new Array(8).fill(1234));
+});
+
+test('seeded sampling on the device: the same seed in the same batch gives the same tokens, another seed others', async ({ host, device }) => {
+  const batch = (seed: number) => prompts.slice(0, 4).map((prompt, i) => ({ prompt, maxTokens: 24, seed: seed + i, n: 2, sampling: { temperature: 0.9, topK: 40, topP: 0.95 } }));
+  const first = await tokensOf(device, batch(10));
+  assert.equal(await tokensOf(device, batch(10)), first);
+  assert.not.equal(await tokensOf(device, batch(20)), first);
+  // The two choices of a request draw from streams of their own.
+  assert.not.equal(first[0]![0], first[0]![1]);
+  // llama.cpp's generator, not the host's: the same seed gives other text than the host path.
+  assert.not.equal(await tokensOf(host, batch(10)), first);
+});
+
+test('top_k 1, a tiny top_p and min_p 1 leave only the argmax at any temperature on the device', async ({ device }) => {
+  const prompt = prompts[1]!;
+  const greedy = await onlyChoice(device, { prompt, maxTokens: 16, sampling: { temperature: 0 } });
+  const hot = (sampling: Partial<SamplingParams>) => onlyChoice(device, { prompt, maxTokens: 16, seed: 7, sampling: { temperature: 2, ...sampling } });
+  assert.not.equal(await hot({}), greedy, 'at temperature 2 the random model samples away from the argmax');
+  assert.equal(await hot({ topK: 1 }), greedy);
+  assert.equal(await hot({ topP: 1e-6 }), greedy);
+  assert.equal(await hot({ minP: 1 }), greedy);
+});
+
+test('preempted sequences continue their chains (penalties, generator) on the ids they come back on', async ({ device }) => {
+  // 96 cells for 4 sequences that each grow to ~45 tokens: the scheduler must preempt and recompute.
+  const tight = await tinyEngine({ overrides: { context_window_size: 512, max_total_seq_length: 96, prefill_chunk_size: 16 }, sampling: 'device' });
+  try {
+    // Among 3 candidates a draw is robust to the float noise of recomputing a prompt; over the
+    // whole near-flat vocabulary of the random model it is not (the inverse-CDF index drifts).
+    for (const sampling of [{ temperature: 0, frequencyPenalty: 0.8 }, { temperature: 0.9, topK: 3, presencePenalty: 0.5 }]) {
+      const requests = [0, 1, 2, 3].map((i) => ({ prompt: repetitivePrompt(300 + i, 3, 4), maxTokens: 40, ignoreEos: true, seed: i, sampling }));
+      assert.equal(await tokensOf(tight, requests), await tokensOf(device, requests), JSON.stringify(sampling));
+    }
+    assert.ok((await tight.stats()).preemptions > 0, 'the budget forced preemption');
+  } finally {
+    await tight.dispose();
+  }
+});
+
+/** Pearson chi-square of observed counts against expected probabilities (a draw of a 0-probability token fails at once). */
+function chiSquare(counts: number[], probs: number[], draws: number): number {
+  let x2 = 0;
+  for (let i = 0; i < probs.length; i++) {
+    const expected = probs[i]! * draws;
+    if (expected > 0) x2 += (counts[i]! - expected) ** 2 / expected;
+    else assert.is(counts[i], 0, `token ${i} has probability 0 but was drawn`);
+  }
+  return x2;
+}
+
+test('the first token follows softmax at the temperature after top_k, top_p and min_p, on both paths (chi-square over seeds)', async ({ host, device }) => {
+  const prompt = repetitivePrompt(77, 3, 4);
+  const K = 12;
+  // The model's log-probabilities of its K best first tokens, on the host (logprobs are a host feature).
+  const [probe] = (await runToEnd(host, { prompt, maxTokens: 1, sampling: { temperature: 0, logprobs: true, topLogprobs: K } })).choices;
+  const top = probe!.logprobs[0]!.top;
+  assert.is(top.length, K);
+  const ids = top.map((entry) => entry.token);
+  const cases: Partial<SamplingParams>[] = [
+    { temperature: 0.5, topK: 6 },
+    { temperature: 0.4, topK: K, topP: 0.7 },
+    { temperature: 0.3, topK: K, minP: 0.2 },
+  ];
+  const draws = 1024;
+  for (const params of cases) {
+    // Within the top K (log-softmax differs from the logits by a constant), then each stage on the survivors.
+    let probs = softmax(top.slice(0, params.topK!).map((entry) => entry.logprob), params.temperature!);
+    if (params.topP) probs = topPOracle(probs, params.topP);
+    if (params.minP) probs = minPOracle(probs, params.minP);
+    for (const [name, engine] of [['host', host], ['device', device]] as const) {
+      const counts = new Array<number>(probs.length).fill(0);
+      for (let seed = 0; seed < draws / 16; seed += 4) {
+        const requests = [0, 1, 2, 3].map((i) => ({ prompt, maxTokens: 1, n: 16, seed: 1000 * seed + i, sampling: params }));
+        for (const choices of await tokensOf(engine, requests)) {
+          for (const [token] of choices) {
+            const at = ids.indexOf(token!);
+            assert.ok(at >= 0 && at < probs.length, `${name} drew token ${token}, outside the top ${params.topK} (${JSON.stringify(params)})`);
+            counts[at]!++;
+          }
+        }
+      }
+      // 99.9% quantile of chi-square with 11 degrees of freedom is 31.3; fewer cells only lower it.
+      const x2 = chiSquare(counts, probs, draws);
+      assert.ok(x2 < 31.3, `${name}: chi-square ${x2.toFixed(1)} for ${JSON.stringify(params)}: ${counts.join(',')} against ${probs.map((p) => (p * draws).toFixed(0)).join(',')}`);
+    }
+  }
+});
+
+test('the default model: greedy on the device is the host token for token, alone and 4 at once', async () => {
+  const options = { modelPath: defaultModelPath(), device: 'cpu', mode: 'local' as const, threads: 2, overrides: { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 } };
+  const host = await EngineClass.create({ ...options, sampling: 'host' });
+  const device = await EngineClass.create({ ...options, sampling: 'device' });
+  try {
+    assert.is(device.info.sampling, 'device');
+    const texts = ['The capital of France is', 'def fibonacci(n):', 'Once upon a time, in a small village,', 'List three colors:'];
+    for (const width of [1, 4]) {
+      const requests = texts.slice(0, width).map((prompt) => ({ prompt, maxTokens: 24, sampling: { temperature: 0 } }));
+      assert.equal(await tokensOf(device, requests), await tokensOf(host, requests), `${width} at once`);
+    }
+  } finally {
+    await host.dispose();
+    await device.dispose();
+  }
+});
+
+// Last: disposing an engine hands llama.cpp's logging back to its default for the whole process.
+test('the engine says where it samples: device as asked; auto is the host on a CPU; device refuses speculation', async ({ host, device }) => {
+  assert.is(device.info.sampling, 'device');
+  assert.is(host.info.sampling, 'host');
+  // Responses say so: a seed gives other text on the device path.
+  assert.is(systemFingerprint('1.0.0', host.info.library, host.info.devices, host.info.sampling), 'lmforge-1.0.0_linux-x64_cpu:0');
+  assert.is(systemFingerprint('1.0.0', device.info.library, device.info.devices, device.info.sampling), 'lmforge-1.0.0_linux-x64_cpu:0_device-sampling');
+  const auto = await tinyEngine({ overrides: limits });
+  try {
+    assert.is(auto.info.sampling, 'host');
+  } finally {
+    await auto.dispose();
+  }
+  const refused = await tinyEngine({ overrides: limits, sampling: 'device', speculativeMode: 'ngram' }).then(
+    (engine) => engine.dispose().then(() => undefined),
+    (error: unknown) => error,
+  );
+  assert.instance(refused, EngineStartError);
+  assert.match((refused as Error).message, /--sampling device cannot verify speculative drafts/);
+});
+
+test.run();
