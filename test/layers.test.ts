@@ -18,31 +18,34 @@ const test = suite('layers');
 const repo = fileURLToPath(new URL('..', import.meta.url));
 
 const RUNTIME_BASE = ['runtime/version.ts', 'runtime/lmforge-home.ts', 'runtime/workers'];
-const LIBRARY = ['compiler', 'runtime'];
+const ERRORS = 'compiler/lmforge-error.ts';
+const LIBRARY = [ERRORS, 'compiler', 'runtime'];
 
 /**
  * A folder (or file) and what it may import besides itself. The longest matching entry is a
  * file's layer. Listed from the bottom up: each imports only from the rows above it.
  */
 export const LAYERS: Record<string, readonly string[]> = {
-  compiler: [],
-  'runtime/version.ts': [],
-  'runtime/lmforge-home.ts': [],
-  'runtime/workers': [],
-  'runtime/sampling': ['compiler'],
-  'runtime/backend': ['compiler', 'runtime/lmforge-home.ts'],
-  'runtime/grammar-service': ['compiler', 'runtime/workers'],
-  'runtime/chat-format': ['compiler', 'runtime/grammar-service'],
+  // The error base every layer throws (and reads the fields of), below everything.
+  'compiler/lmforge-error.ts': [],
+  compiler: [ERRORS],
+  'runtime/version.ts': [ERRORS],
+  'runtime/lmforge-home.ts': [ERRORS],
+  'runtime/workers': [ERRORS],
+  'runtime/sampling': [ERRORS, 'compiler'],
+  'runtime/backend': [ERRORS, 'compiler', 'runtime/lmforge-home.ts'],
+  'runtime/grammar-service': [ERRORS, 'compiler', 'runtime/workers'],
+  'runtime/chat-format': [ERRORS, 'compiler', 'runtime/grammar-service'],
   // Shared by both engine threads: the messages between them, the limits, the clock.
-  'runtime/engine': ['runtime/sampling', 'runtime/grammar-service'],
-  'runtime/engine/worker': ['compiler', 'runtime/backend', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine'],
-  'runtime/engine/client': ['runtime/engine', 'runtime/grammar-service', 'runtime/workers'],
+  'runtime/engine': [ERRORS, 'runtime/sampling', 'runtime/grammar-service'],
+  'runtime/engine/worker': [ERRORS, 'compiler', 'runtime/backend', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine'],
+  'runtime/engine/client': [ERRORS, 'runtime/engine', 'runtime/grammar-service', 'runtime/workers'],
   // A compiled folder's vocabulary tables are built as the engine worker builds them.
-  'runtime/models': ['compiler', ...RUNTIME_BASE, 'runtime/backend', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/worker'],
-  'runtime/telemetry': ['runtime/engine', 'runtime/engine/client'],
-  'runtime/api': ['compiler', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry'],
-  'runtime/server': ['compiler', ...RUNTIME_BASE, 'runtime/chat-format', 'runtime/models', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry', 'runtime/api'],
-  'runtime/index.ts': ['runtime'],
+  'runtime/models': [ERRORS, 'compiler', ...RUNTIME_BASE, 'runtime/backend', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/worker'],
+  'runtime/telemetry': [ERRORS, 'runtime/engine', 'runtime/engine/client'],
+  'runtime/api': [ERRORS, 'compiler', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry'],
+  'runtime/server': [ERRORS, 'compiler', ...RUNTIME_BASE, 'runtime/chat-format', 'runtime/models', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry', 'runtime/api'],
+  'runtime/index.ts': [ERRORS, 'runtime'],
   cli: LIBRARY,
   fixtures: LIBRARY,
   test: [...LIBRARY, 'cli', 'fixtures'],

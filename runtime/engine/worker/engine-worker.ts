@@ -2,6 +2,7 @@
 // HTTP thread never waits on native work. Talks to engine.ts through protocol.ts messages.
 import { availableParallelism } from 'node:os';
 import { parentPort } from 'node:worker_threads';
+import { LmforgeError } from '../../../compiler/lmforge-error.js';
 import { LlamaContext } from '../../backend/context.js';
 import { usableCpus } from '../../backend/cpu-load.js';
 import { parseDeviceSpec } from '../../backend/device-spec.js';
@@ -213,7 +214,7 @@ port.on('message', (message: ToWorker) => {
         (error: Error) => {
           // The main thread ends this worker next: llama.cpp must not keep logging into it.
           releaseLlamaLogs();
-          post({ type: 'init-failed', message: error.message, userFacing: (error as { userFacing?: boolean }).userFacing === true });
+          post({ type: 'init-failed', message: error.message, userFacing: error instanceof LmforgeError && error.userFacing });
         },
       );
       break;
