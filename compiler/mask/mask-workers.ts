@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { deserializeCompiledGrammar, serializeCompiledGrammar } from '../artifact.js';
 import type { CompiledGrammar } from '../compiled-grammar.js';
 import type { MaskJob, MaskResult } from './mask-worker.js';
+import { workerEntry, type WorkerEntry } from '../workers/worker-entry.js';
 
 interface PoolWorker {
   worker: Worker;
@@ -32,7 +33,7 @@ export async function completeMasksInWorkers(compiled: CompiledGrammar, options:
   if (!cache) throw new Error('this grammar was compiled without a vocabulary');
   const states = cache.scanStates().filter((s) => !cache.has(s));
   const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), states.length));
-  const entry = workerEntry();
+  const entry = maskWorkerEntry();
   if (!entry || threads < 2) {
     compiled.completeMasks();
     return;
@@ -65,8 +66,8 @@ function submit(w: PoolWorker, job: MaskJob): Promise<Uint8Array> {
   });
 }
 
-function startWorker(entry: { url: URL; tsEntry?: string }): PoolWorker {
-  const w: PoolWorker = { worker: new Worker(entry.url, { workerData: entry.tsEntry ? { tsEntry: entry.tsEntry } : {} }), vocabulary: null, pending: new Map() };
+function startWorker(entry: WorkerEntry): PoolWorker {
+  const w: PoolWorker = { worker: new Worker(entry.url, { workerData: entry.workerData ?? {} }), vocabulary: null, pending: new Map() };
   w.worker.unref();
   w.worker.on('message', (result: MaskResult) => {
     const waiting = w.pending.get(result.id);
@@ -85,10 +86,8 @@ function startWorker(entry: { url: URL; tsEntry?: string }): PoolWorker {
   return w;
 }
 
-/** The worker's code: the .ts through a tsx boot file when running from source, else the compiled .js beside this module. */
-function workerEntry(): { url: URL; tsEntry?: string } | null {
-  const source = new URL('./mask-worker.ts', import.meta.url);
-  if (existsSync(fileURLToPath(source))) return { url: new URL('./ts-worker-boot.mjs', import.meta.url), tsEntry: source.href };
-  const compiled = new URL('./mask-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(compiled)) ? { url: compiled } : null;
+/** The worker's code (workers/worker-entry.ts), or null when neither its source nor its compiled .js is here. */
+function maskWorkerEntry(): WorkerEntry | null {
+  const entry = workerEntry('mask-worker', import.meta.url);
+  return entry.workerData || existsSync(fileURLToPath(entry.url)) ? entry : null;
 }

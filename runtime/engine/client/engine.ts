@@ -5,7 +5,7 @@
 //   await engine.dispose();
 import { Worker } from 'node:worker_threads';
 import { LmforgeError, type ErrorFields } from '../../../compiler/lmforge-error.js';
-import { workerEntry } from '../../workers/worker-entry.js';
+import { workerEntry } from '../../../compiler/workers/worker-entry.js';
 import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/grammar-service.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from '../protocol.js';
