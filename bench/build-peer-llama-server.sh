@@ -6,6 +6,10 @@
 #
 # Usage: bench/build-peer-llama-server.sh            # build once (cached), print the bin folder
 #        bench/build-peer-llama-server.sh --check    # also re-run the library checks
+# Environment: PEER_DIR (the source tree), CMAKE_GENERATOR=Ninja (for a machine without make), PEER_PREBUILT (the folder of prebuilt libraries to link
+# against instead of @node-llama-cpp/<platform>'s: a CUDA folder, say), PEER_JOBS (compile jobs, 2).
+# A PEER_DIR without .git (unpacked from a tarball on a machine without git) names its commit in
+# .lmforge-source-commit, as `lmforge backend build cuda` accepts; it is not checked against the bundle.
 #
 # How: the source tree ($PEER_DIR, cloned from node-llama-cpp's bundle of the release) is built
 # with CMake as usual (common, server and llama-bench objects; ggml and llama are compiled too,
@@ -29,25 +33,30 @@ die() { say "$*"; exit 1; }
 
 version=$(cd "$repo" && node -p "require('./node_modules/@node-llama-cpp/$(node -p 'process.platform + "-" + process.arch')/package.json').version")
 platform=$(node -p 'process.platform + "-" + process.arch')
-prebuilt=$(ls -d "$repo/node_modules/@node-llama-cpp/$platform/bins/"*/ 2>/dev/null | head -n 1)
+prebuilt=${PEER_PREBUILT:-$(ls -d "$repo/node_modules/@node-llama-cpp/$platform/bins/"*/ 2>/dev/null | head -n 1)}
 prebuilt=$(realpath "${prebuilt%/}")
-[[ -n $prebuilt && -f $prebuilt/libggml-base.so ]] || die "no prebuilt libraries under node_modules/@node-llama-cpp/$platform/bins (run npm ci)"
-libllama=$(ls "$prebuilt"/libllama.v*.so | head -n 1)
-libggml=$(ls "$prebuilt"/libggml.v*.so | head -n 1)
+[[ -n $prebuilt && -f $prebuilt/libggml-base.so ]] || die "no prebuilt libraries in ${PEER_PREBUILT:-node_modules/@node-llama-cpp/$platform/bins (run npm ci)}"
+# libllama.v0.5.0.so, or libllama.cuda.v0.5.0.so in a CUDA package's folder.
+libllama=$(ls "$prebuilt"/libllama.*v*.so | head -n 1)
+libggml=$(ls "$prebuilt"/libggml.*v*.so | head -n 1)
 libggml_base=$prebuilt/libggml-base.so
 out=$home/peer/prebuilt-$version/bin
 floor_src=$repo/bench/engine/decode-floor.c
 
-# 1. The source tree, at the bundle's commit.
-bundle=$(cd "$repo" && npx tsx fixtures/llama-source-bundle.ts)
-bundle_head=$(git bundle list-heads "$bundle" | awk '$2 == "HEAD" {print $1}')
-if [[ ! -f $peer_dir/CMakeLists.txt ]]; then
-  rm -rf "$peer_dir"
-  mkdir -p "$(dirname "$peer_dir")"
-  git clone -q "$bundle" "$peer_dir"
+# 1. The source tree, at the bundle's commit (or a plain tree at the commit it records).
+if [[ -f $peer_dir/CMakeLists.txt && ! -e $peer_dir/.git ]]; then
+  tree_head=$(cat "$peer_dir/.lmforge-source-commit" 2>/dev/null) || die "$peer_dir has neither .git nor .lmforge-source-commit"
+else
+  bundle=$(cd "$repo" && npx tsx fixtures/llama-source-bundle.ts)
+  bundle_head=$(git bundle list-heads "$bundle" | awk '$2 == "HEAD" {print $1}')
+  if [[ ! -f $peer_dir/CMakeLists.txt ]]; then
+    rm -rf "$peer_dir"
+    mkdir -p "$(dirname "$peer_dir")"
+    git clone -q "$bundle" "$peer_dir"
+  fi
+  tree_head=$(git -C "$peer_dir" rev-parse HEAD)
+  [[ $tree_head == "$bundle_head" ]] || die "$peer_dir is at $tree_head, the bundle of node-llama-cpp $version at $bundle_head: remove $peer_dir to re-clone"
 fi
-tree_head=$(git -C "$peer_dir" rev-parse HEAD)
-[[ $tree_head == "$bundle_head" ]] || die "$peer_dir is at $tree_head, the bundle of node-llama-cpp $version at $bundle_head: remove $peer_dir to re-clone"
 
 # 2. The objects (and the source build, used only to compare exports and for its link lines).
 if [[ ! -x $peer_dir/build/bin/llama-server || ! -x $peer_dir/build/bin/llama-bench ]]; then
@@ -59,8 +68,8 @@ if [[ ! -x $peer_dir/build/bin/llama-server || ! -x $peer_dir/build/bin/llama-be
       -DLLAMA_CURL=OFF -DGGML_NATIVE=OFF -DGGML_OPENMP=OFF -DLLAMA_BUILD_TESTS=OFF \
       -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=ON -DLLAMA_BUILD_SERVER=ON >/dev/null
   fi
-  say "building llama-server and llama-bench in $peer_dir/build (-j2; takes a while the first time)"
-  cmake --build "$peer_dir/build" --target llama-server llama-bench -j2 >&2
+  say "building llama-server and llama-bench in $peer_dir/build (-j${PEER_JOBS:-2}; takes a while the first time)"
+  cmake --build "$peer_dir/build" --target llama-server llama-bench "-j${PEER_JOBS:-2}" >&2
 fi
 
 # 3. The same C API: a struct or function the tools call that the prebuilt file lacks would
@@ -91,7 +100,14 @@ rm -rf "$out"
 mkdir -p "$out"
 relink() { # folder-under-build target
   local dir=$peer_dir/build/$1 line
-  line=$(cat "$dir/CMakeFiles/$2.dir/link.txt")
+  if [[ -f $peer_dir/build/build.ninja ]]; then
+    # Ninja keeps no link.txt: the target's link command is the last of its commands that
+    # writes with -o, run from the build folder; its bin/ paths are made absolute for the rules below.
+    dir=$peer_dir/build
+    line=$(ninja -C "$dir" -t commands "$2" | grep -- ' -o ' | tail -n 1 | sed -E "s#(^| )bin/#\1$dir/bin/#g")
+  else
+    line=$(cat "$dir/CMakeFiles/$2.dir/link.txt")
+  fi
   line=$(sed -E \
     -e "s#[^ ]*/bin/libllama\.so[.0-9]*#$libllama#g" \
     -e "s#[^ ]*/bin/libggml-base\.so[.0-9]*#$libggml_base#g" \
@@ -115,9 +131,12 @@ relink tools/server llama-server
 relink tools/llama-bench llama-bench-impl
 relink tools/llama-bench llama-bench
 
-# ggml loads its CPU backend at run time (GGML_BACKEND_DL), choosing the best variant for this
-# CPU from the executable's folder: offer it the prebuilt variants, as lmforge does from theirs.
-for variant in "$prebuilt"/libggml-cpu-*.so; do ln -sf "$variant" "$out/"; done
+# ggml loads its backends at run time (GGML_BACKEND_DL) from the executable's folder, choosing
+# the best CPU variant for this CPU: offer it the prebuilt folder's backends (the CPU variants,
+# and libggml-cuda.so where the folder has one), as lmforge loads them from that folder.
+for backend in "$prebuilt"/libggml-*.so; do
+  [[ $backend == */libggml-base.so ]] || ln -sf "$backend" "$out/"
+done
 
 # 5. lmforge's floor: llama_decode over lmforge's batch shapes, in C, through the same libraries.
 cc -O2 -std=c11 -Wall -Werror -I"$peer_dir/include" -I"$peer_dir/ggml/include" "$floor_src" \

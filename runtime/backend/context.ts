@@ -54,6 +54,9 @@ function logThreadChange(threads: number, load: { cpus: number; othersCores: num
   process.stderr.write(`lmforge: decoding with ${threads} thread${threads === 1 ? '' : 's'}: other processes used ${load.othersCores.toFixed(2)} of ${load.cpus} CPUs\n`);
 }
 
+/** The most tokens llama.cpp computes in one graph (n_ubatch): larger batches run in parts this size. */
+export const MICRO_BATCH_TOKENS = 512;
+
 export class DecodeError extends Error {
   override name = 'DecodeError';
   constructor(readonly code: number) {
@@ -116,7 +119,7 @@ export class LlamaContext {
     }
     params.n_ctx = options.contextSize;
     params.n_batch = options.batchSize;
-    params.n_ubatch = Math.min(512, options.batchSize);
+    params.n_ubatch = Math.min(MICRO_BATCH_TOKENS, options.batchSize);
     params.n_seq_max = options.sequences;
     params.n_threads = threads;
     params.n_threads_batch = threads;

@@ -3,6 +3,7 @@ import type { SamplingParams } from '../sampling/index.js';
 import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-config.js';
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import type { SpeculativeMode } from './speculative-modes.js';
+import type { ProbeTarget } from './probe-failure.js';
 
 /** What to generate for one request. */
 export interface GenerateRequest {
@@ -68,7 +69,8 @@ export type EngineEvent =
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };
 
-export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error';
+/** engine_failed: the engine's process died (or is restarting after it did); the request was lost. */
+export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error' | 'engine_failed';
 
 export interface EngineErrorInfo {
   code: EngineErrorCode;
@@ -80,8 +82,17 @@ export interface EngineErrorInfo {
   param?: string;
 }
 
+/** Where the engine runs (EngineInitOptions.isolation). */
+export type EngineIsolation = 'process' | 'thread';
+
 export interface EngineInitOptions {
   modelPath: string;
+  /**
+   * Where the engine runs: 'process' (default), a child process the Engine restarts when it
+   * dies, so a crash in native code never takes the caller down; or 'thread', a worker thread
+   * of the caller's process (no process start, but a native crash ends the caller too).
+   */
+  isolation?: EngineIsolation;
   device: string;
   modelLib?: string;
   mode: EngineMode;
@@ -148,6 +159,8 @@ export type ToWorker =
   | { type: 'shutdown' };
 
 export type FromWorker =
+  /** Sent before the start-up probe decodes (startup-probe.ts). */
+  | { type: 'probing'; target: ProbeTarget }
   | { type: 'ready'; info: EngineInfo }
   | { type: 'init-failed'; message: string; userFacing: boolean }
   | { type: 'events'; events: EngineEvent[] }

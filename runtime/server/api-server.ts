@@ -84,7 +84,7 @@ export class ApiServer {
     app.post('/v1/chat/completions', (req, res) => void this.complete(req, res, chatCompletions));
     app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
     app.get('/health', (_req, res) => {
-      const status = this.phase === 'ready' && !this.context?.engine.alive ? 'engine_stopped' : this.phase === 'ready' ? 'ok' : this.phase;
+      const status = this.healthStatus();
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
     app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
@@ -122,6 +122,14 @@ export class ApiServer {
         resolve(this.server.address() as AddressInfo);
       });
     });
+  }
+
+  /** ok, or why not: loading, draining, engine_restarting (it failed; another is starting) or engine_stopped. */
+  private healthStatus(): string {
+    if (this.phase !== 'ready') return this.phase;
+    const engine = this.context?.engine;
+    if (engine?.restarting) return 'engine_restarting';
+    return engine?.alive ? 'ok' : 'engine_stopped';
   }
 
   /** The model is loaded: start answering completions. */

@@ -51,7 +51,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: textCompletionResponseSchema,
     stream: textCompletionChunkSchema,
   },
-  { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads or drains.', response: healthSchema },
+  { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads, drains, or restarts a failed engine.', response: healthSchema },
   {
     method: 'GET',
     path: '/metrics',

@@ -61,6 +61,7 @@ export class ServerMetrics {
     registers: this.registers,
   });
   private readonly grammarCompiles = this.counter('lmforge_grammar_compiles_total', 'Output formats compiled (cache misses)');
+  private readonly engineRestarts = this.counter('lmforge_engine_restarts_total', "Engines started again after the engine's process died (a backend abort, a segfault, an out-of-memory kill); failed attempts count too");
 
   get contentType(): string {
     return this.registry.contentType;
@@ -68,6 +69,7 @@ export class ServerMetrics {
 
   /** The metrics in Prometheus text format, the engine's figures read now (when it runs). */
   async render(engine: EngineClient | undefined): Promise<string> {
+    if (engine) setCounter(this.engineRestarts, engine.restarts);
     if (engine?.alive) {
       const stats = await engine.stats();
       const { config } = engine.info;

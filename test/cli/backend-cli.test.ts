@@ -3,11 +3,12 @@
 // checked on GPU machines, never here).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli } from '../helpers/cli-process.js';
-import { missingToolsMessage, planCudaBuild } from '../../runtime/backend/cuda/build-cuda-backend.js';
+import { llamaSourceDir, missingToolsMessage, planCudaBuild } from '../../runtime/backend/cuda/build-cuda-backend.js';
+import { SOURCE_COMMIT_FILE } from '../../runtime/backend/llama-source.js';
 import { PINNED_BINARIES_VERSION } from '../../runtime/backend/library.js';
 
 const test = suite('backend cli');
@@ -38,13 +39,33 @@ test('--arch and --jobs take positive whole numbers', async () => {
 test('a machine without the tools gets one line naming each missing one and what installs it', async () => {
   const empty = mkdtempSync(join(tmpdir(), 'lmforge-no-tools-'));
   try {
-    const env = { PATH: empty, CUDA_HOME: join(empty, 'cuda'), CUDA_PATH: undefined };
+    // A home without a source tree: git is needed to clone one.
+    const env = { PATH: empty, CUDA_HOME: join(empty, 'cuda'), CUDA_PATH: undefined, LMFORGE_HOME: join(empty, 'home') };
     const message = missingToolsMessage(env)!;
     assert.match(message, /^lmforge backend build cuda needs nvcc: the CUDA toolkit's compiler .*; cmake: cmake ≥ 3\.18 \(apt-get install cmake\); c\+\+: a C\+\+17 compiler \(apt-get install g\+\+\); git: git \(apt-get install git\)$/);
     const result = await run(['backend', 'build', 'cuda', '--arch', '90'], env);
     assert.is(result.code, 1);
     assert.is(result.stderr, `lmforge: ${message}\n`);
     assert.is(result.stdout, '');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+});
+
+test('a source tree already in place (unpacked without git) builds without git: the one line leaves it out', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'lmforge-no-tools-'));
+  try {
+    const home = join(empty, 'home');
+    const tree = llamaSourceDir(home);
+    mkdirSync(tree, { recursive: true });
+    writeFileSync(join(tree, 'CMakeLists.txt'), '');
+    writeFileSync(join(tree, SOURCE_COMMIT_FILE), `${'a'.repeat(40)}\n`);
+    const env = { PATH: empty, CUDA_HOME: join(empty, 'cuda'), CUDA_PATH: undefined, LMFORGE_HOME: home };
+    const message = missingToolsMessage(env, { sourceInPlace: true })!;
+    assert.match(message, /^lmforge backend build cuda needs nvcc: .*; cmake: .*; c\+\+: a C\+\+17 compiler \(apt-get install g\+\+\)$/);
+    const result = await run(['backend', 'build', 'cuda', '--arch', '90'], env);
+    assert.is(result.code, 1);
+    assert.is(result.stderr, `lmforge: ${message}\n`);
   } finally {
     rmSync(empty, { recursive: true, force: true });
   }

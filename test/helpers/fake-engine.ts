@@ -53,6 +53,8 @@ export class FakeEngine implements EngineClient {
     tokenTexts,
   };
   alive = true;
+  restarting = false;
+  restarts = 0;
   onTrace = undefined;
   readonly grammarCacheCounts = { hits: 0, joined: 0, compiled: 0 };
   readonly grammarArtifactCacheBytes = 0;

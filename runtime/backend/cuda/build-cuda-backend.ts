@@ -12,7 +12,7 @@ import { availableParallelism } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { lmforgeHome } from '../../lmforge-home.js';
 import { PINNED_BINARIES_VERSION } from '../library.js';
-import { cloneLlamaSource, llamaSourceBundle } from '../llama-source.js';
+import { pinnedLlamaSource } from '../llama-source.js';
 import { probeCudaDriver } from './cuda-driver.js';
 import { smName } from './cuda-fit.js';
 import { BUILD_RECORD_FILE, CUDA_LIBRARY_FILE, backendsDir, localBuildFolder } from './cuda-libraries.js';
@@ -53,6 +53,8 @@ const TOOLS: { name: string; install: string }[] = [
   { name: 'c++', install: 'a C++17 compiler (apt-get install g++)' },
   { name: 'git', install: 'git (apt-get install git)' },
 ];
+/** git only clones the source: a tree already in place (unpacked from a tarball, say) builds without it. */
+const CLONE_ONLY_TOOLS = new Set(['git']);
 
 /** Parts of a CUDA toolkit that ggml links, by CMake's name for them. */
 const TOOLKIT_PARTS: Record<string, string> = {
@@ -78,15 +80,21 @@ export function findTool(name: string, env: NodeJS.ProcessEnv = process.env): st
 }
 
 /** One line naming every missing tool and what installs it, or undefined when all are there. */
-export function missingToolsMessage(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const missing = TOOLS.filter((tool) => !findTool(tool.name, env));
+export function missingToolsMessage(env: NodeJS.ProcessEnv = process.env, options: { sourceInPlace?: boolean } = {}): string | undefined {
+  const needed = options.sourceInPlace ? TOOLS.filter((tool) => !CLONE_ONLY_TOOLS.has(tool.name)) : TOOLS;
+  const missing = needed.filter((tool) => !findTool(tool.name, env));
   if (missing.length === 0) return undefined;
   return `lmforge backend build cuda needs ${missing.map((t) => `${t.name}: ${t.install}`).join('; ')}`;
 }
 
+/** Where the pinned llama.cpp tree is checked out (or unpacked) for builds. */
+export function llamaSourceDir(home: string): string {
+  return join(backendsDir(home), 'src', `llama.cpp-${PINNED_BINARIES_VERSION}`);
+}
+
 export function planCudaBuild(options: { arch: number; jobs: number; flashAttention: boolean; home: string; nvcc: string }): CudaBuildPlan {
   const root = join(backendsDir(options.home), 'src');
-  const sourceDir = join(root, `llama.cpp-${PINNED_BINARIES_VERSION}`);
+  const sourceDir = llamaSourceDir(options.home);
   const buildDir = join(root, `build-cuda-${PINNED_BINARIES_VERSION}-sm${options.arch}`);
   return {
     arch: options.arch,
@@ -107,15 +115,15 @@ export function planCudaBuild(options: { arch: number; jobs: number; flashAttent
 
 export async function buildCudaBackend(options: CudaBuildOptions): Promise<string> {
   const env = options.env ?? process.env;
-  const missing = missingToolsMessage(env);
+  const home = options.home ?? lmforgeHome(env);
+  const missing = missingToolsMessage(env, { sourceInPlace: existsSync(join(llamaSourceDir(home), 'CMakeLists.txt')) });
   if (missing) throw new BackendBuildError(missing);
   const arch = options.arch ?? probeCudaDriver()?.cards[0]?.computeCapability;
   if (arch === undefined) throw new BackendBuildError('lmforge backend build cuda: no NVIDIA card found to build for; give its compute capability with --arch (for example 90 for an H100, 80 for an A100)');
-  const home = options.home ?? lmforgeHome(env);
   const plan = planCudaBuild({ arch, jobs: options.jobs ?? availableParallelism(), flashAttention: options.flashAttention ?? true, home, nvcc: findTool('nvcc', env)! });
   const started = Date.now();
-  options.log(`source: llama.cpp of the pinned release ${PINNED_BINARIES_VERSION} (fetched once with npm pack)`);
-  const commit = await cloneLlamaSource(await llamaSourceBundle(join(backendsDir(home), 'src')), plan.sourceDir);
+  options.log(`source: llama.cpp of the pinned release ${PINNED_BINARIES_VERSION} in ${plan.sourceDir} (fetched once with npm pack when absent)`);
+  const commit = await pinnedLlamaSource(join(backendsDir(home), 'src'), plan.sourceDir);
   // ggml's CMake project configures its pkg-config file from the parent tree's template.
   const pcTemplate = join(plan.sourceDir, 'ggml', 'ggml.pc.in');
   if (!existsSync(pcTemplate)) writeFileSync(pcTemplate, '');

@@ -7,8 +7,12 @@ import type { EngineEvent, EngineInfo, EngineStats, GenerateRequest, TraceEntry 
 
 export interface EngineClient {
   readonly info: EngineInfo;
-  /** False once the engine was disposed or stopped: /health says so. */
+  /** False once the engine was disposed or stopped, and while it restarts: /health says so. */
   readonly alive: boolean;
+  /** True from an engine failure (its process died) until another engine is ready. */
+  readonly restarting: boolean;
+  /** Engines started again after failures (lmforge_engine_restarts_total). */
+  readonly restarts: number;
   /**
    * A request's events until every choice has finished; aborting `signal` (or leaving the loop)
    * cancels it. An engine error for the request is thrown as EngineRequestError.

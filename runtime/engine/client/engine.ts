@@ -1,12 +1,17 @@
-// The engine as the server sees it: start a worker, submit requests, read their events.
+// The engine as the server sees it: start it (a child process by default), submit requests,
+// read their events. It also supervises that process: when it dies (a backend abort, a
+// segfault, an out-of-memory kill), the requests it held end with engine_failed, and another
+// starts after a back-off (restart-backoff.ts) while /health says engine_restarting.
 //
 //   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
 //   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
 //   await engine.dispose();
-import { Worker } from 'node:worker_threads';
 import { LmforgeError, type ErrorFields } from '../../../compiler/lmforge-error.js';
-import { workerEntry } from '../../../compiler/workers/worker-entry.js';
+import { forkEngine } from './engine-child.js';
+import { startEngineThread, type EngineEnd, type EngineTransport } from './engine-transport.js';
 import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/grammar-service.js';
+import { probeFailureLine, type ProbeTarget } from '../probe-failure.js';
+import { RestartBackoff } from './restart-backoff.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from '../protocol.js';
 
@@ -23,6 +28,8 @@ const ENGINE_ERROR_FIELDS: Record<EngineErrorInfo['code'], ErrorFields> = {
   server_is_overloaded: { status: 503, code: 'server_is_overloaded' },
   invalid_request: { status: 400 },
   internal_error: { status: 500, code: 'internal_error' },
+  // The engine's process died; the server restarts it: a retry later is answered.
+  engine_failed: { status: 503, code: 'engine_failed' },
 };
 
 /**
@@ -45,51 +52,50 @@ interface Pending {
   wake(): void;
 }
 
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(error: Error): void;
+}
+
+/** serving: requests go to the engine; restarting: it died and another is starting; stopped: disposed. */
+type EngineState = 'serving' | 'restarting' | 'stopped';
+
 export class Engine {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
-  private statsWaiters: ((stats: EngineStats) => void)[] = [];
-  private readonly detokenizeWaiters = new Map<number, (text: string) => void>();
-  private closed: Promise<void>;
-  private disposed = false;
-  private exited = false;
+  private statsWaiters: Waiter<EngineStats>[] = [];
+  private readonly detokenizeWaiters = new Map<number, Waiter<string>>();
+  private state: EngineState = 'serving';
+  /** Resolves when the current engine's thread or process has ended. */
+  private ended!: Promise<void>;
+  private readonly backoff = new RestartBackoff();
+  private restartTimer: NodeJS.Timeout | undefined;
+  private restartCount = 0;
+  /** Why the engine last failed, for the requests refused while it restarts. */
+  private lastFailure = '';
   /** Receives the engine's trace entries when it was started with `tracing: true`. */
   onTrace: ((entries: TraceEntry[]) => void) | undefined;
+  /** Where the supervisor's lines go (an engine failure, a restart). */
+  onLog: (line: string) => void = (line) => console.error(`lmforge: ${line}`);
 
   private readonly grammars: GrammarService;
 
-  private constructor(private readonly worker: Worker, readonly info: EngineInfo, options: EngineInitOptions) {
+  private constructor(
+    private transport: EngineTransport,
+    readonly info: EngineInfo,
+    private readonly options: EngineInitOptions,
+  ) {
     this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, vocabulary: info.grammarVocabulary, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
     for (const { spec, artifact } of options.compiledGrammars ?? []) this.grammars.preload(spec, artifact);
     // Requests need not wait for this: a compile takes the first worker that is ready.
     void this.grammars.warmUp();
-    this.closed = new Promise((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (message: FromWorker) => this.onMessage(message));
-    worker.on('error', (error) => this.failAll({ code: 'internal_error', message: `engine worker crashed: ${error.message}` }));
-    worker.on('exit', () => {
-      this.exited = true;
-      this.failAll({ code: 'internal_error', message: 'the engine stopped' });
-    });
+    this.attach(transport);
+    this.backoff.serving();
   }
 
   static async create(options: EngineInitOptions): Promise<Engine> {
-    const entry = workerEntry('../worker/engine-worker', import.meta.url);
-    const worker = new Worker(entry.url, { workerData: entry.workerData });
-    worker.postMessage({ type: 'init', options });
-    const info = await new Promise<EngineInfo>((resolve, reject) => {
-      const onMessage = (message: FromWorker) => {
-        if (message.type === 'ready') resolve(message.info);
-        else if (message.type === 'init-failed') reject(new EngineStartError(message.message, message.userFacing));
-        else return;
-        worker.off('message', onMessage);
-      };
-      worker.on('message', onMessage);
-      worker.once('error', reject);
-    }).catch(async (error) => {
-      await worker.terminate();
-      throw error;
-    });
-    return new Engine(worker, info, options);
+    const { transport, info } = await startEngine(options);
+    return new Engine(transport, info, options);
   }
 
   /**
@@ -98,7 +104,7 @@ export class Engine {
    * this request is thrown as EngineRequestError.
    */
   async *generate(request: GenerateRequest, signal?: AbortSignal): AsyncGenerator<EngineEvent> {
-    if (!this.alive) throw new EngineRequestError({ code: 'internal_error', message: 'the engine is shut down' });
+    if (!this.alive) throw new EngineRequestError(this.notServing());
     const id = this.nextId++;
     const queue: EngineEvent[] = [];
     let notify: (() => void) | undefined;
@@ -115,7 +121,7 @@ export class Engine {
     const choices = request.n ?? 1;
     let complete = false;
     try {
-      this.worker.postMessage({ type: 'submit', id, request });
+      this.transport.send({ type: 'submit', id, request });
       while (finishedChoices < choices) {
         if (signal?.aborted) return;
         const event = queue.shift();
@@ -157,44 +163,75 @@ export class Engine {
     return this.grammars.cacheBytes;
   }
 
-  /** False once the engine was disposed or its worker ended. */
+  /** True while the engine serves: false once disposed, and while it restarts after a failure. */
   get alive(): boolean {
-    return !this.disposed && !this.exited;
+    return this.state === 'serving';
+  }
+
+  /** True from an engine failure until the engine that replaces it is ready. */
+  get restarting(): boolean {
+    return this.state === 'restarting';
+  }
+
+  /** Engines started again after a failure (attempts that failed included). */
+  get restarts(): number {
+    return this.restartCount;
+  }
+
+  /** The engine's child process id (undefined with isolation 'thread', or while it restarts). */
+  get pid(): number | undefined {
+    return this.alive ? this.transport.pid : undefined;
   }
 
   cancel(id: number): void {
-    if (!this.disposed) this.worker.postMessage({ type: 'cancel', id });
+    if (this.alive) this.transport.send({ type: 'cancel', id });
     this.pending.get(id)?.wake();
   }
 
   stats(): Promise<EngineStats> {
-    return new Promise((resolve) => {
-      this.statsWaiters.push(resolve);
-      this.worker.postMessage({ type: 'stats' });
+    if (!this.alive) return Promise.reject(new EngineRequestError(this.notServing()));
+    return new Promise((resolve, reject) => {
+      this.statsWaiters.push({ resolve, reject });
+      this.transport.send({ type: 'stats' });
     });
   }
 
   /** The text of token ids as a prompt writes them (control tokens included): whole, not token by token, so no character is split. */
   detokenize(tokens: readonly number[]): Promise<string> {
+    if (!this.alive) return Promise.reject(new EngineRequestError(this.notServing()));
     const id = this.nextId++;
-    return new Promise((resolve) => {
-      this.detokenizeWaiters.set(id, resolve);
-      this.worker.postMessage({ type: 'detokenize', id, tokens });
+    return new Promise((resolve, reject) => {
+      this.detokenizeWaiters.set(id, { resolve, reject });
+      this.transport.send({ type: 'detokenize', id, tokens });
     });
   }
 
   async dispose(): Promise<void> {
-    if (this.disposed) return;
-    this.disposed = true;
+    if (this.state === 'stopped') return;
+    const wasServing = this.state === 'serving';
+    this.state = 'stopped';
+    clearTimeout(this.restartTimer);
     await this.grammars.dispose();
-    this.worker.postMessage({ type: 'shutdown' });
-    const timeout = setTimeout(() => void this.worker.terminate(), 10_000);
-    await this.closed;
+    if (!wasServing) return;
+    this.transport.send({ type: 'shutdown' });
+    const timeout = setTimeout(() => this.transport.terminate(), 10_000);
+    await this.ended;
     clearTimeout(timeout);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.dispose();
+  }
+
+  private attach(transport: EngineTransport): void {
+    this.transport = transport;
+    transport.onMessage((message) => this.onMessage(message));
+    this.ended = new Promise((resolve) =>
+      transport.onEnd((end) => {
+        resolve();
+        this.onEnd(end);
+      }),
+    );
   }
 
   private onMessage(message: FromWorker): void {
@@ -204,16 +241,94 @@ export class Engine {
         else this.pending.get(event.id)?.push(event);
       }
     } else if (message.type === 'stats') {
-      for (const resolve of this.statsWaiters.splice(0)) resolve(message.stats);
+      for (const waiter of this.statsWaiters.splice(0)) waiter.resolve(message.stats);
     } else if (message.type === 'detokenized') {
-      this.detokenizeWaiters.get(message.id)?.(message.text);
+      this.detokenizeWaiters.get(message.id)?.resolve(message.text);
       this.detokenizeWaiters.delete(message.id);
     } else if (message.type === 'closed') {
-      void this.worker.terminate();
+      this.transport.terminate();
     }
   }
 
+  /** The engine's thread or process ended: asked to (dispose), or it failed and another starts. */
+  private onEnd(end: EngineEnd): void {
+    if (this.state === 'stopped') {
+      this.failAll({ code: 'internal_error', message: 'the engine stopped' });
+      return;
+    }
+    this.failAll({ code: 'engine_failed', message: `the engine failed (${end.cause}); this request was lost: retry it` });
+    this.state = 'restarting';
+    this.lastFailure = end.cause;
+    this.onLog(`engine failed: ${end.cause}${end.lastLines.length > 0 ? `; its last output:\n  ${end.lastLines.join('\n  ')}` : ''}`);
+    this.scheduleRestart();
+  }
+
+  private scheduleRestart(): void {
+    const delay = this.backoff.failed();
+    this.onLog(`engine: starting it again in ${delay / 1000} s; /health answers 503 until it is ready`);
+    this.restartTimer = setTimeout(() => void this.restart(), delay);
+  }
+
+  private async restart(): Promise<void> {
+    this.restartCount++;
+    try {
+      const { transport } = await startEngine(this.options);
+      if (this.state === 'stopped') {
+        transport.terminate();
+        return;
+      }
+      this.attach(transport);
+      this.state = 'serving';
+      this.backoff.serving();
+      this.onLog(`engine: ready again${transport.pid ? ` (pid ${transport.pid})` : ''} after restart ${this.restartCount}`);
+    } catch (error) {
+      if (this.state === 'stopped') return;
+      this.onLog(`engine: the restart failed: ${(error as Error).message}`);
+      this.scheduleRestart();
+    }
+  }
+
+  private notServing(): EngineErrorInfo {
+    if (this.state === 'restarting') return { code: 'engine_failed', message: `the engine is restarting after a failure (${this.lastFailure}); retry shortly` };
+    return { code: 'internal_error', message: 'the engine is shut down' };
+  }
+
+  /** Ends every request and answer the engine held: they are lost with it. */
   private failAll(error: EngineErrorInfo): void {
     for (const [id, pending] of this.pending) pending.push({ type: 'error', id, error });
+    const failed = new EngineRequestError(error);
+    for (const waiter of this.statsWaiters.splice(0)) waiter.reject(failed);
+    for (const waiter of this.detokenizeWaiters.values()) waiter.reject(failed);
+    this.detokenizeWaiters.clear();
   }
+}
+
+/** Starts an engine's thread or process and waits until it is ready (or says why it cannot be). */
+function startEngine(options: EngineInitOptions): Promise<{ transport: EngineTransport; info: EngineInfo }> {
+  const transport = options.isolation === 'thread' ? startEngineThread() : forkEngine();
+  transport.send({ type: 'init', options });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let probing: ProbeTarget | undefined;
+    transport.onMessage((message) => {
+      if (settled) return;
+      if (message.type === 'probing') probing = message.target;
+      else if (message.type === 'ready') {
+        settled = true;
+        resolve({ transport, info: message.info });
+      } else if (message.type === 'init-failed') {
+        settled = true;
+        transport.terminate();
+        reject(new EngineStartError(message.message, message.userFacing));
+      }
+    });
+    transport.onEnd((end) => {
+      if (settled) return;
+      settled = true;
+      const said = end.lastLines.findLast((line) => /error|abort|assert|fail|fault|memory/i.test(line)) ?? end.lastLines.at(-1);
+      const cause = `${end.cause}${said ? ` after the backend wrote "${said}"` : ''}`;
+      // Dying in the probe is the backend failing on this device: the line says what to do.
+      reject(new EngineStartError(probing ? probeFailureLine(probing, cause) : `the engine ended while starting: ${cause}`, probing !== undefined));
+    });
+  });
 }

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# The GPU run kit's measurements (issues 28 and 29), started by start.sh once the model is
+# there; it waits for build.sh first. One run, both servers on the same libraries (the folder
+# `lmforge backend build cuda` installed), SmolLM2-135M Q4_1, all layers on the card, one shared
+# pool of 65,536 KV cells and 64 sequences on each:
+#   1. lmforge serve, then `lmforge bench --input-len 128 --output-len 256` at concurrency
+#      1, 16, 64 (a warm-up request first; the same prompts, by seed, for both servers), with
+#      nvidia-smi sampling GPU utilisation every 200 ms and the per-thread CPU of the server's
+#      processes (thread-cpu.mjs) during the 64-stream run;
+#   2. the same against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
+#   3. bench:speculative (widths 1 and 4; rewrite, json, chat), and bench/host.ts when the tree has it;
+#   4. results/summary.txt (summarize.mjs).
+# A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
+# SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+cd "$root"
+smoke=${SMOKE:-0}
+say() { echo "suite $(date +%T): $*"; }
+tsx=("node" "$root/node_modules/tsx/dist/cli.mjs")
+
+if [[ $smoke == 1 ]]; then
+  device=cpu input_len=16 output_len=8 concurrencies=(1 4) slots=4 cells=4096 threads=1
+  spec_args=(--widths 1 --workloads rewrite --reps 1 --tokens 8 --threads 1)
+else
+  device=cuda input_len=128 output_len=256 concurrencies=(1 16 64) slots=64 cells=65536 threads=$(nproc)
+  spec_args=(--widths 1,4 --workloads rewrite,json,chat --reps 3 --tokens 192)
+fi
+top=${concurrencies[-1]}
+
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
+  nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | sed 's/^/nvcc: /'
+  echo "tree: $(cat "$kit/call1/tree-commit" 2>/dev/null || echo unknown); device: $device"
+} >"$results/machine.txt"
+
+say "waiting for the builds"
+until [[ -f $run/.build-done ]]; do sleep 2; done
+cat "$results/builds.txt"
+if [[ $smoke != 1 && ! -f $cuda_build/libggml-cuda.so ]]; then
+  say "the CUDA build failed: nothing to measure on the card"
+  tail -n 30 "$logs/cuda-build.log" >"$results/cuda-build-failure.txt"
+  node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt"
+  touch "$run/.suite-done"
+  exit 1
+fi
+
+server_pid=
+server_log=
+# Starts a server in its own process group; returns once /health says 200, or fails at once if it exits.
+start_server() { # name url log command...
+  local name=$1 url=$2
+  server_log=$3
+  shift 3
+  setsid "$@" >"$server_log" 2>&1 </dev/null &
+  server_pid=$!
+  for _ in $(seq 1 360); do
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      say "$name exited before it was ready"
+      tail -n 40 "$server_log" >"$results/$name-died.txt"
+      return 1
+    fi
+    node -e "fetch('$url/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))" && return 0
+    sleep 0.5
+  done
+  say "$name not ready after 180 s"
+  tail -n 40 "$server_log" >"$results/$name-died.txt"
+  return 1
+}
+# The libllama/libggml files mapped by any process of the group (the engine may be a child process).
+group_libraries() { # pgid
+  local stat
+  for stat in /proc/[0-9]*/stat; do
+    [[ $(cut -d' ' -f5 "$stat" 2>/dev/null) == "$1" ]] || continue
+    grep -oE '/[^ ]*lib(llama|ggml)[^ /]*\.so[^ ]*' "${stat%/stat}/maps" 2>/dev/null
+  done | sort -u
+}
+stop_server() {
+  kill -INT -- "-$server_pid" 2>/dev/null
+  for _ in $(seq 1 30); do kill -0 "$server_pid" 2>/dev/null || return 0; sleep 0.5; done
+  kill -KILL -- "-$server_pid" 2>/dev/null
+}
+
+# The benchmark rows against one running server; stops at once if the server dies.
+bench_server() { # name url
+  local name=$1 url=$2 c
+  for c in "${concurrencies[@]}"; do
+    local smi= threads=
+    if [[ $c == "$top" ]]; then
+      if command -v nvidia-smi >/dev/null; then
+        nvidia-smi --query-gpu=utilization.gpu,memory.used --format=csv,noheader,nounits -lms 200 >"$results/gpu-util-$name-c$c.csv" 2>/dev/null &
+        smi=$!
+      fi
+      node "$root/bench/gpu/thread-cpu.mjs" "$server_pid" 3 6 >"$results/threads-$name-c$c.json" 2>&1 &
+      threads=$!
+    fi
+    # Seeds differ per row, and are the same for both servers: the same prompts on each.
+    timeout 300 node "$app/bin/lmforge.mjs" bench --url "$url" --concurrency "$c" --num-prompts $((c > 4 ? 2 * c : 8)) \
+      --input-len "$input_len" --output-len "$output_len" --seed $((1000 + c)) --warmup 1 --json \
+      >"$results/bench-$name-c$c.json" 2>"$logs/bench-$name-c$c.log"
+    say "$name c=$c: exit $? $(grep -oP '"output_throughput":[0-9.]+' "$results/bench-$name-c$c.json")"
+    [[ -z $smi ]] || kill "$smi" 2>/dev/null
+    [[ -z $threads ]] || wait "$threads"
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      say "$name died during c=$c"
+      tail -n 40 "$server_log" >"$results/$name-died.txt"
+      return 1
+    fi
+  done
+}
+
+overrides="max_num_sequence=$slots;max_total_seq_length=$cells;context_window_size=2048;prefill_chunk_size=2048"
+say "lmforge serve --device $device ($overrides)"
+if start_server lmforge http://127.0.0.1:18000 "$logs/lmforge-serve.log" \
+  node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port 18000 --threads "$threads" --kv-layout shared --overrides "$overrides"; then
+  head -n 40 "$logs/lmforge-serve.log" >"$results/lmforge-startup.txt"
+  group_libraries "$server_pid" >"$results/lmforge-libraries.txt"
+  bench_server lmforge http://127.0.0.1:18000
+  stop_server
+fi
+
+peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
+if [[ -x $peer_bin/llama-server ]]; then
+  say "llama-server (--parallel $slots --ctx-size $cells --kv-unified -ngl 999)"
+  if start_server llama-server http://127.0.0.1:18001 "$logs/llama-server.log" \
+    "$peer_bin/llama-server" --model "$model" --alias "$model" --host 127.0.0.1 --port 18001 --parallel "$slots" \
+    --ctx-size "$cells" --kv-unified --threads "$threads" --threads-batch "$threads" --batch-size 2048 --n-gpu-layers 999; then
+    # Which libraries it runs on: the same folder as lmforge's (summarize.mjs compares them).
+    group_libraries "$server_pid" >"$results/llama-server-libraries.txt"
+    bench_server llama-server http://127.0.0.1:18001
+    stop_server
+  fi
+else
+  say "no peer llama-server (see logs/peer-build.log): lmforge alone"
+fi
+
+say "bench:speculative ${spec_args[*]}"
+timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
+say "bench:speculative: exit $?"
+if [[ -f bench/host.ts ]]; then
+  say "bench/host.ts"
+  timeout 150 "${tsx[@]}" bench/host.ts >"$results/host.txt" 2>"$logs/host.log"
+  say "bench/host.ts: exit $?"
+fi
+
+node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"
+say "done"
+touch "$run/.suite-done"

@@ -1,0 +1,79 @@
+// results/summary.txt of the GPU run kit (run-suite.sh): the machine and builds, the table of
+// issue 29 (lmforge against llama-server per concurrency), GPU utilisation and the busiest
+// server threads during the widest run, bench:speculative's rows, each goal against its figure,
+// and the log tail of any server that died. Reads only what exists: a partial run summarises too.
+//   node bench/gpu/summarize.mjs RESULTS_DIR
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const dir = process.argv[2];
+const read = (name) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : undefined);
+const json = (name) => {
+  try {
+    return JSON.parse(read(name) ?? '');
+  } catch {
+    return undefined;
+  }
+};
+const fixed = (n, digits = 0) => (typeof n === 'number' && Number.isFinite(n) ? n.toFixed(digits) : '-');
+const out = [];
+const say = (line = '') => out.push(line);
+
+say('# GPU run (bench/gpu/run-suite.sh)');
+say(read('machine.txt')?.trim());
+say(read('builds.txt')?.trim() ?? 'builds: no record');
+if (read('cuda-build-failure.txt')) say(`\nCUDA build failed; its last lines:\n${read('cuda-build-failure.txt')}`);
+
+const servers = ['lmforge', 'llama-server'];
+const concurrencies = [...new Set(readdirSync(dir).map((name) => /^bench-.*-c(\d+)\.json$/.exec(name)?.[1]).filter(Boolean).map(Number))].sort((a, b) => a - b);
+const report = (server, c) => json(`bench-${server}-c${c}.json`);
+if (concurrencies.length) {
+  const libraries = servers.map((s) => read(`${s}-libraries.txt`)?.trim());
+  say(`\nsame libraries in both servers: ${libraries.every(Boolean) ? (libraries[0] === libraries[1] ? 'yes' : 'NO') : 'unknown (a server did not run)'}`);
+  say(`  ${(libraries[0] ?? '').split('\n').join('\n  ')}`);
+  say('\n| concurrency | lmforge tok/s | llama-server tok/s | ratio | TTFT p50 (ms) lmforge / llama-server | TPOT p50 (ms) lmforge / llama-server | failed |');
+  say('|---|---|---|---|---|---|---|');
+  for (const c of concurrencies) {
+    const [a, b] = servers.map((s) => report(s, c));
+    const ratio = a && b ? a.output_throughput / b.output_throughput : undefined;
+    say(`| ${c} | ${fixed(a?.output_throughput)} | ${fixed(b?.output_throughput)} | ${fixed(ratio, 2)} | ${fixed(a?.ttft_ms?.p50, 1)} / ${fixed(b?.ttft_ms?.p50, 1)} | ${fixed(a?.tpot_ms?.p50, 1)} / ${fixed(b?.tpot_ms?.p50, 1)} | ${a?.failed ?? '-'} / ${b?.failed ?? '-'} |`);
+  }
+  const top = concurrencies.at(-1);
+  for (const server of servers) {
+    const csv = read(`gpu-util-${server}-c${top}.csv`);
+    if (csv) {
+      const rows = csv.trim().split('\n').map((line) => line.split(',').map(Number)).filter((r) => r.length === 2 && r.every(Number.isFinite));
+      const util = rows.map((r) => r[0]).sort((x, y) => x - y);
+      const mean = util.reduce((s, x) => s + x, 0) / Math.max(1, util.length);
+      say(`GPU utilisation, ${server} at c=${top}: mean ${fixed(mean)}%, p50 ${fixed(util[Math.floor(util.length / 2)])}%, max ${fixed(util.at(-1))}% over ${util.length} samples (200 ms); memory max ${fixed(Math.max(...rows.map((r) => r[1])))} MiB`);
+    }
+    const threads = json(`threads-${server}-c${top}.json`);
+    if (threads) say(`busiest threads, ${server} at c=${top} (% of one core over ${threads.window_s} s; all: ${threads.total_cpu_percent}%): ${threads.threads.slice(0, 5).map((t) => `${t.name}[${t.tid}] ${t.cpu_percent}%`).join(', ')}`);
+  }
+}
+
+const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+if (speculative.length) {
+  say('\n| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output |');
+  say('|---|---|---|---|---|---|---|---|');
+  for (const r of speculative) {
+    say(`| ${r.workload} ${r.mode} | ${r.width} | ${fixed(r.off_tokens_per_second)} | ${fixed(r.on_tokens_per_second)} | ${fixed(r.ratio, 2)} (${fixed(r.ratio_min, 2)}-${fixed(r.ratio_max, 2)}) | ${fixed(r.tokens_per_step, 2)} | ${fixed(r.acceptance, 2)} | ${r.same_output} |`);
+  }
+}
+
+// Issue 29's goals, each beside its figure.
+const goals = [];
+const at = (server, c) => report(server, c);
+if (at('lmforge', 64)) goals.push(`lmforge ≥ 8,000 tok/s at c=64: ${fixed(at('lmforge', 64).output_throughput)}`);
+for (const c of [16, 64]) {
+  if (at('lmforge', c) && at('llama-server', c)) goals.push(`≥ 3× llama-server at c=${c}: ${fixed(at('lmforge', c).output_throughput / at('llama-server', c).output_throughput, 2)}×`);
+}
+if (at('lmforge', 64)) goals.push(`TTFT p50 at c=64 ≤ 200 ms: ${fixed(at('lmforge', 64).ttft_ms?.p50)} ms`);
+const wanted = { rewrite: 1.8, json: 1.5, chat: 0.95 };
+for (const r of speculative) if (wanted[r.workload] !== undefined) goals.push(`speculative ${r.workload} width ${r.width} ≥ ${wanted[r.workload]}×: ${fixed(r.ratio, 2)}×`);
+if (goals.length) say(`\ngoals (issue 29):\n  ${goals.join('\n  ')}`);
+
+for (const name of readdirSync(dir).filter((n) => n.endsWith('-died.txt'))) say(`\n${name.replace('-died.txt', '')} died or never became ready; its log's tail:\n${read(name).trim().split('\n').slice(-15).join('\n')}`);
+const host = read('host.txt');
+if (host) say(`\nbench/host.ts:\n${host.trim().split('\n').slice(0, 40).join('\n')}`);
+console.log(out.filter((l) => l !== undefined).join('\n'));

@@ -1,0 +1,56 @@
+// The engine's child process, seen from the server: forked with an IPC channel, its stderr
+// passed through to ours and its last lines kept, so that when it dies the log can say what
+// the backend said last (ggml_abort's message, a CUDA error) beside the signal or exit code.
+import { fork } from 'node:child_process';
+import type { EngineTransport } from './engine-transport.js';
+import { processEntry } from '../../../compiler/workers/worker-entry.js';
+
+/** Lines of the child's stderr kept for the report of its end. */
+const KEPT_LINES = 12;
+
+export function forkEngine(): EngineTransport {
+  const entry = processEntry('../worker/engine-process', import.meta.url);
+  const child = fork(entry.script, entry.args, {
+    // 'advanced' (the structured clone) keeps typed arrays typed, as a worker's messages do.
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
+    execArgv: [],
+  });
+  const tail = new LineTail(KEPT_LINES);
+  child.stderr!.on('data', (chunk: Buffer) => {
+    process.stderr.write(chunk);
+    tail.add(chunk.toString('utf8'));
+  });
+  // A send to a child that has just died fails here; its 'close' reports the death.
+  child.on('error', () => undefined);
+  return {
+    send(message) {
+      if (child.connected) child.send(message);
+    },
+    onMessage: (handler) => child.on('message', handler),
+    // 'close', not 'exit': by then stderr is read to its end.
+    onEnd: (handler) =>
+      child.once('close', (code, signal) =>
+        handler({ cause: signal ? `the engine process (pid ${child.pid}) was killed by ${signal}` : `the engine process (pid ${child.pid}) exited with code ${code}`, lastLines: tail.lines() }),
+      ),
+    terminate: () => void child.kill('SIGKILL'),
+    pid: child.pid,
+  };
+}
+
+/** The last `size` complete or partial lines of a text stream. */
+class LineTail {
+  private kept: string[] = [''];
+  constructor(private readonly size: number) {}
+
+  add(text: string): void {
+    const parts = text.split('\n');
+    this.kept[this.kept.length - 1] += parts[0]!;
+    this.kept.push(...parts.slice(1));
+    if (this.kept.length > this.size + 1) this.kept.splice(0, this.kept.length - this.size - 1);
+  }
+
+  lines(): string[] {
+    return this.kept.map((line) => line.trimEnd()).filter((line) => line.length > 0).slice(-this.size);
+  }
+}

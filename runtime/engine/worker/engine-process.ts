@@ -1,0 +1,35 @@
+// The engine in a child process of the server (the default, engine.ts forks it): a backend
+// abort, a segfault in native code or an out-of-memory kill ends this process only, and the
+// server answers for it and starts another. Messages cross as IPC with the 'advanced'
+// serialization, so typed arrays (grammar artifacts, token masks' inputs) keep their type.
+import { engineFault } from './engine-fault.js';
+import { serveEngine } from './engine-loop.js';
+import type { FromWorker } from '../protocol.js';
+
+if (!process.send) throw new Error('engine-process.ts runs only as a child process with an IPC channel (child_process.fork)');
+const send = process.send.bind(process);
+// The server is gone: nobody can read this engine's answers, so it ends rather than lingers.
+process.on('disconnect', () => process.exit(0));
+
+const fault = engineFault();
+let sentTokens = 0;
+
+/** The test-only switch: abort once N generated tokens have been sent. */
+function countTowardsFault(message: FromWorker): void {
+  if (message.type !== 'events') return;
+  for (const event of message.events) if (event.type === 'delta') sentTokens += event.tokens.length;
+  if (sentTokens >= fault.abortAfterTokens!) process.abort();
+}
+
+serveEngine(
+  {
+    post(message) {
+      send(message);
+      if (fault.abortAfterTokens !== undefined) countTowardsFault(message);
+    },
+    onMessage: (handler) => process.on('message', handler),
+    // The server ends this process when 'closed' reaches it, as it ends a worker thread.
+    close: () => undefined,
+  },
+  { beforeProbe: fault.abortInProbe ? () => process.abort() : undefined },
+);

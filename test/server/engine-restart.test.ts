@@ -1,0 +1,173 @@
+// The engine runs in a child process the server supervises: when that process dies mid-stream
+// (a backend abort through the test-only fault switch, or SIGKILL as the kernel's OOM killer
+// sends), the HTTP server stays up, every client gets an OpenAI error envelope (engine_failed),
+// /health says 503 until another engine is ready, then requests succeed again and /metrics
+// counts the restart. A start-up probe that dies gives one line naming device, library and fix.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { APIError } from 'openai';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { Engine, EngineStartError } from '../../runtime/engine/client/engine.js';
+import { tinyModelPath } from '../../fixtures/paths.js';
+import { runToEnd } from '../helpers/engine-run.js';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
+import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const request: ChatCompletionCreateParamsNonStreaming = { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'Tell me a long story' }], max_tokens: 400, ...{ ignore_eos: true } };
+
+/** Starts a tiny server whose engine process is started with the fault switch set (the restarted one is not). */
+async function serverWithFault(fault: string | undefined): Promise<{ s: TinyServer; log: string[] }> {
+  if (fault) process.env.LMFORGE_TEST_ENGINE_FAULT = fault;
+  try {
+    const s = await startTinyServer({ engine: { overrides: { context_window_size: 1024 } } });
+    const log: string[] = [];
+    s.engine.onLog = (line) => log.push(line);
+    return { s, log };
+  } finally {
+    delete process.env.LMFORGE_TEST_ENGINE_FAULT;
+  }
+}
+
+/** What the official client saw: the error's status and code, or 'ok'. */
+async function outcome(promise: Promise<unknown>): Promise<{ status: number | undefined; code: unknown } | 'ok'> {
+  try {
+    await promise;
+    return 'ok';
+  } catch (error) {
+    if (!(error instanceof APIError)) throw error;
+    return { status: error.status, code: error.code };
+  }
+}
+
+async function streamToEnd(s: TinyServer, onChunk?: () => void): Promise<void> {
+  const stream = await s.client.chat.completions.create({ ...request, stream: true });
+  for await (const _chunk of stream) onChunk?.();
+}
+
+async function healthStatus(s: TinyServer): Promise<{ status: number; body: { status: string } }> {
+  const response = await fetch(`${s.url}/health`);
+  return { status: response.status, body: (await response.json()) as { status: string } };
+}
+
+/** Polls /health until it answers 200; returns every status it saw on the way. */
+async function healthUntilReady(s: TinyServer, timeoutMs = 30_000): Promise<string[]> {
+  const seen: string[] = [];
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const health = await healthStatus(s);
+    seen.push(`${health.status} ${health.body.status}`);
+    if (health.status === 200) return seen;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`/health never became ready: ${seen.slice(-3).join(', ')}`);
+}
+
+async function restartsMetric(s: TinyServer): Promise<number> {
+  const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
+  return sampleValue(families, 'lmforge_engine_restarts_total');
+}
+
+/** After the failure: 503 while restarting, then 200, a request that succeeds, and the restart counted. */
+async function assertRecovers(s: TinyServer, firstHealth: { status: number; body: { status: string } }): Promise<void> {
+  assert.equal(firstHealth, { status: 503, body: { status: 'engine_restarting' } }, 'right after the failure, /health says the engine is restarting');
+  const seen = await healthUntilReady(s);
+  assert.is(seen.at(-1), '200 ok');
+  const after = await s.client.chat.completions.create({ ...request, max_tokens: 5 });
+  assert.is(after.usage?.completion_tokens, 5, 'the next request succeeds');
+  assert.is(await restartsMetric(s), 1);
+}
+
+const crash = suite('engine process crash mid-stream');
+
+crash('an abort in the engine (test fault switch): every client gets the envelope, the server restarts the engine', async () => {
+  const { s, log } = await serverWithFault('abort-after:60');
+  try {
+    const enginePid = s.engine.pid;
+    assert.type(enginePid, 'number');
+    assert.is.not(enginePid, process.pid, 'the engine runs in a process of its own');
+    assert.is(await restartsMetric(s), 0);
+    // Two streamed and one whole request, started together: the abort comes while they run (or
+    // before the last is submitted, when it is refused the same way, as the engine restarts).
+    const results = await Promise.all([outcome(streamToEnd(s)), outcome(streamToEnd(s)), outcome(s.client.chat.completions.create(request))]);
+    const firstHealth = await healthStatus(s);
+    // A stream had its 200 already: the error comes as an SSE error event (no status).
+    assert.equal(results[0], { status: undefined, code: 'engine_failed' });
+    assert.equal(results[1], { status: undefined, code: 'engine_failed' });
+    assert.equal(results[2], { status: 503, code: 'engine_failed' });
+    await assertRecovers(s, firstHealth);
+    assert.is.not(s.engine.pid, enginePid, 'a new engine process serves');
+    const said = log.join('\n');
+    assert.match(said, /engine failed: the engine process \(pid \d+\) was killed by SIGABRT/);
+    assert.match(said, /starting it again in 1 s/);
+  } finally {
+    await s.close();
+  }
+});
+
+crash('SIGKILL of the engine process (as an out-of-memory kill): the same', async () => {
+  const { s, log } = await serverWithFault(undefined);
+  try {
+    const enginePid = s.engine.pid!;
+    let chunks = 0;
+    let killed = false;
+    const streamed = outcome(
+      streamToEnd(s, () => {
+        // Killed once the stream is under way, with a whole request running beside it.
+        if (++chunks === 5 && !killed) {
+          killed = true;
+          process.kill(enginePid, 'SIGKILL');
+        }
+      }),
+    );
+    const whole = outcome(s.client.chat.completions.create(request));
+    const results = await Promise.all([streamed, whole]);
+    const firstHealth = await healthStatus(s);
+    assert.ok(killed, 'the stream was under way when the engine was killed');
+    assert.equal(results, [
+      { status: undefined, code: 'engine_failed' },
+      { status: 503, code: 'engine_failed' },
+    ]);
+    await assertRecovers(s, firstHealth);
+    assert.match(log.join('\n'), new RegExp(`engine failed: the engine process \\(pid ${enginePid}\\) was killed by SIGKILL`));
+  } finally {
+    await s.close();
+  }
+});
+
+crash.run();
+
+const probe = suite('engine start-up probe');
+
+probe('an engine that dies in the probe fails to start with one line: device, library, cause, fix', async () => {
+  process.env.LMFORGE_TEST_ENGINE_FAULT = 'abort-in-probe';
+  try {
+    await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 256 }, threads: 1 });
+    assert.unreachable('the engine should not start');
+  } catch (error) {
+    assert.instance(error, EngineStartError);
+    const message = (error as Error).message;
+    assert.not.match(message, /\n/, 'one line');
+    assert.match(message, /^start-up probe failed on cpu:0 \(.+\) with .+libllama.+: the engine process \(pid \d+\) was killed by SIGABRT/);
+    assert.match(message, /; give a llama\.cpp build made for this CPU with --model-lib$/);
+    assert.ok((error as EngineStartError).userFacing);
+  } finally {
+    delete process.env.LMFORGE_TEST_ENGINE_FAULT;
+  }
+});
+
+probe.run();
+
+const thread = suite('engine in a worker thread (isolation: thread)');
+
+thread('runs requests in the calling process', async () => {
+  const engine = await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 256 }, threads: 1, isolation: 'thread' });
+  try {
+    assert.is(engine.pid, undefined);
+    const { choices } = await runToEnd(engine, { prompt: [464, 2068], maxTokens: 4, ignoreEos: true, sampling: { temperature: 0 } });
+    assert.is(choices[0]!.tokens.length, 4);
+  } finally {
+    await engine.dispose();
+  }
+});
+
+thread.run();
