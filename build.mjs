@@ -1,6 +1,6 @@
 // Builds dist/ for the package: tsc compiles cli/, compiler/ and runtime/ (tsconfig.build.json)
 // to JavaScript with declarations, one file per source file, so each worker's .js lands beside
-// the module that starts it (runtime/workers/worker-entry.ts) and `exports` points into it.
+// the module that starts it (compiler/workers/worker-entry.ts) and `exports` points into it.
 // The web chat page (ui/: plain ES modules, HTML and CSS) is copied as it is to dist/ui/, two
 // folders above dist/runtime/server/ as ui/ is above runtime/server/ (runtime/server/chat-page.ts).
 // `npm pack` runs this (prepack); in a checkout bin/lmforge.mjs runs the sources instead.

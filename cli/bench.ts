@@ -5,6 +5,7 @@
 import type { CAC } from 'cac';
 import { formatReport } from './serve-bench/format-report.js';
 import { runBenchmark } from './serve-bench/run-benchmark.js';
+import { UserFacingError } from '../compiler/lmforge-error.js';
 
 interface BenchFlags {
   url?: string;
@@ -56,7 +57,6 @@ export function registerBench(cli: CAC): void {
     });
 }
 
-class BenchUsageError extends Error {
+class BenchUsageError extends UserFacingError {
   override name = 'BenchUsageError';
-  readonly userFacing = true;
 }

@@ -1,16 +1,16 @@
 // One place turns a failure into the single line a user reads, and the exit status.
+import { LmforgeError, UserFacingError } from '../compiler/lmforge-error.js';
 
 /**
- * Errors meant for the user (bad flag, missing model, device not present) carry
- * `userFacing = true`, wherever they are defined; anything else is a bug and keeps its stack.
+ * Errors meant for the user (bad flag, missing model, device not present) are LmforgeErrors with
+ * `userFacing` true, wherever they are defined; anything else is a bug and keeps its stack.
  */
-export class UsageError extends Error {
+export class UsageError extends UserFacingError {
   override name = 'UsageError';
-  readonly userFacing = true;
 }
 
 export function isUserFacing(error: unknown): error is Error {
-  return error instanceof Error && ((error as { userFacing?: unknown }).userFacing === true || error.name === 'CACError');
+  return (error instanceof LmforgeError && error.userFacing) || (error instanceof Error && error.name === 'CACError');
 }
 
 /** Prints `lmforge: <message>` and exits 1. */

@@ -12,6 +12,7 @@ import { Grammar, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle,
 import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
 import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
+import { UserFacingError } from '../compiler/lmforge-error.js';
 
 export interface CompileGrammarFlags {
   ebnf?: string;
@@ -31,9 +32,8 @@ export interface CompileGrammarFlags {
   model?: string;
 }
 
-class CompileGrammarUsageError extends Error {
+class CompileGrammarUsageError extends UserFacingError {
   override name = 'UsageError';
-  readonly userFacing = true;
 }
 
 const STYLES = ['json', 'qwen_xml', 'minimax_xml', 'deepseek_xml', 'glm_xml', 'cohere_xml', 'kimi_k3_xml'];

@@ -1,6 +1,8 @@
 // The one error class of the grammar compiler. Every front end and pass throws it, with a
 // location a client can act on: a line/column in EBNF text, an offset in a regex, or a JSON
-// pointer into a schema.
+// pointer into a schema. It is user-facing: printed as one line by the CLI, and turned into a 400
+// by the server.
+import { UserFacingError } from './lmforge-error.js';
 
 export type GrammarErrorLocation =
   | { kind: 'text'; line: number; column: number }
@@ -8,10 +10,8 @@ export type GrammarErrorLocation =
   | { kind: 'pointer'; pointer: string }
   | { kind: 'none' };
 
-export class GrammarError extends Error {
+export class GrammarError extends UserFacingError {
   override name = 'GrammarError';
-  /** Printed as one line by the CLI and turned into a 400 by the server. */
-  readonly userFacing = true;
   readonly location: GrammarErrorLocation;
 
   constructor(message: string, location: GrammarErrorLocation = { kind: 'none' }) {

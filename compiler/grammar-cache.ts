@@ -1,7 +1,10 @@
-// The on-disk, content-addressed cache of compiled grammars: one file per grammar (and
-// vocabulary, for artifacts with token masks), named by format version, grammar hash and
-// vocabulary fingerprint, written atomically. Shared by compile-grammar and the server.
+// The on-disk, content-addressed cache of compiled grammars, the one both writers share:
+// `lmforge compile-grammar` stores grammars by their own hash (and vocabulary, for artifacts with
+// token masks), named by format version, grammar hash and vocabulary fingerprint; the server's
+// grammar service stores output formats by the hash of their spec (which covers the format
+// version and vocabulary too). Every file is written atomically.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ARTIFACT_FORMAT_VERSION, deserializeCompiledGrammar, serializeCompiledGrammar } from './artifact.js';
@@ -35,6 +38,25 @@ export class GrammarCache {
     writeFileSync(tmp, serializeCompiledGrammar(compiled));
     renameSync(tmp, path); // readers never see half a file
     return path;
+  }
+
+  /** `spec-<key>.lmgrammar`: the grammar service's artifact for an output format. */
+  specPathOf(key: string): string {
+    return join(this.dir, `spec-${key}.lmgrammar`);
+  }
+
+  /** The artifact stored for this spec key, or undefined. */
+  async readSpec(key: string): Promise<Uint8Array | undefined> {
+    return readFile(this.specPathOf(key)).then((data) => new Uint8Array(data), () => undefined);
+  }
+
+  /** Stores the artifact for this spec key (atomically, as write does). */
+  async writeSpec(key: string, artifact: Uint8Array): Promise<void> {
+    const path = this.specPathOf(key);
+    await mkdir(this.dir, { recursive: true });
+    const tmp = `${path}.${process.pid}.tmp`;
+    await writeFile(tmp, artifact);
+    await rename(tmp, path);
   }
 
   /** The cached grammar with this hash (with masks for `tokenizer`, when given), or null. */

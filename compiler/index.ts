@@ -13,6 +13,7 @@ export { CompiledGrammar } from './compiled-grammar.js';
 export { GrammarMatcher } from './matcher.js';
 export { TokenizerInfo, type TokenBytesInput } from './tokenizer/tokenizer-info.js';
 export { GrammarError, type GrammarErrorLocation } from './errors.js';
+export { LmforgeError, UserFacingError, type ErrorFields, type ErrorType } from './lmforge-error.js';
 export { type JsonSchemaOptions, type JsonSchemaStyle, DEFAULT_MAX_WHITESPACE } from './json-schema/options.js';
 export type { BuiltinJsonOptions } from './builtin-json.js';
 export type { EbnfOptions } from './ebnf/lower.js';

@@ -12,6 +12,7 @@ export type { ApiServer } from './server/api-server.js';
 export type { EngineClient } from './engine/client/engine-client.js';
 export { BUILTIN_TEMPLATES, type BuiltinTemplate, type BuiltinTemplateName } from './chat-format/builtin-templates.js';
 export type { GivenTemplate } from './chat-format/template-choice.js';
+export { LmforgeError, UserFacingError, type ErrorFields, type ErrorType } from '../compiler/lmforge-error.js';
 export { Engine, EngineRequestError, EngineStartError } from './engine/client/engine.js';
 export type { EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FinishReason, GenerateRequest, TokenLogprob } from './engine/protocol.js';
 export type { EngineMode, Overrides } from './engine/engine-config.js';

@@ -17,32 +17,37 @@ import { importCycles, importsOf, sources } from './helpers/import-graph.js';
 const test = suite('layers');
 const repo = fileURLToPath(new URL('..', import.meta.url));
 
-const RUNTIME_BASE = ['runtime/version.ts', 'runtime/lmforge-home.ts', 'runtime/workers'];
-const LIBRARY = ['compiler', 'runtime'];
+const RUNTIME_BASE = ['runtime/version.ts', 'runtime/lmforge-home.ts'];
+const ERRORS = 'compiler/lmforge-error.ts';
+// Starting a worker thread, from source or from dist/: the compiler's mask workers and the runtime's.
+const WORKERS = 'compiler/workers';
+const LIBRARY = [ERRORS, WORKERS, 'compiler', 'runtime'];
 
 /**
  * A folder (or file) and what it may import besides itself. The longest matching entry is a
  * file's layer. Listed from the bottom up: each imports only from the rows above it.
  */
 export const LAYERS: Record<string, readonly string[]> = {
-  compiler: [],
-  'runtime/version.ts': [],
-  'runtime/lmforge-home.ts': [],
-  'runtime/workers': [],
-  'runtime/sampling': ['compiler'],
-  'runtime/backend': ['compiler', 'runtime/lmforge-home.ts'],
-  'runtime/grammar-service': ['compiler', 'runtime/workers'],
-  'runtime/chat-format': ['compiler', 'runtime/grammar-service'],
+  // The error base every layer throws (and reads the fields of), below everything.
+  'compiler/lmforge-error.ts': [],
+  [WORKERS]: [],
+  compiler: [ERRORS, WORKERS],
+  'runtime/version.ts': [ERRORS],
+  'runtime/lmforge-home.ts': [ERRORS],
+  'runtime/sampling': [ERRORS, 'compiler'],
+  'runtime/backend': [ERRORS, 'compiler', 'runtime/lmforge-home.ts'],
+  'runtime/grammar-service': [ERRORS, 'compiler', WORKERS],
+  'runtime/chat-format': [ERRORS, 'compiler', 'runtime/grammar-service'],
   // Shared by both engine threads: the messages between them, the limits, the clock.
-  'runtime/engine': ['runtime/sampling', 'runtime/grammar-service'],
-  'runtime/engine/worker': ['compiler', 'runtime/backend', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine'],
-  'runtime/engine/client': ['runtime/engine', 'runtime/grammar-service', 'runtime/workers'],
+  'runtime/engine': [ERRORS, 'runtime/sampling', 'runtime/grammar-service'],
+  'runtime/engine/worker': [ERRORS, 'compiler', 'runtime/backend', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine'],
+  'runtime/engine/client': [ERRORS, WORKERS, 'runtime/engine', 'runtime/grammar-service'],
   // A compiled folder's vocabulary tables are built as the engine worker builds them.
-  'runtime/models': ['compiler', ...RUNTIME_BASE, 'runtime/backend', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/worker'],
-  'runtime/telemetry': ['runtime/engine', 'runtime/engine/client'],
-  'runtime/api': ['compiler', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry'],
-  'runtime/server': ['compiler', ...RUNTIME_BASE, 'runtime/chat-format', 'runtime/models', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry', 'runtime/api'],
-  'runtime/index.ts': ['runtime'],
+  'runtime/models': [ERRORS, 'compiler', ...RUNTIME_BASE, 'runtime/backend', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/worker'],
+  'runtime/telemetry': [ERRORS, 'runtime/engine', 'runtime/engine/client'],
+  'runtime/api': [ERRORS, 'compiler', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry'],
+  'runtime/server': [ERRORS, 'compiler', ...RUNTIME_BASE, 'runtime/chat-format', 'runtime/models', 'runtime/engine', 'runtime/engine/client', 'runtime/telemetry', 'runtime/api'],
+  'runtime/index.ts': [ERRORS, WORKERS, 'runtime'],
   cli: LIBRARY,
   fixtures: LIBRARY,
   test: [...LIBRARY, 'cli', 'fixtures'],

@@ -7,6 +7,7 @@ import { poissonGaps } from './arrivals.js';
 import { distribution, mean, type Distribution } from './percentile.js';
 import { makePrompts } from './prompts.js';
 import { describeFetchError, streamChatCompletion, type RequestResult } from './stream-request.js';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 
 export interface BenchOptions {
   /** Server base URL, without /v1. */
@@ -60,9 +61,8 @@ export interface BenchReport {
   e2e_latency_ms: Distribution;
 }
 
-export class BenchOptionError extends Error {
+export class BenchOptionError extends UserFacingError {
   override name = 'BenchOptionError';
-  readonly userFacing = true;
 }
 
 export async function runBenchmark(options: BenchOptions): Promise<BenchReport> {

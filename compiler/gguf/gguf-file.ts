@@ -8,6 +8,7 @@
 // (a vocabulary's tokens, token types, scores, merges) round-trips byte for byte.
 // Layout reference: ggml/docs/gguf.md in llama.cpp.
 import { open, rename, rm } from 'node:fs/promises';
+import { UserFacingError } from '../lmforge-error.js';
 
 const MAGIC = 0x46554747; // "GGUF" read as a little-endian uint32
 const DEFAULT_ALIGNMENT = 32;
@@ -60,9 +61,8 @@ export interface GGUFFile {
   fileSize: number;
 }
 
-export class GGUFFormatError extends Error {
+export class GGUFFormatError extends UserFacingError {
   override name = 'GGUFFormatError';
-  readonly userFacing = true;
 }
 
 // ---------------------------------------------------------------------------------------

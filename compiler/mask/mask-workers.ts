@@ -16,6 +16,7 @@ import { Worker } from 'node:worker_threads';
 import { deserializeCompiledGrammar, serializeCompiledGrammar } from '../artifact.js';
 import type { CompiledGrammar } from '../compiled-grammar.js';
 import type { MaskJob, MaskResult } from './mask-worker.js';
+import { workerEntry, type WorkerEntry } from '../workers/worker-entry.js';
 
 interface PoolWorker {
   worker: Worker;
@@ -24,37 +25,69 @@ interface PoolWorker {
   pending: Map<number, { resolve: (bytes: Uint8Array) => void; reject: (error: Error) => void }>;
 }
 
-const pool: PoolWorker[] = [];
-let nextJob = 0;
+/**
+ * The workers and the job counter, owned by one object. The process shares one pool
+ * (completeMasksInWorkers), so that its workers stay warm from one grammar to the next.
+ */
+export class MaskWorkerPool {
+  private readonly workers: PoolWorker[] = [];
+  private nextJob = 0;
 
-export async function completeMasksInWorkers(compiled: CompiledGrammar, options: { threads?: number } = {}): Promise<void> {
-  const cache = compiled.masks;
-  if (!cache) throw new Error('this grammar was compiled without a vocabulary');
-  const states = cache.scanStates().filter((s) => !cache.has(s));
-  const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), states.length));
-  const entry = workerEntry();
-  if (!entry || threads < 2) {
-    compiled.completeMasks();
-    return;
+  async complete(compiled: CompiledGrammar, options: { threads?: number } = {}): Promise<void> {
+    const cache = compiled.masks;
+    if (!cache) throw new Error('this grammar was compiled without a vocabulary');
+    const states = cache.scanStates().filter((s) => !cache.has(s));
+    const threads = Math.max(1, Math.min(options.threads ?? availableParallelism(), states.length));
+    const entry = maskWorkerEntry();
+    if (!entry || threads < 2) {
+      compiled.completeMasks();
+      return;
+    }
+    while (this.workers.length < threads) this.workers.push(this.startWorker(entry));
+    const artifact = serializeCompiledGrammar(compiled, { withMasks: false });
+    const fingerprint = cache.tokenizer.fingerprint;
+    let vocabulary: Uint8Array | null = null;
+    // Interleaved shares: neighbouring states of a rule cost alike.
+    const shares = Array.from({ length: threads }, (_, k) => Int32Array.from(states.filter((_, i) => i % threads === k)));
+    const results = await Promise.all(
+      shares.map((share, k) => {
+        const w = this.workers[k]!;
+        const send = w.vocabulary === fingerprint ? null : (vocabulary ??= cache.tokenizer.toCacheBytes());
+        w.vocabulary = fingerprint;
+        return submit(w, { id: this.nextJob++, artifact, vocabulary: send, fingerprint, states: share });
+      }),
+    );
+    results.forEach((bytes, k) => {
+      const done = deserializeCompiledGrammar(bytes, cache.tokenizer);
+      for (const s of shares[k]!) if (!cache.has(s)) cache.set(s, done.masks!.get(s));
+    });
   }
-  while (pool.length < threads) pool.push(startWorker(entry));
-  const artifact = serializeCompiledGrammar(compiled, { withMasks: false });
-  const fingerprint = cache.tokenizer.fingerprint;
-  let vocabulary: Uint8Array | null = null;
-  // Interleaved shares: neighbouring states of a rule cost alike.
-  const shares = Array.from({ length: threads }, (_, k) => Int32Array.from(states.filter((_, i) => i % threads === k)));
-  const results = await Promise.all(
-    shares.map((share, k) => {
-      const w = pool[k]!;
-      const send = w.vocabulary === fingerprint ? null : (vocabulary ??= cache.tokenizer.toCacheBytes());
-      w.vocabulary = fingerprint;
-      return submit(w, { id: nextJob++, artifact, vocabulary: send, fingerprint, states: share });
-    }),
-  );
-  results.forEach((bytes, k) => {
-    const done = deserializeCompiledGrammar(bytes, cache.tokenizer);
-    for (const s of shares[k]!) if (!cache.has(s)) cache.set(s, done.masks!.get(s));
-  });
+
+  private startWorker(entry: WorkerEntry): PoolWorker {
+    const w: PoolWorker = { worker: new Worker(entry.url, { workerData: entry.workerData ?? {} }), vocabulary: null, pending: new Map() };
+    w.worker.unref();
+    w.worker.on('message', (result: MaskResult) => {
+      const waiting = w.pending.get(result.id);
+      w.pending.delete(result.id);
+      if (w.pending.size === 0) w.worker.unref();
+      if ('artifact' in result) waiting?.resolve(result.artifact);
+      else waiting?.reject(new Error(result.error));
+    });
+    const fail = (error: Error): void => {
+      this.workers.splice(this.workers.indexOf(w), 1); // a fresh worker replaces it next time
+      for (const waiting of w.pending.values()) waiting.reject(error);
+      w.pending.clear();
+    };
+    w.worker.on('error', fail);
+    w.worker.on('exit', (code) => fail(new Error(`a mask worker exited with code ${code}`)));
+    return w;
+  }
+}
+
+let shared: MaskWorkerPool | undefined;
+
+export function completeMasksInWorkers(compiled: CompiledGrammar, options: { threads?: number } = {}): Promise<void> {
+  return (shared ??= new MaskWorkerPool()).complete(compiled, options);
 }
 
 function submit(w: PoolWorker, job: MaskJob): Promise<Uint8Array> {
@@ -65,30 +98,8 @@ function submit(w: PoolWorker, job: MaskJob): Promise<Uint8Array> {
   });
 }
 
-function startWorker(entry: { url: URL; tsEntry?: string }): PoolWorker {
-  const w: PoolWorker = { worker: new Worker(entry.url, { workerData: entry.tsEntry ? { tsEntry: entry.tsEntry } : {} }), vocabulary: null, pending: new Map() };
-  w.worker.unref();
-  w.worker.on('message', (result: MaskResult) => {
-    const waiting = w.pending.get(result.id);
-    w.pending.delete(result.id);
-    if (w.pending.size === 0) w.worker.unref();
-    if ('artifact' in result) waiting?.resolve(result.artifact);
-    else waiting?.reject(new Error(result.error));
-  });
-  const fail = (error: Error): void => {
-    pool.splice(pool.indexOf(w), 1); // a fresh worker replaces it next time
-    for (const waiting of w.pending.values()) waiting.reject(error);
-    w.pending.clear();
-  };
-  w.worker.on('error', fail);
-  w.worker.on('exit', (code) => fail(new Error(`a mask worker exited with code ${code}`)));
-  return w;
-}
-
-/** The worker's code: the .ts through a tsx boot file when running from source, else the compiled .js beside this module. */
-function workerEntry(): { url: URL; tsEntry?: string } | null {
-  const source = new URL('./mask-worker.ts', import.meta.url);
-  if (existsSync(fileURLToPath(source))) return { url: new URL('./ts-worker-boot.mjs', import.meta.url), tsEntry: source.href };
-  const compiled = new URL('./mask-worker.js', import.meta.url);
-  return existsSync(fileURLToPath(compiled)) ? { url: compiled } : null;
+/** The worker's code (workers/worker-entry.ts), or null when neither its source nor its compiled .js is here. */
+function maskWorkerEntry(): WorkerEntry | null {
+  const entry = workerEntry('mask-worker', import.meta.url);
+  return entry.workerData || existsSync(fileURLToPath(entry.url)) ? entry : null;
 }

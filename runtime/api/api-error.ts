@@ -1,20 +1,15 @@
 // Every failure a client sees is one of these, answered as OpenAI's error envelope in one place
 // (to-api-error.ts turns whatever was thrown into one).
 import type { ServerResponse } from 'node:http';
+import { LmforgeError, type ErrorType } from '../../compiler/lmforge-error.js';
 import { endEventStream, isEventStream, sendEvent } from './sse.js';
 
-export type ErrorType = 'invalid_request_error' | 'not_found_error' | 'server_error' | 'rate_limit_error';
+export type { ErrorType };
 
-export class ApiError extends Error {
+export class ApiError extends LmforgeError {
   override name = 'ApiError';
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly type: ErrorType = status >= 500 ? 'server_error' : 'invalid_request_error',
-    readonly param: string | null = null,
-    readonly code: string | null = null,
-  ) {
-    super(message);
+  constructor(status: number, message: string, type?: ErrorType, param: string | null = null, code: string | null = null) {
+    super(message, { status, type, param, code });
   }
 
   toJSON(): { error: { message: string; type: ErrorType; param: string | null; code: string | null } } {

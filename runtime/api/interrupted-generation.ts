@@ -1,11 +1,12 @@
 // An engine error after the engine had started a request. The answer may already be under
 // way: a stream ends with an error event; a whole response that has output keeps it, its
 // unfinished choices marked finish_reason "error". This carries what either needs.
+import { LmforgeError } from '../../compiler/lmforge-error.js';
 import { EngineRequestError } from '../engine/client/engine.js';
 import type { ChoiceOutcome } from '../telemetry/metrics.js';
 import type { Usage } from './usage.js';
 
-export class InterruptedGeneration extends Error {
+export class InterruptedGeneration extends LmforgeError {
   override name = 'InterruptedGeneration';
   constructor(
     readonly reason: unknown,

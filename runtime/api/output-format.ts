@@ -1,6 +1,7 @@
 // Compiling a request's output format (its response_format or the tag its tools make) before
 // it goes to the engine, timed for the trace and /metrics. A format that does not compile is
-// an OutputFormatError naming the request field it came from; to-api-error.ts answers it.
+// an OutputFormatError naming the request field it came from, with the answer the client gets.
+import { LmforgeError, type ErrorFields } from '../../compiler/lmforge-error.js';
 import { nowMicros } from '../engine/clock.js';
 import { GrammarCompileError } from '../grammar-service/grammar-compile-error.js';
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
@@ -9,11 +10,22 @@ import type { CompletionContext } from './completion-context.js';
 /** Which request field a format came from, and the parameter its errors point into. */
 export type FormatSource = { field: 'tools' } | { field: 'response_format'; param: string };
 
-export class OutputFormatError extends Error {
+export class OutputFormatError extends LmforgeError {
   override name = 'OutputFormatError';
   constructor(readonly reason: GrammarCompileError, readonly source: FormatSource) {
-    super(reason.message);
+    super(...answer(reason, source));
   }
+}
+
+/** What the client is told: its message and the OpenAI error fields. */
+function answer(reason: GrammarCompileError, source: FormatSource): [string, ErrorFields] {
+  // No worker was free for it: nothing is wrong with the format, so the answer says retry.
+  if (reason.overloaded) return [reason.message, { status: 503, code: 'server_is_overloaded', userFacing: true }];
+  const code = reason.timedOut ? 'grammar_timeout' : 'invalid_grammar';
+  // The schemas were checked one by one; what is left is the tag as a whole (e.g. too slow).
+  if (source.field === 'tools') return [`The tools could not be compiled: ${reason.message}`, { status: 400, param: 'tools', code, userFacing: true }];
+  const param = reason.pointer && reason.pointer !== '/' ? `${source.param}${reason.pointer}` : source.param;
+  return [`Invalid response_format: ${reason.message}`, { status: 400, param, code, userFacing: true }];
 }
 
 /**

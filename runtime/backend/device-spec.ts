@@ -1,4 +1,5 @@
 // Parsing of `--device` (pure: no native code), shared by the CLI and the backend.
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 
 export const DEVICE_KINDS = ['cuda', 'metal', 'vulkan', 'rocm', 'opencl', 'cpu'] as const;
 export type DeviceKind = (typeof DEVICE_KINDS)[number];
@@ -12,9 +13,8 @@ export interface DeviceSpec {
   text: string;
 }
 
-export class DeviceError extends Error {
+export class DeviceError extends UserFacingError {
   override name = 'DeviceError';
-  readonly userFacing = true;
 }
 
 export function parseDeviceSpec(text: string): DeviceSpec {

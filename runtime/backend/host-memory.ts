@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { freemem, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 
 export interface HostMemory {
   /** RAM this process may use at all: physical memory, or a smaller limit. */
@@ -18,9 +19,8 @@ export interface HostMemory {
 /** Environment variable that fixes the memory figure (tests, or a limit the user wants kept). */
 export const MEMORY_LIMIT_ENV = 'LMFORGE_MEMORY_LIMIT_BYTES';
 
-export class MemoryLimitError extends Error {
+export class MemoryLimitError extends UserFacingError {
   override name = 'MemoryLimitError';
-  readonly userFacing = true;
 }
 
 export interface HostMemoryOptions {

@@ -7,6 +7,7 @@
 //   await cloneLlamaSource(bundle, dir);                      // a checkout at the bundle's commit
 // A checkout may also come as a plain tree without git's history (unpacked from a tarball on a
 // machine with neither git nor a network): SOURCE_COMMIT_FILE at its root names its commit.
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 import { execFile } from 'node:child_process';
 import { access, mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -19,9 +20,8 @@ const exists = (path: string) => access(path).then(() => true, () => false);
 /** In a source tree without `.git`, the file holding the commit it was exported from. */
 export const SOURCE_COMMIT_FILE = '.lmforge-source-commit';
 
-export class LlamaSourceError extends Error {
+export class LlamaSourceError extends UserFacingError {
   override name = 'LlamaSourceError';
-  readonly userFacing = true;
 }
 
 /** The bundle's path in `cacheDir`, fetched on first use. */

@@ -3,6 +3,7 @@
 import { SPLIT_MODE, type LlamaApi, type ModelHandle } from './llama-api.js';
 import type { Device } from './devices.js';
 import { Vocabulary } from './vocabulary.js';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 
 export interface ModelLoadOptions {
   path: string;
@@ -12,9 +13,8 @@ export interface ModelLoadOptions {
   vocabOnly?: boolean;
 }
 
-export class ModelLoadError extends Error {
+export class ModelLoadError extends UserFacingError {
   override name = 'ModelLoadError';
-  readonly userFacing = true;
 }
 
 export interface ModelInfo {

@@ -1,11 +1,16 @@
 // Renders a conversation into prompt text with a Jinja chat template (the model's own, or the
 // one template-choice.ts picked), adapting it to what the template accepts.
 import { Template } from '@huggingface/jinja';
+import { LmforgeError } from '../../compiler/lmforge-error.js';
 import { mergeToolRuns, type TemplateMessage } from './chat-messages.js';
 import { chatmlTemplate } from './chatml-template.js';
 
-export class ChatTemplateError extends Error {
+/** A conversation the template cannot render: the client's `messages` are at fault. */
+export class ChatTemplateError extends LmforgeError {
   override name = 'ChatTemplateError';
+  constructor(message: string) {
+    super(message, { status: 400, param: 'messages', userFacing: true });
+  }
 }
 
 interface RenderOptions {

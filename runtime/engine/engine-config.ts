@@ -12,6 +12,7 @@ import {
   type MemoryFacts,
   type ModelShape,
 } from './memory-budget.js';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 
 export const ENGINE_MODES = ['local', 'interactive', 'server'] as const;
 export type EngineMode = (typeof ENGINE_MODES)[number];
@@ -56,9 +57,8 @@ export interface EngineConfig {
   memoryNote: string;
 }
 
-export class ConfigError extends Error {
+export class ConfigError extends UserFacingError {
   override name = 'ConfigError';
-  readonly userFacing = true;
 }
 
 /** What the config is computed from: the model and the memory of the chosen devices. */

@@ -1,7 +1,9 @@
 // Why an output format was not compiled. The server answers each kind differently: a format that
 // is wrong (invalid_grammar) or too slow (grammar_timeout) is the client's to fix; a compiler
 // with no free worker (overloaded) is the server's, and worth a retry.
-export class GrammarCompileError extends Error {
+import { LmforgeError } from '../../compiler/lmforge-error.js';
+
+export class GrammarCompileError extends LmforgeError {
   override name = 'GrammarCompileError';
   constructor(
     message: string,

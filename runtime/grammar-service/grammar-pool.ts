@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { GrammarCompileError } from './grammar-compile-error.js';
 import type { GrammarSpec } from './grammar-spec.js';
 import type { GrammarJob, GrammarWorkerMessage } from './grammar-worker.js';
-import { workerEntry } from '../workers/worker-entry.js';
+import { workerEntry } from '../../compiler/workers/worker-entry.js';
 
 export interface GrammarPoolOptions {
   /** Token texts by id, for structural tags that name tokens by their text. */

@@ -8,9 +8,8 @@
 // from when a worker took it, perhaps before the joiner asked), so it may wait less than a full
 // deadline; a timeout still means the spec itself is too slow, which is what it reports.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { ARTIFACT_FORMAT_VERSION } from '../../compiler/index.js';
+import { GrammarCache } from '../../compiler/grammar-cache.js';
 import { GrammarPool, type GrammarPoolOptions } from './grammar-pool.js';
 import type { GrammarSpec } from './grammar-spec.js';
 
@@ -37,18 +36,12 @@ export interface GrammarCacheCounts {
   compiled: number;
 }
 
-async function writeAtomically(file: string, data: Uint8Array): Promise<void> {
-  await mkdir(join(file, '..'), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  await writeFile(tmp, data);
-  await rename(tmp, file);
-}
-
 /** The artifact format is part of the key: a newer compiler never reads an older layout. */
 
 export class GrammarService {
   private readonly pool: GrammarPool;
-  private readonly cacheDir: string | undefined;
+  /** The on-disk cache, shared with compile-grammar's. */
+  private readonly disk: GrammarCache | undefined;
   /** Hash of the vocabulary the artifacts' masks are for (none without masks). */
   private readonly vocabularyHash: string | undefined;
   /** Artifacts by the hash of their spec, oldest first (a Map keeps insertion order). */
@@ -62,7 +55,7 @@ export class GrammarService {
 
   constructor(options: GrammarServiceOptions) {
     this.pool = new GrammarPool(options);
-    this.cacheDir = options.cacheDir;
+    this.disk = options.cacheDir !== undefined ? new GrammarCache(options.cacheDir) : undefined;
     this.memoryCacheBytes = options.memoryCacheBytes ?? GRAMMAR_ARTIFACT_CACHE_BYTES;
     this.vocabularyHash = options.vocabulary && createHash('sha256').update(options.vocabulary).digest('hex');
   }
@@ -126,12 +119,11 @@ export class GrammarService {
   }
 
   private async load(key: string, spec: GrammarSpec): Promise<Uint8Array> {
-    const file = this.cacheDir ? join(this.cacheDir, `spec-${key}.lmgrammar`) : undefined;
-    const stored = file ? await readFile(file).then((data) => new Uint8Array(data), () => undefined) : undefined;
+    const stored = await this.disk?.readSpec(key);
     if (stored) this.counts.hits++;
     else this.counts.compiled++;
     const artifact = stored ?? (await this.pool.compile(spec));
-    if (file && !stored) await writeAtomically(file, artifact).catch(() => undefined); // a cache that cannot write is still a cache in memory
+    if (this.disk && !stored) await this.disk.writeSpec(key, artifact).catch(() => undefined); // a cache that cannot write is still a cache in memory
     this.remember(key, artifact);
     return artifact;
   }

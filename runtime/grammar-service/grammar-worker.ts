@@ -7,7 +7,8 @@
 // It runs one job at a time (grammar-pool.ts hands out one per worker).
 import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { GrammarCompiler, GrammarMatcher, TokenizerInfo, serializeCompiledGrammar } from '../../compiler/index.js';
+import { GrammarCompiler, GrammarError, GrammarMatcher, TokenizerInfo, serializeCompiledGrammar } from '../../compiler/index.js';
+import { LmforgeError } from '../../compiler/lmforge-error.js';
 import { grammarFromSpec, type GrammarSpec } from './grammar-spec.js';
 
 export interface GrammarJob {
@@ -49,8 +50,9 @@ function compile(job: GrammarJob): GrammarWorkerMessage {
     const artifact = serializeCompiledGrammar(compiled, { withMasks: vocabulary !== undefined });
     return { type: 'compiled', id: job.id, artifact, heapBytes: heapBytes() };
   } catch (error) {
-    const e = error as Error & { userFacing?: boolean; location?: { kind: string; pointer?: string } };
-    return { type: 'failed', id: job.id, message: e.message, pointer: e.location?.kind === 'pointer' ? e.location.pointer : undefined, userFacing: e.userFacing === true, heapBytes: heapBytes() };
+    const message = error instanceof Error ? error.message : String(error);
+    const pointer = error instanceof GrammarError && error.location.kind === 'pointer' ? error.location.pointer : undefined;
+    return { type: 'failed', id: job.id, message, pointer, userFacing: error instanceof LmforgeError && error.userFacing, heapBytes: heapBytes() };
   }
 }
 

@@ -1,10 +1,13 @@
 // Errors the model layer raises for users: each one line, with a stable `code`.
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 
-export class ModelError extends Error {
+export type ModelErrorCode = 'model_not_found' | 'unknown_model' | 'model_pull_failed' | 'invalid_model';
+
+export class ModelError extends UserFacingError {
   override name = 'ModelError';
-  readonly userFacing = true;
-  constructor(message: string, readonly code: 'model_not_found' | 'unknown_model' | 'model_pull_failed' | 'invalid_model') {
-    super(message);
+  declare readonly code: ModelErrorCode;
+  constructor(message: string, code: ModelErrorCode) {
+    super(message, { code });
   }
 }
 

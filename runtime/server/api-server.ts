@@ -3,6 +3,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Request } from 'polka';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 import { ApiError, sendError } from '../api/api-error.js';
 import { ApiKeys } from './auth.js';
 import { RequestMeter } from '../telemetry/request-meter.js';
@@ -113,7 +114,7 @@ export class ApiServer {
             : error.code === 'EACCES'
               ? `not allowed to listen on ${host}:${port}; use a port above 1023`
               : `cannot listen on ${host}:${port}: ${error.message}`;
-        reject(Object.assign(new Error(message), { userFacing: true }));
+        reject(new UserFacingError(message));
       };
       this.server.once('error', onError);
       this.server.listen(port, host, () => {

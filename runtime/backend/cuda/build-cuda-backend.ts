@@ -17,10 +17,10 @@ import { probeCudaDriver } from './cuda-driver.js';
 import { smName } from './cuda-fit.js';
 import { BUILD_RECORD_FILE, CUDA_LIBRARY_FILE, backendsDir, localBuildFolder } from './cuda-libraries.js';
 import { readFatBinary, summarizeFatBinary } from './fat-binary.js';
+import { UserFacingError } from '../../../compiler/lmforge-error.js';
 
-export class BackendBuildError extends Error {
+export class BackendBuildError extends UserFacingError {
   override name = 'BackendBuildError';
-  readonly userFacing = true;
 }
 
 export interface CudaBuildOptions {

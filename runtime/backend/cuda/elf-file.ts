@@ -2,15 +2,15 @@
 // a section lies, and which libraries it needs (DT_NEEDED). Reads by position, never the whole
 // file (a CUDA library is 150-400 MB).
 import { closeSync, openSync, readSync } from 'node:fs';
+import { UserFacingError } from '../../../compiler/lmforge-error.js';
 
 export interface SectionRange {
   offset: number;
   size: number;
 }
 
-export class ElfError extends Error {
+export class ElfError extends UserFacingError {
   override name = 'ElfError';
-  readonly userFacing = true;
 }
 
 const DT_NULL = 0n;

@@ -12,6 +12,7 @@
 // size; u64 payload size; …; u16 minor and u16 major at 24: the PTX ISA for PTX entries; u32
 // arch at 28) and its payload.
 import { ElfFile, type SectionRange } from './elf-file.js';
+import { UserFacingError } from '../../../compiler/lmforge-error.js';
 
 export interface FatBinaryEntry {
   kind: 'sass' | 'ptx';
@@ -28,9 +29,8 @@ export interface FatBinarySummary {
   ptx: { arch: number; isa: string }[];
 }
 
-export class FatBinaryError extends Error {
+export class FatBinaryError extends UserFacingError {
   override name = 'FatBinaryError';
-  readonly userFacing = true;
 }
 
 const FATBIN_MAGIC = 0xba55ed50;

@@ -3,7 +3,7 @@
 // the backend said last (ggml_abort's message, a CUDA error) beside the signal or exit code.
 import { fork } from 'node:child_process';
 import type { EngineTransport } from './engine-transport.js';
-import { processEntry } from '../../workers/worker-entry.js';
+import { processEntry } from '../../../compiler/workers/worker-entry.js';
 
 /** Lines of the child's stderr kept for the report of its end. */
 const KEPT_LINES = 12;

@@ -1,7 +1,7 @@
 // Where the engine's side runs, as the server's side sees it: a child process (engine-child.ts,
 // the default) or a worker thread of this process (below). Both carry protocol.ts messages.
 import { Worker } from 'node:worker_threads';
-import { workerEntry } from '../../workers/worker-entry.js';
+import { workerEntry } from '../../../compiler/workers/worker-entry.js';
 import type { FromWorker, ToWorker } from '../protocol.js';
 
 /** How the engine's side ended: in words, and what it last wrote to stderr (a child process's). */

@@ -6,6 +6,7 @@
 //   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
 //   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
 //   await engine.dispose();
+import { LmforgeError, type ErrorFields } from '../../../compiler/lmforge-error.js';
 import { forkEngine } from './engine-child.js';
 import { startEngineThread, type EngineEnd, type EngineTransport } from './engine-transport.js';
 import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/grammar-service.js';
@@ -14,18 +15,34 @@ import { RestartBackoff } from './restart-backoff.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from '../protocol.js';
 
-export class EngineStartError extends Error {
+export class EngineStartError extends LmforgeError {
   override name = 'EngineStartError';
-  constructor(message: string, readonly userFacing: boolean) {
-    super(message);
+  constructor(message: string, userFacing: boolean) {
+    super(message, { userFacing });
   }
 }
 
-/** An error the engine reported for one request (the others keep running). */
-export class EngineRequestError extends Error {
+/** What each refusal of the engine is, as an HTTP status and OpenAI error. */
+const ENGINE_ERROR_FIELDS: Record<EngineErrorInfo['code'], ErrorFields> = {
+  context_length_exceeded: { status: 400, code: 'context_length_exceeded' },
+  server_is_overloaded: { status: 503, code: 'server_is_overloaded' },
+  invalid_request: { status: 400 },
+  internal_error: { status: 500, code: 'internal_error' },
+  // The engine's process died; the server restarts it: a retry later is answered.
+  engine_failed: { status: 503, code: 'engine_failed' },
+};
+
+/**
+ * An error the engine reported for one request (the others keep running). Its message is for the
+ * client, whatever the code: `param` is the engine's (`prompt` for the prompt itself), which
+ * the endpoint renames (to-api-error.ts).
+ */
+export class EngineRequestError extends LmforgeError {
   override name = 'EngineRequestError';
   constructor(readonly info: EngineErrorInfo) {
-    super(info.message);
+    const fields = ENGINE_ERROR_FIELDS[info.code] ?? ENGINE_ERROR_FIELDS.internal_error;
+    const param = info.code === 'context_length_exceeded' ? (info.param ?? 'prompt') : info.code === 'invalid_request' ? (info.param ?? null) : null;
+    super(info.message, { ...fields, param, userFacing: true });
   }
 }
 

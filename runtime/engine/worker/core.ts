@@ -18,7 +18,7 @@ import type { RequestState, Sequence } from './sequence.js';
 import { reusablePrefixLength } from './sliding-window.js';
 import { MIN_PROMPT_TOKENS, StepBudget } from './step-budget.js';
 import { TokenCommitter } from './token-commit.js';
-import { Speculation } from './speculative/speculation.js';
+import { Speculation, type SettledEntry } from './speculative/speculation.js';
 import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
@@ -193,9 +193,9 @@ export class EngineCore {
     while (!this.stopped) {
       profile?.begin();
       for (const state of [...this.scheduler.running]) if (state.cancelled) this.retire(state, 'cancelled');
-      if (this.speculation?.preparesDrafts) {
+      if (this.speculation) {
         try {
-          await this.speculation.prepare(this.decodingSequences());
+          await this.speculation.beforeStep(() => this.decodingSequences());
         } catch (error) {
           this.recoverFromDecodeFailure(error);
           continue;
@@ -241,6 +241,7 @@ export class EngineCore {
       if (this.options.tracing) this.traceStep(plan, stepStart, micros);
       profile?.lap('plan');
       const acceptedDrafts = plan.entries.map(() => 0);
+      const settled: SettledEntry[] = [];
       plan.entries.forEach((entry, index) => {
         const { sequence } = entry;
         let accepted = 0;
@@ -249,7 +250,7 @@ export class EngineCore {
             if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampledToken(index));
             else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
-            this.keepHiddenState(sequence, index, accepted);
+            settled.push({ index, sequence, drafted: entry.draft.length, accepted, finished: sequence.finish !== undefined });
           } catch (error) {
             // A failure while sampling (NaN logits, a mask that allows nothing) ends this request only.
             this.fail(sequence.request, error);
@@ -258,16 +259,15 @@ export class EngineCore {
         this.scheduler.settleDraft(entry, accepted);
         acceptedDrafts[index] = accepted;
       });
-      const observer = this.speculation?.proposer;
-      if (observer?.observe) {
+      if (this.speculation) {
         try {
-          await observer.observe(plan.entries, acceptedDrafts);
+          const hiddenState = (index: number, accepted: number) => this.runner.hiddenState(index, accepted);
+          await this.speculation.afterStep({ plan, accepted: acceptedDrafts, settled, hiddenState, plannedAt: planStart });
         } catch (error) {
           this.recoverFromDecodeFailure(error);
           continue;
         }
       }
-      this.speculation?.observeStep(plan.decoding, plan.tokens - plan.decoding - plan.drafted, plan.drafted, nowMicros() - planStart);
       profile?.lap('commit');
       this.collectOutput();
       profile?.lap('collect');
@@ -312,17 +312,8 @@ export class EngineCore {
   /** Commits what the target chose at each drafted position; returns the draft tokens accepted. */
   private verify(sequence: Sequence, draft: number[], index: number): number {
     const accepted = verifyDraft(sequence, draft, (k) => this.runner.logits(index, k), (s, logits) => this.sampleAndCommit(s, logits));
-    this.speculation!.record(sequence, accepted);
     this.trace(sequence.request, 'speculation', nowMicros(), undefined, { choice: sequence.choice, proposed: draft.length, accepted, step: this.steps });
     return accepted;
-  }
-
-  /** Hands a hidden-state proposer (Medusa) the state the sequence's last token was sampled from: the row after the accepted drafts. */
-  private keepHiddenState(sequence: Sequence, index: number, accepted: number): void {
-    const proposer = this.speculation?.proposer;
-    if (!proposer?.keepHiddenState || sequence.finish !== undefined) return;
-    const hidden = this.runner.hiddenState(index, accepted);
-    if (hidden) proposer.keepHiddenState(sequence, hidden);
   }
 
   private anyGrammar(): boolean {

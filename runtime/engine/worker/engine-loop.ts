@@ -2,6 +2,7 @@
 // the HTTP thread never waits on native work. Talks to client/engine.ts through protocol.ts
 // messages over a channel: a worker thread's port (engine-worker.ts) or a child process's IPC
 // (engine-process.ts). Token streams and control messages cross it; logits never do.
+import { LmforgeError } from '../../../compiler/lmforge-error.js';
 import { availableParallelism } from 'node:os';
 import { LlamaContext } from '../../backend/context.js';
 import { usableCpus } from '../../backend/cpu-load.js';
@@ -241,7 +242,7 @@ export function serveEngine(to: EngineChannel, testHooks: EngineHooks = {}): voi
           (error: Error) => {
             // The main thread ends this worker next: llama.cpp must not keep logging into it.
             releaseLlamaLogs();
-            post({ type: 'init-failed', message: error.message, userFacing: (error as { userFacing?: boolean }).userFacing === true });
+            post({ type: 'init-failed', message: error.message, userFacing: error instanceof LmforgeError && error.userFacing });
           },
         );
         break;

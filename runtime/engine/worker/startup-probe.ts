@@ -3,13 +3,13 @@
 // prompts run in parts that size) and a full batch (a token for every sequence). A backend
 // that cannot run there (a CUDA build without code for the card) fails here, at start-up, as
 // one clear line, instead of at the first request. The KV cells it wrote are cleared after.
+import { UserFacingError } from '../../../compiler/lmforge-error.js';
 import { Batch } from '../../backend/batch.js';
 import { MICRO_BATCH_TOKENS, type LlamaContext } from '../../backend/context.js';
 import { probeFailureLine, type ProbeTarget } from '../probe-failure.js';
 
-export class ProbeError extends Error {
+export class ProbeError extends UserFacingError {
   override name = 'ProbeError';
-  readonly userFacing = true;
 }
 
 export interface ProbeShape {

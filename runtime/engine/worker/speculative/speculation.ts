@@ -8,6 +8,7 @@
 // the model splits differently do not silence continuations that work, nor the other way
 // round; the cost of a draft token is learnt from the steps (draft-cost.ts).
 import { nowMicros } from '../../clock.js';
+import type { StepPlan } from '../scheduler.js';
 import type { Sequence } from '../sequence.js';
 import { DraftCost } from './draft-cost.js';
 import { AcceptanceRate, DraftPolicy, MAX_DRAFT, ProbeMemory } from './draft-policy.js';
@@ -49,6 +50,29 @@ interface DraftState {
 const FORCED_PRIOR = 0.9;
 const CONTINUATION_PRIOR = 0.5;
 
+/** An entry of the step whose logits were sampled: its index in the plan, and its drafts' fate. */
+export interface SettledEntry {
+  index: number;
+  sequence: Sequence;
+  /** Draft tokens it carried, and how many of them the target accepted. */
+  drafted: number;
+  accepted: number;
+  /** Whether the sequence finished with this step. */
+  finished: boolean;
+}
+
+/** What the engine's step tells speculation once its tokens are committed. */
+export interface FinishedStep {
+  plan: StepPlan;
+  /** By entry of the plan: the draft tokens accepted (0 for entries not sampled). */
+  accepted: readonly number[];
+  settled: readonly SettledEntry[];
+  /** The hidden state entry `index` sampled from after `accepted` drafts, when the runner keeps them. */
+  hiddenState(index: number, accepted: number): Float32Array | undefined;
+  /** When the step was planned (µs): drafting is judged by the whole step, proposing and verifying included. */
+  plannedAt: number;
+}
+
 export class Speculation {
   private readonly states = new WeakMap<Sequence, DraftState>();
   private readonly cost = new DraftCost();
@@ -71,21 +95,40 @@ export class Speculation {
 
   constructor(private readonly options: SpeculationOptions) {}
 
-  /** The proposer running before each step, if any. */
-  get proposer(): DraftProposer | undefined {
-    return this.options.proposer;
+  // The engine's step calls speculation at three moments, and nowhere else: beforeStep, then
+  // propose (through the scheduler, for each sequence it plans), then afterStep.
+
+  /**
+   * Before the step is planned: a proposer that runs a model (small_draft, Medusa, EAGLE-3)
+   * drafts for the sequences about to decode; `decoding` lists them, asked only then.
+   */
+  async beforeStep(decoding: () => readonly Sequence[]): Promise<void> {
+    if (this.options.proposer) await this.prepare(decoding());
   }
 
-  /** Whether drafts must be prepared (asynchronously) before each step is planned. */
-  get preparesDrafts(): boolean {
-    return this.options.proposer !== undefined;
+  /**
+   * After the step's tokens are committed: learns what was accepted, hands a hidden-state
+   * proposer its states, lets the proposer follow the step, and learns a draft token's cost.
+   */
+  async afterStep(step: FinishedStep): Promise<void> {
+    const proposer = this.options.proposer;
+    for (const entry of step.settled) {
+      if (entry.drafted > 0) this.record(entry.sequence, entry.accepted);
+      if (proposer?.keepHiddenState && !entry.finished) {
+        const hidden = step.hiddenState(entry.index, entry.accepted);
+        if (hidden) proposer.keepHiddenState(entry.sequence, hidden);
+      }
+    }
+    if (proposer?.observe) await proposer.observe(step.plan.entries, step.accepted);
+    const { decoding, tokens, drafted } = step.plan;
+    this.cost.observe(decoding, tokens - decoding - drafted, drafted, nowMicros() - step.plannedAt);
   }
 
   /**
    * Runs the draft model for the sequences about to decode (those with one token to compute
    * and nothing forced), as many tokens each as its policy wants.
    */
-  async prepare(sequences: readonly Sequence[]): Promise<void> {
+  private async prepare(sequences: readonly Sequence[]): Promise<void> {
     this.prepared.clear();
     const model = this.options.proposer;
     if (!model) return;
@@ -140,13 +183,8 @@ export class Speculation {
     return forced.length === 0 ? continuation : forced.concat(continuation);
   }
 
-  /** Learns a draft token's cost from a finished step. */
-  observeStep(decoding: number, promptTokens: number, drafted: number, micros: number): void {
-    this.cost.observe(decoding, promptTokens, drafted, micros);
-  }
-
   /** What the target made of the sequence's last draft. */
-  record(sequence: Sequence, accepted: number): void {
+  private record(sequence: Sequence, accepted: number): void {
     const state = this.stateOf(sequence);
     const forcedAccepted = Math.min(accepted, state.lastForced);
     const continuationAccepted = Math.max(0, accepted - state.lastForced);

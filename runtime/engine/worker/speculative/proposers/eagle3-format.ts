@@ -4,10 +4,10 @@
 // mismatch is refused here first, with one line. Reads the header only, plus the `d2t` map.
 import { open } from 'node:fs/promises';
 import { GGML_TYPE_I64, ggufValue, readGGUF, type GGUFFile } from '../../../../../compiler/gguf/gguf-file.js';
+import { UserFacingError } from '../../../../../compiler/lmforge-error.js';
 
-export class Eagle3FormatError extends Error {
+export class Eagle3FormatError extends UserFacingError {
   override name = 'Eagle3FormatError';
-  readonly userFacing = true;
 }
 
 export interface Eagle3Target {

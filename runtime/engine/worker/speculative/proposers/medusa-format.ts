@@ -5,6 +5,7 @@
 // heads against the target first, so a mismatch stops start-up with one line.
 import { readGGUF, ggufValue, type GGUFFile, type GGUFTensorInfo } from '../../../../../compiler/gguf/gguf-file.js';
 import type { MedusaWeights, TensorSource } from '../../../../backend/medusa-graph.js';
+import { UserFacingError } from '../../../../../compiler/lmforge-error.js';
 
 export const MEDUSA_ARCHITECTURE = 'medusa';
 export const MEDUSA_KEYS = {
@@ -19,9 +20,8 @@ export const MEDUSA_KEYS = {
 /** Tensor names of head k (0-based: head k predicts the token k + 2 positions after the hidden state's). */
 export const medusaTensorNames = (k: number) => ({ fc: `medusa.${k}.fc.weight`, bias: `medusa.${k}.fc.bias`, output: `medusa.${k}.output.weight` });
 
-export class MedusaFormatError extends Error {
+export class MedusaFormatError extends UserFacingError {
   override name = 'MedusaFormatError';
-  readonly userFacing = true;
 }
 
 export interface TargetFacts {
