@@ -58,6 +58,20 @@ export function createGrammarMaskSampler(libllamaPath: string, vocabSize: number
   const hooks = hooksFor(libllamaPath);
   const state = new MaskState(vocabSize);
   state.pointer = hooks.create(state);
+  return handleOf(state);
+}
+
+/**
+ * The mask link behind `sampler`, a llama_sampler that createGrammarMaskSampler made or that
+ * llama.cpp cloned from one (llama_sampler_clone of a chain clones its links): the clone's
+ * mask is set through this handle. undefined for a sampler that is no mask link.
+ */
+export function grammarMaskSamplerAt(sampler: SamplerPointer): GrammarMaskSampler | undefined {
+  const state = bound?.hooks.stateAt(sampler);
+  return state && handleOf(state);
+}
+
+function handleOf(state: MaskState): GrammarMaskSampler {
   return {
     sampler: state.pointer,
     uploadBytes: state.chunks.byteLength,
@@ -203,6 +217,8 @@ const Signatures = {
 interface Hooks {
   ggml: GgmlApi;
   create(state: MaskState): SamplerPointer;
+  /** The state of a mask link, found by its interface and context id; undefined for another sampler. */
+  stateAt(sampler: SamplerPointer): MaskState | undefined;
 }
 
 let bound: { path: string; hooks: Hooks } | undefined;
@@ -329,7 +345,12 @@ function hooksFor(libllamaPath: string): Hooks {
     backend_reset: register(Signatures.backendReset, guarded('backend_reset', (sampler: bigint) => stateOf(sampler).resetGraph(), none)),
     copy_state: register(Signatures.copyState, guarded('copy_state', (source: bigint, target: bigint) => stateOf(target).copyFrom(stateOf(source)), none)),
   });
-  bound = { path: libllamaPath, hooks: { ggml, create } };
+  const stateAt = (sampler: bigint): MaskState | undefined => {
+    const header = koffi.decode(sampler, SamplerHeader) as { iface: unknown; ctx: number | bigint };
+    if (koffi.address(header.iface as never) !== koffi.address(iface as never)) return undefined;
+    return states.get(Number(header.ctx));
+  };
+  bound = { path: libllamaPath, hooks: { ggml, create, stateAt } };
   return bound.hooks;
 }
 

@@ -22,7 +22,7 @@ import { Speculation, type SettledEntry } from './speculative/speculation.js';
 import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
-import { DeviceSampling } from './device-sampling.js';
+import { DeviceSampling, type GrammarMaskFactory } from './device-sampling.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
 type Outcome = 'finished' | 'cancelled' | 'failed';
@@ -73,6 +73,8 @@ export class EngineCore {
        * sequence and step, so it cannot be combined with speculation.
        */
       sampling?: 'device' | 'host';
+      /** Makes grammar mask links, so that constrained requests sample on the device too (sampling 'device'). */
+      grammarMasks?: GrammarMaskFactory;
     } = {},
   ) {
     this.profile = options.profileSteps ? new StepProfile() : undefined;
@@ -115,7 +117,7 @@ export class EngineCore {
     this.committer = new TokenCommitter(vocabulary);
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
-      this.deviceSampling = new DeviceSampling(context.model.api, context);
+      this.deviceSampling = new DeviceSampling(context.model.api, context, options.grammarMasks);
     }
   }
 
@@ -203,6 +205,11 @@ export class EngineCore {
       }
       // Drafting is judged by the whole step: proposing (n-gram lookups, forced text), the
       // decode, and verifying (a grammar mask per drafted position) all grow with the drafts.
+      // Sampling on the device, a grammar's mask goes up with the decode that samples with it:
+      // masks are brought up to date before the step (a failure then ends its request before
+      // it is planned), not while it decodes.
+      const masksFirst = this.deviceSampling !== undefined && this.anyGrammar();
+      if (masksFirst) this.refreshMasks();
       const planStart = nowMicros();
       const plan = this.scheduler.schedule();
       profile?.lap('plan');
@@ -226,7 +233,11 @@ export class EngineCore {
         // decoding, JavaScript work in parallel slowed constrained decoding by ~5% (bench:constrained,
         // width 16: 0.94-0.95 overlapped against 0.98 after the decode), so then it waits.
         // Without a grammar there is nothing to overlap: the runner then decodes on this thread.
-        await this.runner.run(plan.entries, this.options.overlapMasks && this.anyGrammar() ? () => this.refreshMasks() : undefined, onDevice, profile);
+        // Sampling on the device, masks are done before the step, and a step with a mask link
+        // stays on this thread: llama_decode calls the link's JavaScript hooks, which from a libuv
+        // thread would each wait for this one.
+        const overlap = this.options.overlapMasks && !this.deviceSampling && this.anyGrammar();
+        await this.runner.run(plan.entries, overlap ? () => this.refreshMasks() : undefined, onDevice, profile);
         if (!this.options.overlapMasks) this.refreshMasks();
         profile?.lap('sample');
       } catch (error) {
@@ -295,6 +306,8 @@ export class EngineCore {
 
   /** Commits the token the graph chose, and tells the sequence's chain (its penalties). */
   private commitSampled(sequence: Sequence, token: number): void {
+    // As on the host: a grammar that allows only its end ends the output; the drawn token (an end token) is dropped.
+    if (this.committer.endIfGrammarComplete(sequence)) return;
     this.committer.commit(sequence, { token });
     this.deviceSampling!.accept(sequence, token);
   }

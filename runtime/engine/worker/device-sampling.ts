@@ -3,11 +3,17 @@
 // returns only its chosen token; its logits row never reaches JavaScript. Everything else keeps
 // the host path (sampling/token-sampler.ts): see hostOnlyReason.
 //
+// A grammar's mask is the chain's first link (backend/grammar-mask-sampler.ts): before each
+// decode, setMasks uploads the sequence's current mask (the grammar's state after its last
+// committed token), so the mask must be ready before the decode, not prepared during it. The
+// grammar itself (accepting the committed token, ending when only an end is allowed) stays here.
+//
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
 // frequency/presence penalties → temperature → top_k → top_p → min_p → a seeded draw, with every
 // truncation at the request's temperature and temperature 0 as the argmax of the processed
 // logits. The draw uses llama.cpp's RNG (mt19937), so a seed gives other text than on the host.
 import type { SamplerApi, SamplerHandle } from '../../backend/sampler-api.js';
+import { grammarMaskSamplerAt, type GrammarMaskSampler, type SamplerPointer } from '../../backend/grammar-mask-sampler.js';
 import { LOGIT_BIAS_BYTES, LOGIT_BIAS_VALUE_OFFSET, RANDOM_SEED } from '../../backend/sampler-api.js';
 import type { LlamaContext } from '../../backend/context.js';
 import { SeededRng } from '../../sampling/seeded-rng.js';
@@ -15,13 +21,17 @@ import type { SamplingParams } from '../../sampling/sampling-params.js';
 import type { StepEntry } from './scheduler.js';
 import type { Sequence } from './sequence.js';
 
+/** Makes a grammar mask link for a vocabulary of `vocabSize` tokens. */
+export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
+
 /**
  * Why a choice must sample on the host (its full logits row is read), or undefined when its chain
  * can run in the graph. `lengthLimit` bounds the penalties' window, which llama.cpp keeps as
- * tensors of at most a vocabulary's entries.
+ * tensors of at most a vocabulary's entries. `grammarOnDevice`: whether a grammar can be a link
+ * of the chain (a mask link can be made).
  */
-export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number): string | undefined {
-  if (hasGrammar) return 'a grammar mask';
+export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number, grammarOnDevice = false): string | undefined {
+  if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
   // llama.cpp's probabilities are those of the final draw (after temperature and truncation);
   // logprobs report the processed logits before them (token-sampler.ts).
   if (params.logprobs) return 'logprobs';
@@ -42,10 +52,14 @@ export class DeviceSampling {
   private readonly attached = new Map<number, Sequence>();
   /** Chains llama.cpp has bound to its graph once: attaching one again (after preemption) takes a clone. */
   private readonly bound = new Set<SamplerHandle>();
+  /** The mask link of each constrained sequence's chain (its first link; owned by the chain). */
+  private readonly masks = new Map<Sequence, GrammarMaskSampler>();
 
   constructor(
     private readonly api: SamplerApi,
     private readonly context: LlamaContext,
+    /** Grammar mask links; without it, constrained sequences sample on the host. */
+    private readonly createMask?: GrammarMaskFactory,
   ) {}
 
   /** Whether this sequence's tokens are chosen in the graph. */
@@ -55,13 +69,14 @@ export class DeviceSampling {
 
   /**
    * Before a decode: every entry that asks for logits has its chain attached to its sequence id,
-   * or none when it samples on the host; chains of sequences that ended are freed. Each change
-   * makes llama.cpp re-plan its graph, so chains stay attached between steps.
+   * or none when it samples on the host, and a constrained one's mask set from its grammar's
+   * current state; chains of sequences that ended are freed. Each change makes llama.cpp
+   * re-plan its graph, so chains stay attached between steps.
    */
   prepare(entries: readonly StepEntry[]): boolean[] {
     this.release();
     return entries.map(({ sequence, logits }) => {
-      if (logits === 0) return false;
+      if (logits === 0 || ended(sequence)) return false;
       let chain = this.chainOf(sequence);
       const holder = this.attached.get(sequence.slot);
       if (holder !== (chain ? sequence : undefined)) {
@@ -70,6 +85,12 @@ export class DeviceSampling {
         if (chain) this.bound.add(chain);
         if (chain) this.attached.set(sequence.slot, sequence);
         else this.attached.delete(sequence.slot);
+      }
+      const mask = this.masks.get(sequence);
+      if (mask) {
+        const grammar = sequence.grammar!;
+        grammar.refresh(); // a no-op unless the sequence is new since the engine refreshed masks
+        mask.setMask(grammar.mask);
       }
       return chain !== null;
     });
@@ -88,6 +109,7 @@ export class DeviceSampling {
     for (const chain of this.chains.values()) if (chain) this.api.llama_sampler_free(chain);
     this.chains.clear();
     this.bound.clear();
+    this.masks.clear();
   }
 
   /**
@@ -101,6 +123,13 @@ export class DeviceSampling {
     this.bound.delete(chain);
     this.api.llama_sampler_free(chain);
     this.chains.set(sequence, clone);
+    if (this.masks.has(sequence)) {
+      // The clone has a clone of the mask link, at the same place: set masks through it now.
+      const link = this.api.llama_sampler_chain_get(clone, 0);
+      const mask = link && grammarMaskSamplerAt(link as unknown as SamplerPointer);
+      if (!mask) throw new Error('a cloned sampler chain lost its grammar mask link');
+      this.masks.set(sequence, mask);
+    }
     return clone;
   }
 
@@ -119,6 +148,7 @@ export class DeviceSampling {
         this.api.llama_sampler_free(chain);
       }
       this.chains.delete(sequence);
+      this.masks.delete(sequence);
     }
   }
 
@@ -127,7 +157,7 @@ export class DeviceSampling {
     if (chain === undefined) {
       const params = sequence.sampler.params;
       const state = sequence.request;
-      const reason = hostOnlyReason(params, sequence.grammar !== undefined, state.lengthLimit, sequence.sampler.vocabSize);
+      const reason = hostOnlyReason(params, sequence.grammar !== undefined, state.lengthLimit, sequence.sampler.vocabSize, this.createMask !== undefined);
       chain = reason === undefined ? this.buildChain(sequence, params) : null;
       this.chains.set(sequence, chain);
     }
@@ -141,6 +171,13 @@ export class DeviceSampling {
     const chain = api.llama_sampler_chain_init({ no_perf: true });
     if (!chain) throw new Error('llama.cpp could not create a sampler chain');
     const add = (stage: SamplerHandle) => api.llama_sampler_chain_add(chain, stage);
+    if (sequence.grammar) {
+      // First, as on the host (token-sampler.ts masks before temperature and truncation): no
+      // stage before it turns a masked token's -inf into anything else.
+      const mask = this.createMask!(vocabSize);
+      add(mask.sampler as unknown as SamplerHandle);
+      this.masks.set(sequence, mask);
+    }
     if (params.logitBias && params.logitBias.size > 0) {
       const biases = Buffer.alloc(params.logitBias.size * LOGIT_BIAS_BYTES);
       let offset = 0;

@@ -15,6 +15,7 @@ import { computeEngineConfig, ConfigError } from '../engine-config.js';
 import type { MemoryFacts } from '../memory-budget.js';
 import { EngineCore } from './core.js';
 import { resolveSampling } from '../sampling-setting.js';
+import { createGrammarMaskSampler } from '../../backend/grammar-mask-sampler.js';
 import { CPU_PROMPT_STEP_FLOOR } from './scheduler.js';
 import { DraftModelProposer } from './speculative/proposers/draft-model-proposer.js';
 import { MedusaProposer } from './speculative/proposers/medusa-proposer.js';
@@ -151,6 +152,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitMixedSteps: true } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
     sampling,
+    grammarMasks: (vocabSize) => createGrammarMaskSampler(library.path, vocabSize),
   });
   core.start();
   return {
