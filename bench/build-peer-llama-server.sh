@@ -73,8 +73,10 @@ if [[ ! -x $peer_dir/build/bin/llama-server || ! -x $peer_dir/build/bin/llama-be
 fi
 
 # 3. The same C API: a struct or function the tools call that the prebuilt file lacks would
-# be a different release. (C++ symbols differ with the compiler's inlining, and the tools use none.)
-c_exports() { nm -D --defined-only "$1" | awk '$3 !~ /^_Z/ {print $3}' | sort; }
+# be a different release. (C++ symbols differ with the compiler's inlining, and the tools use none;
+# names starting with __ come from the C++ runtime the compiler links in, e.g. libstdc++'s
+# __once_proxy, which the H100 machine's toolchain exported and the prebuilt's did not.)
+c_exports() { nm -D --defined-only "$1" | awk '$3 !~ /^_Z/ && $3 !~ /^__/ {print $3}' | sort; }
 check_exports() {
   local a b
   a=$(c_exports "$1"); b=$(c_exports "$2")

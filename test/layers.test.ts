@@ -19,7 +19,8 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 
 const RUNTIME_BASE = ['runtime/version.ts', 'runtime/lmforge-home.ts'];
 const ERRORS = 'compiler/lmforge-error.ts';
-// Starting a worker thread, from source or from dist/: the compiler's mask workers and the runtime's.
+// Starting a worker thread or child process, from source or from dist/, and the one typed message
+// channel all of them talk through: the compiler's mask workers and the runtime's.
 const WORKERS = 'compiler/workers';
 const LIBRARY = [ERRORS, WORKERS, 'compiler', 'runtime'];
 
@@ -40,7 +41,7 @@ export const LAYERS: Record<string, readonly string[]> = {
   'runtime/chat-format': [ERRORS, 'compiler', 'runtime/grammar-service'],
   // Shared by both engine threads: the messages between them, the limits, the clock.
   'runtime/engine': [ERRORS, 'runtime/sampling', 'runtime/grammar-service'],
-  'runtime/engine/worker': [ERRORS, 'compiler', 'runtime/backend', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine'],
+  'runtime/engine/worker': [ERRORS, 'compiler', WORKERS, 'runtime/backend', 'runtime/sampling', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine'],
   'runtime/engine/client': [ERRORS, WORKERS, 'runtime/engine', 'runtime/grammar-service'],
   // A compiled folder's vocabulary tables are built as the engine worker builds them.
   'runtime/models': [ERRORS, 'compiler', ...RUNTIME_BASE, 'runtime/backend', 'runtime/chat-format', 'runtime/grammar-service', 'runtime/engine', 'runtime/engine/worker'],

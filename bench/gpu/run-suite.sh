@@ -24,7 +24,7 @@ if [[ $smoke == 1 ]]; then
   spec_args=(--widths 1 --workloads rewrite --reps 1 --tokens 8 --threads 1)
 else
   device=cuda input_len=128 output_len=256 concurrencies=(1 16 64) slots=64 cells=65536 threads=$(nproc)
-  spec_args=(--widths 1,4 --workloads rewrite,json,chat --reps 3 --tokens 192)
+  spec_args=(--widths 1,4 --workloads rewrite,json,chat --reps 2 --tokens 192)
 fi
 top=${concurrencies[-1]}
 
@@ -121,6 +121,18 @@ if start_server lmforge http://127.0.0.1:18000 "$logs/lmforge-serve.log" \
   stop_server
 fi
 
+# The same server with sampling on the host (JavaScript over each logits row), at the busy rows
+# only: what sampling in the graph (--sampling auto picks device on a GPU) changes on the card.
+say "lmforge serve --sampling host"
+if start_server lmforge-host http://127.0.0.1:18002 "$logs/lmforge-host-serve.log" \
+  node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port 18002 --threads "$threads" --kv-layout shared --sampling host --overrides "$overrides"; then
+  saved=("${concurrencies[@]}")
+  concurrencies=("${saved[@]:1}")
+  bench_server lmforge-host http://127.0.0.1:18002
+  concurrencies=("${saved[@]}")
+  stop_server
+fi
+
 peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
 if [[ -x $peer_bin/llama-server ]]; then
   say "llama-server (--parallel $slots --ctx-size $cells --kv-unified -ngl 999)"
@@ -141,7 +153,9 @@ timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results
 say "bench:speculative: exit $?"
 if [[ -f bench/host.ts ]]; then
   say "bench/host.ts"
-  timeout 150 "${tsx[@]}" bench/host.ts >"$results/host.txt" 2>"$logs/host.log"
+  # Its C floor compiles against the pinned tree's headers, which the fixtures' folder names.
+  mkdir -p "$root/fixtures/.cache" && ln -sfn "$src" "$root/fixtures/.cache/llama.cpp"
+  timeout 90 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths 1,16,64 --tokens 32 --reps 1 --threads "$threads" >"$results/host.txt" 2>"$logs/host.log"
   say "bench/host.ts: exit $?"
 fi
 

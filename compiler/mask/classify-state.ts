@@ -26,7 +26,7 @@ import { EDGE_REPEAT } from '../fsm/edges.js';
 import { RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { DFA_DEAD, DFA_OVERFLOW, DFA_UNKNOWN, type FlatDfa } from './flat-dfa.js';
-import { findLadder, keepRung, type Ladder, narrowMask, widerRung } from './ladder.js';
+import type { Ladder, Ladders } from './ladder.js';
 import { type PrefixParser, PrefixWalker, PUSH_DEAD, PUSH_ENDS, PUSH_HAND_OFF, PUSH_OK, RowParser } from './prefix-walker.js';
 import { makeTokenMask, refineTokenMask, STORE_BITSET, type TokenMask } from './token-mask.js';
 
@@ -39,8 +39,8 @@ const UNCERTAIN = 2;
  * references to other rules (`dfa` built 'cut'); or with `closed`, parsed exactly (`dfa`
  * 'exact') with nothing allowed after it (the root, when nothing refers to it).
  */
-export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
-  return classifyWhole(fsm, info, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
+export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
+  return classifyWhole(fsm, info, ladders, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
 }
 
 /**
@@ -48,9 +48,9 @@ export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, state: numbe
  * (`dfa` built so): cheaper when the context-free pass left most tokens uncertain (a rule that
  * may end after whitespace, where every token starting with a space is uncertain).
  */
-export function classifyInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
+export function classifyInMode(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
   const walk = modeWalk(fsm, state, mode);
-  return classifyWhole(fsm, info, state, dfa, walk, !walk.withContext);
+  return classifyWhole(fsm, info, ladders, state, dfa, walk, !walk.withContext);
 }
 
 /** How the walk parses: into the rule's context or not, nothing after (`closed`), calls in last position cut or followed. */
@@ -66,21 +66,21 @@ interface WalkMode {
  * run where the rule may end take their refined masks from the widest one, without a base
  * mask to filter and an exact pass over thousands of uncertain tokens each.
  */
-export function rungInMode(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask | null {
+export function rungInMode(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask | null {
   const walk = modeWalk(fsm, state, mode);
-  const rung = rungAt(fsm, state, dfa, walk, !walk.withContext);
-  const mask = rung && fromWider(info, dfa!, rung, walk);
-  if (mask) keepRung(dfa!, rung.key, rung.ladder.steps, mask);
+  const rung = rungAt(fsm, ladders, state, dfa, walk, !walk.withContext);
+  const mask = rung && fromWider(info, ladders, dfa!, rung, walk);
+  if (mask) ladders.keepRung(dfa!, rung.key, rung.ladder.steps, mask);
   return mask;
 }
 
 /** Keeps `mask`, `state`'s mask in `mode` however it was computed, for `rungInMode` (when `state` is a rung). */
-export function keepInMode(fsm: GrammarFsm, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null, mask: TokenMask): void {
+export function keepInMode(fsm: GrammarFsm, ladders: Ladders, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null, mask: TokenMask): void {
   const walk = modeWalk(fsm, state, mode);
   const contextFree = !walk.withContext;
-  const rung = rungAt(fsm, state, dfa, walk, contextFree);
+  const rung = rungAt(fsm, ladders, state, dfa, walk, contextFree);
   // A base mask without uncertain tokens is the refined one too; as a rung it speaks for narrower ones that may have some.
-  if (rung) keepRung(dfa!, rung.key, rung.ladder.steps, mask.contextFree === contextFree ? mask : { ...mask, contextFree });
+  if (rung) ladders.keepRung(dfa!, rung.key, rung.ladder.steps, mask.contextFree === contextFree ? mask : { ...mask, contextFree });
 }
 
 function modeWalk(fsm: GrammarFsm, state: number, mode: 'exact' | 'context'): WalkMode {
@@ -95,27 +95,27 @@ interface RungAt {
   key: string;
 }
 
-function rungAt(fsm: GrammarFsm, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): RungAt | null {
+function rungAt(fsm: GrammarFsm, ladders: Ladders, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): RungAt | null {
   if (!dfa || seedHasRepeat(fsm, state)) return null;
   const d = dfa.start(state - fsm.ruleStart[fsm.stateRule[state]!]!);
-  const ladder = d >= 0 ? findLadder(dfa, d) : null;
+  const ladder = d >= 0 ? ladders.find(dfa, d) : null;
   if (!ladder) return null;
   return { d, ladder, key: `${mode.withContext ? 1 : 0}${mode.closed ? 1 : 0}${mode.cutTails ? 1 : 0}${contextFree ? 1 : 0}:${ladder.top}:${ladder.runKey}` };
 }
 
 /** The rung's mask narrowed from the closest wider rung known, or null. */
-function fromWider(info: TokenizerInfo, dfa: FlatDfa, rung: RungAt, mode: WalkMode): TokenMask | null {
-  const wider = widerRung(dfa, rung.key, rung.ladder.steps);
-  return wider ? narrowMask(info, rung.ladder, wider.mask, wider.steps, rung.ladder.steps, !mode.closed && dfa.ends[rung.d] === 1) : null;
+function fromWider(info: TokenizerInfo, ladders: Ladders, dfa: FlatDfa, rung: RungAt, mode: WalkMode): TokenMask | null {
+  const wider = ladders.widerRung(dfa, rung.key, rung.ladder.steps);
+  return wider ? ladders.narrow(info, rung.ladder, wider.mask, wider.steps, rung.ladder.steps, !mode.closed && dfa.ends[rung.d] === 1) : null;
 }
 
-function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
+function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
   if (!dfa || seedHasRepeat(fsm, state)) return walkWhole(fsm, info, state, null, mode, contextFree);
   // A rung of a ladder (ladder.ts, a bounded whitespace run) below one already walked is derived.
-  const rung = rungAt(fsm, state, dfa, mode, contextFree);
+  const rung = rungAt(fsm, ladders, state, dfa, mode, contextFree);
   if (!rung) return walkWhole(fsm, info, state, dfa, mode, contextFree);
-  const mask = fromWider(info, dfa, rung, mode) ?? walkWhole(fsm, info, state, dfa, mode, contextFree);
-  keepRung(dfa, rung.key, rung.ladder.steps, mask);
+  const mask = fromWider(info, ladders, dfa, rung, mode) ?? walkWhole(fsm, info, state, dfa, mode, contextFree);
+  ladders.keepRung(dfa, rung.key, rung.ladder.steps, mask);
   return mask;
 }
 

@@ -14,8 +14,12 @@
 // narrower rung filters it with a per-vocabulary table of leading run bytes. The conditions
 // are checked on the DFA itself, so the language is whatever the grammar says: nothing here
 // knows about whitespace.
-import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+//
+// What this finds and derives is kept by a `Ladders` object, one per mask cache (a compiled
+// grammar), so two grammars or compilers in one process share nothing by accident; the run
+// tables are the vocabulary's own (TokenizerInfo.runTables), shared by whoever uses it.
 import { DFA_DEAD, type FlatDfa } from './flat-dfa.js';
+import type { RunTable, TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { STORE_ACCEPTED, STORE_BITSET, type TokenMask } from './token-mask.js';
 
 /** A DFA state's place on a ladder: the top rung, steps left to it, the run bytes. */
@@ -32,27 +36,62 @@ const MAX_STEPS = 200;
 /** Targets of `d` tried as the next rung. */
 const MAX_CANDIDATES = 4;
 
-/** Ladders found, by DFA and state (null: none), every rung of one climb at once. */
-const found = new WeakMap<FlatDfa, Map<number, Ladder | null>>();
-
-/** `d`'s ladder (at least one step below the top), or null. */
-export function findLadder(dfa: FlatDfa, d: number): Ladder | null {
-  let byState = found.get(dfa);
-  if (!byState) found.set(dfa, (byState = new Map()));
-  const known = byState.get(d);
-  if (known !== undefined) return known;
-  const ladder = search(dfa, d, byState);
-  byState.set(d, ladder);
-  return ladder;
+/** Buffers of `search` and `climb` (not reentrant), byte sets as 8-word bitsets: live bytes and targets of the first rung, the run bytes tried, live bytes of a rung. */
+interface Scratch {
+  live: Uint32Array;
+  row: Int32Array;
+  run: Uint32Array;
+  liveAt: Uint32Array;
 }
 
-/** Buffers of `search` and `climb` (not reentrant), byte sets as 8-word bitsets: live bytes and targets of the first rung, the run bytes tried, live bytes of a rung. */
-const scratch = { live: new Uint32Array(8), row: new Int32Array(256), run: new Uint32Array(8), liveAt: new Uint32Array(8) };
+/** One mask cache's ladders: those found, the rung masks kept, and the buffers of both. */
+export class Ladders {
+  /** Ladders found, by DFA and state (null: none), every rung of one climb at once. */
+  private readonly found = new WeakMap<FlatDfa, Map<number, Ladder | null>>();
+  /** Rung masks per DFA and key (walk mode, top rung, run bytes), indexed by steps below the top (at most MAX_STEPS). */
+  private readonly rungs = new WeakMap<FlatDfa, Map<string, (TokenMask | undefined)[]>>();
+  private readonly scratch: Scratch = { live: new Uint32Array(8), row: new Int32Array(256), run: new Uint32Array(8), liveAt: new Uint32Array(8) };
+  /** Token ids being dropped by `narrow`, all 0 between calls. */
+  private dropScratch = new Uint8Array(0);
+
+  /** `d`'s ladder (at least one step below the top), or null. */
+  find(dfa: FlatDfa, d: number): Ladder | null {
+    let byState = this.found.get(dfa);
+    if (!byState) this.found.set(dfa, (byState = new Map()));
+    const known = byState.get(d);
+    if (known !== undefined) return known;
+    const ladder = search(dfa, d, byState, this.scratch);
+    byState.set(d, ladder);
+    return ladder;
+  }
+
+  /** `narrowMask` with this cache's buffer. */
+  narrow(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, widerSteps: number, steps: number, deadUncertain: boolean): TokenMask | null {
+    if (this.dropScratch.length < info.numTokens) this.dropScratch = new Uint8Array(info.numTokens);
+    return narrowMask(info, ladder, wider, widerSteps, steps, deadUncertain, this.dropScratch);
+  }
+
+  /** The known rung mask of the fewest steps at or above `steps` (a ladder's rungs are few), or undefined. */
+  widerRung(dfa: FlatDfa, key: string, steps: number): { steps: number; mask: TokenMask } | undefined {
+    const known = this.rungs.get(dfa)?.get(key);
+    if (!known) return undefined;
+    for (let s = steps; s < known.length; s++) if (known[s]) return { steps: s, mask: known[s]! };
+    return undefined;
+  }
+
+  keepRung(dfa: FlatDfa, key: string, steps: number, mask: TokenMask): void {
+    let byKey = this.rungs.get(dfa);
+    if (!byKey) this.rungs.set(dfa, (byKey = new Map()));
+    let known = byKey.get(key);
+    if (!known) byKey.set(key, (known = []));
+    known[steps] = mask;
+  }
+}
 
 /** The byte of the lowest set bit of `bits`, in word `w`. */
 const lowest = (w: number, bits: number): number => (w << 5) | (31 - Math.clz32(bits & -bits));
 
-function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): Ladder | null {
+function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>, scratch: Scratch): Ladder | null {
   if (dfa.opaque[d] === 1) return null;
   // Only live bytes are looked up: a dead one has no NFA transition, and computing the
   // transitions a walk never takes would build DFA states for nothing.
@@ -72,17 +111,16 @@ function search(dfa: FlatDfa, d: number, byState: Map<number, Ladder | null>): L
     tried.push(e);
     const run = scratch.run.fill(0);
     for (let c = b; c < 256; c++) if (row[c] === e) run[c >>> 5]! |= 1 << (c & 31);
-    const ladder = climb(dfa, d, live, row, run, byState);
+    const ladder = climb(dfa, d, live, row, run, byState, scratch.liveAt);
     if (ladder) return ladder;
   }
   return null;
 }
 
 /** From `d` up the run bytes while every rung leaves the run as `d` does; the ladder if it ends at a top. */
-function climb(dfa: FlatDfa, d: number, live: Uint32Array, row: Int32Array, run: Uint32Array, byState: Map<number, Ladder | null>): Ladder | null {
+function climb(dfa: FlatDfa, d: number, live: Uint32Array, row: Int32Array, run: Uint32Array, byState: Map<number, Ladder | null>, liveAt: Uint32Array): Ladder | null {
   let at = d;
   const rungs: number[] = [];
-  const liveAt = scratch.liveAt;
   for (let steps = 0; steps <= MAX_STEPS; steps++) {
     rungs.push(at);
     dfa.liveBits(at, liveAt);
@@ -119,27 +157,23 @@ function climb(dfa: FlatDfa, d: number, live: Uint32Array, row: Int32Array, run:
   return null;
 }
 
-/**
- * Per vocabulary and run bytes: the tokens starting with at least two run bytes (a rung at
- * least one step below the top takes every token with one), as sorted positions, ascending,
- * grouped by how many they start with (`byLead[m]`, m up to 255).
- */
-type RunTable = Int32Array[];
-
-const tables = new WeakMap<TokenizerInfo, Map<string, RunTable>>();
 /** Runs are a grammar's (usually whitespace, a handful of byte sets): the latest few are kept. */
 const RUN_TABLES_PER_VOCABULARY = 64;
 
 /** Bytes of the run tables kept for a vocabulary. */
 export function runTableBytes(info: TokenizerInfo): number {
   let total = 0;
-  for (const table of tables.get(info)?.values() ?? []) for (const group of table) total += group.byteLength;
+  for (const table of info.runTables.values()) for (const group of table) total += group.byteLength;
   return total;
 }
 
+/**
+ * Per vocabulary and run bytes: the tokens starting with at least two run bytes (a rung at
+ * least one step below the top takes every token with one), as sorted positions, ascending,
+ * grouped by how many they start with (`byLead[m]`, m up to 255).
+ */
 function runTable(info: TokenizerInfo, ladder: Ladder): RunTable {
-  let byRun = tables.get(info);
-  if (!byRun) tables.set(info, (byRun = new Map()));
+  const byRun = info.runTables;
   let table = byRun.get(ladder.runKey);
   if (table) return table;
   const { bytes, offsets, sorted, firstByteStart } = info;
@@ -165,9 +199,9 @@ function runTable(info: TokenizerInfo, ladder: Ladder): RunTable {
  * a token dying at the top is uncertain (the rule could end on the way), else rejected. Null
  * when `wider` is stored in a form this does not filter. Costs the tokens that start with
  * more than `steps` and at most `widerSteps` run bytes (few from one rung to the next); the
- * rest of `wider` is shared or copied whole.
+ * rest of `wider` is shared or copied whole. `drop`: all 0, at least a byte per token.
  */
-export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, widerSteps: number, steps: number, deadUncertain: boolean): TokenMask | null {
+function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, widerSteps: number, steps: number, deadUncertain: boolean, drop: Uint8Array): TokenMask | null {
   if (wider.store !== STORE_ACCEPTED && wider.store !== STORE_BITSET) return null;
   const byLead = runTable(info, ladder);
   const sorted = info.sorted;
@@ -184,7 +218,6 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
   let ids = wider.ids;
   let bits = wider.bits;
   if (wider.store === STORE_ACCEPTED) {
-    const drop = (dropScratch.length >= info.numTokens ? dropScratch : (dropScratch = new Uint8Array(info.numTokens)));
     for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 1;
     const kept = new Int32Array(ids.length);
     let n = 0;
@@ -240,26 +273,4 @@ export function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask
     uncertain.set(from.subarray(at), n);
   }
   return { store: wider.store, ids, bits, uncertain, contextFree: wider.contextFree };
-}
-
-/** Token ids being dropped by `narrowMask`, all 0 between calls. */
-let dropScratch = new Uint8Array(0);
-
-/** Rung masks per DFA and key (walk mode, top rung, run bytes), indexed by steps below the top (at most MAX_STEPS). */
-const rungs = new WeakMap<FlatDfa, Map<string, (TokenMask | undefined)[]>>();
-
-/** The known rung mask of the fewest steps at or above `steps` (a ladder's rungs are few), or undefined. */
-export function widerRung(dfa: FlatDfa, key: string, steps: number): { steps: number; mask: TokenMask } | undefined {
-  const known = rungs.get(dfa)?.get(key);
-  if (!known) return undefined;
-  for (let s = steps; s < known.length; s++) if (known[s]) return { steps: s, mask: known[s]! };
-  return undefined;
-}
-
-export function keepRung(dfa: FlatDfa, key: string, steps: number, mask: TokenMask): void {
-  let byKey = rungs.get(dfa);
-  if (!byKey) rungs.set(dfa, (byKey = new Map()));
-  let known = byKey.get(key);
-  if (!known) byKey.set(key, (known = []));
-  known[steps] = mask;
 }

@@ -9,7 +9,7 @@ import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { classifyInMode, classifyState, keepInMode, refine, rungInMode } from './classify-state.js';
-import { findLadder } from './ladder.js';
+import { Ladders } from './ladder.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
 import { ruleHashes } from './rule-hash.js';
 import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
@@ -31,6 +31,8 @@ export class TokenMaskCache {
   private readonly bases = new Map<string, TokenMask>();
   private readonly refined = new Map<string, TokenMask>();
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
+  /** This grammar's whitespace-run ladders and rung masks (ladder.ts), shared with no other grammar. */
+  private readonly ladders = new Ladders();
   /** Full classifications run here (not loaded, shared or refined). */
   computed = 0;
   /** Bytes of the distinct token masks held (their id lists and bitsets), for a caller's memory bound. */
@@ -121,7 +123,7 @@ export class TokenMaskCache {
       const key = `root:${full[rule]}:${local}`;
       mask = this.shared?.get(key);
       if (!mask) {
-        mask = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'exact'), true);
+        mask = classifyState(this.fsm, this.tokenizer, this.ladders, state, this.dfa(rule, 'exact'), true);
         this.computed++;
         this.shared?.set(key, mask);
       }
@@ -134,14 +136,14 @@ export class TokenMaskCache {
       const rung = this.isRung(rule, local);
       mask = this.shared?.get(key) ?? this.refined.get(key);
       if (!mask && rung) {
-        mask = rungInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode)) ?? undefined;
+        mask = rungInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode)) ?? undefined;
         if (mask) this.keepRefined(key, mask);
       }
       if (!mask) {
         const baseKey = `${cut[rule]}:${local}`;
         let base = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
         if (!base) {
-          base = classifyState(this.fsm, this.tokenizer, state, this.dfa(rule, 'cut'));
+          base = classifyState(this.fsm, this.tokenizer, this.ladders, state, this.dfa(rule, 'cut'));
           this.computed++;
           this.bases.set(baseKey, base);
           this.count(base);
@@ -153,10 +155,10 @@ export class TokenMaskCache {
           mask =
             base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
               ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
-              : classifyInMode(this.fsm, this.tokenizer, state, mode, this.dfa(rule, mode));
+              : classifyInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode));
           this.keepRefined(key, mask);
         }
-        if (rung) keepInMode(this.fsm, state, mode, this.dfa(rule, mode), mask);
+        if (rung) keepInMode(this.fsm, this.ladders, state, mode, this.dfa(rule, mode), mask);
       }
       // Without uncertain tokens the flag means nothing; one value keeps a mask the same
       // whichever way it came (a rung derived or refined, here or in a worker).
@@ -178,7 +180,7 @@ export class TokenMaskCache {
   private isRung(rule: number, local: number): boolean {
     const dfa = this.dfa(rule, 'cut');
     const d = dfa ? dfa.start(local) : -1;
-    return d >= 0 && findLadder(dfa!, d) !== null;
+    return d >= 0 && this.ladders.find(dfa!, d) !== null;
   }
 
   private dfa(rule: number, mode: DfaMode): FlatDfa | null {

@@ -4,6 +4,7 @@
 import { parentPort } from 'node:worker_threads';
 import { deserializeCompiledGrammar, serializeCompiledGrammar } from '../artifact.js';
 import { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
+import { threadChannel } from '../workers/message-channel.js';
 
 export interface MaskJob {
   id: number;
@@ -16,11 +17,11 @@ export interface MaskJob {
 
 export type MaskResult = { id: number; artifact: Uint8Array } | { id: number; error: string };
 
-const port = parentPort;
-if (!port) throw new Error('mask-worker.ts runs only as a worker thread');
+if (!parentPort) throw new Error('mask-worker.ts runs only as a worker thread');
+const pool = threadChannel<MaskJob, MaskResult>(parentPort);
 let vocabulary: TokenizerInfo | null = null;
 
-port.on('message', (job: MaskJob) => {
+pool.on((job) => {
   let result: MaskResult;
   try {
     if (job.vocabulary) vocabulary = TokenizerInfo.fromCacheBytes(job.vocabulary);
@@ -31,5 +32,5 @@ port.on('message', (job: MaskJob) => {
   } catch (error) {
     result = { id: job.id, error: error instanceof Error ? error.message : String(error) };
   }
-  port.postMessage(result, 'artifact' in result ? [result.artifact.buffer as ArrayBuffer] : []);
+  pool.post(result, 'artifact' in result ? [result.artifact.buffer as ArrayBuffer] : []);
 });

@@ -16,10 +16,13 @@ import { Worker } from 'node:worker_threads';
 import { deserializeCompiledGrammar, serializeCompiledGrammar } from '../artifact.js';
 import type { CompiledGrammar } from '../compiled-grammar.js';
 import type { MaskJob, MaskResult } from './mask-worker.js';
+import { threadChannel, type Channel } from '../workers/message-channel.js';
 import { workerEntry, type WorkerEntry } from '../workers/worker-entry.js';
 
 interface PoolWorker {
   worker: Worker;
+  /** Jobs to the worker, results from it. */
+  channel: Channel<MaskResult, MaskJob>;
   /** Fingerprint of the vocabulary it holds. */
   vocabulary: string | null;
   pending: Map<number, { resolve: (bytes: Uint8Array) => void; reject: (error: Error) => void }>;
@@ -64,9 +67,10 @@ export class MaskWorkerPool {
   }
 
   private startWorker(entry: WorkerEntry): PoolWorker {
-    const w: PoolWorker = { worker: new Worker(entry.url, { workerData: entry.workerData ?? {} }), vocabulary: null, pending: new Map() };
+    const worker = new Worker(entry.url, { workerData: entry.workerData ?? {} });
+    const w: PoolWorker = { worker, channel: threadChannel(worker), vocabulary: null, pending: new Map() };
     w.worker.unref();
-    w.worker.on('message', (result: MaskResult) => {
+    w.channel.on((result) => {
       const waiting = w.pending.get(result.id);
       w.pending.delete(result.id);
       if (w.pending.size === 0) w.worker.unref();
@@ -94,7 +98,7 @@ function submit(w: PoolWorker, job: MaskJob): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     w.pending.set(job.id, { resolve, reject });
     w.worker.ref(); // while a job is out
-    w.worker.postMessage(job);
+    w.channel.post(job);
   });
 }
 

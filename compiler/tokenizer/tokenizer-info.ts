@@ -26,6 +26,9 @@ export const TOKEN_SPECIAL = 2;
 const CACHE_MAGIC = 'LMFVOCAB';
 const CACHE_VERSION = 2;
 
+/** Token positions in byte order, grouped by how many bytes of a run each token starts with (mask/ladder.ts). */
+export type RunTable = Int32Array[];
+
 export class TokenizerInfo {
   /** Mask width in tokens: the logits width, at least the number of tokens. */
   readonly vocabSize: number;
@@ -150,6 +153,9 @@ export class TokenizerInfo {
     const { eosText, ...rest } = options;
     return TokenizerInfo.fromTokenBytes({ ...tokenBytesFromTokenizerJson(json, eosText), ...rest });
   }
+
+  /** The whitespace-run tables of mask/ladder.ts, by run bytes: data of this vocabulary, kept with it. */
+  readonly runTables = new Map<string, RunTable>();
 
   private readonly within = new Map<string, Uint32Array>();
   /** Byte sets are the grammars' (a request's regex classes), so the cache keeps only the latest WITHIN_CACHE_ENTRIES. */

@@ -5,14 +5,15 @@ export type SamplingSetting = 'auto' | 'device' | 'host';
 export const SAMPLING_SETTINGS: readonly SamplingSetting[] = ['auto', 'device', 'host'];
 
 /**
- * What `auto` means, and whether a setting can run: the device path on a GPU (a logits row per
- * sequence and step stays on the card), the host path on a CPU (see the README's measurement)
- * and whenever drafts are verified (llama.cpp samples one output per sequence and decode).
+ * What `auto` means, and whether a setting can run. `auto` is the host path everywhere for now:
+ * the device path was measured slower on a CPU and on an H100 (README, "Where tokens are
+ * chosen"), mostly because each arriving request's chain makes llama.cpp re-plan its graph. It
+ * also cannot verify drafts (llama.cpp samples one output per sequence and decode).
  */
 export function resolveSampling(setting: SamplingSetting, options: { gpu: boolean; speculative: boolean }): 'device' | 'host' {
   if (setting === 'device' && options.speculative) {
     throw new RangeError('--sampling device cannot verify speculative drafts (llama.cpp samples one token per sequence and decode in the graph): use --sampling host or auto, or --speculative-mode disable');
   }
   if (setting !== 'auto') return setting;
-  return options.gpu && !options.speculative ? 'device' : 'host';
+  return 'host';
 }

@@ -17,6 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { GrammarCompileError } from './grammar-compile-error.js';
 import type { GrammarSpec } from './grammar-spec.js';
 import type { GrammarJob, GrammarWorkerMessage } from './grammar-worker.js';
+import { threadChannel, type Channel } from '../../compiler/workers/message-channel.js';
 import { workerEntry } from '../../compiler/workers/worker-entry.js';
 
 export interface GrammarPoolOptions {
@@ -73,6 +74,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** Jobs to the worker, results from it. */
+  channel: Channel<GrammarWorkerMessage, GrammarJob>;
   /** Said ready: its compiler is loaded and warm. */
   ready: boolean;
   job: Job | undefined;
@@ -141,7 +144,7 @@ export class GrammarPool {
     this.compilesStarted++;
     slot.deadline = setTimeout(() => this.cutOff(slot), this.options.timeoutMs);
     try {
-      slot.worker.postMessage({ id: job.id, spec: job.spec } satisfies GrammarJob);
+      slot.channel.post({ id: job.id, spec: job.spec });
     } catch (error) {
       // A spec that cannot cross threads never reached the worker, which stays usable.
       this.finish(slot, job.id)?.reject(new GrammarCompileError(`the output format cannot be compiled: ${(error as Error).message}`, undefined));
@@ -164,10 +167,11 @@ export class GrammarPool {
     worker.unref();
     let markStarted!: () => void;
     const started = new Promise<void>((resolve) => (markStarted = resolve));
-    const slot: Slot = { worker, ready: false, job: undefined, deadline: undefined, started, markStarted };
+    const channel = threadChannel<GrammarWorkerMessage, GrammarJob>(worker);
+    const slot: Slot = { worker, channel, ready: false, job: undefined, deadline: undefined, started, markStarted };
     this.slots.add(slot);
     this.workersStarted++;
-    worker.on('message', (message: GrammarWorkerMessage) => this.onMessage(slot, message));
+    channel.on((message) => this.onMessage(slot, message));
     worker.on('error', (error) => this.onCrash(slot, error.message));
     worker.on('exit', (code) => this.onCrash(slot, `it exited with code ${code}`));
   }

@@ -9,6 +9,7 @@ import { getHeapStatistics } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
 import { GrammarCompiler, GrammarError, GrammarMatcher, TokenizerInfo, serializeCompiledGrammar } from '../../compiler/index.js';
 import { LmforgeError } from '../../compiler/lmforge-error.js';
+import { threadChannel } from '../../compiler/workers/message-channel.js';
 import { grammarFromSpec, type GrammarSpec } from './grammar-spec.js';
 
 export interface GrammarJob {
@@ -21,8 +22,8 @@ export type GrammarWorkerMessage =
   | { type: 'compiled'; id: number; artifact: Uint8Array; heapBytes: number }
   | { type: 'failed'; id: number; message: string; pointer: string | undefined; userFacing: boolean; heapBytes: number };
 
-const port = parentPort;
-if (!port) throw new Error('grammar-worker.ts runs only as a worker thread');
+if (!parentPort) throw new Error('grammar-worker.ts runs only as a worker thread');
+const pool = threadChannel<GrammarJob, GrammarWorkerMessage>(parentPort);
 
 const data = workerData as { tokenTexts?: string[]; vocabulary?: Uint8Array } | undefined;
 // Token texts by id, for structural tags that name tokens by their text.
@@ -56,12 +57,12 @@ function compile(job: GrammarJob): GrammarWorkerMessage {
   }
 }
 
-port.on('message', (job: GrammarJob) => {
+pool.on((job) => {
   const result = compile(job);
-  port.postMessage(result, result.type === 'compiled' ? [result.artifact.buffer as ArrayBuffer] : []);
+  pool.post(result, result.type === 'compiled' ? [result.artifact.buffer as ArrayBuffer] : []);
 });
 
 // JSON mode once before saying ready: loading the compiler and getting its code optimised costs
 // several hundred ms, which should count against no request's deadline.
 compile({ id: 0, spec: { kind: 'json_object' } });
-port.postMessage({ type: 'ready' } satisfies GrammarWorkerMessage);
+pool.post({ type: 'ready' });

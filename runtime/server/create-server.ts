@@ -65,7 +65,7 @@ export interface ServerOptions {
   overrides?: Overrides;
   /** KV cells in one pool (shared, default) or a stream per sequence id (per-sequence). */
   kvLayout?: KvLayout;
-  /** Where tokens are chosen: in the model's graph where a request allows it (device), from logits on the host, or auto (default: device on a GPU). */
+  /** Where tokens are chosen: in the model's graph where a request allows it (device), from logits on the host, or auto (default: the host path, measured faster on a CPU and on an H100). */
   sampling?: SamplingSetting;
   /** CPU threads for llama.cpp (default: every usable CPU, fewer while other processes keep CPUs busy). */
   threads?: number;

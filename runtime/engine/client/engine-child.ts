@@ -3,6 +3,8 @@
 // the backend said last (ggml_abort's message, a CUDA error) beside the signal or exit code.
 import { fork } from 'node:child_process';
 import type { EngineTransport } from './engine-transport.js';
+import type { FromWorker, ToWorker } from '../protocol.js';
+import { processChannel } from '../../../compiler/workers/message-channel.js';
 import { processEntry } from '../../../compiler/workers/worker-entry.js';
 
 /** Lines of the child's stderr kept for the report of its end. */
@@ -23,11 +25,10 @@ export function forkEngine(): EngineTransport {
   });
   // A send to a child that has just died fails here; its 'close' reports the death.
   child.on('error', () => undefined);
+  const engine = processChannel<FromWorker, ToWorker>(child);
   return {
-    send(message) {
-      if (child.connected) child.send(message);
-    },
-    onMessage: (handler) => child.on('message', handler),
+    send: (message) => engine.post(message),
+    onMessage: engine.on,
     // 'close', not 'exit': by then stderr is read to its end.
     onEnd: (handler) =>
       child.once('close', (code, signal) =>

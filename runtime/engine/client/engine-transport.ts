@@ -1,6 +1,7 @@
 // Where the engine's side runs, as the server's side sees it: a child process (engine-child.ts,
 // the default) or a worker thread of this process (below). Both carry protocol.ts messages.
 import { Worker } from 'node:worker_threads';
+import { threadChannel } from '../../../compiler/workers/message-channel.js';
 import { workerEntry } from '../../../compiler/workers/worker-entry.js';
 import type { FromWorker, ToWorker } from '../protocol.js';
 
@@ -24,11 +25,12 @@ export interface EngineTransport {
 export function startEngineThread(): EngineTransport {
   const entry = workerEntry('../worker/engine-worker', import.meta.url);
   const worker = new Worker(entry.url, { workerData: entry.workerData });
+  const engine = threadChannel<FromWorker, ToWorker>(worker);
   let error: Error | undefined;
   worker.on('error', (thrown) => (error = thrown));
   return {
-    send: (message) => worker.postMessage(message),
-    onMessage: (handler) => worker.on('message', handler),
+    send: (message) => engine.post(message),
+    onMessage: engine.on,
     onEnd: (handler) => worker.once('exit', (code) => handler({ cause: error ? `the engine thread crashed: ${error.message}` : `the engine thread exited with code ${code}`, lastLines: [] })),
     terminate: () => void worker.terminate(),
     pid: undefined,

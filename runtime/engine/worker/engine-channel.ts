@@ -1,10 +1,8 @@
-// How the engine's side talks to the server's: messages out, messages in, and an end. A worker
-// thread's port and a child process's IPC both fit (engine-worker.ts, engine-process.ts).
+// How the engine's side talks to the server's: protocol.ts messages in and out over the one
+// typed channel (compiler/workers/message-channel.ts). A worker thread's port and a child
+// process's IPC both fit (engine-worker.ts, engine-process.ts); close() comes after the last
+// message, when the thread or process may end.
+import type { Channel } from '../../../compiler/workers/message-channel.js';
 import type { FromWorker, ToWorker } from '../protocol.js';
 
-export interface EngineChannel {
-  post(message: FromWorker): void;
-  onMessage(handler: (message: ToWorker) => void): void;
-  /** After the last message: the thread or process may end. */
-  close(): void;
-}
+export type EngineChannel = Channel<ToWorker, FromWorker>;

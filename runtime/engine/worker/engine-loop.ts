@@ -236,7 +236,7 @@ async function shutdown(): Promise<void> {
 export function serveEngine(to: EngineChannel, testHooks: EngineHooks = {}): void {
   channel = to;
   hooks = testHooks;
-  to.onMessage((message) => {
+  to.on((message) => {
     switch (message.type) {
       case 'init':
         init(message.options).then(

@@ -2,12 +2,14 @@
 // abort, a segfault in native code or an out-of-memory kill ends this process only, and the
 // server answers for it and starts another. Messages cross as IPC with the 'advanced'
 // serialization, so typed arrays (grammar artifacts, token masks' inputs) keep their type.
+import { processChannel } from '../../../compiler/workers/message-channel.js';
+import type { EngineChannel } from './engine-channel.js';
 import { engineFault } from './engine-fault.js';
 import { serveEngine } from './engine-loop.js';
 import type { FromWorker } from '../protocol.js';
 
 if (!process.send) throw new Error('engine-process.ts runs only as a child process with an IPC channel (child_process.fork)');
-const send = process.send.bind(process);
+const server: EngineChannel = processChannel(process);
 // The server is gone: nobody can read this engine's answers, so it ends rather than lingers.
 process.on('disconnect', () => process.exit(0));
 
@@ -24,10 +26,10 @@ function countTowardsFault(message: FromWorker): void {
 serveEngine(
   {
     post(message) {
-      send(message);
+      server.post(message);
       if (fault.abortAfterTokens !== undefined) countTowardsFault(message);
     },
-    onMessage: (handler) => process.on('message', handler),
+    on: server.on,
     // The server ends this process when 'closed' reaches it, as it ends a worker thread.
     close: () => undefined,
   },

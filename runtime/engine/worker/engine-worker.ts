@@ -1,11 +1,8 @@
 // The engine in a worker thread of the server's process.
 import { parentPort } from 'node:worker_threads';
+import { threadChannel } from '../../../compiler/workers/message-channel.js';
+import type { EngineChannel } from './engine-channel.js';
 import { serveEngine } from './engine-loop.js';
 
-const port = parentPort;
-if (!port) throw new Error('engine-worker.ts runs only as a worker thread');
-serveEngine({
-  post: (message) => port.postMessage(message),
-  onMessage: (handler) => port.on('message', handler),
-  close: () => port.close(),
-});
+if (!parentPort) throw new Error('engine-worker.ts runs only as a worker thread');
+serveEngine(threadChannel(parentPort) satisfies EngineChannel);
