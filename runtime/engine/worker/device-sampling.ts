@@ -76,7 +76,7 @@ export class DeviceSampling {
   prepare(entries: readonly StepEntry[]): boolean[] {
     this.release();
     return entries.map(({ sequence, logits }) => {
-      if (logits === 0 || ended(sequence)) return false;
+      if (logits === 0) return false;
       let chain = this.chainOf(sequence);
       const holder = this.attached.get(sequence.slot);
       if (holder !== (chain ? sequence : undefined)) {
@@ -87,7 +87,8 @@ export class DeviceSampling {
         else this.attached.delete(sequence.slot);
       }
       const mask = this.masks.get(sequence);
-      if (mask) {
+      // A request that failed (its grammar too, perhaps) is not sampled: its mask is left as it was.
+      if (mask && !ended(sequence)) {
         const grammar = sequence.grammar!;
         grammar.refresh(); // a no-op unless the sequence is new since the engine refreshed masks
         mask.setMask(grammar.mask);
