@@ -90,39 +90,23 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
   // An explicit --threads is used as given; by default the count follows the load of other processes.
   const threads = options.threads ?? usableCpus();
   const adaptiveThreads = options.threads === undefined;
-  const unifiedKv = config.kvLayout === 'shared';
-  context = LlamaContext.create(model, {
+  // The target and any draft context share the cache's shape, so that a sequence id means the same on each.
+  const shared = {
     contextSize: config.maxTotalSeqLength,
     batchSize: config.prefillChunkSize + config.maxNumSequence,
     sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
-    unifiedKv,
-    outputs: config.maxNumSequence + config.maxDraftTokens,
+    unifiedKv: config.kvLayout === 'shared',
     threads,
     adaptiveThreads,
-  });
+  };
+  context = LlamaContext.create(model, { ...shared, outputs: config.maxNumSequence + config.maxDraftTokens });
   const vocabulary = model.vocabulary;
   if (draft) {
-    draft.context = LlamaContext.create(draft.model, {
-      contextSize: config.maxTotalSeqLength,
-      batchSize: config.prefillChunkSize + config.maxNumSequence,
-      sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
-      unifiedKv,
-      threads,
-      adaptiveThreads,
-    });
+    draft.context = LlamaContext.create(draft.model, shared);
     draft.proposer = new DraftModelProposer(draft.context, (token) => vocabulary.isEndOfGeneration(token));
   }
   if (eagle) {
-    eagle.context = LlamaContext.create(eagle.model, {
-      contextSize: config.maxTotalSeqLength,
-      batchSize: config.prefillChunkSize + config.maxNumSequence,
-      sequences: config.maxNumSequence + config.prefixCacheRecyclingSeqs,
-      unifiedKv,
-      outputs: config.maxNumSequence,
-      threads,
-      adaptiveThreads,
-      other: context,
-    });
+    eagle.context = LlamaContext.create(eagle.model, { ...shared, outputs: config.maxNumSequence, other: context });
     const features = Eagle3Features.create(library.extensions(), context, eagle.context);
     eagle.proposer = new Eagle3Proposer(eagle.context, features, (token) => vocabulary.isEndOfGeneration(token));
   }
