@@ -16,6 +16,7 @@ import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 import { minPOracle, softmax, topPOracle } from '../sampling/oracle.js';
 import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { systemFingerprint } from '../../runtime/server/api-server.js';
+import { chiSquare } from '../helpers/chi-square.js';
 
 interface Engines {
   host: Engine;
@@ -127,16 +128,6 @@ test('preempted sequences continue their chains (penalties, generator) on the id
   }
 });
 
-/** Pearson chi-square of observed counts against expected probabilities (a draw of a 0-probability token fails at once). */
-function chiSquare(counts: number[], probs: number[], draws: number): number {
-  let x2 = 0;
-  for (let i = 0; i < probs.length; i++) {
-    const expected = probs[i]! * draws;
-    if (expected > 0) x2 += (counts[i]! - expected) ** 2 / expected;
-    else assert.is(counts[i], 0, `token ${i} has probability 0 but was drawn`);
-  }
-  return x2;
-}
 
 test('the first token follows softmax at the temperature after top_k, top_p and min_p, on both paths (chi-square over seeds)', async ({ host, device }) => {
   const prompt = repetitivePrompt(77, 3, 4);

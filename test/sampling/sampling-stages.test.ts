@@ -22,6 +22,7 @@ import {
   typicalOracle,
   xtcOracle,
 } from './oracle.js';
+import { chiSquare } from '../helpers/chi-square.js';
 
 function sampler(params: Partial<SamplingParams>, size: number, seed = 1, prompt: number[] = [], dryBreakers?: Uint8Array): TokenSampler {
   return new TokenSampler({ ...defaultSamplingParams, ...params }, size, new SeededRng(seed, 0), new SamplingScratch(size), {
@@ -30,16 +31,6 @@ function sampler(params: Partial<SamplingParams>, size: number, seed = 1, prompt
   });
 }
 
-/** Pearson chi-square of observed counts against expected probabilities (a draw of a 0-probability token fails at once). */
-function chiSquare(counts: number[], probs: number[], draws: number): number {
-  let x2 = 0;
-  for (let i = 0; i < probs.length; i++) {
-    const expected = probs[i]! * draws;
-    if (expected > 0) x2 += (counts[i]! - expected) ** 2 / expected;
-    else assert.is(counts[i], 0, `token ${i} has probability 0 but was drawn`);
-  }
-  return x2;
-}
 
 /** The masses the sampler starts its truncation from (softmax numerators at temperature 1), in a scratch. */
 function scratchWith(logits: Float32Array): { scratch: SamplingScratch; w: Float64Array } {

@@ -9,6 +9,7 @@ import {
   type SamplingParams,
 } from '../../runtime/sampling/index.js';
 import { argmax, logSoftmax, logSumExp, nucleusOracle, randomLogits, softmax } from './oracle.js';
+import { chiSquare } from '../helpers/chi-square.js';
 
 function sampler(params: Partial<SamplingParams>, size: number, seed = 1, stream = 0): TokenSampler {
   return new TokenSampler(
@@ -28,16 +29,6 @@ function bitmask(size: number, allow: (token: number) => boolean): Uint32Array {
 
 const isSamplingError = (e: unknown) => e instanceof SamplingError;
 
-/** Pearson chi-square of observed counts against expected probabilities. */
-function chiSquare(counts: number[], probs: number[], draws: number): number {
-  let x2 = 0;
-  for (let i = 0; i < probs.length; i++) {
-    const expected = probs[i]! * draws;
-    if (expected > 0) x2 += (counts[i]! - expected) ** 2 / expected;
-    else assert.is(counts[i], 0, `token ${i} has probability 0 but was drawn`);
-  }
-  return x2;
-}
 
 test('temperature 0 is argmax, ties to the lowest id', () => {
   for (const size of [5, 1000, 49_152]) {
