@@ -238,7 +238,8 @@ export class EngineCore {
         // thread would each wait for this one.
         const overlap = this.options.overlapMasks && !this.deviceSampling && this.anyGrammar();
         await this.runner.run(plan.entries, overlap ? () => this.refreshMasks() : undefined, onDevice, profile);
-        if (!this.options.overlapMasks) this.refreshMasks();
+        // Masks done before the step need nothing more until the step's tokens are committed.
+        if (!this.options.overlapMasks && !masksFirst) this.refreshMasks();
         profile?.lap('sample');
       } catch (error) {
         this.recoverFromDecodeFailure(error);
