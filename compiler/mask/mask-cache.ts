@@ -1,7 +1,7 @@
 // The adaptive token-mask cache of one compiled grammar (its automata, for one vocabulary): a state's mask is computed the first
 // time a matcher needs it (so the first mask costs one state's work) and kept; `completeAll`
 // fills in the rest ahead of time. Masks are also shared across grammars through a rule-level
-// cache keyed by structural hashes (rule-hash.ts): the expensive, context-free classification
+// cache keyed by structural keys (rule-hash.ts): the expensive, context-free classification
 // by the rule's own structure, its refinement by the exact structure and context, so a grammar
 // that shares rules with an earlier one (tool schemas differing in one field) reuses most.
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
@@ -11,11 +11,28 @@ import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { classifyInMode, classifyState, keepInMode, refine, rungInMode } from './classify-state.js';
 import { Ladders } from './ladder.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
-import { ruleHashes } from './rule-hash.js';
+import { RuleKeys, ruleKeys } from './rule-hash.js';
 import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
 import type { TokenMask } from './token-mask.js';
 
-export type RuleMaskCache = Map<string, TokenMask>;
+/** Masks shared across grammars, by rule key, with the interner that gives those keys (one set of keys per cache). */
+export class RuleMaskCache {
+  readonly masks = new Map<string, TokenMask>();
+  readonly keys = new RuleKeys();
+
+  get(key: string): TokenMask | undefined {
+    return this.masks.get(key);
+  }
+
+  set(key: string, mask: TokenMask): void {
+    this.masks.set(key, mask);
+  }
+
+  clear(): void {
+    this.masks.clear();
+    this.keys.clear();
+  }
+}
 
 /** Refining more than 1/BULK_REFINE of the vocabulary token by token costs more than a whole walk. */
 const BULK_REFINE = 8;
@@ -25,7 +42,7 @@ export class TokenMaskCache {
   private readonly fsm: GrammarFsm;
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
-  private hashes: { full: string[]; cut: string[] } | null = null;
+  private keys: { full: string[]; cut: string[] } | null = null;
   // Flat DFAs by mode and rule, context-free and refined masks by structure, suffix indexes by state.
   private readonly dfas = new Map<string, FlatDfa | null>();
   private readonly bases = new Map<string, TokenMask>();
@@ -113,8 +130,8 @@ export class TokenMaskCache {
     const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     const local = state - fsm.ruleStart[rule]!;
-    this.hashes ??= ruleHashes(fsm);
-    const { full, cut } = this.hashes;
+    this.keys ??= ruleKeys(fsm, this.shared?.keys ?? new RuleKeys());
+    const { full, cut } = this.keys;
     const context = fsm.ruleContext[rule]!;
     const closed = fsm.ruleContextClosed[rule] === 1;
     let mask: TokenMask | undefined;
