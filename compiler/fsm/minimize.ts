@@ -116,7 +116,9 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     preds[dfa.to[e]!]!.push(dfa.from[e]!);
   }
   // Edges in a fixed order: by kind, then byte or symbol.
-  for (const list of out) list.sort((a, b) => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!);
+  const order = (a: number, b: number): number => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!;
+  // Subset construction mostly writes them in that order already: checking is cheaper than sorting.
+  for (const list of out) if (!inOrder(list, order)) list.sort(order);
   const cls = new Int32Array(n);
   const members: number[][] = [[], []];
   for (let s = 0; s < n; s++) {
@@ -176,6 +178,11 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     }
   }
   return result;
+}
+
+function inOrder(list: number[], order: (a: number, b: number) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (order(list[i - 1]!, list[i]!) > 0) return false;
+  return true;
 }
 
 /**

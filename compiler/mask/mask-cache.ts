@@ -34,6 +34,8 @@ export class RuleMaskCache {
   }
 }
 
+const DFA_MODES: readonly DfaMode[] = ['exact', 'context', 'cut'];
+
 /** Refining more than 1/BULK_REFINE of the vocabulary token by token costs more than a whole walk. */
 const BULK_REFINE = 8;
 
@@ -43,8 +45,8 @@ export class TokenMaskCache {
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
   private keys: { full: string[]; cut: string[] } | null = null;
-  // Flat DFAs by mode and rule, context-free and refined masks by structure, suffix indexes by state.
-  private readonly dfas = new Map<string, FlatDfa | null>();
+  // Flat DFAs by rule and mode (DFA_MODES.length per rule; undefined: not built yet), context-free and refined masks by structure, suffix indexes by state.
+  private readonly dfas: (FlatDfa | null | undefined)[] = [];
   private readonly bases = new Map<string, TokenMask>();
   private readonly refined = new Map<string, TokenMask>();
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
@@ -201,11 +203,11 @@ export class TokenMaskCache {
   }
 
   private dfa(rule: number, mode: DfaMode): FlatDfa | null {
-    const key = `${mode}:${rule}`;
-    let dfa = this.dfas.get(key);
+    const at = rule * DFA_MODES.length + DFA_MODES.indexOf(mode);
+    let dfa = this.dfas[at];
     if (dfa === undefined) {
       dfa = FlatDfa.build(this.fsm, rule, mode);
-      this.dfas.set(key, dfa);
+      this.dfas[at] = dfa;
     }
     return dfa;
   }
