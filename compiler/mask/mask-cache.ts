@@ -8,7 +8,7 @@ import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
-import { classifyInMode, classifyState, keepInMode, refine, rungInMode } from './classify-state.js';
+import { classifyInMode, classifyState, classifyStateUnlessUncertain, keepInMode, refine, rungInMode } from './classify-state.js';
 import { Ladders } from './ladder.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
 import { RuleKeys, ruleKeys } from './rule-hash.js';
@@ -162,22 +162,31 @@ export class TokenMaskCache {
       }
       if (!mask) {
         const baseKey = `${cut[rule]}:${local}`;
+        // Refining more than this many uncertain tokens one by one costs more than a walk.
+        const bulk = Math.ceil(this.tokenizer.numTokens / BULK_REFINE);
         let base = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
         if (!base) {
-          base = classifyState(this.fsm, this.tokenizer, this.ladders, state, this.dfa(rule, 'cut'));
+          // A walk that finds `bulk` uncertain tokens gives up: the whole walk in `mode`
+          // below decides them, and such a base mask would be dropped (it is not kept, so a
+          // rule alike gives up the same way).
+          base = classifyStateUnlessUncertain(this.fsm, this.tokenizer, this.ladders, state, this.dfa(rule, 'cut'), bulk) ?? undefined;
           this.computed++;
-          this.bases.set(baseKey, base);
-          this.count(base);
-          this.shared?.set(baseKey, base);
+          if (base) {
+            this.bases.set(baseKey, base);
+            this.count(base);
+            this.shared?.set(baseKey, base);
+          }
         }
-        mask = base;
-        if (base.uncertain.length > 0) {
-          // Token by token when the uncertain ones are few, else one walk of the vocabulary.
-          mask =
-            base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
-              ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
-              : classifyInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode));
+        if (!base || base.uncertain.length >= bulk) {
+          mask = classifyInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode));
           this.keepRefined(key, mask);
+        } else {
+          mask = base;
+          // The uncertain tokens, few, one by one.
+          if (base.uncertain.length > 0) {
+            mask = refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode));
+            this.keepRefined(key, mask);
+          }
         }
         if (rung) keepInMode(this.fsm, this.ladders, state, mode, this.dfa(rule, mode), mask);
       }
