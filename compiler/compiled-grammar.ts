@@ -11,8 +11,6 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 export class CompiledGrammar {
   readonly ir: GrammarIR;
   readonly fsm: GrammarFsm;
-  /** sha256 of the optimised grammar's canonical text: the content address of artifacts. */
-  readonly hash: string;
   /** The vocabulary masks are for, or null for a string-level grammar. */
   readonly tokenizer: TokenizerInfo | null;
   readonly masks: TokenMaskCache | null;
@@ -20,9 +18,16 @@ export class CompiledGrammar {
   constructor(ir: GrammarIR, fsm: GrammarFsm, hash?: string, tokenizer: TokenizerInfo | null = null, shared: RuleMaskCache | null = null) {
     this.ir = ir;
     this.fsm = fsm;
-    this.hash = hash ?? sha256Hex(grammarText(ir));
+    this.knownHash = hash;
     this.tokenizer = tokenizer;
     this.masks = tokenizer ? new TokenMaskCache(fsm, tokenizer, shared) : null;
+  }
+
+  private knownHash: string | undefined;
+
+  /** sha256 of the optimised grammar's canonical text: the content address of artifacts (computed on first use: a compile that writes none needs no hash). */
+  get hash(): string {
+    return (this.knownHash ??= sha256Hex(grammarText(this.ir)));
   }
 
   /** Computes every state's token mask now instead of on first use. */

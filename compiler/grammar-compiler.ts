@@ -10,7 +10,7 @@ import { deserializeCompiledGrammar } from './artifact.js';
 import { CompiledGrammar } from './compiled-grammar.js';
 import { buildGrammarFsm } from './fsm/grammar-fsm.js';
 import type { Grammar } from './grammar.js';
-import type { RuleMaskCache } from './mask/mask-cache.js';
+import { RuleMaskCache } from './mask/mask-cache.js';
 import { addContextRules } from './mask/context.js';
 import type { GrammarIR } from './ir.js';
 import type { GrammarFsm } from './fsm/grammar-fsm.js';
@@ -35,7 +35,7 @@ export class GrammarCompiler {
       options = tokenizerOrOptions ?? options;
     }
     this.cache = options.cache === false ? null : new Map();
-    this.ruleMasks = options.cache === false || !this.tokenizer ? null : new Map();
+    this.ruleMasks = options.cache === false || !this.tokenizer ? null : new RuleMaskCache();
   }
 
   compile(grammar: Grammar, options: { eager?: boolean } = {}): CompiledGrammar {

@@ -34,16 +34,33 @@ export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): 
   for (let e = 0; e < fsm.from.length; e++) out[fsm.from[e]!]!.push(e);
   const dfa = new RuleFsm();
   const sets: number[][] = [[0]];
-  const ids = new Map<string, number>([['0', 0]]);
+  // Subsets found by an integer hash of their sorted members, chained (`sameHash`) and
+  // compared in full: joined strings as keys cost more than the rest of the construction.
+  const byHash = new Map<number, number>();
+  const sameHash: number[] = [-1];
+  const hashOf = (sorted: number[]): number => {
+    let h = 0x811c9dc5 | 0;
+    for (const s of sorted) h = Math.imul(h ^ s, 0x01000193);
+    return h;
+  };
+  byHash.set(hashOf([0]), 0);
   const intern = (members: number[]): number => {
-    const sorted = [...new Set(members)].sort((a, b) => a - b);
-    const key = sorted.join(',');
-    let id = ids.get(key);
-    if (id === undefined) {
-      id = dfa.newState();
-      ids.set(key, id);
-      sets.push(sorted);
+    const sorted = members.sort((a, b) => a - b);
+    let n = 0;
+    for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i]!;
+    sorted.length = n;
+    const h = hashOf(sorted);
+    let last = -1;
+    for (let at = byHash.get(h) ?? -1; at >= 0; at = sameHash[at]!) {
+      const known = sets[at]!;
+      if (known.length === n && known.every((s, i) => s === sorted[i])) return at;
+      last = at;
     }
+    const id = dfa.newState();
+    if (last >= 0) sameHash[last] = id;
+    else byHash.set(h, id);
+    sameHash.push(-1);
+    sets.push(sorted);
     return id;
   };
   for (let d = 0; d < sets.length; d++) {
@@ -52,14 +69,14 @@ export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): 
     dfa.finals[d] = members.some((s) => fsm.finals[s]);
     // Bytes: cut the members' ranges at every boundary, one edge per piece.
     const byteEdges: number[] = [];
-    const symbols = new Map<string, { kind: number; aux: number; targets: number[] }>();
+    const symbols = new Map<number, { kind: number; aux: number; targets: number[] }>();
     for (const s of members) {
       for (const e of out[s]!) {
         if (fsm.kind[e] === EDGE_BYTE) {
           byteEdges.push(e);
           continue;
         }
-        const key = `${fsm.kind[e]}:${fsm.aux[e]}`;
+        const key = fsm.kind[e]! * 0x100000000 + fsm.aux[e]!;
         const sym = symbols.get(key) ?? { kind: fsm.kind[e]!, aux: fsm.aux[e]!, targets: [] };
         sym.targets.push(fsm.to[e]!);
         symbols.set(key, sym);
@@ -99,7 +116,9 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     preds[dfa.to[e]!]!.push(dfa.from[e]!);
   }
   // Edges in a fixed order: by kind, then byte or symbol.
-  for (const list of out) list.sort((a, b) => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!);
+  const order = (a: number, b: number): number => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!;
+  // Subset construction mostly writes them in that order already: checking is cheaper than sorting.
+  for (const list of out) if (!inOrder(list, order)) list.sort(order);
   const cls = new Int32Array(n);
   const members: number[][] = [[], []];
   for (let s = 0; s < n; s++) {
@@ -159,6 +178,11 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     }
   }
   return result;
+}
+
+function inOrder(list: number[], order: (a: number, b: number) => number): boolean {
+  for (let i = 1; i < list.length; i++) if (order(list[i - 1]!, list[i]!) > 0) return false;
+  return true;
 }
 
 /**

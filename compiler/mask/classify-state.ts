@@ -40,7 +40,16 @@ const UNCERTAIN = 2;
  * 'exact') with nothing allowed after it (the root, when nothing refers to it).
  */
 export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, dfa: FlatDfa | null, closed = false): TokenMask {
-  return classifyWhole(fsm, info, ladders, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed);
+  return classifyWhole(fsm, info, ladders, state, dfa, { withContext: false, closed, cutTails: !closed }, !closed)!;
+}
+
+/**
+ * `classifyState(..., dfa)` (not closed), or null as soon as a walk finds `giveUpAt`
+ * uncertain tokens: a caller that would then decide them with a walk in another mode anyway
+ * (`classifyInMode`) saves writing and copying tens of thousands of positions it drops.
+ */
+export function classifyStateUnlessUncertain(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, dfa: FlatDfa | null, giveUpAt: number): TokenMask | null {
+  return classifyWhole(fsm, info, ladders, state, dfa, { withContext: false, closed: false, cutTails: true }, true, giveUpAt);
 }
 
 /**
@@ -50,7 +59,7 @@ export function classifyState(fsm: GrammarFsm, info: TokenizerInfo, ladders: Lad
  */
 export function classifyInMode(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, mode: 'exact' | 'context', dfa: FlatDfa | null): TokenMask {
   const walk = modeWalk(fsm, state, mode);
-  return classifyWhole(fsm, info, ladders, state, dfa, walk, !walk.withContext);
+  return classifyWhole(fsm, info, ladders, state, dfa, walk, !walk.withContext)!;
 }
 
 /** How the walk parses: into the rule's context or not, nothing after (`closed`), calls in last position cut or followed. */
@@ -109,19 +118,22 @@ function fromWider(info: TokenizerInfo, ladders: Ladders, dfa: FlatDfa, rung: Ru
   return wider ? ladders.narrow(info, rung.ladder, wider.mask, wider.steps, rung.ladder.steps, !mode.closed && dfa.ends[rung.d] === 1) : null;
 }
 
-function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
-  if (!dfa || seedHasRepeat(fsm, state)) return walkWhole(fsm, info, state, null, mode, contextFree);
+/** Null only when a DFA walk gave up at `giveUpAt` uncertain tokens (a mask derived from a wider rung, or parsed by the Earley matcher, is whole). */
+function classifyWhole(fsm: GrammarFsm, info: TokenizerInfo, ladders: Ladders, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean, giveUpAt = Infinity): TokenMask | null {
+  if (!dfa || seedHasRepeat(fsm, state)) return walkWhole(fsm, info, state, null, mode, contextFree, giveUpAt);
   // A rung of a ladder (ladder.ts, a bounded whitespace run) below one already walked is derived.
   const rung = rungAt(fsm, ladders, state, dfa, mode, contextFree);
-  if (!rung) return walkWhole(fsm, info, state, dfa, mode, contextFree);
-  const mask = fromWider(info, ladders, dfa, rung, mode) ?? walkWhole(fsm, info, state, dfa, mode, contextFree);
-  ladders.keepRung(dfa, rung.key, rung.ladder.steps, mask);
+  if (!rung) return walkWhole(fsm, info, state, dfa, mode, contextFree, giveUpAt);
+  const mask = fromWider(info, ladders, dfa, rung, mode) ?? walkWhole(fsm, info, state, dfa, mode, contextFree, giveUpAt);
+  if (mask) ladders.keepRung(dfa, rung.key, rung.ladder.steps, mask);
   return mask;
 }
 
-function walkWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean): TokenMask {
+function walkWhole(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa | null, mode: WalkMode, contextFree: boolean, giveUpAt = Infinity): TokenMask | null {
   const out = Classes.for(info);
-  if (dfa && walkDfa(fsm, info, state, dfa, mode, out)) return out.mask(contextFree);
+  const walked = dfa ? walkDfa(fsm, info, state, dfa, mode, out, giveUpAt) : WALK_OVERFLOW;
+  if (walked === WALK_DONE) return out.mask(contextFree);
+  if (walked === WALK_GAVE_UP) return null;
   walkEarley(fsm, info, state, mode, Classes.for(info));
   return out.mask(contextFree);
 }
@@ -316,8 +328,14 @@ function walkEarley(fsm: GrammarFsm, info: TokenizerInfo, state: number, mode: W
 /** Buffers of `walkDfa`, kept from call to call (one state's walk allocates nothing). */
 const walkScratch = { stack: new Int32Array(1024), endsBy: new Uint8Array(1024), live: new Uint8Array(256), loop: new Uint8Array(256) };
 
-/** The walk over a flat DFA, table lookups inline: the compile-time hot loop. False on overflow. */
-function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes): boolean {
+const WALK_DONE = 0;
+/** The DFA grew too large: the Earley matcher walks instead. */
+const WALK_OVERFLOW = 1;
+/** `giveUpAt` tokens were uncertain. */
+const WALK_GAVE_UP = 2;
+
+/** The walk over a flat DFA, table lookups inline: the compile-time hot loop. */
+function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatDfa, mode: WalkMode, out: Classes, giveUpAt: number): number {
   const closed = mode.closed;
   const rule = fsm.stateRule[state]!;
   const { sorted, lcpPrev, firstByteStart, subtreeEnd } = info;
@@ -326,7 +344,7 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
   let stack = walkScratch.stack; // DFA state after d bytes
   let endsBy = walkScratch.endsBy;
   stack[0] = dfa.start(state - fsm.ruleStart[rule]!);
-  if (stack[0]! < 0) return false; // the DFA is full: an earlier walk filled it
+  if (stack[0]! < 0) return WALK_OVERFLOW; // the DFA is full: an earlier walk filled it
   const startOpaque = dfa.opaque[stack[0]!] === 1;
   const live = dfa.liveBytes(stack[0]!, walkScratch.live);
   // Bytes on which the start state loops: a token made only of them is accepted unparsed.
@@ -403,7 +421,7 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
           opaque = dfa.opaque;
         }
         if (next < 0) {
-          if (next === DFA_OVERFLOW) return false;
+          if (next === DFA_OVERFLOW) return WALK_OVERFLOW;
           failed = true;
           break;
         }
@@ -416,6 +434,7 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
       if (handOff) {
         hard ??= classifier(fsm, info, state, null, mode.withContext, closed, mode.cutTails);
         out.add(hard.classify(start, len), j);
+        if (out.numUncertain >= giveUpAt) return WALK_GAVE_UP;
       } else if (!failed) out.add(ACCEPTED, j);
       else {
         // Every token that shares this one's bytes up to the one it died at dies the same way:
@@ -423,10 +442,13 @@ function walkDfa(fsm: GrammarFsm, info: TokenizerInfo, state: number, dfa: FlatD
         // by anything, a space say, kills half of the vocabulary at its second byte, in
         // ranges skipped here in one step rather than token by token).
         const skipTo = reached + 1 === len ? subtreeEnd[j]! : info.prefixRangeEnd(j, reached + 1);
-        if (endsBy[reached] === 1) out.addUncertainRange(j, skipTo);
+        if (endsBy[reached] === 1) {
+          out.addUncertainRange(j, skipTo);
+          if (out.numUncertain >= giveUpAt) return WALK_GAVE_UP;
+        }
         j = skipTo - 1;
       }
     }
   }
-  return true;
+  return WALK_DONE;
 }

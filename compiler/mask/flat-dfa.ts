@@ -18,8 +18,8 @@ const MAX_INLINE_DEPTH = 256;
 const MAX_DFA = 4096;
 export const DFA_DEAD = -1;
 export const DFA_OVERFLOW = -2;
-/** A table entry not computed yet (call `next`). */
-export const DFA_UNKNOWN = -3;
+/** A table entry not computed yet (call `next`): 0, so a fresh table needs no filling (DFA states are numbered from 1). */
+export const DFA_UNKNOWN = 0;
 
 export type DfaMode = 'exact' | 'context' | 'cut';
 
@@ -34,15 +34,20 @@ export class FlatDfa {
   private epsTo: Int32Array = new Int32Array(0);
   private end: Uint8Array = new Uint8Array(0);
   private isOpaque: Uint8Array = new Uint8Array(0);
-  // DFA: sets of NFA states by key, their END flag, and a lazily filled 256-wide table.
-  private readonly ids = new Map<string, number>();
-  private readonly sets: Int32Array[] = [];
+  // DFA: sets of NFA states, found by a hash of their members (chained: `sameHash` links the
+  // states after the first of one hash), their END flag, and a lazily filled 256-wide table.
+  // State 0 is a placeholder with no members, never reached: a table entry of 0 is
+  // DFA_UNKNOWN, so new rows come zeroed by the allocator instead of filled (a compile builds
+  // a DFA per rule and mode, and filling their rows was a twentieth of its time).
+  private readonly byHash = new Map<number, number>();
+  private readonly sameHash: number[] = [-1];
+  private readonly sets: Int32Array[] = [new Int32Array(0)];
   /** END flag (1) per DFA state. */
   ends = new Uint8Array(64);
   /** 1 where the DFA state holds an opaque NFA state. */
   opaque = new Uint8Array(64);
   /** d * 256 + byte -> next state, DFA_DEAD, or DFA_UNKNOWN when not computed yet (call `next`). */
-  table = new Int32Array(256 * 64).fill(DFA_UNKNOWN);
+  table = new Int32Array(256 * 64);
   private readonly stamp: Int32Array;
   private gen = 0;
   private readonly stack: number[] = [];
@@ -241,13 +246,31 @@ export class FlatDfa {
         }
       }
     }
-    const sorted = members.subarray(0, count).sort();
-    const key = sorted.join(',');
-    const hit = this.ids.get(key);
-    if (hit !== undefined) return hit;
-    if (this.sets.length >= MAX_DFA) return DFA_OVERFLOW;
+    // Integer hashing, not a joined string as key: a subset is interned once per new
+    // transition, and building its string was a tenth of a compile.
+    const sorted = members.subarray(0, count);
+    // Most closures are small: an insertion sort in place beats a typed-array sort of a subarray.
+    if (count > 64) sorted.sort();
+    else {
+      for (let i = 1; i < count; i++) {
+        const v = members[i]!;
+        let k = i - 1;
+        for (; k >= 0 && members[k]! > v; k--) members[k + 1] = members[k]!;
+        members[k + 1] = v;
+      }
+    }
+    let h = 0x811c9dc5 | 0;
+    for (let i = 0; i < count; i++) h = Math.imul(h ^ sorted[i]!, 0x01000193);
+    let last = -1;
+    for (let at = this.byHash.get(h) ?? -1; at >= 0; at = this.sameHash[at]!) {
+      if (sameMembers(this.sets[at]!, sorted)) return at;
+      last = at;
+    }
+    if (this.sets.length > MAX_DFA) return DFA_OVERFLOW; // MAX_DFA states besides the placeholder
     const id = this.sets.length;
-    this.ids.set(key, id);
+    if (last >= 0) this.sameHash[last] = id;
+    else this.byHash.set(h, id);
+    this.sameHash.push(-1);
     this.sets.push(sorted.slice());
     if (id >= this.ends.length) {
       const grown = new Uint8Array(this.ends.length * 2);
@@ -260,12 +283,18 @@ export class FlatDfa {
     this.ends[id] = end ? 1 : 0;
     this.opaque[id] = opaque ? 1 : 0;
     if ((id + 1) * 256 > this.table.length) {
-      const grown = new Int32Array(this.table.length * 2).fill(DFA_UNKNOWN);
+      const grown = new Int32Array(this.table.length * 2);
       grown.set(this.table);
       this.table = grown;
     }
     return id;
   }
+}
+
+function sameMembers(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /** Copies rule automata into one NFA, references replaced by copies of the referenced rule. */

@@ -219,11 +219,16 @@ function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, wider
   let bits = wider.bits;
   if (wider.store === STORE_ACCEPTED) {
     for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 1;
-    const kept = new Int32Array(ids.length);
+    // Counted first: the list is shared when nothing drops, else allocated at its size once.
     let n = 0;
-    for (let i = 0; i < ids.length; i++) if (drop[ids[i]!] === 0) kept[n++] = ids[i]!;
+    for (let i = 0; i < ids.length; i++) n += 1 - drop[ids[i]!]!;
+    if (n < ids.length) {
+      const kept = new Int32Array(n);
+      n = 0;
+      for (let i = 0; i < ids.length; i++) if (drop[ids[i]!] === 0) kept[n++] = ids[i]!;
+      ids = kept;
+    }
     for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 0;
-    ids = n === ids.length ? ids : kept.slice(0, n);
   } else {
     bits = wider.bits!.slice();
     for (let i = 0; i < dying.length; i++) {

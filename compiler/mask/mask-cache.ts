@@ -1,21 +1,40 @@
 // The adaptive token-mask cache of one compiled grammar (its automata, for one vocabulary): a state's mask is computed the first
 // time a matcher needs it (so the first mask costs one state's work) and kept; `completeAll`
 // fills in the rest ahead of time. Masks are also shared across grammars through a rule-level
-// cache keyed by structural hashes (rule-hash.ts): the expensive, context-free classification
+// cache keyed by structural keys (rule-hash.ts): the expensive, context-free classification
 // by the rule's own structure, its refinement by the exact structure and context, so a grammar
 // that shares rules with an earlier one (tool schemas differing in one field) reuses most.
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
-import { classifyInMode, classifyState, keepInMode, refine, rungInMode } from './classify-state.js';
+import { classifyInMode, classifyState, classifyStateUnlessUncertain, keepInMode, refine, rungInMode } from './classify-state.js';
 import { Ladders } from './ladder.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
-import { ruleHashes } from './rule-hash.js';
+import { RuleKeys, ruleKeys } from './rule-hash.js';
 import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
 import type { TokenMask } from './token-mask.js';
 
-export type RuleMaskCache = Map<string, TokenMask>;
+/** Masks shared across grammars, by rule key, with the interner that gives those keys (one set of keys per cache). */
+export class RuleMaskCache {
+  readonly masks = new Map<string, TokenMask>();
+  readonly keys = new RuleKeys();
+
+  get(key: string): TokenMask | undefined {
+    return this.masks.get(key);
+  }
+
+  set(key: string, mask: TokenMask): void {
+    this.masks.set(key, mask);
+  }
+
+  clear(): void {
+    this.masks.clear();
+    this.keys.clear();
+  }
+}
+
+const DFA_MODES: readonly DfaMode[] = ['exact', 'context', 'cut'];
 
 /** Refining more than 1/BULK_REFINE of the vocabulary token by token costs more than a whole walk. */
 const BULK_REFINE = 8;
@@ -25,9 +44,9 @@ export class TokenMaskCache {
   private readonly fsm: GrammarFsm;
   private readonly masks: (TokenMask | undefined)[];
   private readonly shared: RuleMaskCache | null;
-  private hashes: { full: string[]; cut: string[] } | null = null;
-  // Flat DFAs by mode and rule, context-free and refined masks by structure, suffix indexes by state.
-  private readonly dfas = new Map<string, FlatDfa | null>();
+  private keys: { full: string[]; cut: string[] } | null = null;
+  // Flat DFAs by rule and mode (DFA_MODES.length per rule; undefined: not built yet), context-free and refined masks by structure, suffix indexes by state.
+  private readonly dfas: (FlatDfa | null | undefined)[] = [];
   private readonly bases = new Map<string, TokenMask>();
   private readonly refined = new Map<string, TokenMask>();
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
@@ -37,7 +56,8 @@ export class TokenMaskCache {
   computed = 0;
   /** Bytes of the distinct token masks held (their id lists and bitsets), for a caller's memory bound. */
   maskBytes = 0;
-  private readonly counted = new WeakSet<TokenMask>();
+  // A Set, not a WeakSet: this cache holds every mask it counted anyway, and a Set adds faster (1-2% of an eager compile went to the WeakSet).
+  private readonly counted = new Set<TokenMask>();
 
   constructor(fsm: GrammarFsm, tokenizer: TokenizerInfo, shared: RuleMaskCache | null = null) {
     this.fsm = fsm;
@@ -113,8 +133,8 @@ export class TokenMaskCache {
     const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     const local = state - fsm.ruleStart[rule]!;
-    this.hashes ??= ruleHashes(fsm);
-    const { full, cut } = this.hashes;
+    this.keys ??= ruleKeys(fsm, this.shared?.keys ?? new RuleKeys());
+    const { full, cut } = this.keys;
     const context = fsm.ruleContext[rule]!;
     const closed = fsm.ruleContextClosed[rule] === 1;
     let mask: TokenMask | undefined;
@@ -133,30 +153,40 @@ export class TokenMaskCache {
       // rung of a whitespace run below one already done takes its mask from that one.
       const mode = context >= 0 ? 'context' : 'exact';
       const key = `${mode}:${full[rule]}:${context >= 0 ? full[context] : '-'}:${closed ? 1 : 0}:${local}`;
-      const rung = this.isRung(rule, local);
       mask = this.shared?.get(key) ?? this.refined.get(key);
+      // Looked for only when needed: finding a ladder builds DFA states.
+      const rung = !mask && this.isRung(rule, local);
       if (!mask && rung) {
         mask = rungInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode)) ?? undefined;
         if (mask) this.keepRefined(key, mask);
       }
       if (!mask) {
         const baseKey = `${cut[rule]}:${local}`;
+        // Refining more than this many uncertain tokens one by one costs more than a walk.
+        const bulk = Math.ceil(this.tokenizer.numTokens / BULK_REFINE);
         let base = this.shared?.get(baseKey) ?? this.bases.get(baseKey);
         if (!base) {
-          base = classifyState(this.fsm, this.tokenizer, this.ladders, state, this.dfa(rule, 'cut'));
+          // A walk that finds `bulk` uncertain tokens gives up: the whole walk in `mode`
+          // below decides them, and such a base mask would be dropped (it is not kept, so a
+          // rule alike gives up the same way).
+          base = classifyStateUnlessUncertain(this.fsm, this.tokenizer, this.ladders, state, this.dfa(rule, 'cut'), bulk) ?? undefined;
           this.computed++;
-          this.bases.set(baseKey, base);
-          this.count(base);
-          this.shared?.set(baseKey, base);
+          if (base) {
+            this.bases.set(baseKey, base);
+            this.count(base);
+            this.shared?.set(baseKey, base);
+          }
         }
-        mask = base;
-        if (base.uncertain.length > 0) {
-          // Token by token when the uncertain ones are few, else one walk of the vocabulary.
-          mask =
-            base.uncertain.length * BULK_REFINE < this.tokenizer.numTokens
-              ? refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode))
-              : classifyInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode));
+        if (!base || base.uncertain.length >= bulk) {
+          mask = classifyInMode(this.fsm, this.tokenizer, this.ladders, state, mode, this.dfa(rule, mode));
           this.keepRefined(key, mask);
+        } else {
+          mask = base;
+          // The uncertain tokens, few, one by one.
+          if (base.uncertain.length > 0) {
+            mask = refine(this.fsm, this.tokenizer, state, base, mode, this.dfa(rule, mode));
+            this.keepRefined(key, mask);
+          }
         }
         if (rung) keepInMode(this.fsm, this.ladders, state, mode, this.dfa(rule, mode), mask);
       }
@@ -184,11 +214,11 @@ export class TokenMaskCache {
   }
 
   private dfa(rule: number, mode: DfaMode): FlatDfa | null {
-    const key = `${mode}:${rule}`;
-    let dfa = this.dfas.get(key);
+    const at = rule * DFA_MODES.length + DFA_MODES.indexOf(mode);
+    let dfa = this.dfas[at];
     if (dfa === undefined) {
       dfa = FlatDfa.build(this.fsm, rule, mode);
-      this.dfas.set(key, dfa);
+      this.dfas[at] = dfa;
     }
     return dfa;
   }

@@ -1,26 +1,54 @@
-// Structural hashes of rules, for the cross-grammar mask cache. A state's masks depend on its
+// Structural keys of rules, for the cross-grammar mask cache. A state's masks depend on its
 // rule's automaton and on every rule reachable from it, and on nothing else (the parent is
-// "uncertain"), so the hash covers exactly that closure: the same structure hashes the same
-// in any grammar. Bottom-up over the strongly connected components of the reference graph
-// (Merkle style: a rule's hash takes its callees' hashes), so the work is linear in the
-// grammar: a chain of thousands of rules does not cost the square of its length. Inside a
-// recursive component, the rules are renumbered in the order they are first reached from the
-// rule being hashed (components above COMPONENT_LIMIT rules are numbered by rule index).
+// "uncertain"), so the key covers exactly that closure: the same structure gets the same key
+// in any grammar that shares the interner (`RuleKeys`). Bottom-up over the strongly connected
+// components of the reference graph (Merkle style: a rule's text takes its callees' keys), so
+// the work is linear in the grammar: a chain of thousands of rules does not cost the square
+// of its length. Inside a recursive component, the rules are renumbered in the order they are
+// first reached from the rule being keyed (components above COMPONENT_LIMIT rules are
+// numbered by rule index).
+//
+// Keys are exact: each canonical text is interned to a short id (`k` and a number), so two
+// rules share a key only when their texts are equal. The keys live only in this process, with
+// the masks they index (artifacts are addressed by the grammar's SHA-256, compiled-grammar.ts);
+// SHA-256 of the texts cost a tenth of a compile.
 //
 // In `cut`, the rule's own last-step references to other rules are left out: the
 // context-free masks treat them as the rule's end (row-engine.ts, flat-dfa.ts). Rules chained
-// that way, like the property after property of a JSON-schema object, then hash alike in two
+// that way, like the property after property of a JSON-schema object, then key alike in two
 // schemas that differ only further down the chain.
 import { EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 import { components } from '../fsm/components.js';
 import { isTail } from '../fsm/queries.js';
-import { Sha256 } from '../sha256.js';
+
+/** Canonical texts to short ids: whoever shares masks by key shares one of these. */
+export class RuleKeys {
+  private readonly ids = new Map<string, string>();
+
+  /** The id of `text` (a new one the first time it is seen). */
+  of(text: string): string {
+    let id = this.ids.get(text);
+    if (id === undefined) {
+      id = `k${this.ids.size}`;
+      this.ids.set(text, id);
+    }
+    return id;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  clear(): void {
+    this.ids.clear();
+  }
+}
 
 const COMPONENT_LIMIT = 64;
 
-/** Every rule's hash (`full`), and its hash with its last-step references cut (`cut`), from one pass over the automaton. */
-export function ruleHashes(fsm: GrammarFsm): { full: string[]; cut: string[] } {
+/** Every rule's key (`full`), and its key with its last-step references cut (`cut`), from one pass over the automaton. */
+export function ruleKeys(fsm: GrammarFsm, keys: RuleKeys): { full: string[]; cut: string[] } {
   const numRules = fsm.ruleStart.length;
   const numStates = fsm.stateRule.length;
   const ruleEnd = (r: number): number => (r + 1 < numRules ? fsm.ruleStart[r + 1]! : numStates);
@@ -64,13 +92,16 @@ export function ruleHashes(fsm: GrammarFsm): { full: string[]; cut: string[] } {
     refs.push(slots);
     tailRefs.push(tails);
   }
+  // A rule's text with each slot filled in; texts of the three kinds start apart (`#` for a
+  // rule, `rule ` for a rule of a cycle, `cycle ` for a large cycle), ids end before any
+  // character a text goes on with.
   const digest = (parts: string[], slot: (k: number) => string): string => {
-    const hash = new Sha256();
+    let text = '';
     for (let k = 0; k < parts.length; k++) {
-      hash.update(parts[k]!);
-      if (k < parts.length - 1) hash.update(slot(k));
+      text += parts[k]!;
+      if (k < parts.length - 1) text += slot(k);
     }
-    return hash.digestHex().slice(0, 32);
+    return keys.of(text);
   };
   const full = new Array<string>(numRules);
   for (const component of components(refs)) {
@@ -80,33 +111,31 @@ export function ruleHashes(fsm: GrammarFsm): { full: string[]; cut: string[] } {
       const r = component[0]!;
       full[r] = digest(texts[r]!, (k) => `=${full[refs[r]![k]!]}`);
     } else if (component.length <= COMPONENT_LIMIT) {
-      // Renumbered from each rule in turn: the same cycle entered elsewhere hashes alike.
+      // Renumbered from each rule in turn: the same cycle entered elsewhere keys alike.
       for (const r of component) {
         const order = [r];
         const index = new Map<number, number>([[r, 0]]);
-        const hash = new Sha256();
+        let text = '';
         for (let i = 0; i < order.length; i++) {
           const rule = order[i]!;
-          hash.update(`rule ${i}:`);
-          hash.update(
-            digest(texts[rule]!, (k) => {
-              const target = refs[rule]![k]!;
-              if (!inside.has(target)) return `=${full[target]}`;
-              if (!index.has(target)) {
-                index.set(target, order.length);
-                order.push(target);
-              }
-              return `@${index.get(target)}`;
-            }),
-          );
+          text += `rule ${i}:`;
+          text += digest(texts[rule]!, (k) => {
+            const target = refs[rule]![k]!;
+            if (!inside.has(target)) return `=${full[target]}`;
+            if (!index.has(target)) {
+              index.set(target, order.length);
+              order.push(target);
+            }
+            return `@${index.get(target)}`;
+          });
         }
-        full[r] = hash.digestHex().slice(0, 32);
+        full[r] = keys.of(text);
       }
     } else {
-      const whole = new Sha256();
-      for (const rule of component) whole.update(digest(texts[rule]!, (k) => (inside.has(refs[rule]![k]!) ? `@${inside.get(refs[rule]![k]!)}` : `=${full[refs[rule]![k]!]}`)));
-      const shared = whole.digestHex();
-      component.forEach((r, i) => (full[r] = new Sha256().update(`${shared}:${i}`).digestHex().slice(0, 32)));
+      let whole = 'cycle ';
+      for (const rule of component) whole += digest(texts[rule]!, (k) => (inside.has(refs[rule]![k]!) ? `@${inside.get(refs[rule]![k]!)}` : `=${full[refs[rule]![k]!]}`));
+      const shared = keys.of(whole);
+      component.forEach((r, i) => (full[r] = keys.of(`cycle ${shared}:${i}`)));
     }
   }
   const cut = texts.map((parts, r) => digest(parts, (k) => (tailRefs[r]![k] ? '@tail' : `=${full[refs[r]![k]!]}`)));
