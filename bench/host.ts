@@ -85,6 +85,8 @@ class LineChild {
     return this.read<T>();
   }
   async close(): Promise<void> {
+    // One that already died (its error is what the run reports) would wait for an exit event gone by.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.stdin.end();
     await exited;
