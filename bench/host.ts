@@ -1,4 +1,4 @@
-// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--cpu-prof DIR] [--json]`
+// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--cpu-prof DIR] [--json]`
 // The engine's host cost per decode step. On the tiny fixture model (the default) the model's
 // own work is nearly free, so a step's time is what the engine spends around llama_decode plus
 // llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
@@ -14,6 +14,8 @@
 // the rounds; ratios are medians of per-round ratios. Goal (issue 29): engine / floor ≥ 0.8 at
 // 32 and 64 sequences. With --device cuda, `decode` is llama_decode's wall time as the host
 // sees it (host work plus the wait for the card: ggml's CUDA events are not bound here).
+// --sampling picks where both engines choose tokens (the engine's setting: device = ggml's argmax
+// in the graph, host = a logits row per sequence read by JavaScript); the floor samples nothing.
 // --cpu-prof DIR writes V8 CPU profiles of this tree's engine process (one per thread, the
 // engine worker's among them) into DIR, for Chrome DevTools or speedscope.
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -26,6 +28,7 @@ import { cac } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { libraryKindsFor } from '../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../runtime/backend/library.js';
+import { SAMPLING_SETTINGS, type SamplingSetting } from '../runtime/engine/sampling-setting.js';
 import { STEP_PHASES, type StepPhase, type StepTotals } from '../runtime/engine/step-profile.js';
 import type { EngineConfig } from '../runtime/engine/engine-config.js';
 import { buildDecodeFloor } from './engine/build-decode-floor.js';
@@ -40,6 +43,7 @@ cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default
 cli.option('--tokens <n>', 'Tokens generated per sequence', { default: 64 });
 cli.option('--reps <n>', 'Rounds', { default: 3 });
 cli.option('--threads <n>', 'Decode threads', { default: Math.min(2, availableParallelism()) });
+cli.option('--sampling <where>', 'Where both engines choose tokens: auto, host or device', { default: 'auto' });
 cli.option('--baseline <ref>', 'Also measure the engine of this git ref (e.g. main)');
 cli.option('--cpu-prof <dir>', 'Write V8 CPU profiles of this tree\'s engine process here');
 cli.option('--json', 'One JSON object per width instead of the table');
@@ -53,8 +57,9 @@ const threads = Number(options.threads);
 const device = String(options.device);
 const modelPath = String(options.model);
 const json = options.json === true;
-if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1)) {
-  console.error('bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --reps ≥ 1, --threads ≥ 1');
+const sampling = String(options.sampling);
+if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1) || !SAMPLING_SETTINGS.includes(sampling as SamplingSetting)) {
+  console.error(`bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --reps ≥ 1, --threads ≥ 1, --sampling one of ${SAMPLING_SETTINGS.join(', ')}`);
   process.exit(1);
 }
 const maxWidth = Math.max(...widths);
@@ -85,6 +90,8 @@ class LineChild {
     return this.read<T>();
   }
   async close(): Promise<void> {
+    // One that already died (its error is what the run reports) would wait for an exit event gone by.
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.stdin.end();
     await exited;
@@ -101,7 +108,7 @@ interface EngineRun {
 async function startEngine(root: string, profileDir?: string): Promise<{ side: LineChild; config: EngineConfig }> {
   const script = join(repoRoot, 'bench/host/engine-side.ts');
   const nodeArgs = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const args = ['--root', root, '--model', modelPath, '--device', device, '--sequences', maxWidth, '--cells', cells, '--threads', threads, '--prompt', promptText].map(String);
+  const args = ['--root', root, '--model', modelPath, '--device', device, '--sequences', maxWidth, '--cells', cells, '--threads', threads, '--prompt', promptText, '--sampling', sampling].map(String);
   const side = new LineChild(spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] }));
   const { config } = await side.read<{ config: EngineConfig }>();
   return { side, config };
@@ -197,6 +204,7 @@ try {
       reps,
       threads,
       device,
+      sampling,
       model: basename(modelPath),
       ...(baselineRef ? { baseline: baselineRef } : {}),
     };
@@ -205,7 +213,7 @@ try {
   if (json) {
     for (const row of rows) console.log(JSON.stringify(row));
   } else {
-    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
+    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, sampling ${sampling}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
     const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : [])];
     console.log(head.map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(12))).join(''));
     for (const row of rows) {

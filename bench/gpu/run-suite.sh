@@ -153,9 +153,8 @@ timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results
 say "bench:speculative: exit $?"
 if [[ -f bench/host.ts ]]; then
   say "bench/host.ts"
-  # Its C floor compiles against the pinned tree's headers, which the fixtures' folder names.
-  mkdir -p "$root/fixtures/.cache" && ln -sfn "$src" "$root/fixtures/.cache/llama.cpp"
-  timeout 90 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths 1,16,64 --tokens 32 --reps 1 --threads "$threads" >"$results/host.txt" 2>"$logs/host.log"
+  # Its C floor compiles against the pinned tree's headers: the kit's tree (no npm here to clone the fixtures' one).
+  DECODE_FLOOR_SRC=$src timeout 90 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths 1,16,64 --tokens 32 --reps 1 --threads "$threads" >"$results/host.txt" 2>"$logs/host.log"
   say "bench/host.ts: exit $?"
 fi
 

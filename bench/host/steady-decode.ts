@@ -19,11 +19,28 @@ export interface SteadyRun {
   cpuSeconds: number;
 }
 
+/** The engine's step messages, tapped once per engine: its transport's handlers cannot be removed. */
+const taps = new WeakMap<Engine, { current?: (message: FromWorker) => void }>();
+
+function tapMessages(engine: Engine): { current?: (message: FromWorker) => void } {
+  let tap = taps.get(engine);
+  if (tap) return tap;
+  const created: { current?: (message: FromWorker) => void } = {};
+  const forward = (message: FromWorker) => created.current?.(message);
+  // Both are private to Engine: `transport` since the engine may run in a child process (the
+  // bench asks for a thread, whose CPU time is this process's), `worker` in older trees.
+  const inside = engine as unknown as { transport?: { onMessage(handler: (message: FromWorker) => void): void }; worker?: Worker };
+  if (inside.transport) inside.transport.onMessage(forward);
+  else if (inside.worker) inside.worker.on('message', forward);
+  else throw new Error('the engine has neither a transport nor a worker to listen to');
+  taps.set(engine, (tap = created));
+  return tap;
+}
+
 export async function steadyDecode(engine: Engine, prompt: string, width: number, maxTokens: number): Promise<SteadyRun> {
-  // The worker is private to Engine (and was in every version this bench compares).
-  const worker = (engine as unknown as { worker: Worker }).worker;
+  const tap = tapMessages(engine);
   const steady: { at: number; cpu: NodeJS.CpuUsage }[] = [];
-  const onMessage = (message: FromWorker) => {
+  tap.current = (message: FromWorker) => {
     if (message.type !== 'events') return;
     const ids = new Set<number>();
     let tokens = 0;
@@ -34,7 +51,6 @@ export async function steadyDecode(engine: Engine, prompt: string, width: number
     }
     if (tokens === width && ids.size === width) steady.push({ at: performance.now(), cpu: process.cpuUsage() });
   };
-  worker.on('message', onMessage);
   try {
     let total = 0;
     await Promise.all(
@@ -44,7 +60,7 @@ export async function steadyDecode(engine: Engine, prompt: string, width: number
     );
     if (total !== width * maxTokens) throw new Error(`the engine generated ${total} tokens, expected ${width * maxTokens}`);
   } finally {
-    worker.off('message', onMessage);
+    tap.current = undefined;
   }
   if (steady.length < 2) throw new Error(`fewer than two steps decoded all ${width} sequences: raise --tokens`);
   const steps = steady.length - 1;

@@ -1,16 +1,31 @@
 // Greedy choice over a logits row, with or without a grammar's bitmask: the sampler's fast
 // path, and what a draft model proposes.
 import { SamplingError } from './sampling-error.js';
+import { simdArgmax, simdArgmaxAvailable } from './simd-argmax.js';
+
+const NO_TOKEN_POSSIBLE = 'no token is possible: every logit is -Infinity';
 
 /**
  * Lowest index of the largest logit; SamplingError on a NaN (which no comparison would notice).
  * The engine runs this over a whole vocabulary row per sequence per greedy step, the largest
- * part of a step's JavaScript (bench:host). So: four running maxima, each compared once per
- * element, whose updates are rare (a few dozen per row), then the first index of the maximum;
- * a quarter less CPU than one maximum with its index. A NaN sticks in its lane (once a lane
- * holds NaN, nothing replaces it) so it is found at the end.
+ * part of a step's JavaScript (bench:host), so it runs in wasm SIMD (simd-argmax.ts) where it
+ * can, and in JavaScript (scalarArgmax) where it cannot: the same answer either way.
  */
 export function plainArgmax(logits: Float32Array): number {
+  if (!simdArgmaxAvailable || logits.length === 0) return scalarArgmax(logits);
+  const index = simdArgmax(logits);
+  if (index < 0) throw new SamplingError('the logits contain NaN');
+  if (logits[index] === -Infinity) throw new SamplingError(NO_TOKEN_POSSIBLE);
+  return index;
+}
+
+/**
+ * plainArgmax in JavaScript: four running maxima, each compared once per element, whose updates
+ * are rare (a few dozen per row), then the first index of the maximum; a quarter less CPU than
+ * one maximum with its index. A NaN sticks in its lane (once a lane holds NaN, nothing replaces
+ * it) so it is found at the end.
+ */
+export function scalarArgmax(logits: Float32Array): number {
   const size = logits.length;
   let m0 = -Infinity;
   let m1 = -Infinity;
@@ -34,7 +49,7 @@ export function plainArgmax(logits: Float32Array): number {
   }
   if (m0 !== m0 || m1 !== m1 || m2 !== m2 || m3 !== m3) throw new SamplingError('the logits contain NaN');
   const max = Math.max(m0, m1, m2, m3);
-  if (max === -Infinity) throw new SamplingError('no token is possible: every logit is -Infinity');
+  if (max === -Infinity) throw new SamplingError(NO_TOKEN_POSSIBLE);
   return logits.indexOf(max);
 }
 
