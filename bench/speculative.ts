@@ -91,6 +91,8 @@ interface Run {
   seconds: number;
   steps: number;
   output: string[];
+  /** Each request's output token ids, to find where two runs part. */
+  outputTokens: number[][];
 }
 
 /** `width` requests at once; the window runs from the first first token to the last finish. */
@@ -100,13 +102,16 @@ async function measure(engine: Engine, requests: GenerateRequest[]): Promise<Run
   let tokens = 0;
   let steps = 0;
   const output: string[] = [];
+  const outputTokens: number[][] = [];
   await Promise.all(
     requests.map(async (request, i) => {
       let first = true;
       let text = '';
+      const ids: number[] = [];
       for await (const event of engine.generate(request)) {
         if (event.type !== 'delta' || event.tokens.length === 0) continue;
         text += event.text;
+        ids.push(...event.tokens);
         if (first) {
           windowStart = Math.min(windowStart, performance.now());
           first = false;
@@ -118,9 +123,10 @@ async function measure(engine: Engine, requests: GenerateRequest[]): Promise<Run
       }
       end = Math.max(end, performance.now());
       output[i] = text;
+      outputTokens[i] = ids;
     }),
   );
-  return { tokens, seconds: (end - windowStart) / 1000, steps, output };
+  return { tokens, seconds: (end - windowStart) / 1000, steps, output, outputTokens };
 }
 
 /**
@@ -157,6 +163,18 @@ interface Row {
   step_ms_on: number;
   cost_per_drafted_position: number;
   same_output: boolean;
+  /** Requests compared between the runs with speculation off and on, and how many of them parted. */
+  outputs_compared: number;
+  outputs_parted: number;
+  /** For each output that parted, the index of the first token that differs. */
+  parted_at: number[];
+}
+
+/** The index of the first token where two outputs differ, or -1 where they are equal. */
+function partingIndex(a: number[], b: number[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
+  return a.length === b.length ? -1 : n;
 }
 
 const rows: Row[] = [];
@@ -171,7 +189,8 @@ for (const [name, workload] of workloads) {
       const offRates: number[] = [];
       const onRates: number[] = [];
       const perStep: number[] = [];
-      let same = true;
+      const partedAt: number[] = [];
+      let compared = 0;
       const statsBefore = await on.stats();
       let onSteps = 0;
       let offSteps = 0;
@@ -190,7 +209,11 @@ for (const [name, workload] of workloads) {
         offSteps += a.steps;
         offSeconds += a.seconds;
         onSeconds += b.seconds;
-        same &&= a.output.every((text, i) => text === b.output[i]);
+        a.outputTokens.forEach((ids, i) => {
+          compared++;
+          const at = partingIndex(ids, b.outputTokens[i]!);
+          if (at >= 0) partedAt.push(at);
+        });
       }
       const ratios = onRates.map((rate, i) => rate / offRates[i]!);
       const statsAfter = await on.stats();
@@ -220,14 +243,18 @@ for (const [name, workload] of workloads) {
         step_ms_off: stepOff,
         step_ms_on: stepOn,
         cost_per_drafted_position: drafted > 0 ? (stepOn / stepOff - 1) / (drafted / onSteps) : 0,
-        same_output: same,
+        same_output: partedAt.length === 0,
+        outputs_compared: compared,
+        outputs_parted: partedAt.length,
+        parted_at: partedAt,
       };
+      const same = partedAt.length === 0;
       rows.push(row);
       if (json) console.log(JSON.stringify(row));
       else {
         console.log(
           `${name.padEnd(8)} ${mode.padEnd(11)} width ${String(width).padStart(2)}  off ${row.off_tokens_per_second.toFixed(1).padStart(6)} tok/s  on ${row.on_tokens_per_second.toFixed(1).padStart(6)} tok/s  ` +
-            `ratio ${row.ratio.toFixed(2)} (${row.ratio_min.toFixed(2)}–${row.ratio_max.toFixed(2)})  tokens/step ${row.tokens_per_step.toFixed(2)}  drafted/step ${row.drafted_per_step.toFixed(2)}  accepted ${(100 * row.acceptance).toFixed(0)}%  same output: ${same ? 'yes' : 'NO'}`,
+            `ratio ${row.ratio.toFixed(2)} (${row.ratio_min.toFixed(2)}–${row.ratio_max.toFixed(2)})  tokens/step ${row.tokens_per_step.toFixed(2)}  drafted/step ${row.drafted_per_step.toFixed(2)}  accepted ${(100 * row.acceptance).toFixed(0)}%  same output: ${same ? 'yes' : `NO (${partedAt.length} of ${compared} parted, at tokens ${partedAt.join(', ')})`}`,
         );
         if (mode === 'medusa' || mode === 'eagle') {
           console.log(
