@@ -1,4 +1,4 @@
-// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--cpu-prof DIR] [--json]`
+// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--cpu-prof DIR] [--json]`
 // The engine's host cost per decode step. On the tiny fixture model (the default) the model's
 // own work is nearly free, so a step's time is what the engine spends around llama_decode plus
 // llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
@@ -16,6 +16,13 @@
 // sees it (host work plus the wait for the card: ggml's CUDA events are not bound here).
 // --sampling picks where both engines choose tokens (the engine's setting: device = ggml's argmax
 // in the graph, host = a logits row per sequence read by JavaScript); the floor samples nothing.
+// --prefix-cache (default off) is the engines' prefix cache. The floor clears its memory before
+// every run, so its cells are packed from the first one. llama.cpp's attention covers every cell
+// up to the highest one in use (n_kv, rounded up to 256), so cells kept for the cache cost every
+// step of every sequence: with the cache on, the cells earlier runs leave behind sit below and
+// among a run's own. Measured (LLAMA_KV_CACHE_DEBUG=1, issue 29): n_kv over a run at 64 went
+// 6,113 → 8,000 of 8,192 cells against the floor's 64 → 4,096, and the engine took 1.16-1.20× the
+// time with it on. Off compares the same work; on shows what the kept cells cost.
 // --cpu-prof DIR writes V8 CPU profiles of this tree's engine process (one per thread, the
 // engine worker's among them) into DIR, for Chrome DevTools or speedscope.
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -44,6 +51,7 @@ cli.option('--tokens <n>', 'Tokens generated per sequence', { default: 64 });
 cli.option('--reps <n>', 'Rounds', { default: 3 });
 cli.option('--threads <n>', 'Decode threads', { default: Math.min(2, availableParallelism()) });
 cli.option('--sampling <where>', 'Where both engines choose tokens: auto, host or device', { default: 'auto' });
+cli.option('--prefix-cache <on|off>', 'The engines\' prefix cache (off: cells packed as the floor\'s)', { default: 'off' });
 cli.option('--baseline <ref>', 'Also measure the engine of this git ref (e.g. main)');
 cli.option('--cpu-prof <dir>', 'Write V8 CPU profiles of this tree\'s engine process here');
 cli.option('--json', 'One JSON object per width instead of the table');
@@ -58,8 +66,9 @@ const device = String(options.device);
 const modelPath = String(options.model);
 const json = options.json === true;
 const sampling = String(options.sampling);
-if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1) || !SAMPLING_SETTINGS.includes(sampling as SamplingSetting)) {
-  console.error(`bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --reps ≥ 1, --threads ≥ 1, --sampling one of ${SAMPLING_SETTINGS.join(', ')}`);
+const prefixCache = String(options.prefixCache);
+if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1) || !SAMPLING_SETTINGS.includes(sampling as SamplingSetting) || !['on', 'off'].includes(prefixCache)) {
+  console.error(`bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --reps ≥ 1, --threads ≥ 1, --sampling one of ${SAMPLING_SETTINGS.join(', ')}, --prefix-cache on or off`);
   process.exit(1);
 }
 const maxWidth = Math.max(...widths);
@@ -108,7 +117,7 @@ interface EngineRun {
 async function startEngine(root: string, profileDir?: string): Promise<{ side: LineChild; config: EngineConfig }> {
   const script = join(repoRoot, 'bench/host/engine-side.ts');
   const nodeArgs = ['--import', 'tsx', ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])];
-  const args = ['--root', root, '--model', modelPath, '--device', device, '--sequences', maxWidth, '--cells', cells, '--threads', threads, '--prompt', promptText, '--sampling', sampling].map(String);
+  const args = ['--root', root, '--model', modelPath, '--device', device, '--sequences', maxWidth, '--cells', cells, '--threads', threads, '--prompt', promptText, '--sampling', sampling, '--prefix-cache', prefixCache].map(String);
   const side = new LineChild(spawn(process.execPath, [...nodeArgs, script, ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] }));
   const { config } = await side.read<{ config: EngineConfig }>();
   return { side, config };
@@ -205,6 +214,7 @@ try {
       threads,
       device,
       sampling,
+      prefix_cache: prefixCache,
       model: basename(modelPath),
       ...(baselineRef ? { baseline: baselineRef } : {}),
     };
@@ -213,7 +223,7 @@ try {
   if (json) {
     for (const row of rows) console.log(JSON.stringify(row));
   } else {
-    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, sampling ${sampling}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
+    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, sampling ${sampling}, prefix cache ${prefixCache}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
     const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : [])];
     console.log(head.map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(12))).join(''));
     for (const row of rows) {

@@ -1,6 +1,6 @@
 // One engine under bench:host, in a process of its own: this tree's, or a baseline checkout's
 // (--root), so that two versions of the engine run side by side against the same floor.
-//   tsx bench/host/engine-side.ts --root DIR --model PATH --device cpu --sequences N --cells N --threads N --prompt TEXT --sampling auto|host|device
+//   tsx bench/host/engine-side.ts --root DIR --model PATH --device cpu --sequences N --cells N --threads N --prompt TEXT --sampling auto|host|device --prefix-cache on|off
 // Prints one JSON line when ready ({config}); then answers each stdin line "WIDTH TOKENS" with
 // one JSON line: {tokens, seconds, profile?}: the steady window's tokens and seconds
 // (steady-decode.ts), and the step-phase sums of that run's steps at WIDTH sequences
@@ -16,7 +16,7 @@ import { stepTotalsBetween } from '../../runtime/engine/step-profile.js';
 import { steadyDecode } from './steady-decode.js';
 
 const cli = cac('engine-side');
-for (const name of ['root', 'model', 'device', 'sequences', 'cells', 'threads', 'prompt', 'sampling']) cli.option(`--${name} <value>`, name);
+for (const name of ['root', 'model', 'device', 'sequences', 'cells', 'threads', 'prompt', 'sampling', 'prefix-cache']) cli.option(`--${name} <value>`, name);
 const { options } = cli.parse();
 // Engine's file moved with the layout of issue 31 (runtime/engine/engine.ts before): a baseline may be either.
 const root = String(options.root);
@@ -30,7 +30,12 @@ const engine = await Engine.create({
   mode: 'local',
   // In a thread, so that this process's CPU time is the engine's (older trees ran it there and ignore this).
   isolation: 'thread',
-  overrides: { max_num_sequence: Number(options.sequences), max_total_seq_length: Number(options.cells) },
+  overrides: {
+    max_num_sequence: Number(options.sequences),
+    max_total_seq_length: Number(options.cells),
+    // off: finished sequences free their cells, as the floor clears its memory before every run (bench/host.ts says why).
+    ...(options.prefixCache === 'off' ? { prefix_cache_max_num_recycling_seqs: 0 } : {}),
+  },
   threads: Number(options.threads),
   profileSteps: true,
   sampling: String(options.sampling ?? 'auto') as SamplingSetting,
