@@ -54,8 +54,15 @@ export class FlatDfa {
   /** The closure being built by `intern`. */
   private members = new Int32Array(64);
 
+  /**
+   * The DFA state of each single NFA node's closure, 0 until interned: nearly every transition
+   * reaches one node (closures here are small), so this skips the closure, sort and hash.
+   */
+  private readonly ofNode: Int32Array;
+
   private constructor(nodes: number) {
     this.stamp = new Int32Array(nodes);
+    this.ofNode = new Int32Array(nodes);
   }
 
   /**
@@ -213,6 +220,15 @@ export class FlatDfa {
 
   /** Epsilon closure of `seeds` as a DFA state. */
   private intern(seeds: number[]): number {
+    if (seeds.length !== 1) return this.internClosure(seeds);
+    const known = this.ofNode[seeds[0]!]!;
+    if (known !== 0) return known;
+    const d = this.internClosure(seeds);
+    if (d > 0) this.ofNode[seeds[0]!] = d;
+    return d;
+  }
+
+  private internClosure(seeds: number[]): number {
     if (++this.gen === 0x7fffffff) {
       this.stamp.fill(0);
       this.gen = 1;
