@@ -218,7 +218,13 @@ export class FlatDfa {
       }
     }
     const t = targets.length === 0 ? DFA_DEAD : this.intern(targets);
-    if (t !== DFA_OVERFLOW) this.table.fill(t, d * 256 + from, d * 256 + to + 1);
+    if (t !== DFA_OVERFLOW) {
+      // Most runs are a byte or a few: a loop costs less than a call to fill.
+      const table = this.table;
+      const end = d * 256 + to + 1;
+      if (to - from < 16) for (let i = d * 256 + from; i < end; i++) table[i] = t;
+      else table.fill(t, d * 256 + from, end);
+    }
     return t;
   }
 
@@ -267,10 +273,10 @@ export class FlatDfa {
       }
     }
     // Integer hashing, not a joined string as key: a subset is interned once per new
-    // transition, and building its string was a tenth of a compile.
-    const sorted = members.subarray(0, count);
+    // transition, and building its string was a tenth of a compile. The members are read in
+    // place (a view of them is made only for a new state).
     // Most closures are small: an insertion sort in place beats a typed-array sort of a subarray.
-    if (count > 64) sorted.sort();
+    if (count > 64) members.subarray(0, count).sort();
     else {
       for (let i = 1; i < count; i++) {
         const v = members[i]!;
@@ -280,10 +286,10 @@ export class FlatDfa {
       }
     }
     let h = 0x811c9dc5 | 0;
-    for (let i = 0; i < count; i++) h = Math.imul(h ^ sorted[i]!, 0x01000193);
+    for (let i = 0; i < count; i++) h = Math.imul(h ^ members[i]!, 0x01000193);
     let last = -1;
     for (let at = this.byHash.get(h) ?? -1; at >= 0; at = this.sameHash[at]!) {
-      if (sameMembers(this.sets[at]!, sorted)) return at;
+      if (sameMembers(this.sets[at]!, members, count)) return at;
       last = at;
     }
     if (this.sets.length > MAX_DFA) return DFA_OVERFLOW; // MAX_DFA states besides the placeholder
@@ -291,7 +297,7 @@ export class FlatDfa {
     if (last >= 0) this.sameHash[last] = id;
     else this.byHash.set(h, id);
     this.sameHash.push(-1);
-    this.sets.push(sorted.slice());
+    this.sets.push(members.slice(0, count));
     if (id >= this.ends.length) {
       const grown = new Uint8Array(this.ends.length * 2);
       grown.set(this.ends);
@@ -311,9 +317,10 @@ export class FlatDfa {
   }
 }
 
-function sameMembers(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `a` holds the first `count` entries of `b`. */
+function sameMembers(a: Int32Array, b: Int32Array, count: number): boolean {
+  if (a.length !== count) return false;
+  for (let i = 0; i < count; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
