@@ -39,12 +39,13 @@ export class GrammarCompiler {
   }
 
   compile(grammar: Grammar, options: { eager?: boolean } = {}): CompiledGrammar {
-    const key = grammar.toString();
-    let compiled = this.cache?.get(key);
+    // The source text is only a cache key: without a cache, printing it was wasted work.
+    const key = this.cache ? grammar.toString() : null;
+    let compiled = key === null ? undefined : this.cache!.get(key);
     if (!compiled) {
       const ir = optimize(grammar.ir);
       compiled = new CompiledGrammar(ir, buildFsm(ir), undefined, this.tokenizer, this.ruleMasks);
-      this.cache?.set(key, compiled);
+      if (key !== null) this.cache!.set(key, compiled);
     }
     if (options.eager) compiled.completeMasks();
     return compiled;

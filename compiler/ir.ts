@@ -188,8 +188,13 @@ export function mapRefs(expr: Expr, map: (rule: number) => number): Expr {
     case 'counted':
       return { ...expr, rule: map(expr.rule) };
     case 'seq':
-    case 'choice':
-      return { ...expr, items: expr.items.map((e) => mapRefs(e, map)) };
+    case 'choice': {
+      // A loop, not items.map with a closure: a fresh closure per node, and V8 optimised and
+      // dropped that closure's code again and again while grammars were compiled.
+      const items: Expr[] = [];
+      for (const item of expr.items) items.push(mapRefs(item, map));
+      return { ...expr, items };
+    }
     case 'repeat':
       return { ...expr, body: mapRefs(expr.body, map) };
     case 'tagDispatch':

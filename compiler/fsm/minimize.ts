@@ -30,8 +30,7 @@ export function minimizeRuleFsm(fsm: RuleFsm): RuleFsm {
 export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): RuleFsm | null {
   let work = 0;
   const n = fsm.numStates;
-  const out: number[][] = Array.from({ length: n }, () => []);
-  for (let e = 0; e < fsm.from.length; e++) out[fsm.from[e]!]!.push(e);
+  const out = byState(n, fsm.from, (e) => e);
   const dfa = new RuleFsm();
   const sets: number[][] = [[0]];
   // Subsets found by an integer hash of their sorted members, chained (`sameHash`) and
@@ -45,15 +44,14 @@ export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): 
   };
   byHash.set(hashOf([0]), 0);
   const intern = (members: number[]): number => {
-    const sorted = members.sort((a, b) => a - b);
+    const sorted = sortNumbers(members);
     let n = 0;
     for (let i = 0; i < sorted.length; i++) if (i === 0 || sorted[i] !== sorted[n - 1]) sorted[n++] = sorted[i]!;
     sorted.length = n;
     const h = hashOf(sorted);
     let last = -1;
     for (let at = byHash.get(h) ?? -1; at >= 0; at = sameHash[at]!) {
-      const known = sets[at]!;
-      if (known.length === n && known.every((s, i) => s === sorted[i])) return at;
+      if (sameList(sets[at]!, sorted)) return at;
       last = at;
     }
     const id = dfa.newState();
@@ -63,31 +61,41 @@ export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): 
     sets.push(sorted);
     return id;
   };
+  // Scratch lists reused by every subset (a compile determinises thousands of them).
+  const byteEdges: number[] = [];
+  const points: number[] = [];
   for (let d = 0; d < sets.length; d++) {
     if (sets.length > limit) return null;
     const members = sets[d]!;
-    dfa.finals[d] = members.some((s) => fsm.finals[s]);
+    let final = false;
+    for (const s of members) if (fsm.finals[s]) final = true;
+    dfa.finals[d] = final;
     // Bytes: cut the members' ranges at every boundary, one edge per piece.
-    const byteEdges: number[] = [];
-    const symbols = new Map<number, { kind: number; aux: number; targets: number[] }>();
+    byteEdges.length = 0;
+    let symbols: Map<number, { kind: number; aux: number; targets: number[] }> | null = null;
     for (const s of members) {
-      for (const e of out[s]!) {
+      for (let k = out.start[s]!; k < out.start[s + 1]!; k++) {
+        const e = out.list[k]!;
         if (fsm.kind[e] === EDGE_BYTE) {
           byteEdges.push(e);
           continue;
         }
+        symbols ??= new Map();
         const key = fsm.kind[e]! * 0x100000000 + fsm.aux[e]!;
         const sym = symbols.get(key) ?? { kind: fsm.kind[e]!, aux: fsm.aux[e]!, targets: [] };
         sym.targets.push(fsm.to[e]!);
         symbols.set(key, sym);
       }
     }
-    const cuts = new Set<number>();
+    points.length = 0;
     for (const e of byteEdges) {
-      cuts.add(fsm.lo[e]!);
-      cuts.add(fsm.hi[e]! + 1);
+      points.push(fsm.lo[e]!);
+      points.push(fsm.hi[e]! + 1);
     }
-    const points = [...cuts].sort((a, b) => a - b);
+    sortNumbers(points);
+    let distinct = 0;
+    for (let i = 0; i < points.length; i++) if (i === 0 || points[i] !== points[distinct - 1]) points[distinct++] = points[i]!;
+    points.length = distinct;
     work += byteEdges.length * points.length;
     if (work > workLimit) return null;
     for (let i = 0; i + 1 < points.length; i++) {
@@ -96,9 +104,29 @@ export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): 
       for (const e of byteEdges) if (fsm.lo[e]! <= lo && lo <= fsm.hi[e]!) targets.push(fsm.to[e]!);
       if (targets.length > 0) dfa.edge(d, EDGE_BYTE, intern(targets), lo, points[i + 1]! - 1);
     }
-    for (const sym of symbols.values()) dfa.edge(d, sym.kind, intern(sym.targets), 0, 0, sym.aux);
+    if (symbols) for (const sym of symbols.values()) dfa.edge(d, sym.kind, intern(sym.targets), 0, 0, sym.aux);
   }
   return dfa;
+}
+
+/** Sorts in place, ascending. The lists here are short: an insertion sort allocates nothing,
+ * where Array.prototype.sort with a comparator copies the list (a twentieth of a compile's
+ * allocation went there). */
+function sortNumbers(list: number[]): number[] {
+  if (list.length > 32) return list.sort((a, b) => a - b);
+  for (let i = 1; i < list.length; i++) {
+    const v = list[i]!;
+    let k = i - 1;
+    for (; k >= 0 && list[k]! > v; k--) list[k + 1] = list[k]!;
+    list[k + 1] = v;
+  }
+  return list;
+}
+
+function sameList(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**
@@ -109,16 +137,16 @@ export function determinize(fsm: RuleFsm, limit: number, workLimit = Infinity): 
  */
 export function minimize(dfa: RuleFsm): RuleFsm {
   const n = dfa.numStates;
-  const out: number[][] = Array.from({ length: n }, () => []);
-  const preds: number[][] = Array.from({ length: n }, () => []);
-  for (let e = 0; e < dfa.from.length; e++) {
-    out[dfa.from[e]!]!.push(e);
-    preds[dfa.to[e]!]!.push(dfa.from[e]!);
-  }
+  // Each state's out-edges and predecessors, packed (a list per state was most of what
+  // minimising allocated).
+  const out = byState(n, dfa.from, (e) => e);
+  const preds = byState(n, dfa.to, (e) => dfa.from[e]!);
   // Edges in a fixed order: by kind, then byte or symbol.
   const order = (a: number, b: number): number => dfa.kind[a]! - dfa.kind[b]! || dfa.lo[a]! - dfa.lo[b]! || dfa.aux[a]! - dfa.aux[b]!;
   // Subset construction mostly writes them in that order already: checking is cheaper than sorting.
-  for (const list of out) if (!inOrder(list, order)) list.sort(order);
+  for (let s = 0; s < n; s++) {
+    if (!inOrder(out.list, out.start[s]!, out.start[s + 1]!, order)) out.list.subarray(out.start[s]!, out.start[s + 1]!).sort(order);
+  }
   const cls = new Int32Array(n);
   const members: number[][] = [[], []];
   for (let s = 0; s < n; s++) {
@@ -149,7 +177,7 @@ export function minimize(dfa: RuleFsm): RuleFsm {
           moved.push(s);
         }
       }
-      for (const s of moved) for (const p of preds[s]!) dirty.add(cls[p]!);
+      for (const s of moved) for (let k = preds.start[s]!; k < preds.start[s + 1]!; k++) dirty.add(cls[preds.list[k]!]!);
     }
   }
   const count = members.length;
@@ -162,12 +190,13 @@ export function minimize(dfa: RuleFsm): RuleFsm {
     rep.push(s);
   };
   visit(0);
-  for (let i = 0; i < rep.length; i++) for (const e of out[rep[i]!]!) visit(dfa.to[e]!);
+  for (let i = 0; i < rep.length; i++) for (let k = out.start[rep[i]!]!; k < out.start[rep[i]! + 1]!; k++) visit(dfa.to[out.list[k]!]!);
   const result = new RuleFsm();
   result.finals = rep.map((s) => dfa.finals[s]!);
   for (let i = 0; i < rep.length; i++) {
     // The representative's edges, adjacent byte ranges into the same class joined.
-    for (const e of out[rep[i]!]!) {
+    for (let k = out.start[rep[i]!]!; k < out.start[rep[i]! + 1]!; k++) {
+      const e = out.list[k]!;
       const to = index[cls[dfa.to[e]!]!]!;
       const last = result.from.length - 1;
       if (dfa.kind[e] === EDGE_BYTE && last >= 0 && result.from[last] === i && result.kind[last] === EDGE_BYTE && result.to[last] === to && result.hi[last]! + 1 === dfa.lo[e]) {
@@ -180,8 +209,25 @@ export function minimize(dfa: RuleFsm): RuleFsm {
   return result;
 }
 
-function inOrder(list: number[], order: (a: number, b: number) => number): boolean {
-  for (let i = 1; i < list.length; i++) if (order(list[i - 1]!, list[i]!) > 0) return false;
+/** Lists by state, packed: state s's entries (`value` of each edge e with `key[e]` = s, in
+ * edge order) are list[start[s]] .. list[start[s + 1] - 1]. */
+interface ByState {
+  start: Int32Array;
+  list: Int32Array;
+}
+
+function byState(n: number, key: number[], value: (e: number) => number): ByState {
+  const start = new Int32Array(n + 1);
+  for (let e = 0; e < key.length; e++) start[key[e]! + 1]!++;
+  for (let s = 0; s < n; s++) start[s + 1]! += start[s]!;
+  const fill = start.slice(0, n);
+  const list = new Int32Array(key.length);
+  for (let e = 0; e < key.length; e++) list[fill[key[e]!]!++] = value(e);
+  return { start, list };
+}
+
+function inOrder(list: Int32Array, from: number, to: number, order: (a: number, b: number) => number): boolean {
+  for (let i = from + 1; i < to; i++) if (order(list[i - 1]!, list[i]!) > 0) return false;
   return true;
 }
 
@@ -198,7 +244,7 @@ class Splitter {
 
   constructor(
     private readonly dfa: RuleFsm,
-    private readonly out: number[][],
+    private readonly out: ByState,
     private readonly cls: Int32Array,
   ) {}
 
@@ -252,9 +298,10 @@ class Splitter {
   /** Writes `s`'s signature at `at`: (-1 - kind, aux, class) per other edge, (lo, hi, class) per byte run. */
   private write(s: number, at: number): number {
     const { dfa, cls } = this;
-    const edges = this.out[s]!;
-    if (this.buf.length < at + 3 * edges.length) {
-      const grown = new Int32Array(Math.max(this.buf.length * 2, at + 3 * edges.length));
+    const { start, list } = this.out;
+    const count = start[s + 1]! - start[s]!;
+    if (this.buf.length < at + 3 * count) {
+      const grown = new Int32Array(Math.max(this.buf.length * 2, at + 3 * count));
       grown.set(this.buf);
       this.buf = grown;
     }
@@ -262,7 +309,8 @@ class Splitter {
     let lo = -1;
     let hi = -1;
     let to = -1;
-    for (const e of edges) {
+    for (let k = start[s]!; k < start[s + 1]!; k++) {
+      const e = list[k]!;
       if (dfa.kind[e] !== EDGE_BYTE) {
         buf[at++] = -1 - dfa.kind[e]!;
         buf[at++] = dfa.aux[e]!;

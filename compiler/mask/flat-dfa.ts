@@ -75,7 +75,7 @@ export class FlatDfa {
     b.cutTails = mode === 'cut';
     const ctx = mode === 'context' ? fsm.ruleContext[rule]! : -1;
     const endNode = b.node();
-    b.end[endNode] = 1;
+    b.end.data[endNode] = 1;
     b.setEnd(endNode);
     let after = endNode;
     if (ctx >= 0) {
@@ -92,16 +92,20 @@ export class FlatDfa {
     dfa.byteLo = new Uint8Array(order.length);
     dfa.byteHi = new Uint8Array(order.length);
     dfa.byteTo = new Int32Array(order.length);
+    const { data: byteLo } = b.byteLo;
+    const { data: byteHi } = b.byteHi;
+    const { data: byteTo } = b.byteTo;
     for (let k = 0; k < order.length; k++) {
-      dfa.byteLo[k] = b.byteLo[order[k]!]!;
-      dfa.byteHi[k] = b.byteHi[order[k]!]!;
-      dfa.byteTo[k] = b.byteTo[order[k]!]!;
+      dfa.byteLo[k] = byteLo[order[k]!]!;
+      dfa.byteHi[k] = byteHi[order[k]!]!;
+      dfa.byteTo[k] = byteTo[order[k]!]!;
     }
     [dfa.epsStart, order] = bySource(b.count, b.epsFrom);
     dfa.epsTo = new Int32Array(order.length);
-    for (let k = 0; k < order.length; k++) dfa.epsTo[k] = b.epsTo[order[k]!]!;
-    dfa.end = new Uint8Array(b.end);
-    dfa.isOpaque = new Uint8Array(b.opaque);
+    const { data: epsTo } = b.epsTo;
+    for (let k = 0; k < order.length; k++) dfa.epsTo[k] = epsTo[order[k]!]!;
+    dfa.end = new Uint8Array(b.end.data.subarray(0, b.count));
+    dfa.isOpaque = new Uint8Array(b.opaque.data.subarray(0, b.count));
     dfa.base = base;
     return dfa;
   }
@@ -214,7 +218,13 @@ export class FlatDfa {
       }
     }
     const t = targets.length === 0 ? DFA_DEAD : this.intern(targets);
-    if (t !== DFA_OVERFLOW) this.table.fill(t, d * 256 + from, d * 256 + to + 1);
+    if (t !== DFA_OVERFLOW) {
+      // Most runs are a byte or a few: a loop costs less than a call to fill.
+      const table = this.table;
+      const end = d * 256 + to + 1;
+      if (to - from < 16) for (let i = d * 256 + from; i < end; i++) table[i] = t;
+      else table.fill(t, d * 256 + from, end);
+    }
     return t;
   }
 
@@ -263,10 +273,10 @@ export class FlatDfa {
       }
     }
     // Integer hashing, not a joined string as key: a subset is interned once per new
-    // transition, and building its string was a tenth of a compile.
-    const sorted = members.subarray(0, count);
+    // transition, and building its string was a tenth of a compile. The members are read in
+    // place (a view of them is made only for a new state).
     // Most closures are small: an insertion sort in place beats a typed-array sort of a subarray.
-    if (count > 64) sorted.sort();
+    if (count > 64) members.subarray(0, count).sort();
     else {
       for (let i = 1; i < count; i++) {
         const v = members[i]!;
@@ -276,10 +286,10 @@ export class FlatDfa {
       }
     }
     let h = 0x811c9dc5 | 0;
-    for (let i = 0; i < count; i++) h = Math.imul(h ^ sorted[i]!, 0x01000193);
+    for (let i = 0; i < count; i++) h = Math.imul(h ^ members[i]!, 0x01000193);
     let last = -1;
     for (let at = this.byHash.get(h) ?? -1; at >= 0; at = this.sameHash[at]!) {
-      if (sameMembers(this.sets[at]!, sorted)) return at;
+      if (sameMembers(this.sets[at]!, members, count)) return at;
       last = at;
     }
     if (this.sets.length > MAX_DFA) return DFA_OVERFLOW; // MAX_DFA states besides the placeholder
@@ -287,7 +297,7 @@ export class FlatDfa {
     if (last >= 0) this.sameHash[last] = id;
     else this.byHash.set(h, id);
     this.sameHash.push(-1);
-    this.sets.push(sorted.slice());
+    this.sets.push(members.slice(0, count));
     if (id >= this.ends.length) {
       const grown = new Uint8Array(this.ends.length * 2);
       grown.set(this.ends);
@@ -307,23 +317,52 @@ export class FlatDfa {
   }
 }
 
-function sameMembers(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/** Whether `a` holds the first `count` entries of `b`. */
+function sameMembers(a: Int32Array, b: Int32Array, count: number): boolean {
+  if (a.length !== count) return false;
+  for (let i = 0; i < count; i++) if (a[i] !== b[i]) return false;
   return true;
 }
+
+/** A growable list of integers whose storage outlives it: see NfaBuilder. */
+class IntList {
+  data = new Int32Array(1024);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = v;
+  }
+
+  /** Empty, keeping the storage. */
+  clear(): IntList {
+    this.length = 0;
+    return this;
+  }
+}
+
+/**
+ * The builder's lists, reused by every build: a compile copies some 5,000 nodes and 13,000
+ * byte edges into its flat DFAs, and number arrays grown by push were a sixth of what it
+ * allocated. Builds never overlap (each is finished before FlatDfa.build returns).
+ */
+const scratch = Array.from({ length: 8 }, () => new IntList());
 
 /** Copies rule automata into one NFA, references replaced by copies of the referenced rule. */
 class NfaBuilder {
   // Edges as flat lists in the order they are made (FlatDfa.build packs them by source).
-  byteFrom: number[] = [];
-  byteLo: number[] = [];
-  byteHi: number[] = [];
-  byteTo: number[] = [];
-  epsFrom: number[] = [];
-  epsTo: number[] = [];
-  end: number[] = [];
-  opaque: number[] = [];
+  readonly byteFrom = scratch[0]!.clear();
+  readonly byteLo = scratch[1]!.clear();
+  readonly byteHi = scratch[2]!.clear();
+  readonly byteTo = scratch[3]!.clear();
+  readonly epsFrom = scratch[4]!.clear();
+  readonly epsTo = scratch[5]!.clear();
+  readonly end = scratch[6]!.clear();
+  readonly opaque = scratch[7]!.clear();
   count = 0;
   /** Copies by (rule, where its finals lead): a reference in tail position reuses one. */
   private readonly copies = new Map<string, number>();
@@ -417,7 +456,7 @@ class NfaBuilder {
   private addOpaque(from: number, child: number, skipTo: number): void {
     if (this.sink < 0) {
       this.sink = this.node();
-      this.opaque[this.sink] = 1;
+      this.opaque.data[this.sink] = 1;
     }
     const first = ruleFirstBytes(this.fsm)[child]!;
     for (let b = 0; b < 256; b++) {
@@ -436,12 +475,13 @@ class NfaBuilder {
 
 
 /** CSR offsets by source node, and the edges' indices in that order (as made, within a node). */
-function bySource(nodes: number, from: number[]): [Int32Array, Int32Array] {
+function bySource(nodes: number, edgeFrom: IntList): [Int32Array, Int32Array] {
+  const { data: from, length } = edgeFrom;
   const start = new Int32Array(nodes + 1);
-  for (let i = 0; i < from.length; i++) start[from[i]! + 1]!++;
+  for (let i = 0; i < length; i++) start[from[i]! + 1]!++;
   for (let i = 0; i < nodes; i++) start[i + 1]! += start[i]!;
   const fill = start.slice(0, nodes);
-  const order = new Int32Array(from.length);
-  for (let i = 0; i < from.length; i++) order[fill[from[i]!]!++] = i;
+  const order = new Int32Array(length);
+  for (let i = 0; i < length; i++) order[fill[from[i]!]!++] = i;
   return [start, order];
 }

@@ -53,6 +53,8 @@ export class Ladders {
   private readonly scratch: Scratch = { live: new Uint32Array(8), row: new Int32Array(256), run: new Uint32Array(8), liveAt: new Uint32Array(8) };
   /** Token ids being dropped by `narrow`, all 0 between calls. */
   private dropScratch = new Uint8Array(0);
+  /** The accepted ids `narrow` keeps, before they are copied out. */
+  private keptScratch = new Int32Array(0);
 
   /** `d`'s ladder (at least one step below the top), or null. */
   find(dfa: FlatDfa, d: number): Ladder | null {
@@ -65,10 +67,11 @@ export class Ladders {
     return ladder;
   }
 
-  /** `narrowMask` with this cache's buffer. */
+  /** `narrowMask` with this cache's buffers. */
   narrow(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, widerSteps: number, steps: number, deadUncertain: boolean): TokenMask | null {
     if (this.dropScratch.length < info.numTokens) this.dropScratch = new Uint8Array(info.numTokens);
-    return narrowMask(info, ladder, wider, widerSteps, steps, deadUncertain, this.dropScratch);
+    if (this.keptScratch.length < wider.ids.length) this.keptScratch = new Int32Array(wider.ids.length);
+    return narrowMask(info, ladder, wider, widerSteps, steps, deadUncertain, this.dropScratch, this.keptScratch);
   }
 
   /** The known rung mask of the fewest steps at or above `steps` (a ladder's rungs are few), or undefined. */
@@ -199,9 +202,10 @@ function runTable(info: TokenizerInfo, ladder: Ladder): RunTable {
  * a token dying at the top is uncertain (the rule could end on the way), else rejected. Null
  * when `wider` is stored in a form this does not filter. Costs the tokens that start with
  * more than `steps` and at most `widerSteps` run bytes (few from one rung to the next); the
- * rest of `wider` is shared or copied whole. `drop`: all 0, at least a byte per token.
+ * rest of `wider` is shared or copied whole. `drop`: all 0, at least a byte per token; `kept`:
+ * scratch, at least as long as `wider.ids`.
  */
-function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, widerSteps: number, steps: number, deadUncertain: boolean, drop: Uint8Array): TokenMask | null {
+function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, widerSteps: number, steps: number, deadUncertain: boolean, drop: Uint8Array, kept: Int32Array): TokenMask | null {
   if (wider.store !== STORE_ACCEPTED && wider.store !== STORE_BITSET) return null;
   const byLead = runTable(info, ladder);
   const sorted = info.sorted;
@@ -219,15 +223,15 @@ function narrowMask(info: TokenizerInfo, ladder: Ladder, wider: TokenMask, wider
   let bits = wider.bits;
   if (wider.store === STORE_ACCEPTED) {
     for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 1;
-    // Counted first: the list is shared when nothing drops, else allocated at its size once.
+    // One pass into `kept` (each id written, the count moving past the kept ones only): the
+    // list is shared when nothing drops, else copied out at its size.
     let n = 0;
-    for (let i = 0; i < ids.length; i++) n += 1 - drop[ids[i]!]!;
-    if (n < ids.length) {
-      const kept = new Int32Array(n);
-      n = 0;
-      for (let i = 0; i < ids.length; i++) if (drop[ids[i]!] === 0) kept[n++] = ids[i]!;
-      ids = kept;
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      kept[n] = id;
+      n += 1 - drop[id]!;
     }
+    if (n < ids.length) ids = kept.slice(0, n);
     for (let i = 0; i < dying.length; i++) drop[sorted[dying[i]!]!] = 0;
   } else {
     bits = wider.bits!.slice();

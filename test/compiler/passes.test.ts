@@ -1,7 +1,7 @@
 // The normalisation and optimisation passes, checked on the optimised IR.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, type GrammarIR } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, type GrammarIR, GrammarMatcher } from '../../compiler/index.js';
 import { GrammarBuilder } from '../../compiler/ir.js';
 import { accepts } from './helpers.js';
 import { grammarText } from '../../compiler/print.js';
@@ -67,6 +67,24 @@ test('the compiler caches by source text', () => {
   const a = compiler.compile(Grammar.fromEBNF('root ::= "a"'));
   assert.is(compiler.compile(Grammar.fromEBNF('root ::= "a"')), a);
   assert.is.not(new GrammarCompiler({ cache: false }).compile(Grammar.fromEBNF('root ::= "a"')), a);
+});
+
+test('without a cache, the compiler does not print the grammar (its text is only a cache key)', () => {
+  let printed = 0;
+  const watched = (): Grammar => {
+    const g = Grammar.fromEBNF('root ::= "a" | "b"+');
+    const print = g.toString.bind(g);
+    g.toString = () => {
+      printed++;
+      return print();
+    };
+    return g;
+  };
+  const uncached = new GrammarCompiler({ cache: false }).compile(watched());
+  assert.is(printed, 0);
+  assert.ok(new GrammarMatcher(uncached).acceptString('bbb'));
+  new GrammarCompiler().compile(watched());
+  assert.is(printed, 1, 'a compiler with a cache keys it by the text');
 });
 
 test.run();
