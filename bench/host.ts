@@ -23,6 +23,8 @@
 // among a run's own. Measured (LLAMA_KV_CACHE_DEBUG=1, issue 29): n_kv over a run at 64 went
 // 6,113 → 8,000 of 8,192 cells against the floor's 64 → 4,096, and the engine took 1.16-1.20× the
 // time with it on. Off compares the same work; on shows what the kept cells cost.
+// Each engine run also splits its process's CPU by thread (host/thread-cpu.ts: the engine's thread,
+// the main thread, the rest), so that what the process spends beyond the engine's step is named.
 // --cpu-prof DIR writes V8 CPU profiles of this tree's engine process (one per thread, the
 // engine worker's among them) into DIR, for Chrome DevTools or speedscope.
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -40,6 +42,7 @@ import { STEP_PHASES, type StepPhase, type StepTotals } from '../runtime/engine/
 import type { EngineConfig } from '../runtime/engine/engine-config.js';
 import { buildDecodeFloor } from './engine/build-decode-floor.js';
 import { DecodeFloor } from './engine/decode-floor.js';
+import type { ThreadSplit } from './host/thread-cpu.js';
 import { median } from '../cli/serve-bench/percentile.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -112,6 +115,7 @@ interface EngineRun {
   seconds: number;
   cpuSeconds: number;
   profile?: StepTotals;
+  threads?: ThreadSplit;
 }
 
 async function startEngine(root: string, profileDir?: string): Promise<{ side: LineChild; config: EngineConfig }> {
@@ -186,6 +190,11 @@ try {
     const perStep = (run: EngineRun, pick: (p: StepTotals) => number) => (run.profile && run.profile.steps > 0 ? pick(run.profile) / run.profile.steps : Number.NaN);
     const phases = Object.fromEntries(STEP_PHASES.map((phase) => [phase, median(list.map((r) => perStep(r.engine, (p) => p.phasesMs[phase])))])) as Record<StepPhase, number>;
     const decodeMs = phases.decode;
+    // Each kind of thread's share of the process's CPU over a run, applied to the steady steps' CPU time.
+    const engineCpuStepMs = median(list.map((r) => (r.engine.cpuSeconds * 1000 * width) / r.engine.tokens));
+    const share = (pick: (t: ThreadSplit) => number) =>
+      median(list.map((r) => (r.engine.threads ? pick(r.engine.threads) / (r.engine.threads.engineMs + r.engine.threads.mainMs + r.engine.threads.otherMs) : Number.NaN))) * engineCpuStepMs;
+    const cpuByThread = { engine: share((t) => t.engineMs), main: share((t) => t.mainMs), other: share((t) => t.otherMs) };
     const profiledStepMs = median(list.map((r) => perStep(r.engine, (p) => p.wallMs)));
     return {
       width,
@@ -201,6 +210,9 @@ try {
       engine_cpu_us_per_sequence_step: median(list.map((r) => (r.engine.cpuSeconds / r.engine.tokens) * 1e6)),
       floor_cpu_us_per_sequence_step: median(list.map((r) => (r.floor.cpuSeconds / r.floor.tokens) * 1e6)),
       engine_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.engine.cpuSeconds / r.engine.tokens))),
+      engine_cpu_step_ms: engineCpuStepMs,
+      cpu_by_thread_ms: cpuByThread,
+      floor_cpu_step_ms: median(list.map((r) => (r.floor.cpuSeconds * 1000 * width) / r.floor.tokens)),
       ...(baseline
         ? {
             baseline_step_ms: median(list.map((r) => stepMs(r.baseline!))),
@@ -236,9 +248,16 @@ try {
     console.log(`\nthe engine thread's step, ms by phase (decode steps only)`);
     console.log(['width', ...STEP_PHASES].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
     for (const row of rows) console.log(String(row.width).padEnd(6) + STEP_PHASES.map((phase) => row.phases_ms[phase].toFixed(3).padStart(9)).join(''));
+    console.log(`\nthe engine process's CPU per step, ms by thread (each thread's share of a run), against the floor's`);
+    console.log(['width', 'engine', 'main', 'other', 'all', 'floor'].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
+    for (const row of rows) {
+      const { engine, main, other } = row.cpu_by_thread_ms;
+      console.log(String(row.width).padEnd(6) + [engine, main, other, row.engine_cpu_step_ms, row.floor_cpu_step_ms].map((ms) => ms.toFixed(3).padStart(9)).join(''));
+    }
     console.log('step ms: the engine\'s wall time per step of `width` sequences; JS ms: the engine thread\'s step less llama_decode (step profile); eng/floor: engine tok/s over the C loop\'s' +
       (baseline ? `; base: the engine of ${baselineRef}` : ''));
     console.log('cpu µs/s-s: the engine process\'s CPU time (all threads) per sequence-step; floor cpu: the C loop\'s; cpu e/f: floor CPU over engine CPU per token (1: no host cost), the figure load disturbs least');
+    console.log('by thread: engine: the engine\'s thread (JavaScript and llama_decode); main: the engine\'s messages and the requests\' streams; other: V8\'s GC and compiler helpers, libuv\'s, ggml\'s with --threads > 1 (Linux /proc; NaN elsewhere)');
   }
 } finally {
   for (const { side } of sides) await side.close();
