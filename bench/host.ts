@@ -1,4 +1,4 @@
-// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--node-floor] [--cpu-prof DIR] [--json]`
+// `npm run bench:host [-- --widths 1,16,32,64,256] [--tokens 64] [--reps 5] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--node-floor] [--cpu-prof DIR] [--json]`
 // The engine's host cost per decode step. On the tiny fixture model (the default) the model's
 // own work is nearly free, so a step's time is what the engine spends around llama_decode plus
 // llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
@@ -52,9 +52,10 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const cli = cac('bench:host');
 cli.option('--model <path>', 'GGUF file', { default: join(repoRoot, 'fixtures/.cache/tiny-gpt2.gguf') });
 cli.option('--device <spec>', 'cpu, or cuda (all layers on the card)', { default: 'cpu' });
-cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,16,64,256' });
+cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,16,32,64,256' });
 cli.option('--tokens <n>', 'Tokens generated per sequence', { default: 64 });
-cli.option('--reps <n>', 'Rounds', { default: 3 });
+// Five: on a shared machine one round in three moved a 3-round median by over 10% (README, bench:host).
+cli.option('--reps <n>', 'Rounds', { default: 5 });
 cli.option('--threads <n>', 'Decode threads', { default: Math.min(2, availableParallelism()) });
 cli.option('--sampling <where>', 'Where both engines choose tokens: auto, host or device', { default: 'auto' });
 cli.option('--prefix-cache <on|off>', 'The engines\' prefix cache (off: cells packed as the floor\'s)', { default: 'off' });
