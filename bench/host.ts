@@ -1,4 +1,4 @@
-// `npm run bench:host [-- --widths 1,16,64,256] [--tokens 64] [--reps 3] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--cpu-prof DIR] [--json]`
+// `npm run bench:host [-- --widths 1,16,32,64,256] [--tokens 64] [--reps 5] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--node-floor] [--cpu-prof DIR] [--json]`
 // The engine's host cost per decode step. On the tiny fixture model (the default) the model's
 // own work is nearly free, so a step's time is what the engine spends around llama_decode plus
 // llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
@@ -23,6 +23,11 @@
 // among a run's own. Measured (LLAMA_KV_CACHE_DEBUG=1, issue 29): n_kv over a run at 64 went
 // 6,113 → 8,000 of 8,192 cells against the floor's 64 → 4,096, and the engine took 1.16-1.20× the
 // time with it on. Off compares the same work; on shows what the kept cells cost.
+// --node-floor adds a fourth side: the C floor's loop in Node, through lmforge's context and batch
+// (host/node-floor.ts), so that what calling llama.cpp from Node costs (node floor against the
+// C floor) is told apart from what the engine adds (the engine against the node floor).
+// Each engine run also splits its process's CPU by thread (host/thread-cpu.ts: the engine's thread,
+// the main thread, the rest), so that what the process spends beyond the engine's step is named.
 // --cpu-prof DIR writes V8 CPU profiles of this tree's engine process (one per thread, the
 // engine worker's among them) into DIR, for Chrome DevTools or speedscope.
 import { spawn, execFileSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -40,19 +45,22 @@ import { STEP_PHASES, type StepPhase, type StepTotals } from '../runtime/engine/
 import type { EngineConfig } from '../runtime/engine/engine-config.js';
 import { buildDecodeFloor } from './engine/build-decode-floor.js';
 import { DecodeFloor } from './engine/decode-floor.js';
+import type { ThreadSplit } from './host/thread-cpu.js';
 import { median } from '../cli/serve-bench/percentile.js';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 const cli = cac('bench:host');
 cli.option('--model <path>', 'GGUF file', { default: join(repoRoot, 'fixtures/.cache/tiny-gpt2.gguf') });
 cli.option('--device <spec>', 'cpu, or cuda (all layers on the card)', { default: 'cpu' });
-cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,16,64,256' });
+cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,16,32,64,256' });
 cli.option('--tokens <n>', 'Tokens generated per sequence', { default: 64 });
-cli.option('--reps <n>', 'Rounds', { default: 3 });
+// Five: on a shared machine one round in three moved a 3-round median by over 10% (README, bench:host).
+cli.option('--reps <n>', 'Rounds', { default: 5 });
 cli.option('--threads <n>', 'Decode threads', { default: Math.min(2, availableParallelism()) });
 cli.option('--sampling <where>', 'Where both engines choose tokens: auto, host or device', { default: 'auto' });
 cli.option('--prefix-cache <on|off>', 'The engines\' prefix cache (off: cells packed as the floor\'s)', { default: 'off' });
 cli.option('--baseline <ref>', 'Also measure the engine of this git ref (e.g. main)');
+cli.option('--node-floor', 'Also time the C floor\'s loop run from Node (host/node-floor.ts)');
 cli.option('--cpu-prof <dir>', 'Write V8 CPU profiles of this tree\'s engine process here');
 cli.option('--json', 'One JSON object per width instead of the table');
 cli.help();
@@ -112,6 +120,7 @@ interface EngineRun {
   seconds: number;
   cpuSeconds: number;
   profile?: StepTotals;
+  threads?: ThreadSplit;
 }
 
 async function startEngine(root: string, profileDir?: string): Promise<{ side: LineChild; config: EngineConfig }> {
@@ -143,6 +152,7 @@ const baselineRef = typeof options.baseline === 'string' ? options.baseline : un
 const baseline = baselineRef ? baselineTree(baselineRef) : undefined;
 const sides: { name: 'engine' | 'baseline'; side: LineChild }[] = [];
 let floor: DecodeFloor | undefined;
+let nodeFloor: LineChild | undefined;
 try {
   const mine = await startEngine(repoRoot, typeof options.cpuProf === 'string' ? options.cpuProf : undefined);
   sides.push({ name: 'engine', side: mine.side });
@@ -156,12 +166,20 @@ try {
     { binary: await buildDecodeFloor(libllama), gpuLayers: device === 'cpu' ? 0 : 999 },
   );
   const theFloor = floor;
+  if (options.nodeFloor === true) {
+    const args = ['--model', modelPath, '--device', device, '--cells', config.maxTotalSeqLength, '--batch', config.prefillChunkSize + config.maxNumSequence, '--sequences', config.maxNumSequence, '--threads', threads, '--prompt', promptText].map(String);
+    nodeFloor = new LineChild(spawn(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench/host/node-floor.ts'), ...args], { cwd: repoRoot, stdio: ['pipe', 'pipe', 'pipe'] }));
+    await nodeFloor.read();
+    await nodeFloor.ask(`${maxWidth} 8`);
+  }
+  const theNodeFloor = nodeFloor;
 
   // One untimed pass of each at the widest width warms caches and allocators.
   for (const { side } of sides) await side.ask(`${maxWidth} ${maxTokens}`);
   await theFloor.decode(maxWidth, 8);
 
-  type Round = { engine: EngineRun; baseline?: EngineRun; floor: { tokens: number; seconds: number; cpuSeconds: number } };
+  type FloorRun = { tokens: number; seconds: number; cpuSeconds: number };
+  type Round = { engine: EngineRun; baseline?: EngineRun; floor: FloorRun; nodeFloor?: FloorRun };
   const rounds = new Map(widths.map((w) => [w, [] as Round[]]));
   for (let rep = 0; rep < reps; rep++) {
     for (const width of widths) {
@@ -169,13 +187,14 @@ try {
       const measures = [
         ...sides.map(({ name, side }) => async (round: Partial<Round>) => void (round[name] = await side.ask<EngineRun>(`${width} ${maxTokens}`))),
         async (round: Partial<Round>) => void (round.floor = await theFloor.decode(width, maxTokens - 1)),
+        ...(theNodeFloor ? [async (round: Partial<Round>) => void (round.nodeFloor = await theNodeFloor.ask<FloorRun>(`${width} ${maxTokens - 1}`))] : []),
       ];
       const round: Partial<Round> = {};
       for (const measure of rep % 2 === 0 ? measures : [...measures].reverse()) await measure(round);
       rounds.get(width)!.push(round as Round);
       if (!json) {
         const perSeqStep = (run: { tokens: number; seconds: number; cpuSeconds: number }) => `${((run.seconds / run.tokens) * 1e6).toFixed(0)} (cpu ${((run.cpuSeconds / run.tokens) * 1e6).toFixed(0)})`;
-        process.stderr.write(`round ${rep + 1}/${reps} width ${width}: µs per sequence-step engine ${perSeqStep(round.engine!)}${round.baseline ? `, baseline ${perSeqStep(round.baseline)}` : ''}, floor ${perSeqStep(round.floor!)}\n`);
+        process.stderr.write(`round ${rep + 1}/${reps} width ${width}: µs per sequence-step engine ${perSeqStep(round.engine!)}${round.baseline ? `, baseline ${perSeqStep(round.baseline)}` : ''}, floor ${perSeqStep(round.floor!)}${round.nodeFloor ? `, node floor ${perSeqStep(round.nodeFloor)}` : ''}\n`);
       }
     }
   }
@@ -186,6 +205,11 @@ try {
     const perStep = (run: EngineRun, pick: (p: StepTotals) => number) => (run.profile && run.profile.steps > 0 ? pick(run.profile) / run.profile.steps : Number.NaN);
     const phases = Object.fromEntries(STEP_PHASES.map((phase) => [phase, median(list.map((r) => perStep(r.engine, (p) => p.phasesMs[phase])))])) as Record<StepPhase, number>;
     const decodeMs = phases.decode;
+    // Each kind of thread's share of the process's CPU over a run, applied to the steady steps' CPU time.
+    const engineCpuStepMs = median(list.map((r) => (r.engine.cpuSeconds * 1000 * width) / r.engine.tokens));
+    const share = (pick: (t: ThreadSplit) => number) =>
+      median(list.map((r) => (r.engine.threads ? pick(r.engine.threads) / (r.engine.threads.engineMs + r.engine.threads.mainMs + r.engine.threads.otherMs) : Number.NaN))) * engineCpuStepMs;
+    const cpuByThread = { engine: share((t) => t.engineMs), main: share((t) => t.mainMs), other: share((t) => t.otherMs) };
     const profiledStepMs = median(list.map((r) => perStep(r.engine, (p) => p.wallMs)));
     return {
       width,
@@ -201,6 +225,16 @@ try {
       engine_cpu_us_per_sequence_step: median(list.map((r) => (r.engine.cpuSeconds / r.engine.tokens) * 1e6)),
       floor_cpu_us_per_sequence_step: median(list.map((r) => (r.floor.cpuSeconds / r.floor.tokens) * 1e6)),
       engine_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.engine.cpuSeconds / r.engine.tokens))),
+      engine_cpu_step_ms: engineCpuStepMs,
+      cpu_by_thread_ms: cpuByThread,
+      floor_cpu_step_ms: median(list.map((r) => (r.floor.cpuSeconds * 1000 * width) / r.floor.tokens)),
+      ...(nodeFloor
+        ? {
+            node_floor_over_floor: median(list.map((r) => r.floor.seconds / r.floor.tokens / (r.nodeFloor!.seconds / r.nodeFloor!.tokens))),
+            node_floor_over_floor_cpu: median(list.map((r) => r.floor.cpuSeconds / r.floor.tokens / (r.nodeFloor!.cpuSeconds / r.nodeFloor!.tokens))),
+            node_floor_cpu_step_ms: median(list.map((r) => (r.nodeFloor!.cpuSeconds * 1000 * width) / r.nodeFloor!.tokens)),
+          }
+        : {}),
       ...(baseline
         ? {
             baseline_step_ms: median(list.map((r) => stepMs(r.baseline!))),
@@ -224,24 +258,34 @@ try {
     for (const row of rows) console.log(JSON.stringify(row));
   } else {
     console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, sampling ${sampling}, prefix cache ${prefixCache}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
-    const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : [])];
+    const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : []), ...(nodeFloor ? ['node/floor', 'cpu n/f'] : [])];
     console.log(head.map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(12))).join(''));
     for (const row of rows) {
       const cells = [row.engine_step_ms.toFixed(3), row.engine_us_per_sequence_step.toFixed(1), row.js_ms.toFixed(3), row.decode_ms.toFixed(3), row.floor_step_ms.toFixed(3), row.engine_over_floor.toFixed(3)];
       if (baseline) cells.push(row.baseline_over_floor!.toFixed(3), row.engine_over_baseline!.toFixed(3));
       cells.push(row.engine_cpu_us_per_sequence_step.toFixed(1), row.floor_cpu_us_per_sequence_step.toFixed(1), row.engine_over_floor_cpu.toFixed(3));
       if (baseline) cells.push(row.baseline_over_floor_cpu!.toFixed(3));
+      if (nodeFloor) cells.push(row.node_floor_over_floor!.toFixed(3), row.node_floor_over_floor_cpu!.toFixed(3));
       console.log(String(row.width).padEnd(6) + cells.map((c) => c.padStart(12)).join(''));
     }
     console.log(`\nthe engine thread's step, ms by phase (decode steps only)`);
     console.log(['width', ...STEP_PHASES].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
     for (const row of rows) console.log(String(row.width).padEnd(6) + STEP_PHASES.map((phase) => row.phases_ms[phase].toFixed(3).padStart(9)).join(''));
+    console.log(`\nthe engine process's CPU per step, ms by thread (each thread's share of a run), against the floor's`);
+    console.log(['width', 'engine', 'main', 'other', 'all', 'floor', ...(nodeFloor ? ['node fl.'] : [])].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
+    for (const row of rows) {
+      const { engine, main, other } = row.cpu_by_thread_ms;
+      console.log(String(row.width).padEnd(6) + [engine, main, other, row.engine_cpu_step_ms, row.floor_cpu_step_ms, ...(nodeFloor ? [row.node_floor_cpu_step_ms!] : [])].map((ms) => ms.toFixed(3).padStart(9)).join(''));
+    }
     console.log('step ms: the engine\'s wall time per step of `width` sequences; JS ms: the engine thread\'s step less llama_decode (step profile); eng/floor: engine tok/s over the C loop\'s' +
       (baseline ? `; base: the engine of ${baselineRef}` : ''));
     console.log('cpu µs/s-s: the engine process\'s CPU time (all threads) per sequence-step; floor cpu: the C loop\'s; cpu e/f: floor CPU over engine CPU per token (1: no host cost), the figure load disturbs least');
+    if (nodeFloor) console.log('node/floor, cpu n/f: the C floor\'s loop run from Node (node fl.) against the C one, by wall and by CPU time (1: calling llama.cpp from Node costs nothing)');
+    console.log('by thread: engine: the engine\'s thread (JavaScript and llama_decode); main: the engine\'s messages and the requests\' streams; other: V8\'s GC and compiler helpers, libuv\'s, ggml\'s with --threads > 1 (Linux /proc; NaN elsewhere)');
   }
 } finally {
   for (const { side } of sides) await side.close();
   await floor?.dispose();
+  await nodeFloor?.close();
   baseline?.remove();
 }

@@ -2,9 +2,10 @@
 // (--root), so that two versions of the engine run side by side against the same floor.
 //   tsx bench/host/engine-side.ts --root DIR --model PATH --device cpu --sequences N --cells N --threads N --prompt TEXT --sampling auto|host|device --prefix-cache on|off
 // Prints one JSON line when ready ({config}); then answers each stdin line "WIDTH TOKENS" with
-// one JSON line: {tokens, seconds, profile?}: the steady window's tokens and seconds
-// (steady-decode.ts), and the step-phase sums of that run's steps at WIDTH sequences
-// (runtime/engine/step-profile.ts), absent when the engine has no such switch (an older tree).
+// one JSON line: {tokens, seconds, profile?, threads?}: the steady window's tokens and seconds
+// (steady-decode.ts), the step-phase sums of that run's steps at WIDTH sequences
+// (runtime/engine/step-profile.ts), absent when the engine has no such switch (an older tree),
+// and the process's CPU over the whole run by thread (thread-cpu.ts; Linux only).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -14,6 +15,7 @@ import type { Engine as EngineClass } from '../../runtime/engine/client/engine.j
 import type { SamplingSetting } from '../../runtime/engine/sampling-setting.js';
 import { stepTotalsBetween } from '../../runtime/engine/step-profile.js';
 import { steadyDecode } from './steady-decode.js';
+import { threadCpuNanos, threadSplit } from './thread-cpu.js';
 
 const cli = cac('engine-side');
 for (const name of ['root', 'model', 'device', 'sequences', 'cells', 'threads', 'prompt', 'sampling', 'prefix-cache']) cli.option(`--${name} <value>`, name);
@@ -47,8 +49,10 @@ const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {
   const [width, tokens] = line.split(' ').map(Number) as [number, number];
   const before = (await engine.stats()).stepProfile;
+  const threadsBefore = threadCpuNanos();
   const run = await steadyDecode(engine, prompt, width, tokens);
+  const threads = threadSplit(threadsBefore, threadCpuNanos());
   const after = (await engine.stats()).stepProfile;
-  console.log(JSON.stringify({ ...run, ...(before && after ? { profile: stepTotalsBetween(before, after, width) } : {}) }));
+  console.log(JSON.stringify({ ...run, ...(before && after ? { profile: stepTotalsBetween(before, after, width) } : {}), ...(threads ? { threads } : {}) }));
 }
 await engine.dispose();
