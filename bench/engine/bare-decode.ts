@@ -5,13 +5,19 @@
 import { performance } from 'node:perf_hooks';
 import { Batch } from '../../runtime/backend/batch.js';
 import { LlamaContext, type ContextOptions } from '../../runtime/backend/context.js';
-import { listDevices } from '../../runtime/backend/devices.js';
+import { parseDeviceSpec } from '../../runtime/backend/device-spec.js';
+import { libraryKindsFor, listDevices, selectDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
 
 export interface DecodeRun {
   tokens: number;
   seconds: number;
+}
+
+function cpuSeconds(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1e6;
 }
 
 export class BareDecoder {
@@ -21,11 +27,11 @@ export class BareDecoder {
     private readonly batch: Batch,
   ) {}
 
-  /** Loads the model on the CPU with a context shaped like the engine's (pass the engine's sizes). */
-  static async create(modelPath: string, shape: ContextOptions): Promise<BareDecoder> {
-    const { api } = loadLlamaLibrary({ kinds: ['cpu'] });
-    const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
-    const model = await LlamaModel.create(api, { path: modelPath, devices: cpu });
+  /** Loads the model on `device` (a --device spec, the CPU unless given) with a context shaped like the engine's (pass the engine's sizes). */
+  static async create(modelPath: string, shape: ContextOptions, device = 'cpu'): Promise<BareDecoder> {
+    const spec = parseDeviceSpec(device);
+    const { api } = loadLlamaLibrary({ kinds: libraryKindsFor(spec) });
+    const model = await LlamaModel.create(api, { path: modelPath, devices: selectDevices(listDevices(api), spec, 1) });
     const context = LlamaContext.create(model, shape);
     return new BareDecoder(model, context, new Batch(context.batchSize));
   }
@@ -40,29 +46,38 @@ export class BareDecoder {
   }
 
   /**
-   * Prefills `prompt` into sequences 0..width-1 in one batch (untimed), then times `steps`
-   * decode calls of one token per sequence, each asking for its logits as the engine does.
+   * The C floor's loop (decode-floor.c): prefills `prompt` into sequences 0..width-1, in as
+   * many batches as they need (untimed), then times `steps` decode calls of one token per
+   * sequence, each asking for its logits and fetching them as the engine does.
    */
-  async decode(prompt: readonly number[], width: number, steps: number): Promise<DecodeRun> {
+  async decode(prompt: readonly number[], width: number, steps: number): Promise<DecodeRun & { cpuSeconds: number }> {
     const { batch, context } = this;
     context.clear();
     batch.clear();
     for (let s = 0; s < width; s++) {
+      if (batch.length + prompt.length > batch.capacity) {
+        await context.decode(batch);
+        batch.clear();
+      }
       prompt.forEach((token, i) => batch.add(token, i, s, i === prompt.length - 1));
     }
     await context.decode(batch);
     // Any fixed token will do: nothing is sampled, the cost of a step does not depend on it.
     const token = prompt[prompt.length - 1]!;
     const start = performance.now();
+    const cpuStart = cpuSeconds();
     for (let step = 0; step < steps; step++) {
       batch.clear();
       for (let s = 0; s < width; s++) batch.add(token, prompt.length + step, s, true);
       // On this thread, as the engine's worker decodes when it has nothing to overlap.
       context.decodeNow(batch);
+      // One llama_get_logits a step, as the engine (and the C loop) read them; none is read here.
+      context.logits(width - 1, width);
     }
     const seconds = (performance.now() - start) / 1000;
+    const cpu = cpuSeconds() - cpuStart;
     context.clear();
-    return { tokens: width * steps, seconds };
+    return { tokens: width * steps, seconds, cpuSeconds: cpu };
   }
 
   /**
