@@ -9,6 +9,7 @@ import { cac } from 'cac';
 import { Engine } from '../runtime/engine/client/engine.js';
 import type { GenerateRequest, TokenLogprob } from '../runtime/engine/protocol.js';
 import { tinyModelPath } from '../fixtures/paths.js';
+import { partingIndex } from './compare/parting-index.js';
 
 const cli = cac('bench:recompute-drift');
 cli.option('--model <path>', 'GGUF file', { default: tinyModelPath });
@@ -45,16 +46,12 @@ console.log(`model ${base.modelPath}, ${sequences} sequences × ${tokens} tokens
 for (let s = 0; s < sequences; s++) {
   const a = once[s]!;
   const b = recomputed[s]!;
+  const parted = partingIndex(a.map(({ token }) => token), b.map(({ token }) => token));
   let drift = 0;
-  let parted = -1;
-  for (let k = 0; k < Math.min(a.length, b.length); k++) {
-    if (a[k]!.token !== b[k]!.token) {
-      parted = k;
-      break;
-    }
-    drift = Math.max(drift, Math.abs(a[k]!.logprob - b[k]!.logprob));
-  }
-  const gap = parted >= 0 ? ` (the two candidates there were ${Math.abs((a[parted]!.top[0]?.logprob ?? 0) - (a[parted]!.top[1]?.logprob ?? 0)).toExponential(1)} apart)` : '';
+  for (let k = 0; k < (parted >= 0 ? parted : a.length); k++) drift = Math.max(drift, Math.abs(a[k]!.logprob - b[k]!.logprob));
+  // Where both have a token there, how close the first run's two best candidates were.
+  const there = parted >= 0 && parted < b.length ? a[parted] : undefined;
+  const gap = there ? ` (the two candidates there were ${Math.abs((there.top[0]?.logprob ?? 0) - (there.top[1]?.logprob ?? 0)).toExponential(1)} apart)` : '';
   console.log(`sequence ${s}: max |Δ logprob| ${drift.toExponential(2)} while equal; ${parted >= 0 ? `parted at token ${parted}${gap}` : 'equal throughout'}`);
 }
 await roomy.dispose();

@@ -29,6 +29,7 @@ import { lmforgeHome } from '../runtime/lmforge-home.js';
 import { pullModel } from '../runtime/models/pull-model.js';
 import { median } from '../cli/serve-bench/percentile.js';
 import { WORKLOADS, type Workload } from './speculative/workloads.js';
+import { partingIndex } from './compare/parting-index.js';
 
 const cli = cac('bench:speculative');
 cli.option('--model <path>', 'GGUF file (default: the default model, pulled if needed)');
@@ -170,12 +171,6 @@ interface Row {
   parted_at: number[];
 }
 
-/** The index of the first token where two outputs differ, or -1 where they are equal. */
-function partingIndex(a: number[], b: number[]): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return i;
-  return a.length === b.length ? -1 : n;
-}
 
 const rows: Row[] = [];
 for (const [name, workload] of workloads) {
