@@ -164,7 +164,9 @@ export type ToWorker =
   | { type: 'cancel'; id: number }
   | { type: 'stats' }
   | { type: 'detokenize'; id: number; tokens: readonly number[] }
-  | { type: 'shutdown' };
+  | { type: 'shutdown' }
+  /** What the server's side sent in one tick, in order (Engine.send): requests sent together arrive together. */
+  | { type: 'together'; messages: ToWorker[] };
 
 export type FromWorker =
   /** Sent before the start-up probe decodes (startup-probe.ts). */

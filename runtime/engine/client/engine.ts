@@ -13,7 +13,7 @@ import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/g
 import { probeFailureLine, type ProbeTarget } from '../probe-failure.js';
 import { RestartBackoff } from './restart-backoff.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
-import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, TraceEntry } from '../protocol.js';
+import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, ToWorker, TraceEntry } from '../protocol.js';
 
 export class EngineStartError extends LmforgeError {
   override name = 'EngineStartError';
@@ -79,6 +79,8 @@ export class Engine {
   onLog: (line: string) => void = (line) => console.error(`lmforge: ${line}`);
 
   private readonly grammars: GrammarService;
+  /** What this tick sends, in order (send). */
+  private outbox: ToWorker[] = [];
 
   private constructor(
     private transport: EngineTransport,
@@ -121,7 +123,7 @@ export class Engine {
     const choices = request.n ?? 1;
     let complete = false;
     try {
-      this.transport.send({ type: 'submit', id, request });
+      this.send({ type: 'submit', id, request });
       while (finishedChoices < choices) {
         if (signal?.aborted) return;
         const event = queue.shift();
@@ -184,7 +186,7 @@ export class Engine {
   }
 
   cancel(id: number): void {
-    if (this.alive) this.transport.send({ type: 'cancel', id });
+    if (this.alive) this.send({ type: 'cancel', id });
     this.pending.get(id)?.wake();
   }
 
@@ -192,7 +194,7 @@ export class Engine {
     if (!this.alive) return Promise.reject(new EngineRequestError(this.notServing()));
     return new Promise((resolve, reject) => {
       this.statsWaiters.push({ resolve, reject });
-      this.transport.send({ type: 'stats' });
+      this.send({ type: 'stats' });
     });
   }
 
@@ -202,7 +204,7 @@ export class Engine {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.detokenizeWaiters.set(id, { resolve, reject });
-      this.transport.send({ type: 'detokenize', id, tokens });
+      this.send({ type: 'detokenize', id, tokens });
     });
   }
 
@@ -213,7 +215,7 @@ export class Engine {
     clearTimeout(this.restartTimer);
     await this.grammars.dispose();
     if (!wasServing) return;
-    this.transport.send({ type: 'shutdown' });
+    this.send({ type: 'shutdown' });
     const timeout = setTimeout(() => this.transport.terminate(), 10_000);
     await this.ended;
     clearTimeout(timeout);
@@ -223,8 +225,27 @@ export class Engine {
     await this.dispose();
   }
 
+  /**
+   * Sends at the end of this tick, with whatever else this tick sends, as one message. Requests
+   * sent together then reach the engine together and share its first step: sent one by one,
+   * the first could wake the idle engine and start a step before the others had arrived (a
+   * child's IPC delivers writes as they come). Costs no time: the tick is ending anyway.
+   */
+  private send(message: ToWorker): void {
+    if (this.outbox.push(message) === 1) process.nextTick(() => this.flush());
+  }
+
+  private flush(): void {
+    const messages = this.outbox;
+    if (messages.length === 0) return;
+    this.outbox = [];
+    this.transport.send(messages.length === 1 ? messages[0]! : { type: 'together', messages });
+  }
+
   private attach(transport: EngineTransport): void {
     this.transport = transport;
+    // Whatever was on its way to an engine that has ended is moot (its requests failed with it).
+    this.outbox = [];
     transport.onMessage((message) => this.onMessage(message));
     this.ended = new Promise((resolve) =>
       transport.onEnd((end) => {

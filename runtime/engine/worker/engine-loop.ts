@@ -29,7 +29,7 @@ import { MedusaGraph } from '../../backend/medusa-graph.js';
 import { statSync } from 'node:fs';
 import { vocabularyDifference } from './speculative/vocabulary-match.js';
 import type { LlamaApi } from '../../backend/llama-api.js';
-import type { EngineInfo, EngineInitOptions, FromWorker } from '../protocol.js';
+import type { EngineInfo, EngineInitOptions, FromWorker, ToWorker } from '../protocol.js';
 import type { EngineChannel } from './engine-channel.js';
 import { probeShapes, runStartupProbe } from './startup-probe.js';
 
@@ -220,33 +220,40 @@ async function shutdown(): Promise<void> {
 export function serveEngine(to: EngineChannel, testHooks: EngineHooks = {}): void {
   channel = to;
   hooks = testHooks;
-  to.on((message) => {
-    switch (message.type) {
-      case 'init':
-        init(message.options).then(
-          (info) => post({ type: 'ready', info }),
-          (error: Error) => {
-            // The main thread ends this worker next: llama.cpp must not keep logging into it.
-            releaseLlamaLogs();
-            post({ type: 'init-failed', message: error.message, userFacing: error instanceof LmforgeError && error.userFacing });
-          },
-        );
-        break;
-      case 'submit':
-        core?.submit(message.id, message.request);
-        break;
-      case 'cancel':
-        core?.cancel(message.id);
-        break;
-      case 'stats':
-        if (core) post({ type: 'stats', stats: core.stats() });
-        break;
-      case 'detokenize':
-        if (model) post({ type: 'detokenized', id: message.id, text: model.vocabulary.detokenize(message.tokens) });
-        break;
-      case 'shutdown':
-        void shutdown();
-        break;
-    }
-  });
+  to.on(handle);
+}
+
+/** One message from the server's side. */
+function handle(message: ToWorker): void {
+  switch (message.type) {
+    case 'init':
+      init(message.options).then(
+        (info) => post({ type: 'ready', info }),
+        (error: Error) => {
+          // The main thread ends this worker next: llama.cpp must not keep logging into it.
+          releaseLlamaLogs();
+          post({ type: 'init-failed', message: error.message, userFacing: error instanceof LmforgeError && error.userFacing });
+        },
+      );
+      break;
+    case 'submit':
+      core?.submit(message.id, message.request);
+      break;
+    case 'cancel':
+      core?.cancel(message.id);
+      break;
+    case 'stats':
+      if (core) post({ type: 'stats', stats: core.stats() });
+      break;
+    case 'detokenize':
+      if (model) post({ type: 'detokenized', id: message.id, text: model.vocabulary.detokenize(message.tokens) });
+      break;
+    case 'shutdown':
+      void shutdown();
+      break;
+    case 'together':
+      // All of them before the loop runs again: the first submit may wake it (core.ts).
+      for (const each of message.messages) handle(each);
+      break;
+  }
 }
