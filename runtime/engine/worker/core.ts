@@ -218,9 +218,10 @@ export class EngineCore {
         this.flushEvents();
         await new Promise<void>((resolve) => (this.wake = resolve));
         this.wake = undefined;
-        // The first request's message woke the loop; requests sent with it wait behind it as
-        // messages of their own. Take them before the first step, so that they can share it: a
-        // GPU packs their prompts, a CPU short ones (scheduler.ts promptStepFloor).
+        // The first request's message woke the loop. Requests sent in the same tick came in
+        // the same message (Engine.send); those sent just after, in messages of their own,
+        // are taken too before the first step, so that they can share it: a GPU packs their
+        // prompts, a CPU short ones (scheduler.ts promptStepFloor).
         await new Promise<void>((resolve) => setImmediate(resolve));
         continue;
       }
