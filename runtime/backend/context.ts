@@ -173,6 +173,11 @@ export class LlamaContext {
     if (status !== 0) throw new DecodeError(status);
   }
 
+  /** Waits until the device has finished the last decode (on a CPU it already has). */
+  synchronize(): void {
+    this.api.llama_synchronize(this.handle);
+  }
+
   private beforeDecode(batch: Batch): BatchStruct {
     if (this.decoding) throw new Error('a decode is already running on this context');
     const struct = batch.toStruct();

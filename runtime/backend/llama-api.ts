@@ -260,6 +260,8 @@ export function bindLlamaApi(lib: LibraryHandle) {
     ),
     llama_batch_free: f<(b: BatchStruct) => void>('void llama_batch_free(llama_batch b)'),
     llama_decode: f<AsyncFn<[ContextHandle, BatchStruct], number>>('int32_t llama_decode(llama_context *c, llama_batch b)'),
+    // Waits for the device to finish the last decode (llama_decode only queues it on a GPU).
+    llama_synchronize: f<(c: ContextHandle) => void>('void llama_synchronize(llama_context *c)'),
     llama_get_logits: f<(c: ContextHandle) => NativePointer | null>('float *llama_get_logits(llama_context *c)'),
     llama_get_logits_ith: f<(c: ContextHandle, i: number) => NativePointer | null>('float *llama_get_logits_ith(llama_context *c, int32_t i)'),
     // With embeddings on, a decode also returns each output token's last hidden state (after

@@ -1,13 +1,16 @@
 // Where a decode step's wall time goes on the engine thread (bench:host): planning, building the
-// batch, llama_decode, sampling, committing (stop rules, detokenising), turning what was
-// gathered into events, posting them, and the event-loop turn the worker yields each step.
+// batch, llama_decode (its host side: on a GPU it only queues the graph), waiting for the device
+// to finish (`device`: an explicit llama_synchronize, made only while profiling; near zero on a
+// CPU, where llama_decode computes before it returns), sampling, committing (stop rules,
+// detokenising), turning what was gathered into events, posting them, and the event-loop turn
+// the worker yields each step.
 // Off unless the engine is created with `profileSteps: true`; when off the loop does one
 // `undefined` check per phase. Only pure decode steps (no prompt tokens) count, the shape
 // bench/engine/decode-floor.c times, so the figures compare with it directly; they are kept
 // apart by the number of sequences a step decoded, so that a bench reads the steps of one width.
 import { performance } from 'node:perf_hooks';
 
-export const STEP_PHASES = ['plan', 'batch', 'decode', 'sample', 'commit', 'collect', 'emit', 'yield'] as const;
+export const STEP_PHASES = ['plan', 'batch', 'decode', 'device', 'sample', 'commit', 'collect', 'emit', 'yield'] as const;
 export type StepPhase = (typeof STEP_PHASES)[number];
 
 /** Sums since the engine started over the pure decode steps of one width: how many, their wall time and each phase's, in milliseconds. */
@@ -66,7 +69,7 @@ export class StepProfile {
 }
 
 function emptyPhases(): Record<StepPhase, number> {
-  return { plan: 0, batch: 0, decode: 0, sample: 0, commit: 0, collect: 0, emit: 0, yield: 0 };
+  return { plan: 0, batch: 0, decode: 0, device: 0, sample: 0, commit: 0, collect: 0, emit: 0, yield: 0 };
 }
 
 /** What was added between two snapshots, for the steps of `width` sequences (zeros when none ran). */

@@ -105,6 +105,7 @@ export class ModelRunner {
       profile?.lap('decode');
       await new Promise((resolve) => setImmediate(resolve));
       profile?.lap('yield');
+      this.waitForDevice(profile);
       return;
     }
     // Overlapped: the grammar work runs inside the decode's span (only llama_decode's own time is apart on the CPU path).
@@ -112,6 +113,17 @@ export class ModelRunner {
     whileDecoding();
     await decoding;
     profile?.lap('decode');
+    this.waitForDevice(profile);
+  }
+
+  /**
+   * While profiling, waits for the device here so that its time is a phase of its own; otherwise
+   * the first logits read waits for it, inside `sample`.
+   */
+  private waitForDevice(profile: StepProfile | undefined): void {
+    if (!profile) return;
+    this.context.synchronize();
+    profile.lap('device');
   }
 
   /** The token the graph chose for entry `entry` of the last step (its sequence samples on the device). */
