@@ -7,9 +7,11 @@
 #      1, 16, 64 (a warm-up request first; the same prompts, by seed, for both servers), with
 #      nvidia-smi sampling GPU utilisation every 200 ms and the per-thread CPU of the server's
 #      processes (thread-cpu.mjs) during the 64-stream run;
-#   2. the same against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
-#   3. bench:speculative (widths 1 and 4; rewrite, json, chat), and bench/host.ts when the tree has it;
-#   4. results/summary.txt (summarize.mjs).
+#   2. variants of lmforge at the busy rows: --sampling device, --kv-layout per-sequence;
+#   3. the same rows as 1 against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
+#   4. bench:speculative (widths 1 and 4; rewrite, json, chat), and bench/host.ts when the tree has
+#      it (the step's phases, the C and node floors, the engine process's busiest functions);
+#   5. results/summary.txt (summarize.mjs).
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
 # SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
 set -uo pipefail
@@ -21,10 +23,10 @@ tsx=("node" "$root/node_modules/tsx/dist/cli.mjs")
 
 if [[ $smoke == 1 ]]; then
   device=cpu input_len=16 output_len=8 concurrencies=(1 4) slots=4 cells=4096 threads=1
-  spec_args=(--widths 1 --workloads rewrite --reps 1 --tokens 8 --threads 1)
+  spec_args=(--widths 1 --workloads rewrite --reps 1 --tokens 8 --threads 1) host_widths=1,4
 else
   device=cuda input_len=128 output_len=256 concurrencies=(1 16 64) slots=64 cells=65536 threads=$(nproc)
-  spec_args=(--widths 1,4 --workloads rewrite,json,chat --reps 2 --tokens 192)
+  spec_args=(--widths 1,4 --workloads rewrite,json,chat --reps 2 --tokens 192) host_widths=1,16,64
 fi
 top=${concurrencies[-1]}
 
@@ -121,17 +123,26 @@ if start_server lmforge http://127.0.0.1:18000 "$logs/lmforge-serve.log" \
   stop_server
 fi
 
-# The same server with sampling on the host (JavaScript over each logits row), at the busy rows
-# only: what sampling in the graph (--sampling auto picks device on a GPU) changes on the card.
-say "lmforge serve --sampling host"
-if start_server lmforge-host http://127.0.0.1:18002 "$logs/lmforge-host-serve.log" \
-  node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port 18002 --threads "$threads" --kv-layout shared --sampling host --overrides "$overrides"; then
-  saved=("${concurrencies[@]}")
-  concurrencies=("${saved[@]:1}")
-  bench_server lmforge-host http://127.0.0.1:18002
-  concurrencies=("${saved[@]}")
-  stop_server
-fi
+# Variants of the same server at the busy rows only: sampling in the graph (--sampling auto is
+# the host path, JavaScript over each logits row), and a stream of cells per sequence
+# (llama.cpp builds each step's attention mask over every cell up to the highest one in use, on
+# the host: in one pool of 65,536 cells that is up to 64 × 65,536 entries a step).
+variant() { # name port flags...
+  local name=$1 port=$2
+  shift 2
+  say "lmforge serve $*"
+  if start_server "$name" "http://127.0.0.1:$port" "$logs/$name-serve.log" \
+    node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port "$port" --threads "$threads" "$@" --overrides "$overrides"; then
+    head -n 40 "$logs/$name-serve.log" >"$results/$name-startup.txt"
+    local saved=("${concurrencies[@]}")
+    concurrencies=("${saved[@]:1}")
+    bench_server "$name" "http://127.0.0.1:$port"
+    concurrencies=("${saved[@]}")
+    stop_server
+  fi
+}
+variant lmforge-device 18002 --kv-layout shared --sampling device
+variant lmforge-per-sequence 18003 --kv-layout per-sequence
 
 peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
 if [[ -x $peer_bin/llama-server ]]; then
@@ -154,8 +165,13 @@ say "bench:speculative: exit $?"
 if [[ -f bench/host.ts ]]; then
   say "bench/host.ts"
   # Its C floor compiles against the pinned tree's headers: the kit's tree (no npm here to clone the fixtures' one).
-  DECODE_FLOOR_SRC=$src timeout 90 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths 1,16,64 --tokens 32 --reps 1 --threads "$threads" >"$results/host.txt" 2>"$logs/host.log"
+  # --cpu-prof: V8 profiles of the engine process (kept out of results/, whose archive has a size
+  # limit); their busiest threads' functions go into results/host-profile.txt.
+  DECODE_FLOOR_SRC=$src timeout 150 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$host_widths" --tokens 32 --reps 1 --threads "$threads" \
+    --node-floor --cpu-prof "$run/host-prof" >"$results/host.txt" 2>"$logs/host.log"
   say "bench/host.ts: exit $?"
+  compgen -G "$run/host-prof/*.cpuprofile" >/dev/null &&
+    node "$root/bench/cpu-profile-top.mjs" --top 20 "$run"/host-prof/*.cpuprofile >"$results/host-profile.txt" 2>>"$logs/host.log"
 fi
 
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"

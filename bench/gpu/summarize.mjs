@@ -1,7 +1,8 @@
 // results/summary.txt of the GPU run kit (run-suite.sh): the machine and builds, the table of
 // issue 29 (lmforge against llama-server per concurrency), GPU utilisation and the busiest
-// server threads during the widest run, bench:speculative's rows, each goal against its figure,
-// and the log tail of any server that died. Reads only what exists: a partial run summarises too.
+// server threads during the widest run, lmforge's variants, bench:speculative's rows, each goal
+// against its figure, bench/host.ts's step split and profile, and the log tail of any server
+// that died. Reads only what exists: a partial run summarises too.
 //   node bench/gpu/summarize.mjs RESULTS_DIR
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +53,24 @@ if (concurrencies.length) {
   }
 }
 
+// The variants of lmforge run at the busy rows (run-suite.sh's `variant`), beside the plain server.
+const variants = [...new Set(readdirSync(dir).map((name) => /^bench-(lmforge-.+)-c\d+\.json$/.exec(name)?.[1]).filter(Boolean))].sort();
+if (variants.length) {
+  say('\n| lmforge variant | concurrency | tok/s | × plain lmforge | TTFT p50 (ms) | TPOT p50 (ms) | failed | GPU util mean | busiest thread |');
+  say('|---|---|---|---|---|---|---|---|---|');
+  for (const variant of variants) {
+    for (const c of concurrencies) {
+      const r = report(variant, c);
+      if (!r) continue;
+      const plain = report('lmforge', c);
+      const csv = read(`gpu-util-${variant}-c${c}.csv`);
+      const util = csv?.trim().split('\n').map((line) => Number(line.split(',')[0])).filter(Number.isFinite) ?? [];
+      const busiest = json(`threads-${variant}-c${c}.json`)?.threads?.[0];
+      say(`| ${variant.replace(/^lmforge-/, '')} | ${c} | ${fixed(r.output_throughput)} | ${fixed(plain ? r.output_throughput / plain.output_throughput : undefined, 2)} | ${fixed(r.ttft_ms?.p50, 1)} | ${fixed(r.tpot_ms?.p50, 1)} | ${r.failed ?? '-'} | ${util.length ? `${fixed(util.reduce((a, b) => a + b, 0) / util.length)}%` : '-'} | ${busiest ? `${busiest.name} ${busiest.cpu_percent}%` : '-'} |`);
+    }
+  }
+}
+
 const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 if (speculative.length) {
   say('\n| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output |');
@@ -76,4 +95,6 @@ if (goals.length) say(`\ngoals (issue 29):\n  ${goals.join('\n  ')}`);
 for (const name of readdirSync(dir).filter((n) => n.endsWith('-died.txt'))) say(`\n${name.replace('-died.txt', '')} died or never became ready; its log's tail:\n${read(name).trim().split('\n').slice(-15).join('\n')}`);
 const host = read('host.txt');
 if (host) say(`\nbench/host.ts:\n${host.trim().split('\n').slice(0, 40).join('\n')}`);
+const profile = read('host-profile.txt');
+if (profile) say(`\nbench/host.ts, the engine process's busiest thread (results/host-profile.txt has the rest):\n${profile.trim().split('\n').slice(0, 36).join('\n')}`);
 console.log(out.filter((l) => l !== undefined).join('\n'));
