@@ -7,11 +7,14 @@
 #      1, 16, 64 (a warm-up request first; the same prompts, by seed, for both servers), with
 #      nvidia-smi sampling GPU utilisation every 200 ms and the per-thread CPU of the server's
 #      processes (thread-cpu.mjs) during the 64-stream run;
-#   2. variants of lmforge at the busy rows: --sampling device, --kv-layout per-sequence;
-#   3. the same rows as 1 against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
-#   4. bench:speculative (widths 1 and 4; rewrite, json, chat), and bench/host.ts when the tree has
-#      it (the step's phases, the C and node floors, the engine process's busiest functions);
-#   5. results/summary.txt (summarize.mjs).
+#   2. the same rows against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
+#   3. bench/host.ts when the tree has it (the step's phases, the C and node floors, the engine
+#      process's busiest functions);
+#   4. variants at the busy rows: lmforge --kv-layout per-sequence, llama-server without
+#      --kv-unified (a stream per slot), lmforge --sampling device;
+#   5. bench:speculative (widths 1 and 4; rewrite, json, chat);
+#   6. results/summary.txt (summarize.mjs).
+# In that order, so that what a short device budget cuts off is what matters least.
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
 # SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
 set -uo pipefail
@@ -123,45 +126,46 @@ if start_server lmforge http://127.0.0.1:18000 "$logs/lmforge-serve.log" \
   stop_server
 fi
 
-# Variants of the same server at the busy rows only: sampling in the graph (--sampling auto is
-# the host path, JavaScript over each logits row), and a stream of cells per sequence
-# (llama.cpp builds each step's attention mask over every cell up to the highest one in use, on
-# the host: in one pool of 65,536 cells that is up to 64 × 65,536 entries a step).
-variant() { # name port flags...
+# Variants at the busy rows only (the first concurrency left out).
+busy_rows() { # bench_server's arguments
+  local saved=("${concurrencies[@]}")
+  concurrencies=("${saved[@]:1}")
+  bench_server "$@"
+  concurrencies=("${saved[@]}")
+}
+lmforge_variant() { # name port flags...
   local name=$1 port=$2
   shift 2
   say "lmforge serve $*"
   if start_server "$name" "http://127.0.0.1:$port" "$logs/$name-serve.log" \
     node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port "$port" --threads "$threads" "$@" --overrides "$overrides"; then
     head -n 40 "$logs/$name-serve.log" >"$results/$name-startup.txt"
-    local saved=("${concurrencies[@]}")
-    concurrencies=("${saved[@]:1}")
-    bench_server "$name" "http://127.0.0.1:$port"
-    concurrencies=("${saved[@]}")
+    busy_rows "$name" "http://127.0.0.1:$port"
     stop_server
   fi
 }
-variant lmforge-device 18002 --kv-layout shared --sampling device
-variant lmforge-per-sequence 18003 --kv-layout per-sequence
-
 peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
-if [[ -x $peer_bin/llama-server ]]; then
-  say "llama-server (--parallel $slots --ctx-size $cells --kv-unified -ngl 999)"
-  if start_server llama-server http://127.0.0.1:18001 "$logs/llama-server.log" \
-    "$peer_bin/llama-server" --model "$model" --alias "$model" --host 127.0.0.1 --port 18001 --parallel "$slots" \
-    --ctx-size "$cells" --kv-unified --threads "$threads" --threads-batch "$threads" --batch-size 2048 --n-gpu-layers 999; then
+llama_server() { # name port rows(all|busy) flags...
+  local name=$1 port=$2 rows=$3
+  shift 3
+  say "llama-server (--parallel $slots --ctx-size $cells -ngl 999 $*)"
+  if start_server "$name" "http://127.0.0.1:$port" "$logs/$name.log" \
+    "$peer_bin/llama-server" --model "$model" --alias "$model" --host 127.0.0.1 --port "$port" --parallel "$slots" \
+    --ctx-size "$cells" "$@" --threads "$threads" --threads-batch "$threads" --batch-size 2048 --n-gpu-layers 999; then
     # Which libraries it runs on: the same folder as lmforge's (summarize.mjs compares them).
-    group_libraries "$server_pid" >"$results/llama-server-libraries.txt"
-    bench_server llama-server http://127.0.0.1:18001
+    group_libraries "$server_pid" >"$results/$name-libraries.txt"
+    if [[ $rows == all ]]; then bench_server "$name" "http://127.0.0.1:$port"; else busy_rows "$name" "http://127.0.0.1:$port"; fi
     stop_server
   fi
+}
+
+# The peer in the same layout: one pool (--kv-unified), as the issue's table asks.
+if [[ -x $peer_bin/llama-server ]]; then
+  llama_server llama-server 18001 all --kv-unified
 else
   say "no peer llama-server (see logs/peer-build.log): lmforge alone"
 fi
 
-say "bench:speculative ${spec_args[*]}"
-timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
-say "bench:speculative: exit $?"
 if [[ -f bench/host.ts ]]; then
   say "bench/host.ts"
   # Its C floor compiles against the pinned tree's headers: the kit's tree (no npm here to clone the fixtures' one).
@@ -173,6 +177,18 @@ if [[ -f bench/host.ts ]]; then
   compgen -G "$run/host-prof/*.cpuprofile" >/dev/null &&
     node "$root/bench/cpu-profile-top.mjs" --top 20 "$run"/host-prof/*.cpuprofile >"$results/host-profile.txt" 2>>"$logs/host.log"
 fi
+
+# A stream of cells per sequence: llama.cpp builds each step's attention mask on the host over
+# every cell up to the highest one in use, in one pool of 65,536 cells up to 64 × 65,536 entries
+# a step; per stream, over that stream's cells. llama-server's own default is a stream per slot.
+lmforge_variant lmforge-per-sequence 18003 --kv-layout per-sequence
+[[ -x $peer_bin/llama-server ]] && llama_server llama-server-per-slot 18004 busy
+# Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row).
+lmforge_variant lmforge-device 18002 --kv-layout shared --sampling device
+
+say "bench:speculative ${spec_args[*]}"
+timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
+say "bench:speculative: exit $?"
 
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"
 say "done"

@@ -53,20 +53,22 @@ if (concurrencies.length) {
   }
 }
 
-// The variants of lmforge run at the busy rows (run-suite.sh's `variant`), beside the plain server.
-const variants = [...new Set(readdirSync(dir).map((name) => /^bench-(lmforge-.+)-c\d+\.json$/.exec(name)?.[1]).filter(Boolean))].sort();
+// The variants run at the busy rows (run-suite.sh's lmforge_variant and llama_server), each beside
+// its plain server (lmforge-per-sequence beside lmforge) at the same concurrency.
+const variants = [...new Set(readdirSync(dir).map((name) => /^bench-((?:lmforge|llama-server)-.+)-c\d+\.json$/.exec(name)?.[1]).filter(Boolean))].sort();
 if (variants.length) {
-  say('\n| lmforge variant | concurrency | tok/s | × plain lmforge | TTFT p50 (ms) | TPOT p50 (ms) | failed | GPU util mean | busiest thread |');
-  say('|---|---|---|---|---|---|---|---|---|');
+  say('\n| variant | concurrency | tok/s | × its plain server | × llama-server | TTFT p50 (ms) | TPOT p50 (ms) | failed | GPU util mean | busiest thread |');
+  say('|---|---|---|---|---|---|---|---|---|---|');
   for (const variant of variants) {
     for (const c of concurrencies) {
       const r = report(variant, c);
       if (!r) continue;
-      const plain = report('lmforge', c);
+      const plain = report(variant.startsWith('lmforge') ? 'lmforge' : 'llama-server', c);
+      const peer = report('llama-server', c);
       const csv = read(`gpu-util-${variant}-c${c}.csv`);
       const util = csv?.trim().split('\n').map((line) => Number(line.split(',')[0])).filter(Number.isFinite) ?? [];
       const busiest = json(`threads-${variant}-c${c}.json`)?.threads?.[0];
-      say(`| ${variant.replace(/^lmforge-/, '')} | ${c} | ${fixed(r.output_throughput)} | ${fixed(plain ? r.output_throughput / plain.output_throughput : undefined, 2)} | ${fixed(r.ttft_ms?.p50, 1)} | ${fixed(r.tpot_ms?.p50, 1)} | ${r.failed ?? '-'} | ${util.length ? `${fixed(util.reduce((a, b) => a + b, 0) / util.length)}%` : '-'} | ${busiest ? `${busiest.name} ${busiest.cpu_percent}%` : '-'} |`);
+      say(`| ${variant} | ${c} | ${fixed(r.output_throughput)} | ${fixed(plain ? r.output_throughput / plain.output_throughput : undefined, 2)} | ${fixed(peer ? r.output_throughput / peer.output_throughput : undefined, 2)} | ${fixed(r.ttft_ms?.p50, 1)} | ${fixed(r.tpot_ms?.p50, 1)} | ${r.failed ?? '-'} | ${util.length ? `${fixed(util.reduce((a, b) => a + b, 0) / util.length)}%` : '-'} | ${busiest ? `${busiest.name} ${busiest.cpu_percent}%` : '-'} |`);
     }
   }
 }
