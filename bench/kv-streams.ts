@@ -1,4 +1,4 @@
-// `npx tsx bench/kv-streams.ts [--model PATH] [--streams 16] [--context 200] [--long 0] [--reps 3] [--threads N] [--json]`
+// `npx tsx bench/kv-streams.ts [--model PATH] [--streams 16] [--context 200] [--long 0] [--reps 3] [--threads N] [--host-mask] [--json]`
 // What llama.cpp's one shared pool of KV cells (kv_unified, the engine's layout) costs a decode
 // step on the CPU, against a stream of cells per sequence. In the shared pool every query of a
 // step passes over every cached cell (ggml's flash attention skips the cells of other sequences
@@ -9,11 +9,18 @@
 //           one other sequence in the cache when given (a long prompt beside streams);
 //   work:   BareDecoder.workload, bench/compare-llama-server.sh's work bound: 2 × `streams`
 //           requests of `context` prompt tokens and 64 output tokens, `streams` at a time.
+// --host-mask (Linux, with `perf` on PATH) also times, per decode step, the CPU llama.cpp spends
+// building the step's attention mask on the host (set_input_kq_mask: one entry per query and per
+// cell up to the highest one in use): host work on any device, a GPU's included, done on the
+// decoding thread before the graph is queued. perf samples this process during the timed steps.
 // SmolLM2, 2 cores (defaults): a step of 16 streams of 200 tokens takes 47 ms in the shared pool
 // (53 interleaved), 27 with a stream each; the work runs at 153 tok/s against 242 (1.58×). With
 // --streams 8 --context 1145 --long 3225 (bench:prefix's long prompt, late in its prefill): 85 ms
 // a step contiguous, 123 interleaved, 48 with a stream each; the work 1.44×.
-import { availableParallelism } from 'node:os';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { cac } from 'cac';
 import { Batch } from '../runtime/backend/batch.js';
@@ -32,6 +39,7 @@ cli.option('--context <n>', 'Tokens each stream holds (and prompt tokens per req
 cli.option('--long <n>', 'Tokens of one more sequence in the cache, beside the streams (0: none)', { default: 0 });
 cli.option('--reps <n>', 'Repetitions', { default: 3 });
 cli.option('--threads <n>', 'CPU threads', { default: availableParallelism() });
+cli.option('--host-mask', 'Also time the host\'s attention-mask building per step (Linux perf)');
 cli.option('--json', 'One JSON object instead of the table');
 cli.help();
 const { options } = cli.parse();
@@ -63,8 +71,30 @@ const LAYOUTS = [
   { name: 'a stream per sequence', unifiedKv: false, interleaved: true },
 ];
 
-/** Fills the cache as the layout says, then times decode steps of every stream (median ms). */
-function decodeStep(llama: LlamaContext, interleaved: boolean): number {
+const hostMask = options.hostMask === true;
+if (hostMask && spawnSync('perf', ['--version']).status !== 0) throw new Error('--host-mask needs Linux perf on PATH');
+const PERF_HZ = 999;
+
+/** Samples this process with perf until the returned function is called; that one resolves to the milliseconds of CPU spent in the host's mask building. */
+async function samplingMask(): Promise<() => Promise<number>> {
+  const dir = mkdtempSync(join(tmpdir(), 'kv-mask-'));
+  const data = join(dir, 'perf.data');
+  const perf = spawn('perf', ['record', '-q', '-F', String(PERF_HZ), '-p', String(process.pid), '-o', data], { stdio: 'ignore' });
+  await new Promise((resolve) => setTimeout(resolve, 500)); // perf attaches
+  return async () => {
+    const exited = new Promise((resolve) => perf.once('exit', resolve));
+    perf.kill('SIGINT');
+    await exited;
+    const report = spawnSync('perf', ['report', '-i', data, '--no-children', '--sort', 'symbol', '--stdio', '-n'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    rmSync(dir, { recursive: true, force: true });
+    // Lines like "  4.95%  4094  [.] set_input_kq_mask_impl<...>": the sample count is the second field.
+    const samples = report.stdout.split('\n').filter((line) => line.includes('set_input_kq_mask')).reduce((sum, line) => sum + Number(line.trim().split(/\s+/)[1] ?? 0), 0);
+    return (1000 * samples) / PERF_HZ;
+  };
+}
+
+/** Fills the cache as the layout says, then times decode steps of every stream: the median step, and the host's mask building per step (--host-mask), in ms. */
+async function decodeStep(llama: LlamaContext, interleaved: boolean): Promise<{ stepMs: number; maskMs: number }> {
   const batch = new Batch(2048);
   const add = (sequence: number, from: number, to: number) => {
     for (let a = from; a < to; a += 512) {
@@ -93,6 +123,7 @@ function decodeStep(llama: LlamaContext, interleaved: boolean): number {
     if (longAt < long) add(streams, longAt, long);
   }
   const times: number[] = [];
+  const stopSampling = hostMask ? await samplingMask() : undefined;
   for (let step = 0; step < STEPS; step++) {
     batch.clear();
     for (let s = 0; s < streams; s++) batch.add(123, context + step, s, true);
@@ -100,15 +131,20 @@ function decodeStep(llama: LlamaContext, interleaved: boolean): number {
     llama.decodeNow(batch);
     times.push(performance.now() - started);
   }
+  const maskMs = stopSampling ? (await stopSampling()) / STEPS : NaN;
   batch.dispose();
-  return median(times);
+  return { stepMs: median(times), maskMs };
 }
 
 const stepMs = new Map<string, number[]>();
+const maskMs = new Map<string, number[]>();
+const push = (map: Map<string, number[]>, key: string, value: number) => (map.get(key) ?? map.set(key, []).get(key)!).push(value);
 for (let rep = 0; rep < reps; rep++) {
   for (const layout of rep % 2 ? [...LAYOUTS].reverse() : LAYOUTS) {
     const llama = LlamaContext.create(model, { ...shape, unifiedKv: layout.unifiedKv });
-    (stepMs.get(layout.name) ?? stepMs.set(layout.name, []).get(layout.name)!).push(decodeStep(llama, layout.interleaved));
+    const step = await decodeStep(llama, layout.interleaved);
+    push(stepMs, layout.name, step.stepMs);
+    push(maskMs, layout.name, step.maskMs);
     await llama.dispose();
   }
 }
@@ -124,7 +160,11 @@ for (let rep = 0; rep < reps; rep++) {
   }
 }
 
-const rows = LAYOUTS.map((layout) => ({ layout: layout.name, decode_step_ms: median(stepMs.get(layout.name)!) }));
+const rows = LAYOUTS.map((layout) => ({
+  layout: layout.name,
+  decode_step_ms: median(stepMs.get(layout.name)!),
+  ...(hostMask ? { host_mask_ms: median(maskMs.get(layout.name)!) } : {}),
+}));
 const result = {
   streams, context, long, threads, reps,
   rows,
@@ -134,7 +174,10 @@ if (options.json) {
   console.log(JSON.stringify(result));
 } else {
   console.log(`${streams} streams of ${context} tokens${long > 0 ? `, beside one sequence of ${long}` : ''}; ${threads} threads; medians of ${reps}`);
-  for (const r of rows) console.log(`${r.layout.padEnd(28)} decode step ${r.decode_step_ms.toFixed(1).padStart(7)} ms`);
+  for (const r of rows) {
+    const mask = r.host_mask_ms === undefined ? '' : `, of which the host's mask ${r.host_mask_ms.toFixed(2).padStart(6)} ms`;
+    console.log(`${r.layout.padEnd(28)} decode step ${r.decode_step_ms.toFixed(1).padStart(7)} ms${mask}`);
+  }
   console.log(`work (${2 * streams} requests of ${context} + ${OUTPUT} tokens, ${streams} at a time, best of ${reps}): ` +
     `shared pool ${result.work_tokens_per_s.shared_pool.toFixed(1)} tok/s, a stream per sequence ${result.work_tokens_per_s.stream_per_sequence.toFixed(1)} tok/s ` +
     `(${(result.work_tokens_per_s.stream_per_sequence / result.work_tokens_per_s.shared_pool).toFixed(2)}×)`);

@@ -25,7 +25,7 @@ say() { echo "suite $(date +%T): $*"; }
 tsx=("node" "$root/node_modules/tsx/dist/cli.mjs")
 
 if [[ $smoke == 1 ]]; then
-  device=cpu input_len=16 output_len=8 concurrencies=(1 4) slots=4 cells=4096 threads=1
+  device=cpu input_len=16 output_len=8 concurrencies=(1 4) slots=4 cells=8192 threads=1
   spec_args=(--widths 1 --workloads rewrite --reps 1 --tokens 8 --threads 1) host_widths=1,4
 else
   device=cuda input_len=128 output_len=256 concurrencies=(1 16 64) slots=64 cells=65536 threads=$(nproc)
