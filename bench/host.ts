@@ -4,7 +4,8 @@
 // llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
 // other round, so load from elsewhere hits all alike):
 //   - the engine (this tree), with its step phases timed (runtime/engine/step-profile.ts):
-//     JavaScript (plan, batch, sample, commit, collect, emit, yield) against llama_decode;
+//     JavaScript (plan, batch, sample, commit, collect, emit, yield) against llama_decode and the
+//     wait for the device (device: a GPU's, near zero on a CPU);
 //   - the same engine from a baseline checkout (--baseline REF: a temporary git worktree of
 //     REF, sharing node_modules and fixtures/.cache), when asked;
 //   - the C floor: llama_decode in a C loop over the same batch shapes (engine/decode-floor.c).
@@ -205,6 +206,8 @@ try {
     const perStep = (run: EngineRun, pick: (p: StepTotals) => number) => (run.profile && run.profile.steps > 0 ? pick(run.profile) / run.profile.steps : Number.NaN);
     const phases = Object.fromEntries(STEP_PHASES.map((phase) => [phase, median(list.map((r) => perStep(r.engine, (p) => p.phasesMs[phase])))])) as Record<StepPhase, number>;
     const decodeMs = phases.decode;
+    // The wait for the device is neither JavaScript nor llama_decode's host side (near zero on a CPU).
+    const deviceMs = phases.device;
     // Each kind of thread's share of the process's CPU over a run, applied to the steady steps' CPU time.
     const engineCpuStepMs = median(list.map((r) => (r.engine.cpuSeconds * 1000 * width) / r.engine.tokens));
     const share = (pick: (t: ThreadSplit) => number) =>
@@ -215,8 +218,8 @@ try {
       width,
       engine_step_ms: median(list.map((r) => stepMs(r.engine))),
       engine_us_per_sequence_step: median(list.map((r) => (r.engine.seconds / r.engine.tokens) * 1e6)),
-      // The engine thread's time per step outside llama_decode, and llama_decode's (profiled steps).
-      js_ms: profiledStepMs - decodeMs,
+      // The engine thread's time per step outside llama_decode and the wait for the device, and llama_decode's (profiled steps).
+      js_ms: profiledStepMs - decodeMs - deviceMs,
       decode_ms: decodeMs,
       phases_ms: phases,
       floor_step_ms: median(list.map((r) => stepMs(r.floor))),
@@ -277,7 +280,7 @@ try {
       const { engine, main, other } = row.cpu_by_thread_ms;
       console.log(String(row.width).padEnd(6) + [engine, main, other, row.engine_cpu_step_ms, row.floor_cpu_step_ms, ...(nodeFloor ? [row.node_floor_cpu_step_ms!] : [])].map((ms) => ms.toFixed(3).padStart(9)).join(''));
     }
-    console.log('step ms: the engine\'s wall time per step of `width` sequences; JS ms: the engine thread\'s step less llama_decode (step profile); eng/floor: engine tok/s over the C loop\'s' +
+    console.log('step ms: the engine\'s wall time per step of `width` sequences; JS ms: the engine thread\'s step less llama_decode and the wait for the device (step profile); eng/floor: engine tok/s over the C loop\'s' +
       (baseline ? `; base: the engine of ${baselineRef}` : ''));
     console.log('cpu µs/s-s: the engine process\'s CPU time (all threads) per sequence-step; floor cpu: the C loop\'s; cpu e/f: floor CPU over engine CPU per token (1: no host cost), the figure load disturbs least');
     if (nodeFloor) console.log('node/floor, cpu n/f: the C floor\'s loop run from Node (node fl.) against the C one, by wall and by CPU time (1: calling llama.cpp from Node costs nothing)');
