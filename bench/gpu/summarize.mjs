@@ -25,6 +25,11 @@ say(read('machine.txt')?.trim());
 say(read('builds.txt')?.trim() ?? 'builds: no record');
 if (read('cuda-build-failure.txt')) say(`\nCUDA build failed; its last lines:\n${read('cuda-build-failure.txt')}`);
 
+/** nvidia-smi's 200 ms samples during a server's run at concurrency c: [utilisation %, memory MiB] each. */
+const gpuSamples = (server, c) =>
+  (read(`gpu-util-${server}-c${c}.csv`) ?? '').trim().split('\n').map((line) => line.split(',').map(Number)).filter((r) => r.length === 2 && r.every(Number.isFinite));
+const mean = (values) => values.reduce((s, x) => s + x, 0) / Math.max(1, values.length);
+
 const servers = ['lmforge', 'llama-server'];
 const concurrencies = [...new Set(readdirSync(dir).map((name) => /^bench-.*-c(\d+)\.json$/.exec(name)?.[1]).filter(Boolean).map(Number))].sort((a, b) => a - b);
 const report = (server, c) => json(`bench-${server}-c${c}.json`);
@@ -41,12 +46,10 @@ if (concurrencies.length) {
   }
   const top = concurrencies.at(-1);
   for (const server of servers) {
-    const csv = read(`gpu-util-${server}-c${top}.csv`);
-    if (csv) {
-      const rows = csv.trim().split('\n').map((line) => line.split(',').map(Number)).filter((r) => r.length === 2 && r.every(Number.isFinite));
+    const rows = gpuSamples(server, top);
+    if (rows.length) {
       const util = rows.map((r) => r[0]).sort((x, y) => x - y);
-      const mean = util.reduce((s, x) => s + x, 0) / Math.max(1, util.length);
-      say(`GPU utilisation, ${server} at c=${top}: mean ${fixed(mean)}%, p50 ${fixed(util[Math.floor(util.length / 2)])}%, max ${fixed(util.at(-1))}% over ${util.length} samples (200 ms); memory max ${fixed(Math.max(...rows.map((r) => r[1])))} MiB`);
+      say(`GPU utilisation, ${server} at c=${top}: mean ${fixed(mean(util))}%, p50 ${fixed(util[Math.floor(util.length / 2)])}%, max ${fixed(util.at(-1))}% over ${util.length} samples (200 ms); memory max ${fixed(Math.max(...rows.map((r) => r[1])))} MiB`);
     }
     const threads = json(`threads-${server}-c${top}.json`);
     if (threads) say(`busiest threads, ${server} at c=${top} (% of one core over ${threads.window_s} s; all: ${threads.total_cpu_percent}%): ${threads.threads.slice(0, 5).map((t) => `${t.name}[${t.tid}] ${t.cpu_percent}%`).join(', ')}`);
@@ -65,10 +68,9 @@ if (variants.length) {
       if (!r) continue;
       const plain = report(variant.startsWith('lmforge') ? 'lmforge' : 'llama-server', c);
       const peer = report('llama-server', c);
-      const csv = read(`gpu-util-${variant}-c${c}.csv`);
-      const util = csv?.trim().split('\n').map((line) => Number(line.split(',')[0])).filter(Number.isFinite) ?? [];
+      const util = gpuSamples(variant, c).map((r) => r[0]);
       const busiest = json(`threads-${variant}-c${c}.json`)?.threads?.[0];
-      say(`| ${variant} | ${c} | ${fixed(r.output_throughput)} | ${fixed(plain ? r.output_throughput / plain.output_throughput : undefined, 2)} | ${fixed(peer ? r.output_throughput / peer.output_throughput : undefined, 2)} | ${fixed(r.ttft_ms?.p50, 1)} | ${fixed(r.tpot_ms?.p50, 1)} | ${r.failed ?? '-'} | ${util.length ? `${fixed(util.reduce((a, b) => a + b, 0) / util.length)}%` : '-'} | ${busiest ? `${busiest.name} ${busiest.cpu_percent}%` : '-'} |`);
+      say(`| ${variant} | ${c} | ${fixed(r.output_throughput)} | ${fixed(plain ? r.output_throughput / plain.output_throughput : undefined, 2)} | ${fixed(peer ? r.output_throughput / peer.output_throughput : undefined, 2)} | ${fixed(r.ttft_ms?.p50, 1)} | ${fixed(r.tpot_ms?.p50, 1)} | ${r.failed ?? '-'} | ${util.length ? `${fixed(mean(util))}%` : '-'} | ${busiest ? `${busiest.name} ${busiest.cpu_percent}%` : '-'} |`);
     }
   }
 }
