@@ -117,33 +117,27 @@ bench_server() { # name url
 }
 
 overrides="max_num_sequence=$slots;max_total_seq_length=$cells;context_window_size=2048;prefill_chunk_size=2048"
-say "lmforge serve --device $device ($overrides)"
-if start_server lmforge http://127.0.0.1:18000 "$logs/lmforge-serve.log" \
-  node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port 18000 --threads "$threads" --kv-layout shared --overrides "$overrides"; then
-  head -n 40 "$logs/lmforge-serve.log" >"$results/lmforge-startup.txt"
-  group_libraries "$server_pid" >"$results/lmforge-libraries.txt"
-  bench_server lmforge http://127.0.0.1:18000
-  stop_server
-fi
-
-# Variants at the busy rows only (the first concurrency left out).
-busy_rows() { # bench_server's arguments
+# Each server's rows: all of them, or the busy ones only (the first concurrency left out).
+bench_rows() { # name url all|busy
   local saved=("${concurrencies[@]}")
-  concurrencies=("${saved[@]:1}")
-  bench_server "$@"
+  [[ $3 == all ]] || concurrencies=("${saved[@]:1}")
+  bench_server "$1" "$2"
   concurrencies=("${saved[@]}")
 }
-lmforge_variant() { # name port flags...
-  local name=$1 port=$2
-  shift 2
-  say "lmforge serve $*"
+lmforge_server() { # name port all|busy flags...
+  local name=$1 port=$2 rows=$3
+  shift 3
+  say "lmforge serve --device $device $* ($overrides)"
   if start_server "$name" "http://127.0.0.1:$port" "$logs/$name-serve.log" \
     node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port "$port" --threads "$threads" "$@" --overrides "$overrides"; then
     head -n 40 "$logs/$name-serve.log" >"$results/$name-startup.txt"
-    busy_rows "$name" "http://127.0.0.1:$port"
+    group_libraries "$server_pid" >"$results/$name-libraries.txt"
+    bench_rows "$name" "http://127.0.0.1:$port" "$rows"
     stop_server
   fi
 }
+lmforge_server lmforge 18000 all --kv-layout shared
+
 peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
 llama_server() { # name port rows(all|busy) flags...
   local name=$1 port=$2 rows=$3
@@ -154,7 +148,7 @@ llama_server() { # name port rows(all|busy) flags...
     --ctx-size "$cells" "$@" --threads "$threads" --threads-batch "$threads" --batch-size 2048 --n-gpu-layers 999; then
     # Which libraries it runs on: the same folder as lmforge's (summarize.mjs compares them).
     group_libraries "$server_pid" >"$results/$name-libraries.txt"
-    if [[ $rows == all ]]; then bench_server "$name" "http://127.0.0.1:$port"; else busy_rows "$name" "http://127.0.0.1:$port"; fi
+    bench_rows "$name" "http://127.0.0.1:$port" "$rows"
     stop_server
   fi
 }
@@ -181,10 +175,10 @@ fi
 # A stream of cells per sequence: llama.cpp builds each step's attention mask on the host over
 # every cell up to the highest one in use, in one pool of 65,536 cells up to 64 × 65,536 entries
 # a step; per stream, over that stream's cells. llama-server's own default is a stream per slot.
-lmforge_variant lmforge-per-sequence 18003 --kv-layout per-sequence
+lmforge_server lmforge-per-sequence 18003 busy --kv-layout per-sequence
 [[ -x $peer_bin/llama-server ]] && llama_server llama-server-per-slot 18004 busy
 # Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row).
-lmforge_variant lmforge-device 18002 --kv-layout shared --sampling device
+lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device
 
 say "bench:speculative ${spec_args[*]}"
 timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"

@@ -56,7 +56,7 @@ if (concurrencies.length) {
   }
 }
 
-// The variants run at the busy rows (run-suite.sh's lmforge_variant and llama_server), each beside
+// The variants run at the busy rows (run-suite.sh's lmforge_server and llama_server with 'busy'), each beside
 // its plain server (lmforge-per-sequence beside lmforge) at the same concurrency.
 const variants = [...new Set(readdirSync(dir).map((name) => /^bench-((?:lmforge|llama-server)-.+)-c\d+\.json$/.exec(name)?.[1]).filter(Boolean))].sort();
 if (variants.length) {
