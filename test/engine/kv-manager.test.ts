@@ -217,4 +217,16 @@ test('a mirrored cache (an EAGLE-3 draft\'s) gets every copy and remove the targ
   assert.is(draft.cells.size, target.cells.size);
 });
 
+test('allocate takes the free slot ranked highest, the most recently freed among equals', () => {
+  const { kv } = setup({ recyclingSlots: 0 });
+  const slots = [kv.allocate(), kv.allocate(), kv.allocate(), kv.allocate()];
+  assert.equal(slots, [0, 1, 2, 3], 'unranked: the lowest ids first, as they were stacked');
+  for (const slot of [2, 0, 3, 1]) kv.release(slot, false);
+  assert.is(kv.allocate(), 1, 'unranked: the last freed');
+  assert.is(kv.allocate((slot) => (slot === 2 ? 1 : 0)), 2, 'the one ranked above the others, though freed first');
+  assert.is(kv.allocate(() => 5), 3, 'all alike: the last freed of those left');
+  assert.is(kv.allocate((slot) => -slot), 0, 'the only one left');
+  assert.throws(() => kv.allocate(() => 1), /no free sequence slot/);
+});
+
 test.run();

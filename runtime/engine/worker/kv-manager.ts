@@ -108,11 +108,22 @@ export class KvManager {
     return this.runningSlotsInUse + sequences <= this.options.runningSlots;
   }
 
-  /** A slot for a new sequence, holding no cells yet. Check canAllocate first. */
-  allocate(): number {
+  /**
+   * A slot for a new sequence, holding no cells yet: of the free slots, one that `rank` ranks
+   * highest (default: all alike), the most recently freed among equals. Check canAllocate first.
+   */
+  allocate(rank?: (slot: number) => number): number {
     // Recycled slots never exceed their own quota, so a running sequence always finds a free one.
-    const slot = this.free.pop();
-    if (slot === undefined || this.runningSlotsInUse >= this.options.runningSlots) throw new Error('no free sequence slot');
+    if (this.free.length === 0 || this.runningSlotsInUse >= this.options.runningSlots) throw new Error('no free sequence slot');
+    let index = this.free.length - 1;
+    if (rank) {
+      let best = rank(this.free[index]!);
+      for (let i = index - 1; i >= 0; i--) {
+        const score = rank(this.free[i]!);
+        if (score > best) [best, index] = [score, i];
+      }
+    }
+    const slot = this.free.splice(index, 1)[0]!;
     this.tails.set(slot, this.tree.root);
     return slot;
   }

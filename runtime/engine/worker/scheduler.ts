@@ -78,6 +78,8 @@ export class Scheduler {
     private readonly budget: StepBudget,
     private readonly onAdmit: (state: RequestState) => void = () => undefined,
     private readonly proposeDraft?: ProposeDraft,
+    /** How well a free slot suits a sequence (kv-manager.ts allocate); device-sampling.ts ranks by the chain a slot keeps. */
+    private readonly rankSlot?: (sequence: Sequence, slot: number) => number,
   ) {}
 
   enqueue(state: RequestState): void {
@@ -160,7 +162,8 @@ export class Scheduler {
       if (!this.kv.canAllocate(live.length)) break;
       if (this.running.length > 0 && this.committedCells() + projectedCells(next) > this.limits.maxTotalSeqLength) break;
       this.waiting.shift();
-      for (const sequence of live) sequence.slot = this.kv.allocate();
+      const rankSlot = this.rankSlot;
+      for (const sequence of live) sequence.slot = this.kv.allocate(rankSlot && ((slot) => rankSlot(sequence, slot)));
       next.admittedAt = this.admissions++;
       this.running.push(next);
       this.onAdmit(next);
