@@ -43,6 +43,13 @@ export function bindSamplerApi(lib: LibraryHandle) {
     llama_sampler_free: f<(sampler: SamplerHandle) => void>('void llama_sampler_free(void *smpl)'),
     /** A copy with the same state (penalty windows, the generator's position), not yet bound to any context's graph. */
     llama_sampler_clone: f<(sampler: SamplerHandle) => SamplerHandle | null>('void *llama_sampler_clone(const void *smpl)'),
+    /**
+     * Copies `source`'s state (penalty windows, the generator's seed and position, a mask link's
+     * mask) into `target`, a sampler of the same kind and configuration, which keeps its place in
+     * a context's graph: a chain attached to a sequence id takes over another chain's request
+     * without re-planning the graph.
+     */
+    llama_sampler_copy: f<(source: SamplerHandle, target: SamplerHandle) => void>('void llama_sampler_copy(const void *src, void *dst)'),
 
     llama_sampler_init_greedy: f<() => SamplerHandle>('void *llama_sampler_init_greedy()'),
     llama_sampler_init_dist: f<(seed: number) => SamplerHandle>('void *llama_sampler_init_dist(uint32_t seed)'),

@@ -206,4 +206,9 @@ export interface EngineStats {
   draftPositions: { proposed: number[]; accepted: number[] };
   /** Decode steps' phase timings by width, when the engine was created with profileSteps. */
   stepProfile?: StepProfileTotals;
+  /**
+   * Sampling on the device: sampler chains attached to or taken from sequence ids, each of which
+   * made llama.cpp re-plan its graph (device-sampling.ts keeps them attached for the next alike).
+   */
+  samplerReplans?: number;
 }

@@ -151,6 +151,51 @@ test('preempted sequences continue their chains (penalties, generator) on the id
 });
 
 
+test('chains stay on their ids: requests configured alike re-plan the graph once, and each starts afresh (penalties, seed, prompt window)', async () => {
+  const engine = await tinyEngine({ overrides: { ...limits, max_num_sequence: 4 }, sampling: 'device' });
+  // The reference: one id, and a request of another configuration before each, so that every
+  // request it answers gets a new chain (two re-plans a pair: replaced, then replaced again).
+  const fresh = await tinyEngine({ overrides: { ...limits, max_num_sequence: 1 }, sampling: 'device' });
+  try {
+    const replans = async (of = engine) => (await of.stats()).samplerReplans!;
+    assert.is(await replans(), 0);
+    const request = (prompt: number[], sampling: Partial<SamplingParams>, seed?: number) => ({ prompt, maxTokens: 15, ignoreEos: true, sampling, ...(seed !== undefined ? { seed } : {}) });
+    const alone = async (each: GenerateRequest) => {
+      const before = await replans(fresh);
+      await onlyChoice(fresh, { prompt: prompts[4]!, maxTokens: 1, sampling: { temperature: 0, presencePenalty: 0.5 } });
+      const tokens = await onlyChoice(fresh, each);
+      assert.is(await replans(fresh), before + 2, 'the reference request had a chain of its own');
+      return tokens;
+    };
+    // 15 tokens: five words used twice, five once, so counts carried into the next request would
+    // change its order; and the repetition penalty's window holds each request's own prompt.
+    const repetition = { temperature: 0, repetitionPenalty: 1.6, repeatLastN: 8 };
+    for (const sampling of [rotation, repetition]) {
+      const before = await replans();
+      for (const [index, prompt] of prompts.slice(0, 3).entries()) {
+        const wanted = await alone(request(prompt, sampling));
+        assert.equal(await onlyChoice(engine, request(prompt, sampling)), wanted, `prompt ${index}, ${JSON.stringify(sampling, (_, v) => (v instanceof Map ? [...v] : v))}`);
+      }
+      assert.is(await replans(), before + 1, 'one chain attached, then taken over by the next two');
+    }
+    // The generator is reseeded: a seed draws on a taken-over chain what it draws on a new one, another seed other draws.
+    const before = await replans();
+    const drawn: number[][] = [];
+    for (const seed of [3, 3, 4]) drawn.push(await onlyChoice(engine, request(prompts[0]!, draws, seed)));
+    assert.equal(drawn[0], await alone(request(prompts[0]!, draws, 3)));
+    assert.equal(drawn[1], drawn[0]);
+    assert.not.equal(drawn[2], drawn[0]);
+    assert.is(await replans(), before + 1);
+    // A request sampled on the host (logprobs) takes the id that holds no chain: nothing to take away.
+    const result = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 4, sampling: { temperature: 0, logprobs: true, topLogprobs: 2 } });
+    assert.is(result.choices[0]!.logprobs.length, 4);
+    assert.is(await replans(), before + 1);
+  } finally {
+    await engine.dispose();
+    await fresh.dispose();
+  }
+});
+
 test('the first token follows softmax at the temperature after top_k, top_p and min_p, on both paths (chi-square over seeds)', async ({ host, device }) => {
   const prompt = repetitivePrompt(77, 3, 4);
   const K = 12;

@@ -112,6 +112,7 @@ export class EngineCore {
       this.budget,
       (state) => this.trace(state, 'queued', state.submittedAt, nowMicros() - state.submittedAt, { waiting: this.scheduler.waiting.length }),
       this.speculation && ((sequence, most, width) => this.speculation!.propose(sequence, most, width)),
+      options.sampling === 'device' ? (sequence, slot) => this.deviceSampling!.rankSlot(sequence, slot) : undefined,
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
     this.committer = new TokenCommitter(vocabulary);
@@ -187,6 +188,7 @@ export class EngineCore {
       vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
       draftPositions: { proposed: [...(this.speculation?.positions.proposed ?? [])], accepted: [...(this.speculation?.positions.accepted ?? [])] },
       ...(this.profile ? { stepProfile: this.profile.snapshot() } : {}),
+      ...(this.deviceSampling ? { samplerReplans: this.deviceSampling.replans } : {}),
     };
   }
 

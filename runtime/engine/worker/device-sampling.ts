@@ -8,6 +8,18 @@
 // committed token), so the mask must be ready before the decode, not prepared during it. The
 // grammar itself (accepting the committed token, ending when only an end is allowed) stays here.
 //
+// A chain stays attached to its sequence id when its sequence leaves: giving llama.cpp a chain
+// or taking one away makes it re-plan its graph from scratch (sched_reserve: a new scheduler,
+// worst-case graphs built and measured, compute buffers allocated again), 2.5-3.3 ms on 2 CPU
+// cores for SmolLM2 at 16-48 sequences, whereas an idle chain costs a step next to nothing
+// (llama.cpp runs it on a dummy row: 48 idle chains beside 48 streams, +0-4%, within noise). The
+// next sequence whose chain would be configured the same (the same links with the same
+// settings: configurationKey) takes the attached chain over with llama_sampler_copy, which
+// moves a fresh chain's state (the seed, the prompt in a repetition window) into it, and the
+// graph stays as it was; the scheduler gives a new sequence a free id holding such a chain when
+// there is one (rankSlot). Only another configuration, or a sequence that samples on the host,
+// changes an id's chain.
+//
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
 // frequency/presence penalties → temperature → top_k → top_p → min_p → a seeded draw, with every
 // truncation at the request's temperature and temperature 0 as the argmax of the processed
@@ -44,16 +56,81 @@ export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boo
   return undefined;
 }
 
-/** The chains of the sequences that sample in the graph, attached to their sequence ids as steps need them. */
+/** One link of a chain and the settings llama.cpp builds its part of the graph from (its state aside). */
+type Link =
+  | { kind: 'grammar_mask' }
+  | { kind: 'logit_bias'; biases: [number, number][] }
+  | { kind: 'penalties'; window: number; repeat: number; frequency: number; presence: number; countsPrompt: boolean }
+  | { kind: 'greedy' }
+  | { kind: 'temp'; temperature: number }
+  | { kind: 'top_k'; k: number }
+  | { kind: 'top_p'; p: number }
+  | { kind: 'min_p'; p: number }
+  | { kind: 'dist' };
+
+/** The links of a sequence's chain, in order. */
+export function chainLinks(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number): Link[] {
+  const links: Link[] = [];
+  // First, as on the host (token-sampler.ts masks before temperature and truncation): no
+  // stage before it turns a masked token's -inf into anything else.
+  if (hasGrammar) links.push({ kind: 'grammar_mask' });
+  if (params.logitBias && params.logitBias.size > 0) links.push({ kind: 'logit_bias', biases: [...params.logitBias] });
+  // Two penalty stages, because their windows differ: the repetition penalty's covers the
+  // prompt too (its last repeat_last_n tokens, -1: all), OpenAI's penalties only the output.
+  // A window as long as the sequence can grow never drops a token.
+  const repetition = params.repetitionPenalty ?? 1;
+  const repeatLastN = params.repeatLastN ?? -1;
+  if (repetition !== 1 && repeatLastN !== 0) {
+    links.push({ kind: 'penalties', window: repeatLastN < 0 ? lengthLimit : repeatLastN, repeat: repetition, frequency: 0, presence: 0, countsPrompt: true });
+  }
+  if (params.frequencyPenalty !== 0 || params.presencePenalty !== 0) {
+    links.push({ kind: 'penalties', window: lengthLimit, repeat: 1, frequency: params.frequencyPenalty, presence: params.presencePenalty, countsPrompt: false });
+  }
+  const invTemperature = 1 / params.temperature;
+  if (params.temperature === 0 || !Number.isFinite(invTemperature)) {
+    links.push({ kind: 'greedy' });
+    return links;
+  }
+  if (params.temperature !== 1) links.push({ kind: 'temp', temperature: params.temperature });
+  const minP = params.minP ?? 0;
+  // ggml's min_p keeps logits strictly above max + ln p, which at p = 1 keeps nothing; the
+  // host keeps the best token(s) then, as top_k 1 does.
+  const topK = minP >= 1 ? 1 : Math.min(params.topK ?? 0, vocabSize);
+  if (topK > 0) links.push({ kind: 'top_k', k: topK });
+  if (params.topP < 1) links.push({ kind: 'top_p', p: params.topP });
+  if (minP > 0 && minP < 1) links.push({ kind: 'min_p', p: minP });
+  links.push({ kind: 'dist' });
+  return links;
+}
+
+/** What two chains must share for one to take over the other's place in the graph. */
+export function configurationKey(links: readonly Link[]): string {
+  return JSON.stringify(links);
+}
+
+/** A chain and its mask link (the first, for a constrained sequence's configuration). */
+interface Chain {
+  chain: SamplerHandle;
+  mask: GrammarMaskSampler | undefined;
+}
+
+/** A chain attached to a sequence id. It stays there when its sequence leaves, for the next of its configuration. */
+interface AttachedChain extends Chain {
+  key: string;
+  /** The sequence it samples for now; undefined while idle. */
+  owner: Sequence | undefined;
+}
+
+/** The chains of the sequences that sample in the graph, attached to sequence ids as steps need them. */
 export class DeviceSampling {
-  /** Per sequence seen: its chain, or null when it samples on the host. */
-  private readonly chains = new Map<Sequence, SamplerHandle | null>();
-  /** Sequence id -> the sequence whose chain llama.cpp holds for it. */
-  private readonly attached = new Map<number, Sequence>();
-  /** Chains llama.cpp has bound to its graph once: attaching one again (after preemption) takes a clone. */
-  private readonly bound = new Set<SamplerHandle>();
-  /** The mask link of each constrained sequence's chain (its first link; owned by the chain). */
-  private readonly masks = new Map<Sequence, GrammarMaskSampler>();
+  /** By sequence id: the chain llama.cpp holds for it. */
+  private readonly attached = new Map<number, AttachedChain>();
+  /** Per sequence seen: its chain's configuration key, or null when it samples on the host. */
+  private readonly keys = new Map<Sequence, string | null>();
+  /** Preempted sequences' chains (penalty windows, generator position), cloned as they left their ids. */
+  private readonly parked = new Map<Sequence, Chain>();
+  /** Chains given to llama.cpp or taken from it, each of which made it re-plan its graph. */
+  replans = 0;
 
   constructor(
     private readonly api: SamplerApi,
@@ -64,160 +141,187 @@ export class DeviceSampling {
 
   /** Whether this sequence's tokens are chosen in the graph. */
   onDevice(sequence: Sequence): boolean {
-    return this.chainOf(sequence) !== null;
+    return this.keyOf(sequence) !== null;
   }
 
   /**
-   * Before a decode: every entry that asks for logits has its chain attached to its sequence id,
-   * or none when it samples on the host, and a constrained one's mask set from its grammar's
-   * current state; chains of sequences that ended are freed. Each change makes llama.cpp
-   * re-plan its graph, so chains stay attached between steps.
+   * How well free sequence id `slot` suits `sequence`: an id holding a chain of its
+   * configuration (taken over, nothing re-planned), then one holding none, then one holding
+   * another's (to be replaced, or, for a sequence sampled on the host, taken away).
+   */
+  rankSlot(sequence: Sequence, slot: number): number {
+    const held = this.attached.get(slot);
+    if (!held) return 1;
+    return held.key === this.keyOf(sequence) ? 2 : 0;
+  }
+
+  /**
+   * Before a decode: every entry that asks for logits has its chain attached to its sequence
+   * id, or none when it samples on the host, and a constrained one's mask set from its
+   * grammar's current state.
    */
   prepare(entries: readonly StepEntry[]): boolean[] {
     this.release();
     return entries.map(({ sequence, logits }) => {
       if (logits === 0) return false;
-      let chain = this.chainOf(sequence);
-      const holder = this.attached.get(sequence.slot);
-      if (holder !== (chain ? sequence : undefined)) {
-        if (chain && this.bound.has(chain)) chain = this.rebind(sequence, chain);
-        if (!this.context.setSampler(sequence.slot, chain)) throw new Error(`llama.cpp could not sample sequence ${sequence.slot} in the graph`);
-        if (chain) this.bound.add(chain);
-        if (chain) this.attached.set(sequence.slot, sequence);
-        else this.attached.delete(sequence.slot);
+      const key = this.keyOf(sequence);
+      let held = this.attached.get(sequence.slot);
+      if (key === null) {
+        if (held) this.detach(sequence.slot, held);
+        return false;
       }
-      const mask = this.masks.get(sequence);
+      if (held?.owner !== sequence) held = this.takeOver(sequence, key, held);
       // A request that failed (its grammar too, perhaps) is not sampled: its mask is left as it was.
-      if (mask && !ended(sequence)) {
+      if (held.mask && !ended(sequence)) {
         const grammar = sequence.grammar!;
         grammar.refresh(); // a no-op unless the sequence is new since the engine refreshed masks
-        mask.setMask(grammar.mask);
+        held.mask.setMask(grammar.mask);
       }
-      return chain !== null;
+      return true;
     });
   }
 
   /** Records a generated token in the sequence's chain (its penalties' windows). */
   accept(sequence: Sequence, token: number): void {
-    const chain = this.chains.get(sequence);
-    if (chain) this.api.llama_sampler_accept(chain, token);
+    const held = this.attached.get(sequence.slot);
+    if (held?.owner === sequence) this.api.llama_sampler_accept(held.chain, token);
   }
 
   /** Detaches and frees every chain. */
   dispose(): void {
-    for (const slot of this.attached.keys()) this.context.setSampler(slot, null);
-    this.attached.clear();
-    for (const chain of this.chains.values()) if (chain) this.api.llama_sampler_free(chain);
-    this.chains.clear();
-    this.bound.clear();
-    this.masks.clear();
+    for (const [slot, held] of this.attached) this.detach(slot, held);
+    for (const { chain } of this.parked.values()) this.api.llama_sampler_free(chain);
+    this.parked.clear();
+    this.keys.clear();
   }
 
   /**
-   * A chain binds to one graph once (llama.cpp asserts it): a sequence that comes back on
-   * another id after preemption continues in a clone, which carries its penalties' windows and
-   * its generator's position.
+   * `sequence` starts sampling on its id: the id's chain takes its state when configured alike;
+   * otherwise its own chain (new, or the one it parked) replaces the id's.
    */
-  private rebind(sequence: Sequence, chain: SamplerHandle): SamplerHandle {
+  private takeOver(sequence: Sequence, key: string, held: AttachedChain | undefined): AttachedChain {
+    const own = this.parked.get(sequence) ?? this.buildChain(sequence);
+    this.parked.delete(sequence);
+    if (held && held.key === key) {
+      this.api.llama_sampler_copy(own.chain, held.chain);
+      this.api.llama_sampler_free(own.chain);
+      held.owner = sequence;
+      return held;
+    }
+    if (!this.context.setSampler(sequence.slot, own.chain)) {
+      this.api.llama_sampler_free(own.chain);
+      throw new Error(`llama.cpp could not sample sequence ${sequence.slot} in the graph`);
+    }
+    this.replans++;
+    if (held) this.api.llama_sampler_free(held.chain);
+    const attached = { ...own, key, owner: sequence };
+    this.attached.set(sequence.slot, attached);
+    return attached;
+  }
+
+  private detach(slot: number, held: AttachedChain): void {
+    this.context.setSampler(slot, null);
+    this.replans++;
+    this.api.llama_sampler_free(held.chain);
+    this.attached.delete(slot);
+  }
+
+  /**
+   * Chains whose sequence left their id go idle. One that left unfinished (preempted) keeps its
+   * state in a clone for the id it comes back on; those of sequences that ended are dropped.
+   */
+  private release(): void {
+    for (const [slot, held] of this.attached) {
+      const owner = held.owner;
+      if (!owner || (owner.slot === slot && !ended(owner))) continue;
+      if (!ended(owner)) this.parked.set(owner, this.cloneOf(held));
+      held.owner = undefined;
+    }
+    for (const [sequence, { chain }] of this.parked) {
+      if (!ended(sequence)) continue;
+      this.api.llama_sampler_free(chain);
+      this.parked.delete(sequence);
+    }
+    for (const sequence of this.keys.keys()) if (ended(sequence)) this.keys.delete(sequence);
+  }
+
+  /** An unattached copy of a chain with its state (a mask link's clone is the clone's first link). */
+  private cloneOf({ chain, mask }: Chain): Chain {
     const clone = this.api.llama_sampler_clone(chain);
     if (!clone) throw new Error('llama.cpp could not clone a sampler chain');
-    this.bound.delete(chain);
-    this.api.llama_sampler_free(chain);
-    this.chains.set(sequence, clone);
-    if (this.masks.has(sequence)) {
-      // The clone has a clone of the mask link, at the same place: set masks through it now.
-      const link = this.api.llama_sampler_chain_get(clone, 0);
-      const mask = link && grammarMaskSamplerAt(link as unknown as SamplerPointer);
-      if (!mask) throw new Error('a cloned sampler chain lost its grammar mask link');
-      this.masks.set(sequence, mask);
-    }
-    return clone;
+    if (!mask) return { chain: clone, mask: undefined };
+    const link = this.api.llama_sampler_chain_get(clone, 0);
+    const cloned = link && grammarMaskSamplerAt(link as unknown as SamplerPointer);
+    if (!cloned) throw new Error('a cloned sampler chain lost its grammar mask link');
+    return { chain: clone, mask: cloned };
   }
 
-  /** Detaches chains from ids their sequence left (finished, preempted), and frees those of ended sequences. */
-  private release(): void {
-    for (const [slot, sequence] of this.attached) {
-      if (sequence.slot !== slot || ended(sequence)) {
-        this.context.setSampler(slot, null);
-        this.attached.delete(slot);
-      }
-    }
-    for (const [sequence, chain] of this.chains) {
-      if (!ended(sequence)) continue;
-      if (chain) {
-        this.bound.delete(chain);
-        this.api.llama_sampler_free(chain);
-      }
-      this.chains.delete(sequence);
-      this.masks.delete(sequence);
-    }
-  }
-
-  private chainOf(sequence: Sequence): SamplerHandle | null {
-    let chain = this.chains.get(sequence);
-    if (chain === undefined) {
+  private keyOf(sequence: Sequence): string | null {
+    let key = this.keys.get(sequence);
+    if (key === undefined) {
       const params = sequence.sampler.params;
-      const state = sequence.request;
-      const reason = hostOnlyReason(params, sequence.grammar !== undefined, state.lengthLimit, sequence.sampler.vocabSize, this.createMask !== undefined);
-      chain = reason === undefined ? this.buildChain(sequence, params) : null;
-      this.chains.set(sequence, chain);
+      const reason = hostOnlyReason(params, sequence.grammar !== undefined, sequence.request.lengthLimit, sequence.sampler.vocabSize, this.createMask !== undefined);
+      key = reason === undefined ? configurationKey(this.linksOf(sequence)) : null;
+      this.keys.set(sequence, key);
     }
-    return chain;
+    return key;
   }
 
-  private buildChain(sequence: Sequence, params: Readonly<SamplingParams>): SamplerHandle {
+  private linksOf(sequence: Sequence): Link[] {
+    return chainLinks(sequence.sampler.params, sequence.grammar !== undefined, sequence.request.lengthLimit, sequence.sampler.vocabSize);
+  }
+
+  /** A new, unattached chain for the sequence: its links, the prompt in a repetition window, its seed. */
+  private buildChain(sequence: Sequence): Chain {
     const api = this.api;
     const vocabSize = sequence.sampler.vocabSize;
-    const lengthLimit = sequence.request.lengthLimit;
     const chain = api.llama_sampler_chain_init({ no_perf: true });
     if (!chain) throw new Error('llama.cpp could not create a sampler chain');
     const add = (stage: SamplerHandle) => api.llama_sampler_chain_add(chain, stage);
-    if (sequence.grammar) {
-      // First, as on the host (token-sampler.ts masks before temperature and truncation): no
-      // stage before it turns a masked token's -inf into anything else.
-      const mask = this.createMask!(vocabSize);
-      add(mask.sampler as unknown as SamplerHandle);
-      this.masks.set(sequence, mask);
-    }
-    if (params.logitBias && params.logitBias.size > 0) {
-      const biases = Buffer.alloc(params.logitBias.size * LOGIT_BIAS_BYTES);
-      let offset = 0;
-      for (const [token, value] of params.logitBias) {
-        biases.writeInt32LE(token, offset);
-        biases.writeFloatLE(value, offset + LOGIT_BIAS_VALUE_OFFSET);
-        offset += LOGIT_BIAS_BYTES;
+    let mask: GrammarMaskSampler | undefined;
+    for (const link of this.linksOf(sequence)) {
+      switch (link.kind) {
+        case 'grammar_mask':
+          mask = this.createMask!(vocabSize);
+          add(mask.sampler as unknown as SamplerHandle);
+          break;
+        case 'logit_bias': {
+          const biases = Buffer.alloc(link.biases.length * LOGIT_BIAS_BYTES);
+          link.biases.forEach(([token, value], i) => {
+            biases.writeInt32LE(token, i * LOGIT_BIAS_BYTES);
+            biases.writeFloatLE(value, i * LOGIT_BIAS_BYTES + LOGIT_BIAS_VALUE_OFFSET);
+          });
+          add(api.llama_sampler_init_logit_bias(vocabSize, link.biases.length, biases));
+          break;
+        }
+        case 'penalties': {
+          const stage = api.llama_sampler_init_penalties(vocabSize, link.window, link.repeat, link.frequency, link.presence);
+          // Before joining the chain, so that only this stage counts the prompt.
+          if (link.countsPrompt) for (let i = 0; i < sequence.promptLength; i++) api.llama_sampler_accept(stage, sequence.tokens[i]!);
+          add(stage);
+          break;
+        }
+        case 'greedy':
+          add(api.llama_sampler_init_greedy());
+          break;
+        case 'temp':
+          add(api.llama_sampler_init_temp(link.temperature));
+          break;
+        case 'top_k':
+          add(api.llama_sampler_init_top_k(link.k));
+          break;
+        case 'top_p':
+          add(api.llama_sampler_init_top_p(link.p, 1));
+          break;
+        case 'min_p':
+          add(api.llama_sampler_init_min_p(link.p, 1));
+          break;
+        case 'dist':
+          add(api.llama_sampler_init_dist(deviceSeed(sequence)));
+          break;
       }
-      add(api.llama_sampler_init_logit_bias(vocabSize, params.logitBias.size, biases));
     }
-    // Two penalty stages, because their windows differ: the repetition penalty's covers the
-    // prompt too (its last repeat_last_n tokens, -1: all), OpenAI's penalties only the output.
-    // A window as long as the sequence can grow never drops a token.
-    const repetition = params.repetitionPenalty ?? 1;
-    const repeatLastN = params.repeatLastN ?? -1;
-    if (repetition !== 1 && repeatLastN !== 0) {
-      const stage = api.llama_sampler_init_penalties(vocabSize, repeatLastN < 0 ? lengthLimit : repeatLastN, repetition, 0, 0);
-      // Before joining the chain, so that only this stage counts the prompt.
-      for (let i = 0; i < sequence.promptLength; i++) api.llama_sampler_accept(stage, sequence.tokens[i]!);
-      add(stage);
-    }
-    if (params.frequencyPenalty !== 0 || params.presencePenalty !== 0) {
-      add(api.llama_sampler_init_penalties(vocabSize, lengthLimit, 1, params.frequencyPenalty, params.presencePenalty));
-    }
-    const invTemperature = 1 / params.temperature;
-    if (params.temperature === 0 || !Number.isFinite(invTemperature)) {
-      add(api.llama_sampler_init_greedy());
-      return chain;
-    }
-    if (params.temperature !== 1) add(api.llama_sampler_init_temp(params.temperature));
-    const minP = params.minP ?? 0;
-    // ggml's min_p keeps logits strictly above max + ln p, which at p = 1 keeps nothing; the
-    // host keeps the best token(s) then, as top_k 1 does.
-    const topK = minP >= 1 ? 1 : Math.min(params.topK ?? 0, vocabSize);
-    if (topK > 0) add(api.llama_sampler_init_top_k(topK));
-    if (params.topP < 1) add(api.llama_sampler_init_top_p(params.topP, 1));
-    if (minP > 0 && minP < 1) add(api.llama_sampler_init_min_p(minP, 1));
-    add(api.llama_sampler_init_dist(deviceSeed(sequence)));
-    return chain;
+    return { chain, mask };
   }
 }
 
