@@ -68,6 +68,8 @@ export function bindGgmlApi(libllamaPath: string) {
     ggml_argmax: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_argmax(ggml_context *ctx, ggml_tensor *a)'),
     ggml_new_graph: f<(ctx: GgmlContext) => GgmlGraph>('ggml_cgraph *ggml_new_graph(ggml_context *ctx)'),
     ggml_build_forward_expand: f<(graph: GgmlGraph, t: GgmlTensor) => void>('void ggml_build_forward_expand(ggml_cgraph *graph, ggml_tensor *t)'),
+    /** ggml's fatal error (what GGML_ASSERT and the CUDA backend call): prints file:line and the message, then aborts. */
+    ggml_abort: f<(file: string, line: number, message: string) => never>('void ggml_abort(const char *file, int line, const char *fmt, ...)'),
 
     ggml_backend_dev_init: f<(device: DeviceHandle, params: null) => GgmlBackend | null>('ggml_backend *ggml_backend_dev_init(ggml_backend_device *device, const char *params)'),
     ggml_backend_free: f<(backend: GgmlBackend) => void>('void ggml_backend_free(ggml_backend *backend)'),

@@ -27,6 +27,11 @@ export interface LoadedLibrary {
 const require = createRequire(import.meta.url);
 let loaded: LoadedLibrary | undefined;
 
+/** The libllama this process has loaded, if any. */
+export function loadedLlamaLibrary(): LoadedLibrary | undefined {
+  return loaded;
+}
+
 /** The prebuilt package that carries a build for `kind` on this platform, if one exists. */
 export function prebuiltPackageFor(kind: DeviceKind): string | undefined {
   const platform = process.platform === 'darwin' ? 'mac' : process.platform === 'win32' ? 'win' : process.platform;

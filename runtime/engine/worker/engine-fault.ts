@@ -1,8 +1,12 @@
 // TEST ONLY. LMFORGE_TEST_ENGINE_FAULT makes the engine's child process fail on cue, so tests
 // can check that the server outlives it; only engine-process.ts reads it (in a worker thread
-// an abort would take the server down, which is what the child process prevents).
-//   abort-after:N   process.abort() once the engine has sent N generated tokens (all requests)
-//   abort-in-probe  process.abort() in the start-up probe, as a backend that cannot run would
+// an abort would take the server down, which is what the child process prevents). The abort
+// goes through ggml's own ggml_abort, the path a failed GGML_ASSERT or CUDA error takes.
+//   abort-after:N   abort once the engine has sent N generated tokens (all requests)
+//   abort-in-probe  abort in the start-up probe, as a backend that cannot run would
+import { ggmlApiFor } from '../../backend/ggml-api.js';
+import { loadedLlamaLibrary } from '../../backend/library.js';
+
 export interface EngineFault {
   abortAfterTokens?: number;
   abortInProbe: boolean;
@@ -14,4 +18,12 @@ export function engineFault(value = process.env.LMFORGE_TEST_ENGINE_FAULT): Engi
   const after = /^abort-after:(\d+)$/.exec(value);
   if (after) return { abortAfterTokens: Number(after[1]), abortInProbe: false };
   throw new Error(`LMFORGE_TEST_ENGINE_FAULT=${value}: expected abort-after:N or abort-in-probe`);
+}
+
+/** Aborts the process as the backend does: ggml_abort's message on stderr, then SIGABRT. */
+export function abortInBackend(why: string): never {
+  const library = loadedLlamaLibrary();
+  if (!library) process.abort();
+  // No '%' in the message: it is ggml_abort's format string.
+  return ggmlApiFor(library.path).ggml_abort('engine-fault.ts', 1, `lmforge test fault: ${why.replaceAll('%', '')}`);
 }

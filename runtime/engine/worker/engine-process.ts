@@ -4,7 +4,7 @@
 // serialization, so typed arrays (grammar artifacts, token masks' inputs) keep their type.
 import { processChannel } from '../../../compiler/workers/message-channel.js';
 import type { EngineChannel } from './engine-channel.js';
-import { engineFault } from './engine-fault.js';
+import { abortInBackend, engineFault } from './engine-fault.js';
 import { serveEngine } from './engine-loop.js';
 import type { FromWorker } from '../protocol.js';
 
@@ -20,7 +20,7 @@ let sentTokens = 0;
 function countTowardsFault(message: FromWorker): void {
   if (message.type !== 'events') return;
   for (const event of message.events) if (event.type === 'delta') sentTokens += event.tokens.length;
-  if (sentTokens >= fault.abortAfterTokens!) process.abort();
+  if (sentTokens >= fault.abortAfterTokens!) abortInBackend(`abort after ${sentTokens} generated tokens`);
 }
 
 serveEngine(
@@ -33,5 +33,5 @@ serveEngine(
     // The server ends this process when 'closed' reaches it, as it ends a worker thread.
     close: () => undefined,
   },
-  { beforeProbe: fault.abortInProbe ? () => process.abort() : undefined },
+  { beforeProbe: fault.abortInProbe ? () => abortInBackend('abort in the start-up probe') : undefined },
 );
