@@ -1,5 +1,5 @@
 // The engine runs in a child process the server supervises: when that process dies mid-stream
-// (a backend abort through the test-only fault switch, or SIGKILL as the kernel's OOM killer
+// (ggml_abort through the test-only fault switch, or SIGKILL as the kernel's OOM killer
 // sends), the HTTP server stays up, every client gets an OpenAI error envelope (engine_failed),
 // /health says 503 until another engine is ready, then requests succeed again and /metrics
 // counts the restart. A start-up probe that dies gives one line naming device, library and fix.
@@ -7,7 +7,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { APIError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Engine, EngineStartError } from '../../runtime/engine/client/engine.js';
+import { engineChildEnv } from '../../runtime/engine/client/engine-child.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { runToEnd } from '../helpers/engine-run.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
@@ -15,9 +19,21 @@ import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny
 
 const request: ChatCompletionCreateParamsNonStreaming = { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'Tell me a long story' }], max_tokens: 400, ...{ ignore_eos: true } };
 
+/**
+ * A `gdb` first on PATH that only leaves a mark: ggml_abort runs `gdb` to print a backtrace
+ * before it aborts, unless told not to, and a real one would hold the dying engine for seconds.
+ */
+function fakeGdb(): { dir: string; ran: () => boolean } {
+  const dir = mkdtempSync(join(tmpdir(), 'lmforge-fake-gdb-'));
+  writeFileSync(join(dir, 'gdb'), `#!/bin/sh\necho "$@" > '${join(dir, 'ran')}'\n`, { mode: 0o755 });
+  return { dir, ran: () => existsSync(join(dir, 'ran')) };
+}
+
 /** Starts a tiny server whose engine process is started with the fault switch set (the restarted one is not). */
-async function serverWithFault(fault: string | undefined): Promise<{ s: TinyServer; log: string[] }> {
+async function serverWithFault(fault: string | undefined, path = process.env.PATH): Promise<{ s: TinyServer; log: string[] }> {
+  const savedPath = process.env.PATH;
   if (fault) process.env.LMFORGE_TEST_ENGINE_FAULT = fault;
+  process.env.PATH = path;
   try {
     const s = await startTinyServer({ engine: { overrides: { context_window_size: 1024 } } });
     const log: string[] = [];
@@ -25,6 +41,7 @@ async function serverWithFault(fault: string | undefined): Promise<{ s: TinyServ
     return { s, log };
   } finally {
     delete process.env.LMFORGE_TEST_ENGINE_FAULT;
+    process.env.PATH = savedPath;
   }
 }
 
@@ -79,8 +96,9 @@ async function assertRecovers(s: TinyServer, firstHealth: { status: number; body
 
 const crash = suite('engine process crash mid-stream');
 
-crash('an abort in the engine (test fault switch): every client gets the envelope, the server restarts the engine', async () => {
-  const { s, log } = await serverWithFault('abort-after:60');
+crash('an abort in the engine (ggml_abort, by the test fault switch): every client gets the envelope, the server restarts the engine', async () => {
+  const gdb = fakeGdb();
+  const { s, log } = await serverWithFault('abort-after:60', `${gdb.dir}:${process.env.PATH}`);
   try {
     const enginePid = s.engine.pid;
     assert.type(enginePid, 'number');
@@ -97,11 +115,19 @@ crash('an abort in the engine (test fault switch): every client gets the envelop
     await assertRecovers(s, firstHealth);
     assert.is.not(s.engine.pid, enginePid, 'a new engine process serves');
     const said = log.join('\n');
-    assert.match(said, /engine failed: the engine process \(pid \d+\) was killed by SIGABRT/);
+    assert.match(said, /engine failed: the engine process \(pid \d+\) was killed by SIGABRT; its last output:\n.*engine-fault\.ts:1: lmforge test fault: abort after \d+ generated tokens/);
     assert.match(said, /starting it again in 1 s/);
+    assert.not.ok(gdb.ran(), 'ggml_abort attached no debugger to the dying engine (GGML_NO_BACKTRACE)');
   } finally {
     await s.close();
+    rmSync(gdb.dir, { recursive: true, force: true });
   }
+});
+
+crash('LMFORGE_NATIVE_BACKTRACE=1 keeps ggml\'s backtrace on abort; otherwise the engine child gets GGML_NO_BACKTRACE', () => {
+  assert.is(engineChildEnv({ PATH: '/bin' }).GGML_NO_BACKTRACE, '1');
+  assert.is(engineChildEnv({ PATH: '/bin' }).PATH, '/bin');
+  assert.is(engineChildEnv({ LMFORGE_NATIVE_BACKTRACE: '1' }).GGML_NO_BACKTRACE, undefined);
 });
 
 crash('SIGKILL of the engine process (as an out-of-memory kill): the same', async () => {

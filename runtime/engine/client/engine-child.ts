@@ -17,6 +17,7 @@ export function forkEngine(): EngineTransport {
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'pipe', 'ipc'],
     execArgv: [],
+    env: engineChildEnv(process.env),
   });
   const tail = new LineTail(KEPT_LINES);
   child.stderr!.on('data', (chunk: Buffer) => {
@@ -37,6 +38,18 @@ export function forkEngine(): EngineTransport {
     terminate: () => void child.kill('SIGKILL'),
     pid: child.pid,
   };
+}
+
+/**
+ * The child's environment: the server's, with ggml's backtrace on abort turned off. Where gdb
+ * is installed, ggml_abort attaches it to the dying process to print a backtrace first (2.6-4.3 s
+ * for the tiny engine on 2 loaded cores, longer for a process holding a GPU), and all that time
+ * the engine holds every request and /health still says ok. The abort's own message stays.
+ * LMFORGE_NATIVE_BACKTRACE=1 keeps the backtrace, for debugging the backend.
+ */
+export function engineChildEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (env.LMFORGE_NATIVE_BACKTRACE === '1') return env;
+  return { ...env, GGML_NO_BACKTRACE: '1' };
 }
 
 /** The last `size` complete or partial lines of a text stream. */
