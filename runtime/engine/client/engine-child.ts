@@ -42,8 +42,8 @@ export function forkEngine(): EngineTransport {
 
 /**
  * The child's environment: the server's, with ggml's backtrace on abort turned off. Where gdb
- * is installed, ggml_abort attaches it to the dying process to print a backtrace first (2.6-4.3 s
- * for the tiny engine on 2 loaded cores, longer for a process holding a GPU), and all that time
+ * is installed, ggml_abort attaches it to the dying process to print a backtrace first (about 3 s
+ * for the tiny engine on 2 cores, bench/engine-abort.ts; longer for a process holding a GPU), and all that time
  * the engine holds every request and /health still says ok. The abort's own message stays.
  * LMFORGE_NATIVE_BACKTRACE=1 keeps the backtrace, for debugging the backend.
  */

@@ -24,6 +24,6 @@ export function engineFault(value = process.env.LMFORGE_TEST_ENGINE_FAULT): Engi
 export function abortInBackend(why: string): never {
   const library = loadedLlamaLibrary();
   if (!library) process.abort();
-  // No '%' in the message: it is ggml_abort's format string.
-  return ggmlApiFor(library.path).ggml_abort('engine-fault.ts', 1, `lmforge test fault: ${why.replaceAll('%', '')}`);
+  // `why` holds no '%': the message is ggml_abort's format string.
+  return ggmlApiFor(library.path).ggml_abort('engine-fault.ts', 1, `lmforge test fault: ${why}`);
 }
