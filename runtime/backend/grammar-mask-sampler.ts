@@ -21,15 +21,12 @@
 // link then declines the device (backend_init answers false), and llama.cpp runs it and every
 // later link on the host, where the caller sets the mask before each row it samples.
 //
-// Threads: llama.cpp calls these hooks from llama_decode (graph build, inputs) and from
-// llama_sampler_sample / _apply (host path), as JavaScript callbacks. A decode on this thread
-// (LlamaContext.decodeNow) runs them directly; one on a koffi worker (decode()) has koffi queue
-// each call to this thread, which must then stay free until the decode ends.
+// The hooks are JavaScript callbacks (custom-sampler.ts says on which thread they run).
 import koffi from 'koffi';
-import { GGML_TYPE, ggmlApiFor, type GgmlApi, type GgmlBuffer, type GgmlBufferType, type GgmlContext, type GgmlTensor } from './ggml-api.js';
+import { GGML_TYPE, type GgmlApi, type GgmlBuffer, type GgmlBufferType, type GgmlContext, type GgmlTensor } from './ggml-api.js';
+import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type CustomSamplerKind, type SamplerPointer } from './custom-sampler.js';
 
-/** A struct llama_sampler *, as koffi gives pointers: its address. */
-export type SamplerPointer = bigint;
+export type { SamplerPointer } from './custom-sampler.js';
 
 /** Tokens one uploaded int32 carries: a row of the expansion table. */
 const CHUNK_TOKENS = 16;
@@ -55,10 +52,9 @@ export interface GrammarMaskSampler {
 /** Creates a mask link for a model with `vocabSize` tokens, on the libllama at `libllamaPath`. */
 export function createGrammarMaskSampler(libllamaPath: string, vocabSize: number): GrammarMaskSampler {
   if (!Number.isInteger(vocabSize) || vocabSize <= 0) throw new RangeError(`vocabSize must be a positive integer, got ${vocabSize}`);
-  const hooks = hooksFor(libllamaPath);
+  const samplers = kindFor(libllamaPath);
   const state = new MaskState(vocabSize);
-  state.pointer = hooks.create(state);
-  return handleOf(state);
+  return handleOf(state, samplers.create(state));
 }
 
 /**
@@ -67,13 +63,13 @@ export function createGrammarMaskSampler(libllamaPath: string, vocabSize: number
  * mask is set through this handle. undefined for a sampler that is no mask link.
  */
 export function grammarMaskSamplerAt(sampler: SamplerPointer): GrammarMaskSampler | undefined {
-  const state = bound?.hooks.stateAt(sampler);
-  return state && handleOf(state);
+  const state = bound?.stateAt(sampler);
+  return state && handleOf(state, sampler);
 }
 
-function handleOf(state: MaskState): GrammarMaskSampler {
+function handleOf(state: MaskState, sampler: SamplerPointer): GrammarMaskSampler {
   return {
-    sampler: state.pointer,
+    sampler,
     uploadBytes: state.chunks.byteLength,
     setMask: (bits) => state.setMask(bits),
   };
@@ -83,7 +79,6 @@ function handleOf(state: MaskState): GrammarMaskSampler {
 class MaskState {
   /** The mask, one table row (16 tokens' bits) per int32: what goes to the device as is. */
   readonly chunks: Int32Array;
-  pointer!: SamplerPointer;
   table: SharedTable | undefined;
   /** The graph's input tensor for the chunks, from backend_apply until backend_reset. */
   input: GgmlTensor | undefined;
@@ -178,109 +173,22 @@ function releaseTable(ggml: GgmlApi, table: SharedTable): void {
   ggml.ggml_free(table.context);
 }
 
-// llama_sampler_i (llama.h), every member a function pointer; its address goes to
-// llama_sampler_init, which keeps it, so it lives as long as the process.
-const SamplerInterface = koffi.struct({
-  name: 'void *',
-  accept: 'void *',
-  apply: 'void *',
-  reset: 'void *',
-  clone: 'void *',
-  free: 'void *',
-  backend_init: 'void *',
-  backend_accept: 'void *',
-  backend_apply: 'void *',
-  backend_set_input: 'void *',
-  backend_reset: 'void *',
-  copy_state: 'void *',
-});
-// struct llama_sampler: the interface and the context pointer, which carries a MaskState id here.
-const SamplerHeader = koffi.struct({ iface: 'void *', ctx: 'intptr_t' });
-const SamplerData = koffi.struct({ logits: 'ggml_tensor *', probs: 'ggml_tensor *', sampled: 'ggml_tensor *', candidates: 'ggml_tensor *' });
-const TokenDataArray = koffi.struct({ data: 'void *', size: 'size_t', selected: 'int64_t', sorted: 'bool' });
-/** sizeof(llama_token_data): int32 id, float logit, float p. */
-const TOKEN_DATA_WORDS = 3;
-
-// The hooks' C types, named once per process.
-const Signatures = {
-  name: koffi.proto('void *lmforge_mask_name(void *smpl)'),
-  apply: koffi.proto('void lmforge_mask_apply(void *smpl, void *cur_p)'),
-  clone: koffi.proto('void *lmforge_mask_clone(void *smpl)'),
-  free: koffi.proto('void lmforge_mask_free(void *smpl)'),
-  backendInit: koffi.proto('bool lmforge_mask_backend_init(void *smpl, ggml_backend_buffer_type *buft, uint32_t n_outputs_max_per_seq)'),
-  backendApply: koffi.proto('void lmforge_mask_backend_apply(void *smpl, ggml_context *ctx, ggml_cgraph *gf, void *data)'),
-  backendSetInput: koffi.proto('void lmforge_mask_backend_set_input(void *smpl)'),
-  backendReset: koffi.proto('void lmforge_mask_backend_reset(void *smpl)'),
-  copyState: koffi.proto('void lmforge_mask_copy_state(void *src, void *dst)'),
-};
-
-interface Hooks {
-  ggml: GgmlApi;
-  create(state: MaskState): SamplerPointer;
-  /** The state of a mask link, found by its interface and context id; undefined for another sampler. */
-  stateAt(sampler: SamplerPointer): MaskState | undefined;
-}
-
-let bound: { path: string; hooks: Hooks } | undefined;
-
-/** The callbacks (registered once per process: koffi's slots are few) and the interface they fill. */
-function hooksFor(libllamaPath: string): Hooks {
-  if (bound) {
-    if (bound.path !== libllamaPath) throw new Error(`grammar mask samplers are bound to ${bound.path}, not ${libllamaPath}`);
-    return bound.hooks;
-  }
-  const ggml = ggmlApiFor(libllamaPath);
-  const samplerInit = koffi.load(libllamaPath).func('void *llama_sampler_init(void *iface, intptr_t ctx)') as (iface: bigint, ctx: number) => SamplerPointer | null;
-  const states = new Map<number, MaskState>();
-  let nextId = 1;
-  const idOf = (sampler: bigint): number => Number((koffi.decode(sampler, SamplerHeader) as { ctx: number | bigint }).ctx);
-  const stateOf = (sampler: bigint): MaskState => {
-    const state = states.get(idOf(sampler));
-    if (!state) throw new Error(`llama.cpp called a grammar mask sampler that no longer exists (id ${idOf(sampler)})`);
-    return state;
-  };
-  const create = (state: MaskState): SamplerPointer => {
-    const id = nextId++;
-    states.set(id, state);
-    const pointer = samplerInit(iface, id);
-    if (!pointer) {
-      states.delete(id);
-      throw new Error('llama_sampler_init failed');
-    }
-    return pointer;
-  };
-  // koffi hands C a zero for a callback that throws: say so on stderr, and keep the error for
-  // the sampler's next setMask, so the engine hears of it (the link may not have masked).
-  const guarded = <A extends [bigint, ...unknown[]], R>(hook: string, fn: (...args: A) => R, onError: (...args: A) => R) =>
-    (...args: A): R => {
-      try {
-        return fn(...args);
-      } catch (error) {
-        process.stderr.write(`lmforge: grammar mask sampler ${hook} failed: ${(error as Error).stack ?? error}\n`);
-        states.get(idOf(args[0]))?.fail(error as Error);
-        return onError(...args);
-      }
-    };
-  const register = (signature: ReturnType<typeof koffi.proto>, fn: (...args: never[]) => unknown): bigint => koffi.register(fn, koffi.pointer(signature)) as bigint;
-  const name = koffi.alloc('char', 16) as bigint;
-  koffi.encode(name, koffi.array('char', 16, 'String'), 'grammar-mask');
-
-  const apply = (sampler: bigint, candidates: bigint, failed: boolean): void => {
-    const state = stateOf(sampler);
-    const { data, size } = koffi.decode(candidates, TokenDataArray) as { data: bigint; size: number | bigint };
-    const count = Number(size);
-    if (count === 0) return;
-    const bytes = koffi.view(data, count * TOKEN_DATA_WORDS * 4);
-    const ids = new Int32Array(bytes);
-    const logits = new Float32Array(bytes);
+const hooks: CustomSamplerHooks<MaskState> = {
+  // Fails closed: a mask that could not be read allows nothing.
+  apply(state, { ids, logits }, failed) {
     for (let i = 0; i < ids.length; i += TOKEN_DATA_WORDS) if (failed || !state.allows(ids[i]!)) logits[i + 1] = -Infinity;
-  };
-  const backendApply = (sampler: bigint, context: bigint, _graph: bigint, dataPointer: bigint): void => {
-    const state = stateOf(sampler);
+  },
+  backendInit(state, buft, outputsPerSequence) {
+    // One mask a step cannot serve several rows of a sequence: the host path then, not a wrong mask.
+    if (outputsPerSequence > 1) return false;
+    state.table ??= acquireTable(kind().ggml, buft);
+    return state.table !== undefined;
+  },
+  backendApply(state, ctx, _graph, data, set) {
+    const ggml = kind().ggml;
     const table = state.table!;
-    const data = koffi.decode(dataPointer, SamplerData) as { logits: GgmlTensor; candidates: GgmlTensor | null };
-    const ctx = context as unknown as GgmlContext;
-    const width = ggml.ggml_nelements(data.logits);
+    const logits = data.logits!;
+    const width = ggml.ggml_nelements(logits);
     // Over the whole vocabulary the mask lines up with the logits; after a link that kept
     // candidates (top-k first), their ids pick its entries.
     const chunkCount = Math.ceil((data.candidates ? state.vocabSize : width) / CHUNK_TOKENS);
@@ -295,63 +203,41 @@ function hooksFor(libllamaPath: string): Hooks {
       ? ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, expanded, 1, chunkCount * CHUNK_TOKENS), data.candidates)
       : ggml.ggml_view_1d(ctx, ggml.ggml_reshape_1d(ctx, expanded, chunkCount * CHUNK_TOKENS), width, 0);
     // In the logits' own shape: a full row is 1-d, top-k's kept rows are [1, k].
-    koffi.encode(dataPointer, 0, 'ggml_tensor *', ggml.ggml_add(ctx, data.logits, ggml.ggml_reshape(ctx, mask, data.logits)));
-  };
-  const backendSetInput = (sampler: bigint): void => {
-    const state = stateOf(sampler);
+    set('logits', ggml.ggml_add(ctx, logits, ggml.ggml_reshape(ctx, mask, logits)));
+  },
+  backendSetInput(state) {
     if (!state.input) return;
     const count = state.inputChunks;
     // A logits row wider than the vocabulary (never in a real graph) allows nothing past it.
     const chunks = count === state.chunks.length ? state.chunks : padded(state.chunks, count);
-    ggml.ggml_backend_tensor_set(state.input, chunks, 0, count * 4);
-  };
-  const backendInit = (sampler: bigint, buft: bigint, outputsPerSequence: number): boolean => {
-    const state = stateOf(sampler);
-    // One mask a step cannot serve several rows of a sequence: the host path then, not a wrong mask.
-    if (outputsPerSequence > 1) return false;
-    state.table ??= acquireTable(ggml, buft as unknown as GgmlBufferType);
-    return state.table !== undefined;
-  };
-  const free = (sampler: bigint): void => {
-    const id = idOf(sampler);
-    const state = states.get(id);
-    if (!state) return;
-    states.delete(id);
-    state.freed = true;
-    if (state.table) releaseTable(ggml, state.table);
-    state.table = undefined;
-  };
-  const clone = (sampler: bigint): SamplerPointer => {
-    const source = stateOf(sampler);
+    kind().ggml.ggml_backend_tensor_set(state.input, chunks, 0, count * 4);
+  },
+  backendReset: (state) => state.resetGraph(),
+  clone(source) {
     const copy = new MaskState(source.vocabSize);
     copy.copyFrom(source);
-    return (copy.pointer = create(copy));
-  };
-  const none = () => undefined;
+    return copy;
+  },
+  copyState: (source, target) => target.copyFrom(source),
+  free(state) {
+    state.freed = true;
+    if (state.table) releaseTable(kind().ggml, state.table);
+    state.table = undefined;
+  },
+  fail: (state, error) => state.fail(error),
+};
 
-  const iface = koffi.alloc(SamplerInterface, 1) as bigint;
-  koffi.encode(iface, SamplerInterface, {
-    name: register(Signatures.name, () => name),
-    accept: null,
-    // Fails closed: a mask that could not be read allows nothing.
-    apply: register(Signatures.apply, guarded('apply', (sampler: bigint, candidates: bigint) => apply(sampler, candidates, false), (sampler, candidates) => apply(sampler, candidates, true))),
-    reset: null,
-    clone: register(Signatures.clone, guarded('clone', clone, () => null as unknown as SamplerPointer)),
-    free: register(Signatures.free, guarded('free', free, none)),
-    backend_init: register(Signatures.backendInit, guarded('backend_init', backendInit, () => false)),
-    backend_accept: null,
-    backend_apply: register(Signatures.backendApply, guarded('backend_apply', backendApply, none)),
-    backend_set_input: register(Signatures.backendSetInput, guarded('backend_set_input', backendSetInput, none)),
-    backend_reset: register(Signatures.backendReset, guarded('backend_reset', (sampler: bigint) => stateOf(sampler).resetGraph(), none)),
-    copy_state: register(Signatures.copyState, guarded('copy_state', (source: bigint, target: bigint) => stateOf(target).copyFrom(stateOf(source)), none)),
-  });
-  const stateAt = (sampler: bigint): MaskState | undefined => {
-    const header = koffi.decode(sampler, SamplerHeader) as { iface: unknown; ctx: number | bigint };
-    if (koffi.address(header.iface as never) !== koffi.address(iface as never)) return undefined;
-    return states.get(Number(header.ctx));
-  };
-  bound = { path: libllamaPath, hooks: { ggml, create, stateAt } };
-  return bound.hooks;
+let bound: CustomSamplerKind<MaskState> | undefined;
+
+function kind(): CustomSamplerKind<MaskState> {
+  if (!bound) throw new Error('no grammar mask sampler was created yet');
+  return bound;
+}
+
+/** The mask links' kind, its hooks registered once per process. */
+function kindFor(libllamaPath: string): CustomSamplerKind<MaskState> {
+  bound = defineCustomSampler(libllamaPath, 'grammar-mask', hooks);
+  return bound;
 }
 
 function padded(chunks: Int32Array, count: number): Int32Array {
