@@ -229,6 +229,24 @@ export class LlamaContext {
   }
 
   /**
+   * What a chain's outputs link left for batch token `index` of the last decode
+   * (backend/sampled-outputs-sampler.ts): `values`, the chosen token's log-probability then the
+   * top candidates'; `ids`, those candidates' tokens (in no order). Undefined where the chain
+   * left none (it asked for no logprobs). Copies.
+   */
+  sampledLogprobs(index: number): { values: number[]; ids: number[] } | undefined {
+    const values = this.api.llama_get_sampled_logits_ith(this.handle, index);
+    if (!values) return undefined;
+    const count = this.api.llama_get_sampled_logits_count_ith(this.handle, index);
+    const candidates = count > 1 ? this.api.llama_get_sampled_candidates_count_ith(this.handle, index) : 0;
+    if (candidates !== count - 1) throw new Error(`the last decode left ${count} logprobs and ${candidates} candidates for batch token ${index}`);
+    return {
+      values: koffi.decode(values, 'float', count) as number[],
+      ids: candidates > 0 ? (koffi.decode(this.api.llama_get_sampled_candidates_ith(this.handle, index), 'int32_t', candidates) as number[]) : [],
+    };
+  }
+
+  /**
    * Whether the next decodes return hidden states too. llama.cpp then outputs every token of a
    * batch (it ignores the batch's logits flags), so only batches whose tokens all want logits
    * should be decoded with it on.

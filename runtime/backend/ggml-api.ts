@@ -56,6 +56,12 @@ export function bindGgmlApi(libllamaPath: string) {
     ggml_set_output: f<(t: GgmlTensor) => void>('void ggml_set_output(ggml_tensor *t)'),
     ggml_mul_mat: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_mul_mat(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
     ggml_add: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_add(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
+    ggml_sub: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sub(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
+    ggml_exp: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_exp(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_log: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_log(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_sum_rows: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sum_rows(ggml_context *ctx, ggml_tensor *a)'),
+    /** The indices of each row's k largest entries (I32), in no particular order. */
+    ggml_top_k: f<(ctx: GgmlContext, a: GgmlTensor, k: number) => GgmlTensor>('ggml_tensor *ggml_top_k(ggml_context *ctx, ggml_tensor *a, int k)'),
     ggml_silu: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_silu(ggml_context *ctx, ggml_tensor *a)'),
     ggml_concat: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor, dim: number) => GgmlTensor>('ggml_tensor *ggml_concat(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b, int dim)'),
     ggml_get_rows: f<(ctx: GgmlContext, a: GgmlTensor, rows: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_get_rows(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),

@@ -68,6 +68,12 @@ export function bindSamplerApi(lib: LibraryHandle) {
     llama_set_sampler: f<(ctx: ContextHandle, seq: number, sampler: SamplerHandle | null) => boolean>('bool llama_set_sampler(llama_context *ctx, int32_t seq_id, void *smpl)'),
     /** The token chosen in the graph for batch token `i` (which asked for logits), or TOKEN_NULL. */
     llama_get_sampled_token_ith: f<(ctx: ContextHandle, i: number) => number>('int32_t llama_get_sampled_token_ith(llama_context *ctx, int32_t i)'),
+    /** The floats a chain left as its logits for batch token `i` (null: none; backend/sampled-outputs-sampler.ts says which). */
+    llama_get_sampled_logits_ith: f<(ctx: ContextHandle, i: number) => unknown>('float *llama_get_sampled_logits_ith(llama_context *ctx, int32_t i)'),
+    llama_get_sampled_logits_count_ith: f<(ctx: ContextHandle, i: number) => number>('uint32_t llama_get_sampled_logits_count_ith(llama_context *ctx, int32_t i)'),
+    /** The token ids a chain left as its candidates for batch token `i` (null: none). */
+    llama_get_sampled_candidates_ith: f<(ctx: ContextHandle, i: number) => unknown>('int32_t *llama_get_sampled_candidates_ith(llama_context *ctx, int32_t i)'),
+    llama_get_sampled_candidates_count_ith: f<(ctx: ContextHandle, i: number) => number>('uint32_t llama_get_sampled_candidates_count_ith(llama_context *ctx, int32_t i)'),
   };
 }
 

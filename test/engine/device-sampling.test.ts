@@ -7,10 +7,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { EngineStartError, type Engine } from '../../runtime/engine/client/engine.js';
-import type { GenerateRequest } from '../../runtime/engine/protocol.js';
+import type { GenerateRequest, TokenLogprob } from '../../runtime/engine/protocol.js';
 import type { SamplingParams } from '../../runtime/sampling/sampling-params.js';
 import { defaultModelPath } from '../../fixtures/paths.js';
-import { runToEnd } from '../helpers/engine-run.js';
+import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
 import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 import { minPOracle, softmax, topPOracle } from '../sampling/oracle.js';
@@ -186,9 +186,9 @@ test('chains stay on their ids: requests configured alike re-plan the graph once
     assert.equal(drawn[1], drawn[0]);
     assert.not.equal(drawn[2], drawn[0]);
     assert.is(await replans(), before + 1);
-    // A request sampled on the host (logprobs) takes the id that holds no chain: nothing to take away.
-    const result = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 4, sampling: { temperature: 0, logprobs: true, topLogprobs: 2 } });
-    assert.is(result.choices[0]!.logprobs.length, 4);
+    // A request sampled on the host (typical_p) takes the id that holds no chain: nothing to take away.
+    const result = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 4, sampling: { temperature: 0, typicalP: 0.5 } });
+    assert.is(result.choices[0]!.tokens.length, 4);
     assert.is(await replans(), before + 1);
   } finally {
     await engine.dispose();
@@ -318,7 +318,7 @@ test('the default model: constrained greedy output on the device is the host tok
 // Each prompt alone: batched, the two engines' step shapes (which prompt joins which step) follow
 // the requests' arrival, and on this model the shape moves greedy text on either path (the same
 // measurement as the constrained test above); the tiny model's test covers batches.
-test('the default model: greedy on the device is the host token for token, for each of four prompts', async () => {
+test('the default model: greedy on the device is the host token for token, for each of four prompts, and so are logprobs', async () => {
   const options = { modelPath: defaultModelPath(), device: 'cpu', mode: 'local' as const, threads: 2, overrides: { context_window_size: 1024, prefix_cache_max_num_recycling_seqs: 0 } };
   const host = await EngineClass.create({ ...options, sampling: 'host' });
   const device = await EngineClass.create({ ...options, sampling: 'device' });
@@ -329,10 +329,92 @@ test('the default model: greedy on the device is the host token for token, for e
       const requests = [{ prompt, maxTokens: 24, sampling: { temperature: 0 } }];
       assert.equal(await tokensOf(device, requests), await tokensOf(host, requests), prompt);
     }
+    // Logprobs of a real vocabulary (49,152 tokens, peaked distributions), computed in the graph.
+    const request = { prompt: texts[1]!, maxTokens: 16, sampling: { temperature: 0, logprobs: true, topLogprobs: 5 } };
+    assertSameLogprobs((await runToEnd(device, request)).choices[0]!, (await runToEnd(host, request)).choices[0]!, 'the default model');
   } finally {
     await host.dispose();
     await device.dispose();
   }
+});
+
+/** Float32 in the graph, float64 on the host: a log-softmax over 50,257 tokens parts by rounding only. */
+const LOGPROB_TOLERANCE = 1e-4;
+
+/**
+ * Whether two positions' top lists agree: every token both list has the same logprob; one only
+ * one lists sits at that list's boundary (a near tie for the last place, broken by rounding).
+ */
+function assertSameTop(device: TokenLogprob['top'], host: TokenLogprob['top'], what: string): void {
+  assert.is(device.length, host.length, `${what}: list lengths`);
+  for (let i = 1; i < device.length; i++) assert.ok(device[i - 1]!.logprob >= device[i]!.logprob, `${what}: the device's list descends`);
+  const hostValues = new Map(host.map((entry) => [entry.token, entry.logprob]));
+  const deviceValues = new Map(device.map((entry) => [entry.token, entry.logprob]));
+  for (const [list, other, name] of [[device, hostValues, 'device'], [host, deviceValues, 'host']] as const) {
+    const last = list.at(-1)?.logprob ?? 0;
+    for (const entry of list) {
+      const theirs = other.get(entry.token);
+      if (theirs !== undefined) assert.ok(Math.abs(theirs - entry.logprob) <= LOGPROB_TOLERANCE, `${what}: token ${entry.token}: ${entry.logprob} on the ${name}, ${theirs} on the other`);
+      else assert.ok(Math.abs(entry.logprob - last) <= LOGPROB_TOLERANCE, `${what}: token ${entry.token} (${entry.logprob}) listed only on the ${name}, away from its boundary ${last}`);
+    }
+  }
+}
+
+/** The same tokens, each with the host's logprob and top list, within rounding. */
+function assertSameLogprobs(actual: ChoiceResult, expected: ChoiceResult, what: string): void {
+  assert.equal(actual.tokens, expected.tokens, what);
+  assert.is(actual.logprobs.length, expected.logprobs.length, what);
+  actual.logprobs.forEach((entry, i) => {
+    const wanted = expected.logprobs[i]!;
+    assert.is(entry.token, wanted.token, `${what}, position ${i}`);
+    assert.ok(entry.logprob <= 0 && Math.abs(entry.logprob - wanted.logprob) <= LOGPROB_TOLERANCE, `${what}, position ${i}: ${entry.logprob} against ${wanted.logprob}`);
+    assertSameTop(entry.top, wanted.top, `${what}, position ${i}`);
+  });
+}
+
+test('logprobs in the graph: greedy tokens, their logprobs and top lists are the host\'s, with logit_bias, penalties and a grammar, 1 and 4 at once', async ({ host, device }) => {
+  const [schema] = await grammarsOf(device);
+  const variants: { sampling: Partial<SamplingParams>; grammar?: Uint8Array }[] = [
+    { sampling: { temperature: 0, logprobs: true, topLogprobs: 0 } },
+    { sampling: { temperature: 0, logprobs: true, topLogprobs: 3 } },
+    { sampling: { temperature: 0, logprobs: true, topLogprobs: 20, logitBias: new Map([[prompts[0]![0]!, 3], [50, -100]]), frequencyPenalty: 0.7, repetitionPenalty: 1.3 } },
+    // Fewer tokens allowed than asked for: the masked ones are never listed.
+    { sampling: { temperature: 0, logprobs: true, topLogprobs: 20 }, grammar: schema! },
+  ];
+  for (const { sampling, grammar } of variants) {
+    for (const width of [1, 4]) {
+      const requests = prompts.slice(0, width).map((prompt) => ({ prompt, maxTokens: 12, sampling, ...(grammar ? { grammar } : {}) }));
+      const [onDevice, onHost] = [await Promise.all(requests.map((r) => runToEnd(device, r))), await Promise.all(requests.map((r) => runToEnd(host, r)))];
+      onHost.forEach(({ choices: [expected] }, r) => {
+        const what = `${JSON.stringify(sampling, (_, v) => (v instanceof Map ? [...v] : v))}${grammar ? ', a grammar' : ''}, ${width} at once, request ${r}`;
+        assertSameLogprobs(onDevice[r]!.choices[0]!, expected!, what);
+      });
+    }
+  }
+});
+
+test('logprobs under sampling in the graph: drawn there, the chosen token\'s logprob is its top-list entry, and lists ignore temperature', async ({ host, device }) => {
+  const prompt = prompts[1]!;
+  // top_k 3 keeps the draw among the three best processed logits, all in a top list of 5.
+  const request = (seed: number, temperature: number) => ({ prompt, maxTokens: 10, seed, sampling: { temperature, topK: 3, logprobs: true, topLogprobs: 5 } });
+  const greedy = (await runToEnd(host, { prompt, maxTokens: 1, sampling: { temperature: 0, logprobs: true, topLogprobs: 5 } })).choices[0]!.logprobs[0]!;
+  let drawnElsewhere = 0;
+  for (const seed of [1, 2, 3, 4]) {
+    for (const temperature of [0.6, 1.8]) {
+      const [choice] = (await runToEnd(device, request(seed, temperature))).choices;
+      choice!.logprobs.forEach((entry, i) => {
+        const listed = entry.top.find((top) => top.token === entry.token);
+        assert.ok(listed, `seed ${seed}, temperature ${temperature}, position ${i}: the drawn token ${entry.token} is in the top 3`);
+        assert.is(entry.logprob, listed!.logprob, `seed ${seed}, position ${i}`);
+      });
+      // The first position's logits are the prompt's alone: its list is the host's at any temperature.
+      assertSameTop(choice!.logprobs[0]!.top, greedy.top, `seed ${seed}, temperature ${temperature}, first position`);
+      const [hostChoice] = (await runToEnd(host, request(seed, temperature))).choices;
+      if (JSON.stringify(hostChoice!.tokens) !== JSON.stringify(choice!.tokens)) drawnElsewhere++;
+    }
+  }
+  // llama.cpp's generator drew them: had these requests fallen back to the host, each would be the host's text.
+  assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
 });
 
 // Last: disposing an engine hands llama.cpp's logging back to its default for the whole process.

@@ -23,6 +23,8 @@ import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
 import { DeviceSampling, type GrammarMaskFactory } from './device-sampling.js';
+import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
+import type { SampledToken } from '../../sampling/token-sampler.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
 type Outcome = 'finished' | 'cancelled' | 'failed';
@@ -75,6 +77,8 @@ export class EngineCore {
       sampling?: 'device' | 'host';
       /** Makes grammar mask links, so that constrained requests sample on the device too (sampling 'device'). */
       grammarMasks?: GrammarMaskFactory;
+      /** Every device chain's last link and the logprobs tap (needed for sampling 'device'). */
+      sampledOutputs?: SampledOutputLinks;
     } = {},
   ) {
     this.profile = options.profileSteps ? new StepProfile() : undefined;
@@ -118,7 +122,8 @@ export class EngineCore {
     this.committer = new TokenCommitter(vocabulary);
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
-      this.deviceSampling = new DeviceSampling(context.model.api, context, options.grammarMasks);
+      if (!options.sampledOutputs) throw new Error('sampling on the device needs the sampled-outputs links');
+      this.deviceSampling = new DeviceSampling(context.model.api, context, options.sampledOutputs, options.grammarMasks);
     }
   }
 
@@ -262,7 +267,7 @@ export class EngineCore {
         let accepted = 0;
         if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
           try {
-            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampledToken(index));
+            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampled(index));
             else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
             settled.push({ index, sequence, drafted: entry.draft.length, accepted, finished: sequence.finish !== undefined });
@@ -309,11 +314,13 @@ export class EngineCore {
   }
 
   /** Commits the token the graph chose, and tells the sequence's chain (its penalties). */
-  private commitSampled(sequence: Sequence, token: number): void {
+  private commitSampled(sequence: Sequence, sampled: SampledToken): void {
     // As on the host: a grammar that allows only its end ends the output; the drawn token (an end token) is dropped.
     if (this.committer.endIfGrammarComplete(sequence)) return;
-    this.committer.commit(sequence, { token });
-    this.deviceSampling!.accept(sequence, token);
+    // Never a made-up logprob: a chain that returned none for a request that asked fails it.
+    if (sequence.sampler.params.logprobs && sampled.logprob === undefined) throw new Error('the graph returned no logprobs for a request that asked for them');
+    this.committer.commit(sequence, sampled);
+    this.deviceSampling!.accept(sequence, sampled.token);
   }
 
   /** Sequences whose next step computes the one token they sampled last. */

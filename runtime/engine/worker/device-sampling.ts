@@ -29,7 +29,9 @@ import { grammarMaskSamplerAt, type GrammarMaskSampler, type SamplerPointer } fr
 import { LOGIT_BIAS_BYTES, LOGIT_BIAS_VALUE_OFFSET, RANDOM_SEED } from '../../backend/sampler-api.js';
 import type { LlamaContext } from '../../backend/context.js';
 import { SeededRng } from '../../sampling/seeded-rng.js';
-import type { SamplingParams } from '../../sampling/sampling-params.js';
+import { MAX_TOP_LOGPROBS, type SamplingParams } from '../../sampling/sampling-params.js';
+import type { SampledToken, TopLogprob } from '../../sampling/token-sampler.js';
+import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
 import type { StepEntry } from './scheduler.js';
 import type { Sequence } from './sequence.js';
 
@@ -44,9 +46,6 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
  */
 export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number, grammarOnDevice = false): string | undefined {
   if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
-  // llama.cpp's probabilities are those of the final draw (after temperature and truncation);
-  // logprobs report the processed logits before them (token-sampler.ts).
-  if (params.logprobs) return 'logprobs';
   if ((params.dryMultiplier ?? 0) > 0) return 'DRY';
   if ((params.typicalP ?? 1) < 1) return 'typical_p';
   if ((params.topNSigma ?? 0) > 0) return 'top_n_sigma';
@@ -66,7 +65,9 @@ type Link =
   | { kind: 'top_k'; k: number }
   | { kind: 'top_p'; p: number }
   | { kind: 'min_p'; p: number }
-  | { kind: 'dist' };
+  | { kind: 'dist' }
+  | { kind: 'logprobs_tap' }
+  | { kind: 'outputs'; topLogprobs: number | null };
 
 /** The links of a sequence's chain, in order. */
 export function chainLinks(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number): Link[] {
@@ -86,11 +87,19 @@ export function chainLinks(params: Readonly<SamplingParams>, hasGrammar: boolean
   if (params.frequencyPenalty !== 0 || params.presencePenalty !== 0) {
     links.push({ kind: 'penalties', window: lengthLimit, repeat: 1, frequency: params.frequencyPenalty, presence: params.presencePenalty, countsPrompt: false });
   }
+  // Logprobs describe these logits, before temperature and truncation (token-sampler.ts).
+  if (params.logprobs) links.push({ kind: 'logprobs_tap' });
+  links.push(...drawLinks(params, vocabSize));
+  // Last: only the token, and the logprobs asked for, come back (sampled-outputs-sampler.ts).
+  links.push({ kind: 'outputs', topLogprobs: params.logprobs ? Math.min(Math.max(0, Math.floor(params.topLogprobs)), MAX_TOP_LOGPROBS, vocabSize) : null });
+  return links;
+}
+
+/** The links that choose the token from the processed logits. */
+function drawLinks(params: Readonly<SamplingParams>, vocabSize: number): Link[] {
   const invTemperature = 1 / params.temperature;
-  if (params.temperature === 0 || !Number.isFinite(invTemperature)) {
-    links.push({ kind: 'greedy' });
-    return links;
-  }
+  if (params.temperature === 0 || !Number.isFinite(invTemperature)) return [{ kind: 'greedy' }];
+  const links: Link[] = [];
   if (params.temperature !== 1) links.push({ kind: 'temp', temperature: params.temperature });
   const minP = params.minP ?? 0;
   // ggml's min_p keeps logits strictly above max + ln p, which at p = 1 keeps nothing; the
@@ -135,6 +144,8 @@ export class DeviceSampling {
   constructor(
     private readonly api: SamplerApi,
     private readonly context: LlamaContext,
+    /** Every chain's last link, and the tap that logprobs need. */
+    private readonly outputLinks: SampledOutputLinks,
     /** Grammar mask links; without it, constrained sequences sample on the host. */
     private readonly createMask?: GrammarMaskFactory,
   ) {}
@@ -319,6 +330,12 @@ export class DeviceSampling {
         case 'dist':
           add(api.llama_sampler_init_dist(deviceSeed(sequence)));
           break;
+        case 'logprobs_tap':
+          add(this.outputLinks.tap() as unknown as SamplerHandle);
+          break;
+        case 'outputs':
+          add(this.outputLinks.outputs(link.topLogprobs) as unknown as SamplerHandle);
+          break;
       }
     }
     return { chain, mask };
@@ -338,3 +355,20 @@ function deviceSeed(sequence: Sequence): number {
   return word === RANDOM_SEED ? RANDOM_SEED - 1 : word;
 }
 
+/**
+ * The token the graph chose for batch token `index` of the last decode, with the logprobs its
+ * chain's outputs link computed when the request asked for them, ordered as the host orders them
+ * (descending, ties to the lower id; tokens a mask excluded left out).
+ */
+export function graphSample(context: LlamaContext, index: number): SampledToken {
+  const token = context.sampledToken(index);
+  const logprobs = context.sampledLogprobs(index);
+  if (!logprobs) return { token };
+  const [logprob, ...top] = logprobs.values;
+  const topLogprobs: TopLogprob[] = [];
+  top.forEach((value, i) => {
+    if (value > -Infinity) topLogprobs.push({ token: logprobs.ids[i]!, logprob: value });
+  });
+  topLogprobs.sort((a, b) => b.logprob - a.logprob || a.token - b.token);
+  return { token, logprob: logprob!, topLogprobs };
+}

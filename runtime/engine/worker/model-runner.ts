@@ -4,6 +4,8 @@ import { Batch } from '../../backend/batch.js';
 import type { LlamaContext } from '../../backend/context.js';
 import type { StepEntry } from './scheduler.js';
 import type { StepProfile } from '../step-profile.js';
+import type { SampledToken } from '../../sampling/token-sampler.js';
+import { graphSample } from './device-sampling.js';
 
 /**
  * Batches of at least this many tokens take ggml's tiled CPU attention, which skips a block of
@@ -33,9 +35,9 @@ export class ModelRunner {
   /**
    * Per entry of the last step: its first logit row (-1: none) and that token's index in the
    * batch, and whether its output was kept here (the prompts of a split step: logit rows in
-   * keptLogits, a token sampled in the graph in `token`) rather than left in llama.cpp's buffers.
+   * keptLogits, a token sampled in the graph in `sampled`) rather than left in llama.cpp's buffers.
    */
-  private rows: { kept: boolean; first: number; index: number; token: number }[] = [];
+  private rows: { kept: boolean; first: number; index: number; sampled?: SampledToken }[] = [];
   /** The prompt batch's logit rows of a split step (the streams' decode replaced llama.cpp's buffer); grown, never shrunk. */
   private keptLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
@@ -64,7 +66,7 @@ export class ModelRunner {
    * `profile` times the phases of pure decode steps.
    */
   async run(entries: readonly StepEntry[], whileDecoding?: () => void, onDevice?: readonly boolean[], profile?: StepProfile): Promise<void> {
-    this.rows = entries.map(() => ({ kept: false, first: -1, index: -1, token: -1 }));
+    this.rows = entries.map(() => ({ kept: false, first: -1, index: -1 }));
     this.lastTokens = 0;
     const streams = this.streamsToSplit(entries);
     if (streams) {
@@ -126,11 +128,11 @@ export class ModelRunner {
     profile.lap('device');
   }
 
-  /** The token the graph chose for entry `entry` of the last step (its sequence samples on the device). */
-  sampledToken(entry: number): number {
-    const { kept, first, index, token } = this.rows[entry]!;
+  /** The token the graph chose for entry `entry` of the last step, with its logprobs when asked (its sequence samples on the device). */
+  sampled(entry: number): SampledToken {
+    const { kept, first, index, sampled } = this.rows[entry]!;
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
-    return kept ? token : this.context.sampledToken(index);
+    return kept ? sampled! : graphSample(this.context, index);
   }
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
@@ -189,7 +191,7 @@ export class ModelRunner {
           firstIndex = batch.length - 1;
         }
       }
-      this.rows[index] = { kept, first, index: firstIndex, token: -1 };
+      this.rows[index] = { kept, first, index: firstIndex };
     });
     this.lastTokens += batch.length;
   }
@@ -204,7 +206,7 @@ export class ModelRunner {
       if (!chosen(index)) return;
       const row = this.rows[index]!;
       if (row.first < 0) return;
-      if (onDevice?.[index]) row.token = this.context.sampledToken(row.index);
+      if (onDevice?.[index]) row.sampled = graphSample(this.context, row.index);
       else hostRows = true;
     });
     if (!hostRows) return;
