@@ -1,8 +1,9 @@
-// `npx tsx bench/device-sampling.ts [--model PATH] [--reps 3] [--tokens 32] [--widths 1,8,32,64] [--threads N] [--json]`
+// `npx tsx bench/device-sampling.ts [--model PATH] [--reps 3] [--tokens 32] [--widths 1,8,32,64] [--threads N] [--kinds greedy,sampled,logprobs] [--json]`
 // Decode tokens per second with tokens chosen in the model's graph (--sampling device) against
 // the host path (--sampling host), on the CPU, in one process and in turn (the order reversed
-// every other repetition), so that load from elsewhere on the machine hits both alike. Two
-// kinds of request: greedy, and sampled (temperature 0.8, top_p 0.95, a seed per sequence).
+// every other repetition), so that load from elsewhere on the machine hits both alike. Three
+// kinds of request: greedy, sampled (temperature 0.8, top_p 0.95, a seed per sequence), and
+// greedy with logprobs (top 5).
 // Each figure is the median over the repetitions; a ratio is the median of per-repetition
 // device / host ratios (> 1: the device path is faster).
 import { basename } from 'node:path';
@@ -18,7 +19,21 @@ const create = (sampling: 'device' | 'host') =>
   Engine.create({ modelPath, device: 'cpu', mode: 'local', overrides: { max_num_sequence: maxWidth, prefix_cache_max_num_recycling_seqs: 0 }, threads, sampling });
 const engines = { host: await create('host'), device: await create('device') };
 const prompt = 'The history of the printing press begins in the fifteenth century, when';
-const kinds: Record<string, GenerateRequest['sampling']> = { greedy: { temperature: 0 }, sampled: { temperature: 0.8, topP: 0.95 } };
+const allKinds: Record<string, GenerateRequest['sampling']> = {
+  greedy: { temperature: 0 },
+  sampled: { temperature: 0.8, topP: 0.95 },
+  // Greedy with each token's logprob and top 5: a log-softmax and a top-k over the vocabulary in the graph.
+  logprobs: { temperature: 0, logprobs: true, topLogprobs: 5 },
+};
+// --kinds a,b picks some (default: all).
+const kindsArg = process.argv.indexOf('--kinds');
+const chosen = kindsArg > 0 ? process.argv[kindsArg + 1]!.split(',') : Object.keys(allKinds);
+const unknown = chosen.filter((kind) => !(kind in allKinds));
+if (unknown.length > 0) {
+  console.error(`bench:device-sampling: --kinds takes ${Object.keys(allKinds).join(', ')}; not ${unknown.join(', ')}`);
+  process.exit(1);
+}
+const kinds = Object.fromEntries(chosen.map((kind) => [kind, allKinds[kind]]));
 
 for (const engine of Object.values(engines)) await engineDecode(engine, prompt, maxWidth, 8);
 const rows: Record<string, unknown>[] = [];

@@ -1,7 +1,8 @@
 // Sampling in the model's graph, on whatever device decodes (llama.cpp's backend sampling): each
 // sequence that can sample there gets a sampler chain attached to its sequence id, and a decode
-// returns only its chosen token; its logits row never reaches JavaScript. Everything else keeps
-// the host path (sampling/token-sampler.ts): see hostOnlyReason.
+// returns only its chosen token (with its logprob and the top candidates' when the request asks:
+// backend/sampled-outputs-sampler.ts); its logits row never reaches JavaScript. Everything else
+// keeps the host path (sampling/token-sampler.ts): see hostOnlyReason.
 //
 // A grammar's mask is the chain's first link (backend/grammar-mask-sampler.ts): before each
 // decode, setMasks uploads the sequence's current mask (the grammar's state after its last
