@@ -1,0 +1,69 @@
+// Logprobs computed in the model's graph (--sampling device), through the HTTP server and the
+// official `openai` client: chat completions whole and streamed, and the legacy completions'
+// `logprobs`, against a server that samples on the host. Same tokens, same bytes, the same
+// log-probabilities to float32's rounding.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type OpenAI from 'openai';
+import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ host: TinyServer; device: TinyServer }>('logprobs from the graph, over HTTP');
+
+test.before(async (context) => {
+  context.host = await startTinyServer({ engine: { sampling: 'host' } });
+  context.device = await startTinyServer({ engine: { sampling: 'device' } });
+});
+test.after(async ({ host, device }) => {
+  await host.close();
+  await device.close();
+});
+
+/** Float32 in the graph, float64 on the host. */
+const TOLERANCE = 1e-4;
+const messages = [{ role: 'user' as const, content: 'Tell me a story about a fox.' }];
+const extra = { ignore_eos: true } as object; // not in OpenAI's types: an lmforge field
+
+type Content = OpenAI.Chat.Completions.ChatCompletionTokenLogprob[];
+
+function assertClose(actual: Content, expected: Content, what: string): void {
+  assert.is(actual.length, expected.length, what);
+  actual.forEach((entry, i) => {
+    const wanted = expected[i]!;
+    assert.is(entry.token, wanted.token, `${what}, position ${i}`);
+    assert.equal(entry.bytes, wanted.bytes, `${what}, position ${i}`);
+    assert.ok(Math.abs(entry.logprob - wanted.logprob) <= TOLERANCE, `${what}, position ${i}: ${entry.logprob} against ${wanted.logprob}`);
+    assert.is(entry.top_logprobs.length, wanted.top_logprobs.length, `${what}, position ${i}`);
+    // The chosen token heads a greedy top list on both.
+    assert.is(entry.top_logprobs[0]!.token, entry.token, `${what}, position ${i}`);
+    entry.top_logprobs.forEach((top, j) => assert.ok(Math.abs(top.logprob - wanted.top_logprobs[j]!.logprob) <= TOLERANCE, `${what}, position ${i}, top ${j}`));
+  });
+}
+
+test('chat completions with logprobs, whole and streamed, are the host server\'s on the device path', async ({ host, device }) => {
+  const request = { model: TINY_MODEL_ID, messages, max_tokens: 8, temperature: 0, logprobs: true, top_logprobs: 4, ...extra };
+  const [onDevice, onHost] = [await device.client.chat.completions.create(request), await host.client.chat.completions.create(request)];
+  // The device server really samples in the graph (the fingerprint says so), the host one does not.
+  assert.match(onDevice.system_fingerprint!, /_device-sampling$/);
+  assert.not.match(onHost.system_fingerprint!, /_device-sampling$/);
+  assert.is(onDevice.choices[0]!.message.content, onHost.choices[0]!.message.content);
+  assertClose(onDevice.choices[0]!.logprobs!.content!, onHost.choices[0]!.logprobs!.content!, 'whole');
+
+  const streamed: Content = [];
+  for await (const chunk of await device.client.chat.completions.create({ ...request, stream: true })) streamed.push(...(chunk.choices[0]?.logprobs?.content ?? []));
+  assertClose(streamed, onHost.choices[0]!.logprobs!.content!, 'streamed');
+});
+
+test('legacy completions: logprobs 3 on the device path is the host server\'s', async ({ host, device }) => {
+  const request = { model: TINY_MODEL_ID, prompt: 'The quick brown fox', max_tokens: 6, temperature: 0, logprobs: 3, ...extra };
+  const [onDevice, onHost] = [await device.client.completions.create(request), await host.client.completions.create(request)];
+  const [actual, expected] = [onDevice.choices[0]!.logprobs!, onHost.choices[0]!.logprobs!];
+  assert.equal(actual.tokens, expected.tokens);
+  actual.token_logprobs!.forEach((value, i) => assert.ok(Math.abs(value - expected.token_logprobs![i]!) <= TOLERANCE, `position ${i}`));
+  actual.top_logprobs!.forEach((top, i) => {
+    const wanted = expected.top_logprobs![i]!;
+    assert.equal(Object.keys(top).sort(), Object.keys(wanted).sort(), `position ${i}`);
+    for (const [token, value] of Object.entries(top)) assert.ok(Math.abs(value - wanted[token]!) <= TOLERANCE, `position ${i}, ${JSON.stringify(token)}`);
+  });
+});
+
+test.run();
