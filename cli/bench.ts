@@ -16,6 +16,7 @@ interface BenchFlags {
   inputLen: number;
   outputLen: number;
   temperature: number;
+  topLogprobs?: number;
   seed: number;
   warmup: number;
   timeout: number;
@@ -33,6 +34,7 @@ export function registerBench(cli: CAC): void {
     .option('--input-len <n>', 'Prompt length in tokens, approximately (words from a fixed list)', { default: 128 })
     .option('--output-len <n>', 'max_tokens, with ignore_eos so every output has this length', { default: 128 })
     .option('--temperature <t>', 'Sampling temperature (0 = greedy)', { default: 0 })
+    .option('--top-logprobs <n>', 'Ask for each token\'s logprob and its n most likely alternatives (0-20; default: no logprobs)')
     .option('--seed <n>', 'Seed of the prompts and the arrival times', { default: 0 })
     .option('--warmup <n>', 'Requests sent one at a time before measuring', { default: 1 })
     .option('--timeout <s>', 'Per-request timeout in seconds', { default: 600 })
@@ -48,6 +50,7 @@ export function registerBench(cli: CAC): void {
         inputLen: flags.inputLen,
         outputLen: flags.outputLen,
         temperature: flags.temperature,
+        topLogprobs: flags.topLogprobs,
         seed: flags.seed,
         warmup: flags.warmup,
         timeoutMs: flags.timeout * 1000,

@@ -26,6 +26,8 @@ export interface BenchOptions {
   outputLen?: number;
   /** Default 0 (greedy). */
   temperature?: number;
+  /** Asks for each token's logprob and its n most likely alternatives (logprobs, top_logprobs: n); unset: no logprobs. */
+  topLogprobs?: number;
   /** Seeds the prompts and the arrival times. Default 0. */
   seed?: number;
   /** Requests sent (one at a time) before measuring, to warm the server. Default 0. */
@@ -77,7 +79,15 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchReport> 
   const model = options.model ?? (await firstModelId(url));
   const prompts = makePrompts(numPrompts, inputLen, seed);
   const send = (prompt: string) =>
-    streamChatCompletion({ url, model, prompt, maxTokens: outputLen, temperature: options.temperature ?? 0, timeoutMs: options.timeoutMs ?? 600_000 });
+    streamChatCompletion({
+      url,
+      model,
+      prompt,
+      maxTokens: outputLen,
+      temperature: options.temperature ?? 0,
+      timeoutMs: options.timeoutMs ?? 600_000,
+      ...(options.topLogprobs !== undefined ? { extraBody: { logprobs: true, top_logprobs: options.topLogprobs } } : {}),
+    });
 
   for (const prompt of makePrompts(options.warmup ?? 0, inputLen, seed + 1)) await send(prompt);
 
@@ -107,6 +117,9 @@ function checkOptions(options: BenchOptions): void {
     throw new BenchOptionError(`--request-rate must be a positive number of requests per second, got ${options.requestRate}`);
   }
   if (options.temperature !== undefined && !(options.temperature >= 0 && options.temperature <= 2)) throw new BenchOptionError(`--temperature must be within [0, 2], got ${options.temperature}`);
+  if (options.topLogprobs !== undefined && !(Number.isInteger(options.topLogprobs) && options.topLogprobs >= 0 && options.topLogprobs <= 20)) {
+    throw new BenchOptionError(`--top-logprobs must be a whole number from 0 to 20, got ${options.topLogprobs}`);
+  }
   if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new BenchOptionError(`--timeout must be positive, got ${options.timeoutMs}`);
   if (!/^https?:\/\/[^/]/.test(options.url)) throw new BenchOptionError(`--url must be an http(s) URL such as http://127.0.0.1:8000, got '${options.url}'`);
 }

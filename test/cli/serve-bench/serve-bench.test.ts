@@ -60,6 +60,7 @@ test('closed loop: every request completes, at most `concurrency` in flight, the
   assert.equal(body.stream_options, { include_usage: true });
   assert.is(body.ignore_eos, true);
   assert.is(body.max_tokens, 5);
+  assert.is(body.logprobs, undefined, 'no logprobs unless asked');
   const messages = body.messages as { role: string; content: string }[];
   assert.is(messages[0]!.content.split(' ').length, 12);
   assert.is(report.mean_output_tokens, 5);
@@ -72,6 +73,14 @@ test('closed loop: every request completes, at most `concurrency` in flight, the
   assert.ok(Math.abs(report.output_throughput - (6 * 5) / report.duration_s) < 1e-9);
   assert.ok(Math.abs(report.request_throughput - 6 / report.duration_s) < 1e-9);
   assert.is(report.mean_prompt_tokens, 7);
+});
+
+test('--top-logprobs asks every request for logprobs and that many alternatives', async ({ server }) => {
+  await runBenchmark({ url: server.url, numPrompts: 2, outputLen: 3, topLogprobs: 5 });
+  for (const body of server.bodies) {
+    assert.is(body.logprobs, true);
+    assert.is(body.top_logprobs, 5);
+  }
 });
 
 test('HTTP 500s and error events are failures, counted, and the run goes on', async ({ server }) => {
@@ -139,6 +148,7 @@ test('bad options are refused with the flag named', async ({ server }) => {
   await rejects(() => runBenchmark({ url: server.url, numPrompts: 1.5 }), /--num-prompts/);
   await rejects(() => runBenchmark({ url: server.url, requestRate: -1 }), /--request-rate/);
   await rejects(() => runBenchmark({ url: 'localhost:8000' }), /--url/);
+  await rejects(() => runBenchmark({ url: server.url, topLogprobs: 21 }), /--top-logprobs/);
 });
 
 test('summary percentiles on known per-request figures', () => {
