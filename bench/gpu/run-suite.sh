@@ -13,7 +13,9 @@
 #   4. variants at the busy rows: lmforge --kv-layout per-sequence, llama-server without
 #      --kv-unified (a stream per slot), lmforge --sampling device;
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat);
-#   6. results/summary.txt (summarize.mjs).
+#   6. logprobs (--top-logprobs 5) at the top concurrency, lmforge on the host path and with
+#      --sampling device;
+#   7. results/summary.txt (summarize.mjs).
 # In that order, so that what a short device budget cuts off is what matters least.
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
 # SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
@@ -103,7 +105,7 @@ bench_server() { # name url
     fi
     # Seeds differ per row, and are the same for both servers: the same prompts on each.
     timeout 300 node "$app/bin/lmforge.mjs" bench --url "$url" --concurrency "$c" --num-prompts $((c > 4 ? 2 * c : 8)) \
-      --input-len "$input_len" --output-len "$output_len" --seed $((1000 + c)) --warmup 1 --json \
+      --input-len "$input_len" --output-len "$output_len" --seed $((1000 + c)) --warmup 1 ${bench_flags[@]+"${bench_flags[@]}"} --json \
       >"$results/bench-$name-c$c.json" 2>"$logs/bench-$name-c$c.log"
     say "$name c=$c: exit $? $(grep -oP '"output_throughput":[0-9.]+' "$results/bench-$name-c$c.json")"
     [[ -z $smi ]] || kill "$smi" 2>/dev/null
@@ -116,11 +118,16 @@ bench_server() { # name url
   done
 }
 
+# Flags every `lmforge bench` row adds while set (the logprobs rows').
+bench_flags=()
 overrides="max_num_sequence=$slots;max_total_seq_length=$cells;context_window_size=2048;prefill_chunk_size=2048"
-# Each server's rows: all of them, or the busy ones only (the first concurrency left out).
-bench_rows() { # name url all|busy
+# Each server's rows: all of them, the busy ones (the first concurrency left out), or the top one.
+bench_rows() { # name url all|busy|top
   local saved=("${concurrencies[@]}")
-  [[ $3 == all ]] || concurrencies=("${saved[@]:1}")
+  case $3 in
+    busy) concurrencies=("${saved[@]:1}") ;;
+    top) concurrencies=("$top") ;;
+  esac
   bench_server "$1" "$2"
   concurrencies=("${saved[@]}")
 }
@@ -183,6 +190,13 @@ lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device
 say "bench:speculative ${spec_args[*]}"
 timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
 say "bench:speculative: exit $?"
+
+# Logprobs (top 5 a token) at the top concurrency: on the host path (JavaScript over each row)
+# and in the graph (only 6 floats and 5 ids a token come back).
+bench_flags=(--top-logprobs 5)
+lmforge_server lmforge-logprobs 18005 top --kv-layout shared
+lmforge_server lmforge-logprobs-device 18006 top --kv-layout shared --sampling device
+bench_flags=()
 
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"
 say "done"

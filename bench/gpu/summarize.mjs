@@ -75,6 +75,12 @@ if (variants.length) {
   }
 }
 
+// Logprobs in the graph against logprobs on the host, both at the top concurrency.
+for (const c of concurrencies) {
+  const [host, device] = [report('lmforge-logprobs', c), report('lmforge-logprobs-device', c)];
+  if (host && device) say(`\nlogprobs (top 5) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}`);
+}
+
 const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 if (speculative.length) {
   say('\n| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output |');
