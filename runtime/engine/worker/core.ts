@@ -267,7 +267,7 @@ export class EngineCore {
         let accepted = 0;
         if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
           try {
-            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampled(index));
+            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampled(index, sequence.sampler.params.logprobs));
             else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
             settled.push({ index, sequence, drafted: entry.draft.length, accepted, finished: sequence.finish !== undefined });
@@ -317,8 +317,6 @@ export class EngineCore {
   private commitSampled(sequence: Sequence, sampled: SampledToken): void {
     // As on the host: a grammar that allows only its end ends the output; the drawn token (an end token) is dropped.
     if (this.committer.endIfGrammarComplete(sequence)) return;
-    // Never a made-up logprob: a chain that returned none for a request that asked fails it.
-    if (sequence.sampler.params.logprobs && sampled.logprob === undefined) throw new Error('the graph returned no logprobs for a request that asked for them');
     this.committer.commit(sequence, sampled);
     this.deviceSampling!.accept(sequence, sampled.token);
   }

@@ -358,17 +358,19 @@ function deviceSeed(sequence: Sequence): number {
 
 /**
  * The token the graph chose for batch token `index` of the last decode, with the logprobs its
- * chain's outputs link computed when the request asked for them, ordered as the host orders them
- * (descending, ties to the lower id; tokens a mask excluded left out).
+ * chain's outputs link computed when the request asked for them (`logprobs`), ordered as the
+ * host orders them (descending, ties to the lower id; tokens a mask excluded left out).
  */
-export function graphSample(context: LlamaContext, index: number): SampledToken {
+export function graphSample(context: LlamaContext, index: number, logprobs: boolean): SampledToken {
   const token = context.sampledToken(index);
-  const logprobs = context.sampledLogprobs(index);
   if (!logprobs) return { token };
-  const [logprob, ...top] = logprobs.values;
+  const computed = context.sampledLogprobs(index);
+  // Never a made-up logprob: a chain that returned none fails its request.
+  if (!computed) throw new Error(`the graph returned no logprobs for batch token ${index}, whose request asked for them`);
+  const [logprob, ...top] = computed.values;
   const topLogprobs: TopLogprob[] = [];
   top.forEach((value, i) => {
-    if (value > -Infinity) topLogprobs.push({ token: logprobs.ids[i]!, logprob: value });
+    if (value > -Infinity) topLogprobs.push({ token: computed.ids[i]!, logprob: value });
   });
   topLogprobs.sort((a, b) => b.logprob - a.logprob || a.token - b.token);
   return { token, logprob: logprob!, topLogprobs };

@@ -37,7 +37,7 @@ export class ModelRunner {
    * batch, and whether its output was kept here (the prompts of a split step: logit rows in
    * keptLogits, a token sampled in the graph in `sampled`) rather than left in llama.cpp's buffers.
    */
-  private rows: { kept: boolean; first: number; index: number; sampled?: SampledToken }[] = [];
+  private rows: { kept: boolean; first: number; index: number; sampled?: SampledToken; failure?: unknown }[] = [];
   /** The prompt batch's logit rows of a split step (the streams' decode replaced llama.cpp's buffer); grown, never shrunk. */
   private keptLogits = new Float32Array(0);
   /** Whether the last step returned hidden states. */
@@ -128,11 +128,13 @@ export class ModelRunner {
     profile.lap('device');
   }
 
-  /** The token the graph chose for entry `entry` of the last step, with its logprobs when asked (its sequence samples on the device). */
-  sampled(entry: number): SampledToken {
-    const { kept, first, index, sampled } = this.rows[entry]!;
+  /** The token the graph chose for entry `entry` of the last step, with its logprobs when `logprobs` (its sequence samples on the device). */
+  sampled(entry: number, logprobs: boolean): SampledToken {
+    const { kept, first, index, sampled, failure } = this.rows[entry]!;
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
-    return kept ? sampled! : graphSample(this.context, index);
+    if (!kept) return graphSample(this.context, index, logprobs);
+    if (failure !== undefined) throw failure;
+    return sampled!;
   }
 
   /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
@@ -202,12 +204,20 @@ export class ModelRunner {
    */
   private keepOutputs(entries: readonly StepEntry[], chosen: (index: number) => boolean, onDevice: readonly boolean[] | undefined): void {
     let hostRows = false;
-    entries.forEach((_, index) => {
+    entries.forEach(({ sequence }, index) => {
       if (!chosen(index)) return;
       const row = this.rows[index]!;
       if (row.first < 0) return;
-      if (onDevice?.[index]) row.sampled = graphSample(this.context, row.index);
-      else hostRows = true;
+      if (!onDevice?.[index]) {
+        hostRows = true;
+        return;
+      }
+      // A row that cannot be read fails its own request when it is committed, not the step.
+      try {
+        row.sampled = graphSample(this.context, row.index, sequence.sampler.params.logprobs);
+      } catch (error) {
+        row.failure = error;
+      }
     });
     if (!hostRows) return;
     const outputs = this.batch.outputs;
