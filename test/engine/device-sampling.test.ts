@@ -145,6 +145,20 @@ test('preempted sequences continue their chains (penalties, generator) on the id
     const constrained = requests(rotation, grammar).map(({ ignoreEos: _, ...request }) => request);
     assert.equal(await tokensOf(tight, constrained), await tokensOf(device, constrained), 'under a grammar');
     assert.ok((await tight.stats()).preemptions > before, 'the budget forced preemption under a grammar');
+    // A chain with the logprobs links comes back as a clone that still reports them: under the
+    // bias the lists hold only the ten words, whose values the penalty counts set exactly.
+    const reported = async (engine: Engine) => {
+      const results = await Promise.all(requests({ ...rotation, logprobs: true, topLogprobs: 3 }).map((request) => runToEnd(engine, request)));
+      return results.map(({ choices: [choice] }) => choice!.logprobs.map(({ token, logprob, top }) => ({ token, logprob, top: top.map((entry) => [entry.token, entry.logprob]) })));
+    };
+    const beforeLogprobs = (await tight.stats()).preemptions;
+    const withLogprobs = await reported(tight);
+    assert.equal(withLogprobs, await reported(device), 'logprobs');
+    assert.ok((await tight.stats()).preemptions > beforeLogprobs, 'the budget forced preemption with logprobs');
+    for (const positions of withLogprobs) {
+      assert.is(positions.length, 40);
+      assert.ok(positions.every(({ top }) => top.length === 3) && positions.some(({ logprob }) => logprob < 0), JSON.stringify(positions.slice(0, 3)));
+    }
   } finally {
     await tight.dispose();
   }
