@@ -23,7 +23,7 @@
 // the top k by ggml_top_k over x, their log-probabilities and the chosen token's by get_rows.
 // Masked tokens (-inf) may fill the top k when fewer are allowed: the reader drops them.
 import type { GgmlTensor } from './ggml-api.js';
-import { defineCustomSampler, type CustomSamplerHooks, type CustomSamplerKind, type SamplerPointer } from './custom-sampler.js';
+import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type CustomSamplerKind, type SamplerPointer } from './custom-sampler.js';
 
 export interface SampledOutputLinks {
   /** A tap link: put it where the chain's logits are the ones logprobs describe. */
@@ -45,10 +45,10 @@ interface LinkState {
 let tapped: GgmlTensor | undefined;
 
 const hooks: CustomSamplerHooks<LinkState> = {
-  apply(state) {
-    // The engine samples these chains only in the graph; on the host there is nothing to report
-    // into, so say so rather than return a token without its logprobs.
-    throw new Error(`the ${state.role} link of sampled outputs runs only in the graph`);
+  apply(_state, { logits }) {
+    // The engine samples these chains only in the graph. On the host there is nothing to report
+    // logprobs into, so the link fails closed: no token is allowed, rather than one without them.
+    for (let i = 1; i < logits.length; i += TOKEN_DATA_WORDS) logits[i] = -Infinity;
   },
   // Every row of a sequence gets its own outputs; llama.cpp applies the chain to each row.
   backendInit: () => true,
