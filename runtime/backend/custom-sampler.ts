@@ -5,7 +5,7 @@
 // (koffi's callback slots are few) and keeps every live sampler's state in a table, found by the
 // id the sampler's C struct carries as its context pointer.
 //
-//   const kind = defineCustomSampler<MyState>(library.path, 'my-link', hooks);
+//   const kind = defineCustomSampler<MyState>(library.path, 'my-link', (ggml) => hooks);
 //   const pointer = kind.create(state);            // a llama_sampler *; a chain that adds it owns it
 //   kind.stateAt(pointer)                          // the state, for a clone llama.cpp made too
 //
@@ -104,19 +104,20 @@ const Signatures = {
 const kinds = new Map<string, { path: string; kind: CustomSamplerKind<never> }>();
 
 /** The kind named `name` on the libllama at `libllamaPath`, its hooks registered on first use. */
-export function defineCustomSampler<S>(libllamaPath: string, name: string, hooks: CustomSamplerHooks<S>): CustomSamplerKind<S> {
+export function defineCustomSampler<S>(libllamaPath: string, name: string, hooksFor: (ggml: GgmlApi) => CustomSamplerHooks<S>): CustomSamplerKind<S> {
   const known = kinds.get(name);
   if (known) {
     if (known.path !== libllamaPath) throw new Error(`${name} samplers are bound to ${known.path}, not ${libllamaPath}`);
     return known.kind as unknown as CustomSamplerKind<S>;
   }
-  const kind = register(libllamaPath, name, hooks);
+  const kind = register(libllamaPath, name, hooksFor);
   kinds.set(name, { path: libllamaPath, kind: kind as unknown as CustomSamplerKind<never> });
   return kind;
 }
 
-function register<S>(libllamaPath: string, name: string, hooks: CustomSamplerHooks<S>): CustomSamplerKind<S> {
+function register<S>(libllamaPath: string, name: string, hooksFor: (ggml: GgmlApi) => CustomSamplerHooks<S>): CustomSamplerKind<S> {
   const ggml = ggmlApiFor(libllamaPath);
+  const hooks = hooksFor(ggml);
   const samplerInit = koffi.load(libllamaPath).func('void *llama_sampler_init(void *iface, intptr_t ctx)') as (iface: bigint, ctx: number) => SamplerPointer | null;
   const states = new Map<number, S>();
   let nextId = 1;

@@ -173,70 +173,67 @@ function releaseTable(ggml: GgmlApi, table: SharedTable): void {
   ggml.ggml_free(table.context);
 }
 
-const hooks: CustomSamplerHooks<MaskState> = {
-  // Fails closed: a mask that could not be read allows nothing.
-  apply(state, { ids, logits }, failed) {
-    for (let i = 0; i < ids.length; i += TOKEN_DATA_WORDS) if (failed || !state.allows(ids[i]!)) logits[i + 1] = -Infinity;
-  },
-  backendInit(state, buft, outputsPerSequence) {
-    // One mask a step cannot serve several rows of a sequence: the host path then, not a wrong mask.
-    if (outputsPerSequence > 1) return false;
-    state.table ??= acquireTable(kind().ggml, buft);
-    return state.table !== undefined;
-  },
-  backendApply(state, ctx, _graph, data, set) {
-    const ggml = kind().ggml;
-    const table = state.table!;
-    const logits = data.logits!;
-    const width = ggml.ggml_nelements(logits);
-    // Over the whole vocabulary the mask lines up with the logits; after a link that kept
-    // candidates (top-k first), their ids pick its entries.
-    const chunkCount = Math.ceil((data.candidates ? state.vocabSize : width) / CHUNK_TOKENS);
-    if (!state.input) {
-      state.input = ggml.ggml_new_tensor_1d(ctx, GGML_TYPE.i32, chunkCount);
-      ggml.ggml_set_name(state.input, 'grammar_mask_chunks');
-      ggml.ggml_set_input(state.input);
-      state.inputChunks = chunkCount;
-    }
-    const expanded = ggml.ggml_get_rows(ctx, table.tensor, state.input); // [16, chunks] of 0 / -inf
-    const mask = data.candidates
-      ? ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, expanded, 1, chunkCount * CHUNK_TOKENS), data.candidates)
-      : ggml.ggml_view_1d(ctx, ggml.ggml_reshape_1d(ctx, expanded, chunkCount * CHUNK_TOKENS), width, 0);
-    // In the logits' own shape: a full row is 1-d, top-k's kept rows are [1, k].
-    set('logits', ggml.ggml_add(ctx, logits, ggml.ggml_reshape(ctx, mask, logits)));
-  },
-  backendSetInput(state) {
-    if (!state.input) return;
-    const count = state.inputChunks;
-    // A logits row wider than the vocabulary (never in a real graph) allows nothing past it.
-    const chunks = count === state.chunks.length ? state.chunks : padded(state.chunks, count);
-    kind().ggml.ggml_backend_tensor_set(state.input, chunks, 0, count * 4);
-  },
-  backendReset: (state) => state.resetGraph(),
-  clone(source) {
-    const copy = new MaskState(source.vocabSize);
-    copy.copyFrom(source);
-    return copy;
-  },
-  copyState: (source, target) => target.copyFrom(source),
-  free(state) {
-    state.freed = true;
-    if (state.table) releaseTable(kind().ggml, state.table);
-    state.table = undefined;
-  },
-  fail: (state, error) => state.fail(error),
-};
+/** The mask links' hooks, over the loaded ggml. */
+function maskHooks(ggml: GgmlApi): CustomSamplerHooks<MaskState> {
+  return {
+    // Fails closed: a mask that could not be read allows nothing.
+    apply(state, { ids, logits }, failed) {
+      for (let i = 0; i < ids.length; i += TOKEN_DATA_WORDS) if (failed || !state.allows(ids[i]!)) logits[i + 1] = -Infinity;
+    },
+    backendInit(state, buft, outputsPerSequence) {
+      // One mask a step cannot serve several rows of a sequence: the host path then, not a wrong mask.
+      if (outputsPerSequence > 1) return false;
+      state.table ??= acquireTable(ggml, buft);
+      return state.table !== undefined;
+    },
+    backendApply(state, ctx, _graph, data, set) {
+      const table = state.table!;
+      const logits = data.logits!;
+      const width = ggml.ggml_nelements(logits);
+      // Over the whole vocabulary the mask lines up with the logits; after a link that kept
+      // candidates (top-k first), their ids pick its entries.
+      const chunkCount = Math.ceil((data.candidates ? state.vocabSize : width) / CHUNK_TOKENS);
+      if (!state.input) {
+        state.input = ggml.ggml_new_tensor_1d(ctx, GGML_TYPE.i32, chunkCount);
+        ggml.ggml_set_name(state.input, 'grammar_mask_chunks');
+        ggml.ggml_set_input(state.input);
+        state.inputChunks = chunkCount;
+      }
+      const expanded = ggml.ggml_get_rows(ctx, table.tensor, state.input); // [16, chunks] of 0 / -inf
+      const mask = data.candidates
+        ? ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, expanded, 1, chunkCount * CHUNK_TOKENS), data.candidates)
+        : ggml.ggml_view_1d(ctx, ggml.ggml_reshape_1d(ctx, expanded, chunkCount * CHUNK_TOKENS), width, 0);
+      // In the logits' own shape: a full row is 1-d, top-k's kept rows are [1, k].
+      set('logits', ggml.ggml_add(ctx, logits, ggml.ggml_reshape(ctx, mask, logits)));
+    },
+    backendSetInput(state) {
+      if (!state.input) return;
+      const count = state.inputChunks;
+      // A logits row wider than the vocabulary (never in a real graph) allows nothing past it.
+      const chunks = count === state.chunks.length ? state.chunks : padded(state.chunks, count);
+      ggml.ggml_backend_tensor_set(state.input, chunks, 0, count * 4);
+    },
+    backendReset: (state) => state.resetGraph(),
+    clone(source) {
+      const copy = new MaskState(source.vocabSize);
+      copy.copyFrom(source);
+      return copy;
+    },
+    copyState: (source, target) => target.copyFrom(source),
+    free(state) {
+      state.freed = true;
+      if (state.table) releaseTable(ggml, state.table);
+      state.table = undefined;
+    },
+    fail: (state, error) => state.fail(error),
+  };
+}
 
 let bound: CustomSamplerKind<MaskState> | undefined;
 
-function kind(): CustomSamplerKind<MaskState> {
-  if (!bound) throw new Error('no grammar mask sampler was created yet');
-  return bound;
-}
-
 /** The mask links' kind, its hooks registered once per process. */
 function kindFor(libllamaPath: string): CustomSamplerKind<MaskState> {
-  bound = defineCustomSampler(libllamaPath, 'grammar-mask', hooks);
+  bound = defineCustomSampler(libllamaPath, 'grammar-mask', maskHooks);
   return bound;
 }
 

@@ -22,8 +22,8 @@
 // logprobs = x - m - lse (ggml_log of a softmax would underflow to -inf for unlikely tokens);
 // the top k by ggml_top_k over x, their log-probabilities and the chosen token's by get_rows.
 // Masked tokens (-inf) may fill the top k when fewer are allowed: the reader drops them.
-import type { GgmlTensor } from './ggml-api.js';
-import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type CustomSamplerKind, type SamplerPointer } from './custom-sampler.js';
+import type { GgmlApi, GgmlTensor } from './ggml-api.js';
+import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type SamplerPointer } from './custom-sampler.js';
 
 export interface SampledOutputLinks {
   /** A tap link: put it where the chain's logits are the ones logprobs describe. */
@@ -44,67 +44,61 @@ interface LinkState {
 /** The processed logits the last tap saw, for the next outputs link (same chain, same build). */
 let tapped: GgmlTensor | undefined;
 
-const hooks: CustomSamplerHooks<LinkState> = {
-  apply(_state, { logits }) {
-    // The engine samples these chains only in the graph. On the host there is nothing to report
-    // logprobs into, so the link fails closed: no token is allowed, rather than one without them.
-    for (let i = 1; i < logits.length; i += TOKEN_DATA_WORDS) logits[i] = -Infinity;
-  },
-  // Every row of a sequence gets its own outputs; llama.cpp applies the chain to each row.
-  backendInit: () => true,
-  backendApply(state, ctx, _graph, data, set) {
-    const ggml = kind().ggml;
-    if (state.role === 'tap') {
-      tapped = data.logits!;
-      return;
-    }
-    set('probs', null);
-    set('candidates', null);
-    if (state.topLogprobs === null) {
-      set('logits', null);
-      return;
-    }
-    const processed = tapped;
-    tapped = undefined;
-    if (!processed) throw new Error('a logprobs outputs link needs a tap earlier in its chain');
-    const sampled = data.sampled;
-    if (!sampled) throw new Error('a logprobs outputs link must follow the link that draws the token');
-    const size = ggml.ggml_nelements(processed);
-    const row = ggml.ggml_reshape_2d(ctx, processed, size, 1); // one row: argmax, sums
-    const max = ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, processed, 1, size), ggml.ggml_argmax(ctx, row));
-    const shifted = ggml.ggml_sub(ctx, row, max);
-    const logNormaliser = ggml.ggml_log(ctx, ggml.ggml_sum_rows(ctx, ggml.ggml_exp(ctx, shifted)));
-    const logprobs = ggml.ggml_reshape_2d(ctx, ggml.ggml_sub(ctx, shifted, logNormaliser), 1, size); // a row an entry: get_rows picks tokens
-    const chosen = ggml.ggml_get_rows(ctx, logprobs, ggml.ggml_reshape_1d(ctx, sampled, 1));
-    const k = Math.min(state.topLogprobs, size);
-    if (k === 0) {
-      set('logits', ggml.ggml_reshape_1d(ctx, chosen, 1));
-      return;
-    }
-    const top = ggml.ggml_top_k(ctx, row, k);
-    const topLogprobs = ggml.ggml_get_rows(ctx, logprobs, ggml.ggml_reshape_1d(ctx, top, k));
-    set('logits', ggml.ggml_concat(ctx, ggml.ggml_reshape_1d(ctx, chosen, 1), ggml.ggml_reshape_1d(ctx, topLogprobs, k), 0));
-    set('candidates', ggml.ggml_reshape_1d(ctx, top, k));
-  },
-  clone: (state) => ({ role: state.role, topLogprobs: state.topLogprobs }),
-  // Nothing mutable: the settings are the configuration, which a copy shares.
-  copyState: () => undefined,
-  free: () => undefined,
-  // A failed backend_apply leaves the row without logprobs, which its reader refuses (context.ts).
-  fail: () => undefined,
-};
-
-let bound: CustomSamplerKind<LinkState> | undefined;
-
-function kind(): CustomSamplerKind<LinkState> {
-  if (!bound) throw new Error('no sampled-outputs link was created yet');
-  return bound;
+/** The links' hooks, over the loaded ggml. */
+function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
+  return {
+    apply(_state, { logits }) {
+      // The engine samples these chains only in the graph. On the host there is nothing to report
+      // logprobs into, so the link fails closed: no token is allowed, rather than one without them.
+      for (let i = 1; i < logits.length; i += TOKEN_DATA_WORDS) logits[i] = -Infinity;
+    },
+    // Every row of a sequence gets its own outputs; llama.cpp applies the chain to each row.
+    backendInit: () => true,
+    backendApply(state, ctx, _graph, data, set) {
+      if (state.role === 'tap') {
+        tapped = data.logits!;
+        return;
+      }
+      set('probs', null);
+      set('candidates', null);
+      if (state.topLogprobs === null) {
+        set('logits', null);
+        return;
+      }
+      const processed = tapped;
+      tapped = undefined;
+      if (!processed) throw new Error('a logprobs outputs link needs a tap earlier in its chain');
+      const sampled = data.sampled;
+      if (!sampled) throw new Error('a logprobs outputs link must follow the link that draws the token');
+      const size = ggml.ggml_nelements(processed);
+      const row = ggml.ggml_reshape_2d(ctx, processed, size, 1); // one row: argmax, sums
+      const max = ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, processed, 1, size), ggml.ggml_argmax(ctx, row));
+      const shifted = ggml.ggml_sub(ctx, row, max);
+      const logNormaliser = ggml.ggml_log(ctx, ggml.ggml_sum_rows(ctx, ggml.ggml_exp(ctx, shifted)));
+      const logprobs = ggml.ggml_reshape_2d(ctx, ggml.ggml_sub(ctx, shifted, logNormaliser), 1, size); // a row an entry: get_rows picks tokens
+      const chosen = ggml.ggml_get_rows(ctx, logprobs, ggml.ggml_reshape_1d(ctx, sampled, 1));
+      const k = Math.min(state.topLogprobs, size);
+      if (k === 0) {
+        set('logits', ggml.ggml_reshape_1d(ctx, chosen, 1));
+        return;
+      }
+      const top = ggml.ggml_top_k(ctx, row, k);
+      const topLogprobs = ggml.ggml_get_rows(ctx, logprobs, ggml.ggml_reshape_1d(ctx, top, k));
+      set('logits', ggml.ggml_concat(ctx, ggml.ggml_reshape_1d(ctx, chosen, 1), ggml.ggml_reshape_1d(ctx, topLogprobs, k), 0));
+      set('candidates', ggml.ggml_reshape_1d(ctx, top, k));
+    },
+    clone: (state) => ({ role: state.role, topLogprobs: state.topLogprobs }),
+    // Nothing mutable: the settings are the configuration, which a copy shares.
+    copyState: () => undefined,
+    free: () => undefined,
+    // A failed backend_apply leaves the row without logprobs, which its reader refuses (context.ts).
+    fail: () => undefined,
+  };
 }
 
 /** The links on the libllama at `libllamaPath`. */
 export function sampledOutputLinks(libllamaPath: string): SampledOutputLinks {
-  bound = defineCustomSampler(libllamaPath, 'sampled-outputs', hooks);
-  const samplers = bound;
+  const samplers = defineCustomSampler(libllamaPath, 'sampled-outputs', linkHooks);
   return {
     tap: () => samplers.create({ role: 'tap', topLogprobs: null }),
     outputs(topLogprobs) {
