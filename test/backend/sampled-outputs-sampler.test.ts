@@ -2,11 +2,8 @@
 // the CPU backend, tiny model: what a decode leaves for the host from a chain that ends with the
 // outputs link, against the same chain without it, and logprobs against the log-softmax of a
 // context without samplers' logits.
-import koffi from 'koffi';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Batch } from '../../runtime/backend/batch.js';
-import { LlamaContext } from '../../runtime/backend/context.js';
 import { listDevices } from '../../runtime/backend/devices.js';
 import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
@@ -14,6 +11,7 @@ import { sampledOutputLinks } from '../../runtime/backend/sampled-outputs-sample
 import { plainArgmax } from '../../runtime/sampling/argmax.js';
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { bindBackendSamplerCalls, type SamplerPointer } from '../helpers/backend-sampler-calls.js';
+import { decodeWithChains } from '../helpers/chain-rows.js';
 
 const test = suite('sampled outputs links');
 const library = loadLlamaLibrary({ kinds: ['cpu'] });
@@ -26,48 +24,8 @@ const links = sampledOutputLinks(library.path);
 /** Float32 in the graph, float64 here. */
 const TOLERANCE = 1e-4;
 
-interface Row {
-  token: number;
-  /** The raw logits of the same prompt, from a context without samplers. */
-  logits: Float32Array;
-  /** What the chain left as its logits, and as its candidates (empty when none). */
-  left: Float32Array;
-  candidates: Int32Array;
-}
-
 /** Decodes one prompt a sequence, sequence i sampled by chains[i]; returns each sequence's row. */
-function decodeWith(chains: SamplerPointer[]): Row[] {
-  const shape = { contextSize: 256, batchSize: 64, sequences: chains.length, threads: 1 };
-  const context = LlamaContext.create(tiny, shape);
-  const plain = LlamaContext.create(tiny, shape);
-  const batch = new Batch(64);
-  try {
-    chains.forEach((chain, sequence) => assert.ok(calls.llama_set_sampler(context.handle, sequence, chain), `sequence ${sequence}'s chain attached`));
-    const indices = chains.map((_, sequence) => {
-      const prompt = [100 + sequence, 2000 + 7 * sequence, 300 + sequence];
-      prompt.forEach((token, position) => batch.add(token, position, sequence, position === prompt.length - 1));
-      return batch.length - 1;
-    });
-    context.decodeNow(batch);
-    plain.decodeNow(batch);
-    return indices.map((index) => {
-      const logits = new Float32Array(koffi.view(api.llama_get_logits_ith(plain.handle, index) as unknown as bigint, context.vocabSize * 4)).slice();
-      const leftAt = calls.llama_get_sampled_logits_ith(context.handle, index);
-      const left = leftAt ? new Float32Array(koffi.view(leftAt, calls.llama_get_sampled_logits_count_ith(context.handle, index) * 4)).slice() : new Float32Array(0);
-      const candidateCount = calls.llama_get_sampled_candidates_count_ith(context.handle, index);
-      const candidates = candidateCount > 0 ? new Int32Array(koffi.view(calls.llama_get_sampled_candidates_ith(context.handle, index)!, candidateCount * 4)).slice() : new Int32Array(0);
-      return { token: calls.llama_get_sampled_token_ith(context.handle, index), logits, left, candidates };
-    });
-  } finally {
-    chains.forEach((chain, sequence) => {
-      calls.llama_set_sampler(context.handle, sequence, null);
-      calls.llama_sampler_free(chain);
-    });
-    batch.dispose();
-    void context.dispose();
-    void plain.dispose();
-  }
-}
+const decodeWith = (chains: SamplerPointer[]) => decodeWithChains(tiny, calls, chains);
 
 /** log-softmax of `logits` at `token`, in float64. */
 function logSoftmax(logits: Float32Array, token: number): number {
