@@ -33,6 +33,9 @@ const GgmlInitParams = koffi.struct('ggml_init_params', {
 /** ggml_type values (ggml.h) lmforge names. */
 export const GGML_TYPE = { f32: 0, f16: 1, q4_0: 2, q4_1: 3, q8_0: 8, i32: 26, bf16: 30 } as const;
 
+/** enum ggml_sort_order (ggml.h). */
+export const GGML_SORT_ORDER = { ascending: 0, descending: 1 } as const;
+
 /** ggml_status GGML_STATUS_SUCCESS. */
 export const GGML_STATUS_SUCCESS = 0;
 
@@ -62,6 +65,23 @@ export function bindGgmlApi(libllamaPath: string) {
     ggml_sum_rows: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sum_rows(ggml_context *ctx, ggml_tensor *a)'),
     /** The indices of each row's k largest entries (I32), in no particular order. */
     ggml_top_k: f<(ctx: GgmlContext, a: GgmlTensor, k: number) => GgmlTensor>('ggml_tensor *ggml_top_k(ggml_context *ctx, ggml_tensor *a, int k)'),
+    ggml_mul: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_mul(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
+    ggml_div: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_div(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),
+    ggml_sqr: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sqr(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_sqrt: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sqrt(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_abs: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_abs(ggml_context *ctx, ggml_tensor *a)'),
+    /** 1 where an entry is > 0, else 0. */
+    ggml_step: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_step(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_scale: f<(ctx: GgmlContext, a: GgmlTensor, s: number) => GgmlTensor>('ggml_tensor *ggml_scale(ggml_context *ctx, ggml_tensor *a, float s)'),
+    /** a · s + b, entry by entry. */
+    ggml_scale_bias: f<(ctx: GgmlContext, a: GgmlTensor, s: number, b: number) => GgmlTensor>('ggml_tensor *ggml_scale_bias(ggml_context *ctx, ggml_tensor *a, float s, float b)'),
+    ggml_clamp: f<(ctx: GgmlContext, a: GgmlTensor, min: number, max: number) => GgmlTensor>('ggml_tensor *ggml_clamp(ggml_context *ctx, ggml_tensor *a, float min, float max)'),
+    /** The sum of every entry, as a one-entry tensor. */
+    ggml_sum: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sum(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_cumsum: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_cumsum(ggml_context *ctx, ggml_tensor *a)'),
+    ggml_soft_max: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_soft_max(ggml_context *ctx, ggml_tensor *a)'),
+    /** Each row's entries' indices in `order` (GGML_SORT_ORDER), as I32. */
+    ggml_argsort: f<(ctx: GgmlContext, a: GgmlTensor, order: number) => GgmlTensor>('ggml_tensor *ggml_argsort(ggml_context *ctx, ggml_tensor *a, int order)'),
     ggml_silu: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_silu(ggml_context *ctx, ggml_tensor *a)'),
     ggml_concat: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor, dim: number) => GgmlTensor>('ggml_tensor *ggml_concat(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b, int dim)'),
     ggml_get_rows: f<(ctx: GgmlContext, a: GgmlTensor, rows: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_get_rows(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b)'),

@@ -13,7 +13,7 @@ import { defaultModelPath } from '../../fixtures/paths.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
 import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
-import { minPOracle, softmax, topPOracle } from '../sampling/oracle.js';
+import { minPOracle, softmax, topPOracle, typicalOracle } from '../sampling/oracle.js';
 import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { systemFingerprint } from '../../runtime/server/api-server.js';
 import { chiSquare } from '../helpers/chi-square.js';
@@ -97,7 +97,7 @@ test('seeded sampling on the device: the same seed in the same batch gives the s
   assert.not.equal(await tokensOf(host, batch(10)), first);
 });
 
-test('top_k 1, a tiny top_p and min_p 1 leave only the argmax at any temperature on the device', async ({ device }) => {
+test('top_k 1, a tiny top_p, min_p 1 and a tiny top_n_sigma leave only the argmax at any temperature on the device', async ({ device }) => {
   const prompt = prompts[1]!;
   const greedy = await onlyChoice(device, { prompt, maxTokens: 16, sampling: { temperature: 0 } });
   const hot = (sampling: Partial<SamplingParams>) => onlyChoice(device, { prompt, maxTokens: 16, seed: 7, sampling: { temperature: 2, ...sampling } });
@@ -105,6 +105,29 @@ test('top_k 1, a tiny top_p and min_p 1 leave only the argmax at any temperature
   assert.equal(await hot({ topK: 1 }), greedy);
   assert.equal(await hot({ topP: 1e-6 }), greedy);
   assert.equal(await hot({ minP: 1 }), greedy);
+  assert.equal(await hot({ topNSigma: 1e-6 }), greedy);
+});
+
+test('typical_p 0 keeps only the most typical token: the device chooses the host\'s, token for token, 4 at once', async ({ host, device }) => {
+  // After top_k 12 the scores |ln q + H| of the random model's candidates lie far enough apart
+  // that float32 in the graph and float64 on the host rank them alike.
+  const requests = prompts.slice(0, 4).map((prompt, i) => ({ prompt, maxTokens: 16, seed: i, sampling: { temperature: 1.5, topK: 12, typicalP: 0 } }));
+  const onHost = await tokensOf(host, requests);
+  assert.equal(await tokensOf(device, requests), onHost);
+  const hot = await tokensOf(host, requests.map((request) => ({ ...request, sampling: { temperature: 1.5, topK: 12 } })));
+  assert.not.equal(onHost, hot, 'typical_p changed the output');
+  const greedy = await tokensOf(host, requests.map((request) => ({ ...request, sampling: { temperature: 0 } })));
+  assert.not.equal(onHost, greedy, 'the most typical token is not always the most likely');
+});
+
+test('typical_p and top_n_sigma are drawn in the graph: a seed gives other tokens than on the host', async ({ host, device }) => {
+  for (const sampling of [{ temperature: 1.5, typicalP: 0.9 }, { temperature: 1.5, topNSigma: 2 }, { temperature: 1.5, topK: 40, topNSigma: 1.5, typicalP: 0.8 }]) {
+    const requests = prompts.slice(0, 4).flatMap((prompt, i) => [0, 1].map((j) => ({ prompt, maxTokens: 10, seed: 10 * i + j, sampling })));
+    const [onDevice, onHost] = [await tokensOf(device, requests), await tokensOf(host, requests)];
+    // Had these fallen back to the host, each would be the host's text.
+    const drawnElsewhere = onDevice.filter((tokens, r) => JSON.stringify(tokens) !== JSON.stringify(onHost[r])).length;
+    assert.ok(drawnElsewhere >= 4, `${JSON.stringify(sampling)}: ${drawnElsewhere} of 8 requests drew other tokens than the host`);
+  }
 });
 
 // GPT-2 ids of " the", " a", " and", " of", " to", " in", " is", " that", " for", " it": words
@@ -200,8 +223,8 @@ test('chains stay on their ids: requests configured alike re-plan the graph once
     assert.equal(drawn[1], drawn[0]);
     assert.not.equal(drawn[2], drawn[0]);
     assert.is(await replans(), before + 1);
-    // A request sampled on the host (typical_p) takes the id that holds no chain: nothing to take away.
-    const result = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 4, sampling: { temperature: 0, typicalP: 0.5 } });
+    // A request sampled on the host (DRY) takes the id that holds no chain: nothing to take away.
+    const result = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 4, sampling: { temperature: 0, dryMultiplier: 0.8 } });
     assert.is(result.choices[0]!.tokens.length, 4);
     assert.is(await replans(), before + 1);
   } finally {
@@ -210,7 +233,7 @@ test('chains stay on their ids: requests configured alike re-plan the graph once
   }
 });
 
-test('the first token follows softmax at the temperature after top_k, top_p and min_p, on both paths (chi-square over seeds)', async ({ host, device }) => {
+test('the first token follows softmax at the temperature after top_k, typical_p, top_p and min_p, on both paths (chi-square over seeds)', async ({ host, device }) => {
   const prompt = repetitivePrompt(77, 3, 4);
   const K = 12;
   // The model's log-probabilities of its K best first tokens, on the host (logprobs are a host feature).
@@ -222,12 +245,14 @@ test('the first token follows softmax at the temperature after top_k, top_p and 
     { temperature: 0.5, topK: 6 },
     { temperature: 0.4, topK: K, topP: 0.7 },
     { temperature: 0.3, topK: K, minP: 0.2 },
+    { temperature: 0.6, topK: K, typicalP: 0.5 },
   ];
   const draws = 1024;
   for (const params of cases) {
     // Within the top K (log-softmax differs from the logits by a constant), then each stage on the survivors.
     let probs = softmax(top.slice(0, params.topK!).map((entry) => entry.logprob), params.temperature!);
     if (params.topP) probs = topPOracle(probs, params.topP);
+    if (params.typicalP) probs = typicalOracle(probs, params.typicalP);
     if (params.minP) probs = minPOracle(probs, params.minP);
     for (const [name, engine] of [['host', host], ['device', device]] as const) {
       const counts = new Array<number>(probs.length).fill(0);

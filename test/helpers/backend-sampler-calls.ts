@@ -25,6 +25,7 @@ export function bindBackendSamplerCalls(libllamaPath: string) {
     llama_sampler_chain_add: lib.func('void llama_sampler_chain_add(void *chain, void *smpl)') as (chain: SamplerPointer, sampler: SamplerPointer) => void,
     llama_sampler_init_greedy: lib.func('void *llama_sampler_init_greedy()') as () => SamplerPointer,
     llama_sampler_init_dist: lib.func('void *llama_sampler_init_dist(uint32_t seed)') as (seed: number) => SamplerPointer,
+    llama_sampler_init_temp: lib.func('void *llama_sampler_init_temp(float t)') as (temperature: number) => SamplerPointer,
     llama_sampler_init_top_k: lib.func('void *llama_sampler_init_top_k(int32_t k)') as (k: number) => SamplerPointer,
     llama_sampler_clone: lib.func('void *llama_sampler_clone(void *smpl)') as (sampler: SamplerPointer) => SamplerPointer | null,
     llama_sampler_copy: lib.func('void llama_sampler_copy(void *src, void *dst)') as (source: SamplerPointer, target: SamplerPointer) => void,

@@ -22,8 +22,7 @@ import { Speculation, type SettledEntry } from './speculative/speculation.js';
 import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
-import { DeviceSampling, type GrammarMaskFactory } from './device-sampling.js';
-import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
+import { DeviceSampling, type DeviceLinks, type GrammarMaskFactory } from './device-sampling.js';
 import type { SampledToken } from '../../sampling/token-sampler.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
@@ -77,8 +76,8 @@ export class EngineCore {
       sampling?: 'device' | 'host';
       /** Makes grammar mask links, so that constrained requests sample on the device too (sampling 'device'). */
       grammarMasks?: GrammarMaskFactory;
-      /** Every device chain's last link and the logprobs tap (needed for sampling 'device'). */
-      sampledOutputs?: SampledOutputLinks;
+      /** lmforge's own sampler links: outputs, the logprobs tap, truncations (needed for sampling 'device'). */
+      deviceLinks?: DeviceLinks;
     } = {},
   ) {
     this.profile = options.profileSteps ? new StepProfile() : undefined;
@@ -122,8 +121,8 @@ export class EngineCore {
     this.committer = new TokenCommitter(vocabulary);
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
-      if (!options.sampledOutputs) throw new Error('sampling on the device needs the sampled-outputs links');
-      this.deviceSampling = new DeviceSampling(context.model.api, context, options.sampledOutputs, options.grammarMasks);
+      if (!options.deviceLinks) throw new Error('sampling on the device needs lmforge\'s sampler links');
+      this.deviceSampling = new DeviceSampling(context.model.api, context, options.deviceLinks, options.grammarMasks);
     }
   }
 
@@ -316,6 +315,7 @@ export class EngineCore {
   /** Commits the token the graph chose, and tells the sequence's chain (its penalties). */
   private commitSampled(sequence: Sequence, sampled: SampledToken): void {
     // As on the host: a grammar that allows only its end ends the output; the drawn token (an end token) is dropped.
+    this.deviceSampling!.verify(sequence);
     if (this.committer.endIfGrammarComplete(sequence)) return;
     this.committer.commit(sequence, sampled);
     this.deviceSampling!.accept(sequence, sampled.token);

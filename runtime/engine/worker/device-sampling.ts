@@ -22,9 +22,11 @@
 // changes an id's chain.
 //
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
-// frequency/presence penalties → temperature → top_k → top_p → min_p → a seeded draw, with every
-// truncation at the request's temperature and temperature 0 as the argmax of the processed
-// logits. The draw uses llama.cpp's RNG (mt19937), so a seed gives other text than on the host.
+// frequency/presence penalties → temperature → top_n_sigma → top_k → typical_p → top_p → min_p →
+// a seeded draw, with every truncation at the request's temperature and temperature 0 as the
+// argmax of the processed logits. top_n_sigma and typical_p are links of lmforge's own
+// (backend/graph-truncation-sampler.ts); llama.cpp has them only on the host. The draw uses
+// llama.cpp's RNG (mt19937), so a seed gives other text than on the host.
 import type { SamplerApi, SamplerHandle } from '../../backend/sampler-api.js';
 import { grammarMaskSamplerAt, type GrammarMaskSampler, type SamplerPointer } from '../../backend/grammar-mask-sampler.js';
 import { LOGIT_BIAS_BYTES, LOGIT_BIAS_VALUE_OFFSET, RANDOM_SEED } from '../../backend/sampler-api.js';
@@ -33,6 +35,7 @@ import { SeededRng } from '../../sampling/seeded-rng.js';
 import { MAX_TOP_LOGPROBS, type SamplingParams } from '../../sampling/sampling-params.js';
 import type { SampledToken, TopLogprob } from '../../sampling/token-sampler.js';
 import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
+import type { GraphTruncationLinks } from '../../backend/graph-truncation-sampler.js';
 import type { StepEntry } from './scheduler.js';
 import type { Sequence } from './sequence.js';
 
@@ -48,8 +51,6 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
 export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number, grammarOnDevice = false): string | undefined {
   if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
   if ((params.dryMultiplier ?? 0) > 0) return 'DRY';
-  if ((params.typicalP ?? 1) < 1) return 'typical_p';
-  if ((params.topNSigma ?? 0) > 0) return 'top_n_sigma';
   if ((params.xtcProbability ?? 0) > 0) return 'XTC';
   const penalised = params.frequencyPenalty !== 0 || params.presencePenalty !== 0 || (params.repetitionPenalty ?? 1) !== 1;
   if (penalised && lengthLimit > vocabSize) return 'a penalty window longer than the vocabulary';
@@ -63,7 +64,9 @@ type Link =
   | { kind: 'penalties'; window: number; repeat: number; frequency: number; presence: number; countsPrompt: boolean }
   | { kind: 'greedy' }
   | { kind: 'temp'; temperature: number }
+  | { kind: 'top_n_sigma'; n: number }
   | { kind: 'top_k'; k: number }
+  | { kind: 'typical'; p: number }
   | { kind: 'top_p'; p: number }
   | { kind: 'min_p'; p: number }
   | { kind: 'dist' }
@@ -106,7 +109,10 @@ function drawLinks(params: Readonly<SamplingParams>, vocabSize: number): Link[] 
   // ggml's min_p keeps logits strictly above max + ln p, which at p = 1 keeps nothing; the
   // host keeps the best token(s) then, as top_k 1 does.
   const topK = minP >= 1 ? 1 : Math.min(params.topK ?? 0, vocabSize);
+  // Before top_k, as on the host: σ is taken over every allowed token.
+  if ((params.topNSigma ?? 0) > 0) links.push({ kind: 'top_n_sigma', n: params.topNSigma! });
   if (topK > 0) links.push({ kind: 'top_k', k: topK });
+  if ((params.typicalP ?? 1) < 1) links.push({ kind: 'typical', p: params.typicalP! });
   if (params.topP < 1) links.push({ kind: 'top_p', p: params.topP });
   if (minP > 0 && minP < 1) links.push({ kind: 'min_p', p: minP });
   links.push({ kind: 'dist' });
@@ -116,6 +122,12 @@ function drawLinks(params: Readonly<SamplingParams>, vocabSize: number): Link[] 
 /** What two chains must share for one to take over the other's place in the graph. */
 export function configurationKey(links: readonly Link[]): string {
   return JSON.stringify(links);
+}
+
+/** The links of lmforge's own that chains are made of (custom-sampler.ts). */
+export interface DeviceLinks {
+  outputs: SampledOutputLinks;
+  truncations: GraphTruncationLinks;
 }
 
 /** A chain and its mask link (the first, for a constrained sequence's configuration). */
@@ -145,8 +157,8 @@ export class DeviceSampling {
   constructor(
     private readonly api: SamplerApi,
     private readonly context: LlamaContext,
-    /** Every chain's last link, and the tap that logprobs need. */
-    private readonly outputLinks: SampledOutputLinks,
+    /** lmforge's own links: every chain's last (and the tap logprobs need), and truncations llama.cpp lacks in the graph. */
+    private readonly links: DeviceLinks,
     /** Grammar mask links; without it, constrained sequences sample on the host. */
     private readonly createMask?: GrammarMaskFactory,
   ) {}
@@ -191,6 +203,18 @@ export class DeviceSampling {
       }
       return true;
     });
+  }
+
+  /**
+   * Throws when the token the graph chose for `sequence` cannot be trusted: one of its chain's
+   * truncation links failed when llama.cpp built the graph, which then lacks that stage.
+   */
+  verify(sequence: Sequence): void {
+    const failure = this.links.truncations.failure();
+    if (!failure) return;
+    if (this.linksOf(sequence).some((link) => link.kind === 'top_n_sigma' || link.kind === 'typical')) {
+      throw new Error(`a truncation link failed when llama.cpp built the sampling graph: ${failure.message}`, { cause: failure });
+    }
   }
 
   /** Records a generated token in the sequence's chain (its penalties' windows). */
@@ -319,8 +343,14 @@ export class DeviceSampling {
         case 'temp':
           add(api.llama_sampler_init_temp(link.temperature));
           break;
+        case 'top_n_sigma':
+          add(this.links.truncations.topNSigma(link.n) as unknown as SamplerHandle);
+          break;
         case 'top_k':
           add(api.llama_sampler_init_top_k(link.k));
+          break;
+        case 'typical':
+          add(this.links.truncations.typical(link.p) as unknown as SamplerHandle);
           break;
         case 'top_p':
           add(api.llama_sampler_init_top_p(link.p, 1));
@@ -332,10 +362,10 @@ export class DeviceSampling {
           add(api.llama_sampler_init_dist(deviceSeed(sequence)));
           break;
         case 'logprobs_tap':
-          add(this.outputLinks.tap() as unknown as SamplerHandle);
+          add(this.links.outputs.tap() as unknown as SamplerHandle);
           break;
         case 'outputs':
-          add(this.outputLinks.outputs(link.topLogprobs) as unknown as SamplerHandle);
+          add(this.links.outputs.outputs(link.topLogprobs) as unknown as SamplerHandle);
           break;
       }
     }
