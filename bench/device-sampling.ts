@@ -3,8 +3,8 @@
 // the host path (--sampling host), on the CPU, in one process and in turn (the order reversed
 // every other repetition), so that load from elsewhere on the machine hits both alike. Four
 // kinds of request: greedy, sampled (temperature 0.8, top_p 0.95, a seed per sequence), greedy
-// with logprobs (top 5), and truncated (sampled with top_n_sigma 2 and typical_p 0.9, links of
-// lmforge's own in the graph).
+// with logprobs (top 5), and truncated (sampled with top_n_sigma 2, typical_p 0.9 and XTC at
+// 0.5, links of lmforge's own in the graph).
 // Each figure is the median over the repetitions; a ratio is the median of per-repetition
 // device / host ratios (> 1: the device path is faster).
 import { basename } from 'node:path';
@@ -25,8 +25,8 @@ const allKinds: Record<string, GenerateRequest['sampling']> = {
   sampled: { temperature: 0.8, topP: 0.95 },
   // Greedy with each token's logprob and top 5: a log-softmax and a top-k over the vocabulary in the graph.
   logprobs: { temperature: 0, logprobs: true, topLogprobs: 5 },
-  // top_n_sigma's mean and deviation over the vocabulary, typical_p's entropy and sort.
-  truncated: { temperature: 0.8, topNSigma: 2, typicalP: 0.9 },
+  // top_n_sigma's mean and deviation over the vocabulary, typical_p's entropy and sort, XTC's input.
+  truncated: { temperature: 0.8, topNSigma: 2, typicalP: 0.9, xtcProbability: 0.5 },
 };
 // --kinds a,b picks some (default: all).
 const kindsArg = process.argv.indexOf('--kinds');

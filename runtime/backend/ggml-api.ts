@@ -80,6 +80,8 @@ export function bindGgmlApi(libllamaPath: string) {
     ggml_sum: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_sum(ggml_context *ctx, ggml_tensor *a)'),
     ggml_cumsum: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_cumsum(ggml_context *ctx, ggml_tensor *a)'),
     ggml_soft_max: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_soft_max(ggml_context *ctx, ggml_tensor *a)'),
+    /** Copies b's rows into a at the row indices c (I32 or I64); returns the new a. */
+    ggml_set_rows: f<(ctx: GgmlContext, a: GgmlTensor, b: GgmlTensor, rows: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_set_rows(ggml_context *ctx, ggml_tensor *a, ggml_tensor *b, ggml_tensor *c)'),
     /** Each row's entries' indices in `order` (GGML_SORT_ORDER), as I32. */
     ggml_argsort: f<(ctx: GgmlContext, a: GgmlTensor, order: number) => GgmlTensor>('ggml_tensor *ggml_argsort(ggml_context *ctx, ggml_tensor *a, int order)'),
     ggml_silu: f<(ctx: GgmlContext, a: GgmlTensor) => GgmlTensor>('ggml_tensor *ggml_silu(ggml_context *ctx, ggml_tensor *a)'),

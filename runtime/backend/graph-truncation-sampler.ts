@@ -1,6 +1,6 @@
-// Two truncation stages llama.cpp runs only on the host (their samplers have no backend_apply),
+// Three truncation stages llama.cpp runs only on the host (their samplers have no backend_apply),
 // as links of lmforge's own (custom-sampler.ts) that run in the graph, so a request that sets
-// them keeps its sampling on the device: top_n_sigma and typical_p, with the host path's
+// them keeps its sampling on the device: top_n_sigma, typical_p and XTC, with the host path's
 // meaning (sampling/candidate-filters.ts). A removed token's logit becomes -inf, as llama.cpp's
 // top_p and min_p links do; the draw after them never lands on it.
 //
@@ -10,11 +10,17 @@
 //   typical_p, over the survivors so far (k entries after top_k, with their ids):
 //     q = softmax x, H = −Σ q ln q; order by |ln q + H| ascending;
 //     keep each token whose mass before it in that order is < p (the shortest prefix reaching p)
+//   XTC, over the survivors, in steps where the request's chance comes up (a 0 / 1 input each
+//   step, drawn on the host from the link's own seeded stream as llama.cpp's dist draws its
+//   uniform): q = softmax x; above = q ≥ threshold; when two or more are above, remove all of
+//   them but the least likely
 //
 // Masked tokens (-inf) are clamped to -BIG where a sum would otherwise turn 0 · ∞ into NaN.
 // Float32 in the graph against float64 on the host: a token within rounding of a boundary may
 // be kept on one path and not the other; ties in typical_p's order may fall either way.
 import { GGML_SORT_ORDER, type GgmlApi, type GgmlContext, type GgmlTensor } from './ggml-api.js';
+import type { SeededRng } from '../sampling/seeded-rng.js';
+import { GGML_TYPE } from './ggml-api.js';
 import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type SamplerData, type SamplerPointer } from './custom-sampler.js';
 
 export interface GraphTruncationLinks {
@@ -23,6 +29,12 @@ export interface GraphTruncationLinks {
   /** typical_p with 0 ≤ p < 1: keeps the most typical tokens holding at least p of the mass (0: the most typical alone). */
   typical(p: number): SamplerPointer;
   /**
+   * XTC with 0 < probability ≤ 1 and a threshold: in a step where `rng`'s next draw falls below
+   * `probability`, removes every token at least `threshold` likely but the least likely of them.
+   * The link owns `rng` (one per sequence: its seed, its choice).
+   */
+  xtc(probability: number, threshold: number, rng: SeededRng): SamplerPointer;
+  /**
    * The first error a link's hook threw in this process, if any. A backend_apply that threw left
    * its stage out of the graph llama.cpp built (and reuses), so the engine refuses every token
    * such a chain chose from then on rather than hand out one drawn without its truncation.
@@ -30,7 +42,17 @@ export interface GraphTruncationLinks {
   failure(): Error | undefined;
 }
 
-type LinkState = { stage: 'top_n_sigma'; n: number } | { stage: 'typical'; p: number };
+type LinkState =
+  | { stage: 'top_n_sigma'; n: number }
+  | { stage: 'typical'; p: number }
+  | {
+      stage: 'xtc';
+      probability: number;
+      threshold: number;
+      rng: SeededRng;
+      /** The graph's 0 / 1 inputs, one per row the chain samples (backend_apply to backend_reset). */
+      inputs: GgmlTensor[];
+    };
 
 /** Far below any logit, far above float32's smallest: a masked token's stand-in in sums. */
 const BIG = 1e30;
@@ -78,6 +100,21 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     set('candidates', candidates ? sort(candidates) : order);
   }
 
+  function excludeTopChoices(ctx: GgmlContext, x: GgmlTensor, size: number, threshold: number, applies: GgmlTensor, set: Set): void {
+    const q = ggml.ggml_soft_max(ctx, x);
+    // above = 1 − step(threshold − q): q ≥ threshold.
+    const above = ggml.ggml_scale_bias(ctx, ggml.ggml_step(ctx, ggml.ggml_scale_bias(ctx, q, -1, threshold)), -1, 1);
+    const count = ggml.ggml_sum(ctx, above);
+    // The least likely of those above: the largest of above · (2 − q) − 2 (−q above, −2 elsewhere).
+    const kept = ggml.ggml_argmax(ctx, ggml.ggml_reshape_2d(ctx, ggml.ggml_scale_bias(ctx, ggml.ggml_mul(ctx, above, ggml.ggml_scale_bias(ctx, q, -1, 2)), 1, -2), size, 1));
+    const zero = ggml.ggml_reshape_2d(ctx, ggml.ggml_scale(ctx, count, 0), 1, 1);
+    const others = ggml.ggml_reshape_1d(ctx, ggml.ggml_set_rows(ctx, ggml.ggml_reshape_2d(ctx, above, 1, size), zero, kept), size);
+    // Removed only in a step where XTC applies and two or more are above.
+    const gate = ggml.ggml_mul(ctx, applies, ggml.ggml_step(ctx, ggml.ggml_scale_bias(ctx, count, 1, -1.5)));
+    const removed = ggml.ggml_mul(ctx, others, gate);
+    set('logits', ggml.ggml_add(ctx, x, ggml.ggml_log(ctx, ggml.ggml_scale_bias(ctx, removed, -1, 1))));
+  }
+
   return {
     apply(_state, { logits }) {
       // The engine runs these links only in the graph; on the host they fail closed (no token).
@@ -88,11 +125,31 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
       const size = ggml.ggml_nelements(data.logits!);
       const x = ggml.ggml_reshape_1d(ctx, data.logits!, size);
       if (state.stage === 'top_n_sigma') topNSigma(ctx, x, size, state.n, set);
-      else typical(ctx, x, size, data.candidates, state.p, set);
+      else if (state.stage === 'typical') typical(ctx, x, size, data.candidates, state.p, set);
+      else {
+        const applies = ggml.ggml_new_tensor_1d(ctx, GGML_TYPE.f32, 1);
+        ggml.ggml_set_name(applies, 'xtc_applies');
+        ggml.ggml_set_input(applies);
+        state.inputs.push(applies);
+        excludeTopChoices(ctx, x, size, state.threshold, applies, set);
+      }
     },
-    clone: (state) => ({ ...state }),
-    // Nothing mutable: the settings are the configuration, which a copy shares.
-    copyState: () => undefined,
+    backendSetInput(state) {
+      if (state.stage !== 'xtc') return;
+      for (const input of state.inputs) {
+        // As on the host path: a 32-bit draw against the chance.
+        const applies = state.rng.nextUint32() / 4294967296 < state.probability ? 1 : 0;
+        ggml.ggml_backend_tensor_set(input, Float32Array.of(applies), 0, 4);
+      }
+    },
+    backendReset(state) {
+      if (state.stage === 'xtc') state.inputs = [];
+    },
+    clone: (state) => (state.stage === 'xtc' ? { ...state, rng: state.rng.clone(), inputs: [] } : { ...state }),
+    // The settings are the configuration, which a copy shares; XTC's stream is its state.
+    copyState(source, target) {
+      if (source.stage === 'xtc' && target.stage === 'xtc') target.rng = source.rng.clone();
+    },
     free: () => undefined,
     fail: (_state, error) => {
       failure ??= error;
@@ -111,6 +168,11 @@ export function graphTruncationLinks(libllamaPath: string): GraphTruncationLinks
     typical(p) {
       if (!(p >= 0 && p < 1)) throw new RangeError(`typical_p must be at least 0 and below 1 to truncate, got ${p}`);
       return samplers.create({ stage: 'typical', p });
+    },
+    xtc(probability, threshold, rng) {
+      if (!(probability > 0 && probability <= 1)) throw new RangeError(`xtc_probability must be above 0 and at most 1, got ${probability}`);
+      if (!Number.isFinite(threshold)) throw new RangeError(`xtc_threshold must be a number, got ${threshold}`);
+      return samplers.create({ stage: 'xtc', probability, threshold, rng, inputs: [] });
     },
     failure: () => failure,
   };

@@ -60,6 +60,13 @@ export class SeededRng {
     return rng;
   }
 
+  /** An independent generator at this one's position: both draw the same numbers from here on. */
+  clone(): SeededRng {
+    const copy = new SeededRng(0);
+    copy.#s.set(this.#s);
+    return copy;
+  }
+
   /** The next 32 uniformly distributed bits, as an unsigned integer. */
   nextUint32(): number {
     const s = this.#s;

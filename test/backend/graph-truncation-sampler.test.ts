@@ -1,8 +1,8 @@
 // The truncation links lmforge adds to llama.cpp's graph (runtime/backend/graph-truncation-sampler.ts)
-// on the CPU backend, tiny model: the tokens a chain leaves allowed after top_n_sigma or
-// typical_p are the ones the reference definitions (test/sampling/oracle.ts) keep over the raw
-// logits of the same prompt, with masked tokens, after top_k and at a temperature; on the host
-// path the links fail closed.
+// on the CPU backend, tiny model: the tokens a chain leaves allowed after top_n_sigma, typical_p
+// or XTC are the ones the reference definitions (test/sampling/oracle.ts) keep over the raw
+// logits of the same prompt, with masked tokens, after top_k and at a temperature; XTC applies
+// as often as its chance says, from its seeded stream; on the host path the links fail closed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { listDevices } from '../../runtime/backend/devices.js';
@@ -13,7 +13,8 @@ import { createGrammarMaskSampler } from '../../runtime/backend/grammar-mask-sam
 import { tinyModelPath } from '../../fixtures/paths.js';
 import { bindBackendSamplerCalls, type SamplerPointer } from '../helpers/backend-sampler-calls.js';
 import { decodeWithChains, type ChainRow } from '../helpers/chain-rows.js';
-import { softmax, topKOracle, topNSigmaOracle, typicalOracle } from '../sampling/oracle.js';
+import { softmax, topKOracle, topNSigmaOracle, typicalOracle, xtcOracle } from '../sampling/oracle.js';
+import { SeededRng } from '../../runtime/sampling/seeded-rng.js';
 
 const test = suite('graph truncation links');
 const library = loadLlamaLibrary({ kinds: ['cpu'] });
@@ -89,14 +90,61 @@ test('typical_p keeps the shortest most-typical prefix reaching p, over the whol
   for (const row of [whole!, afterTopK!, hot!]) assert.ok(allowedIds(row).includes(row.token), 'the draw chose among the kept');
 });
 
+test('XTC removes every token above the threshold but the least likely, when two or more are above and its chance comes up', () => {
+  // The three prompts' raw logits first, to place thresholds between their best tokens.
+  const plain = decodeWith([0, 1, 2].map(() => calls.chain(calls.llama_sampler_init_greedy())));
+  const ranked = plain.map(({ logits }) => {
+    const probs = softmax(logits);
+    return { probs, order: [...probs.keys()].sort((a, b) => probs[b]! - probs[a]!) };
+  });
+  const between = (row: number, rank: number) => (ranked[row]!.probs[ranked[row]!.order[rank]!]! + ranked[row]!.probs[ranked[row]!.order[rank + 1]!]!) / 2;
+  const thresholds = [between(0, 2), between(1, 0), between(2, 1)];
+  const rows = decodeWith(thresholds.map((threshold, i) => calls.chain(links.xtc(1, threshold, new SeededRng(i)), calls.llama_sampler_init_greedy())));
+  rows.forEach((row, i) => {
+    const expected = keptIds(xtcOracle(ranked[i]!.probs, thresholds[i]!));
+    assert.equal(allowedIds(row), expected, `row ${i}`);
+  });
+  // Three above: the two best removed, greedy takes the third. One above: nothing removed.
+  assert.is(rows[0]!.token, ranked[0]!.order[2]);
+  assert.is(allowedIds(rows[1]!).length, rows[1]!.logits.length);
+  assert.is(rows[2]!.token, ranked[2]!.order[1]);
+  // A chance that does not come up removes nothing; the stream decides, as on the host.
+  const never = decodeWith([calls.chain(links.xtc(1e-9, thresholds[0]!, new SeededRng(5)), calls.llama_sampler_init_greedy())]);
+  assert.is(allowedIds(never[0]!).length, never[0]!.logits.length);
+});
+
+test('XTC\'s chance is one draw a decode from its stream, against `probability` as on the host path: about half the steps at 0.5', () => {
+  const expectedSteps = (seed: number) => {
+    const removedAt: number[] = [];
+    const rng = new SeededRng(seed);
+    for (let step = 0; step < 40; step++) if (rng.nextUint32() / 4294967296 < 0.5) removedAt.push(step);
+    return removedAt;
+  };
+  // The link's draws are those of a SeededRng: the host path's formula on the given stream.
+  const [row] = decodeWith([calls.chain(calls.llama_sampler_init_greedy())]);
+  const probs = softmax(row!.logits);
+  const order = [...probs.keys()].sort((a, b) => probs[b]! - probs[a]!);
+  const threshold = (probs[order[1]!]! + probs[order[2]!]!) / 2;
+  const applied: number[] = [];
+  for (let step = 0; step < 40; step++) {
+    const rng = new SeededRng(9);
+    for (let k = 0; k < step; k++) rng.nextUint32();
+    const [decoded] = decodeWith([calls.chain(links.xtc(0.5, threshold, rng), calls.llama_sampler_init_greedy())]);
+    if (decoded!.token !== order[0]) applied.push(step);
+  }
+  assert.equal(applied, expectedSteps(9));
+  assert.ok(applied.length > 10 && applied.length < 30, `${applied.length} of 40 steps applied XTC`);
+});
+
 test('on the host path the links fail closed, and settings that truncate nothing are refused', () => {
   const logits = Float32Array.from({ length: 64 }, (_, i) => Math.sin(i));
-  for (const link of [links.topNSigma(1), links.typical(0.5)]) {
+  for (const link of [links.topNSigma(1), links.typical(0.5), links.xtc(1, 0.1, new SeededRng(1))]) {
     assert.ok(calls.applyOnHost(link, logits).every((x) => x === -Infinity), 'every logit -inf');
     calls.llama_sampler_free(link);
   }
   for (const bad of [0, -1, Infinity, Number.NaN]) assert.throws(() => links.topNSigma(bad), /top_n_sigma/);
   for (const bad of [-0.1, 1, 1.5, Number.NaN]) assert.throws(() => links.typical(bad), /typical_p/);
+  for (const bad of [0, 1.5, Number.NaN]) assert.throws(() => links.xtc(bad, 0.1, new SeededRng(1)), /xtc_probability/);
   assert.is(links.failure(), undefined, 'no hook failed in this process');
 });
 

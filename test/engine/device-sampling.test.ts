@@ -13,7 +13,7 @@ import { defaultModelPath } from '../../fixtures/paths.js';
 import { runToEnd, type ChoiceResult } from '../helpers/engine-run.js';
 import { tinyEngine, UNCACHED_LIMITS } from '../helpers/tiny-engine.js';
 import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
-import { minPOracle, softmax, topPOracle, typicalOracle } from '../sampling/oracle.js';
+import { minPOracle, softmax, topPOracle, typicalOracle, xtcOracle } from '../sampling/oracle.js';
 import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { systemFingerprint } from '../../runtime/server/api-server.js';
 import { chiSquare } from '../helpers/chi-square.js';
@@ -120,10 +120,13 @@ test('typical_p 0 keeps only the most typical token: the device chooses the host
   assert.not.equal(onHost, greedy, 'the most typical token is not always the most likely');
 });
 
-test('typical_p and top_n_sigma are drawn in the graph: a seed gives other tokens than on the host', async ({ host, device }) => {
-  for (const sampling of [{ temperature: 1.5, typicalP: 0.9 }, { temperature: 1.5, topNSigma: 2 }, { temperature: 1.5, topK: 40, topNSigma: 1.5, typicalP: 0.8 }]) {
+test('typical_p, top_n_sigma and XTC are drawn in the graph: a seed repeats there, and gives other tokens than on the host', async ({ host, device }) => {
+  const all = { temperature: 1.5, topK: 40, topNSigma: 1.5, typicalP: 0.8, xtcProbability: 0.5, xtcThreshold: 0.02 };
+  for (const sampling of [{ temperature: 1.5, typicalP: 0.9 }, { temperature: 1.5, topNSigma: 2 }, { temperature: 1.5, xtcProbability: 0.5 }, all]) {
     const requests = prompts.slice(0, 4).flatMap((prompt, i) => [0, 1].map((j) => ({ prompt, maxTokens: 10, seed: 10 * i + j, sampling })));
     const [onDevice, onHost] = [await tokensOf(device, requests), await tokensOf(host, requests)];
+    // A seed repeats on the device: the chains taken over afresh (XTC's stream too).
+    assert.equal(await tokensOf(device, requests), onDevice, `${JSON.stringify(sampling)}: the same seeds again`);
     // Had these fallen back to the host, each would be the host's text.
     const drawnElsewhere = onDevice.filter((tokens, r) => JSON.stringify(tokens) !== JSON.stringify(onHost[r])).length;
     assert.ok(drawnElsewhere >= 4, `${JSON.stringify(sampling)}: ${drawnElsewhere} of 8 requests drew other tokens than the host`);
@@ -233,7 +236,7 @@ test('chains stay on their ids: requests configured alike re-plan the graph once
   }
 });
 
-test('the first token follows softmax at the temperature after top_k, typical_p, top_p and min_p, on both paths (chi-square over seeds)', async ({ host, device }) => {
+test('the first token follows softmax at the temperature after top_k, typical_p, top_p, min_p and XTC, on both paths (chi-square over seeds)', async ({ host, device }) => {
   const prompt = repetitivePrompt(77, 3, 4);
   const K = 12;
   // The model's log-probabilities of its K best first tokens, on the host (logprobs are a host feature).
@@ -241,11 +244,16 @@ test('the first token follows softmax at the temperature after top_k, typical_p,
   const top = probe!.logprobs[0]!.top;
   assert.is(top.length, K);
   const ids = top.map((entry) => entry.token);
+  // XTC's threshold between the second and third best at temperature 0.5 in the top 6: two above.
+  const xtcProbs = softmax(top.slice(0, 6).map((entry) => entry.logprob), 0.5);
+  const xtcThreshold = (xtcProbs[1]! + xtcProbs[2]!) / 2;
   const cases: Partial<SamplingParams>[] = [
     { temperature: 0.5, topK: 6 },
     { temperature: 0.4, topK: K, topP: 0.7 },
     { temperature: 0.3, topK: K, minP: 0.2 },
     { temperature: 0.6, topK: K, typicalP: 0.5 },
+    // Half the draws with the best token removed, half without.
+    { temperature: 0.5, topK: 6, xtcProbability: 0.5, xtcThreshold },
   ];
   const draws = 1024;
   for (const params of cases) {
@@ -254,6 +262,10 @@ test('the first token follows softmax at the temperature after top_k, typical_p,
     if (params.topP) probs = topPOracle(probs, params.topP);
     if (params.typicalP) probs = typicalOracle(probs, params.typicalP);
     if (params.minP) probs = minPOracle(probs, params.minP);
+    if (params.xtcProbability) {
+      const excluded = xtcOracle(probs, params.xtcThreshold!);
+      probs = probs.map((p, i) => (1 - params.xtcProbability!) * p + params.xtcProbability! * excluded[i]!);
+    }
     for (const [name, engine] of [['host', host], ['device', device]] as const) {
       const counts = new Array<number>(probs.length).fill(0);
       for (let seed = 0; seed < draws / 16; seed += 4) {

@@ -22,6 +22,15 @@ test('the stream defaults to 0', () => {
   assert.equal(take(new SeededRng(7), 4), take(new SeededRng(7, 0), 4));
 });
 
+test('a clone draws what its original draws from the same position, and each advances alone', () => {
+  const original = new SeededRng(11, 3);
+  take(original, 5);
+  const copy = original.clone();
+  assert.equal(take(copy, 6), take(original, 6));
+  take(copy, 1);
+  assert.not.equal(take(copy, 4), take(original, 4), 'the copy is one draw ahead');
+});
+
 test('non-integer seeds and bad streams are refused', () => {
   assert.throws(() => new SeededRng(1.5), /seed must be an integer/);
   assert.throws(() => new SeededRng(NaN), /seed must be an integer/);

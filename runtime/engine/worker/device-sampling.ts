@@ -23,8 +23,8 @@
 //
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
 // frequency/presence penalties → temperature → top_n_sigma → top_k → typical_p → top_p → min_p →
-// a seeded draw, with every truncation at the request's temperature and temperature 0 as the
-// argmax of the processed logits. top_n_sigma and typical_p are links of lmforge's own
+// XTC → a seeded draw, with every truncation at the request's temperature and temperature 0 as
+// the argmax of the processed logits. top_n_sigma, typical_p and XTC are links of lmforge's own
 // (backend/graph-truncation-sampler.ts); llama.cpp has them only on the host. The draw uses
 // llama.cpp's RNG (mt19937), so a seed gives other text than on the host.
 import type { SamplerApi, SamplerHandle } from '../../backend/sampler-api.js';
@@ -32,7 +32,7 @@ import { grammarMaskSamplerAt, type GrammarMaskSampler, type SamplerPointer } fr
 import { LOGIT_BIAS_BYTES, LOGIT_BIAS_VALUE_OFFSET, RANDOM_SEED } from '../../backend/sampler-api.js';
 import type { LlamaContext } from '../../backend/context.js';
 import { SeededRng } from '../../sampling/seeded-rng.js';
-import { MAX_TOP_LOGPROBS, type SamplingParams } from '../../sampling/sampling-params.js';
+import { MAX_TOP_LOGPROBS, XTC_DEFAULT_THRESHOLD, type SamplingParams } from '../../sampling/sampling-params.js';
 import type { SampledToken, TopLogprob } from '../../sampling/token-sampler.js';
 import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
 import type { GraphTruncationLinks } from '../../backend/graph-truncation-sampler.js';
@@ -51,7 +51,6 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
 export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number, grammarOnDevice = false): string | undefined {
   if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
   if ((params.dryMultiplier ?? 0) > 0) return 'DRY';
-  if ((params.xtcProbability ?? 0) > 0) return 'XTC';
   const penalised = params.frequencyPenalty !== 0 || params.presencePenalty !== 0 || (params.repetitionPenalty ?? 1) !== 1;
   if (penalised && lengthLimit > vocabSize) return 'a penalty window longer than the vocabulary';
   return undefined;
@@ -67,6 +66,7 @@ type Link =
   | { kind: 'top_n_sigma'; n: number }
   | { kind: 'top_k'; k: number }
   | { kind: 'typical'; p: number }
+  | { kind: 'xtc'; probability: number; threshold: number }
   | { kind: 'top_p'; p: number }
   | { kind: 'min_p'; p: number }
   | { kind: 'dist' }
@@ -115,6 +115,7 @@ function drawLinks(params: Readonly<SamplingParams>, vocabSize: number): Link[] 
   if ((params.typicalP ?? 1) < 1) links.push({ kind: 'typical', p: params.typicalP! });
   if (params.topP < 1) links.push({ kind: 'top_p', p: params.topP });
   if (minP > 0 && minP < 1) links.push({ kind: 'min_p', p: minP });
+  if ((params.xtcProbability ?? 0) > 0) links.push({ kind: 'xtc', probability: params.xtcProbability!, threshold: params.xtcThreshold ?? XTC_DEFAULT_THRESHOLD });
   links.push({ kind: 'dist' });
   return links;
 }
@@ -212,7 +213,7 @@ export class DeviceSampling {
   verify(sequence: Sequence): void {
     const failure = this.links.truncations.failure();
     if (!failure) return;
-    if (this.linksOf(sequence).some((link) => link.kind === 'top_n_sigma' || link.kind === 'typical')) {
+    if (this.linksOf(sequence).some((link) => link.kind === 'top_n_sigma' || link.kind === 'typical' || link.kind === 'xtc')) {
       throw new Error(`a truncation link failed when llama.cpp built the sampling graph: ${failure.message}`, { cause: failure });
     }
   }
@@ -352,6 +353,9 @@ export class DeviceSampling {
         case 'typical':
           add(this.links.truncations.typical(link.p) as unknown as SamplerHandle);
           break;
+        case 'xtc':
+          add(this.links.truncations.xtc(link.probability, link.threshold, xtcStream(sequence)) as unknown as SamplerHandle);
+          break;
         case 'top_p':
           add(api.llama_sampler_init_top_p(link.p, 1));
           break;
@@ -384,6 +388,18 @@ function deviceSeed(sequence: Sequence): number {
   const word = new SeededRng(seed, sequence.choice).nextUint32();
   // The one value llama.cpp reads as "pick a random seed".
   return word === RANDOM_SEED ? RANDOM_SEED - 1 : word;
+}
+
+/**
+ * XTC's chances on the device: the (seed, choice) stream past the word the draw's seed took
+ * (deviceSeed), so a seed repeats them; from the OS without a seed.
+ */
+function xtcStream(sequence: Sequence): SeededRng {
+  const seed = sequence.request.request.seed;
+  if (seed === undefined) return SeededRng.fromEntropy();
+  const rng = new SeededRng(seed, sequence.choice);
+  rng.nextUint32();
+  return rng;
 }
 
 /**
