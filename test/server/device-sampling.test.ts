@@ -1,13 +1,15 @@
-// Logprobs computed in the model's graph (--sampling device), through the HTTP server and the
-// official `openai` client: chat completions whole and streamed, and the legacy completions'
-// `logprobs`, against a server that samples on the host. Same tokens, same bytes, the same
-// log-probabilities to float32's rounding.
+// Sampling in the model's graph (--sampling device), through the HTTP server and the official
+// `openai` client, against a server that samples on the host. Logprobs: chat completions whole
+// and streamed, and the legacy completions' `logprobs`: same tokens, same bytes, the same
+// log-probabilities to float32's rounding. The truncations of lmforge's own links (typical_p,
+// top_n_sigma, XTC): a deterministic setting gives the host server's text, seeded ones repeat
+// and are drawn in the graph.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type OpenAI from 'openai';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
-const test = suite<{ host: TinyServer; device: TinyServer }>('logprobs from the graph, over HTTP');
+const test = suite<{ host: TinyServer; device: TinyServer }>('sampling in the graph, over HTTP');
 
 test.before(async (context) => {
   context.host = await startTinyServer({ engine: { sampling: 'host' } });
@@ -64,6 +66,28 @@ test('legacy completions: logprobs 3 on the device path is the host server\'s', 
     assert.equal(Object.keys(top).sort(), Object.keys(wanted).sort(), `position ${i}`);
     for (const [token, value] of Object.entries(top)) assert.ok(Math.abs(value - wanted[token]!) <= TOLERANCE, `position ${i}, ${JSON.stringify(token)}`);
   });
+});
+
+test('typical_p, top_n_sigma and xtc_probability sample in the graph: typical_p 0 is the host server\'s text, seeds repeat there', async ({ host, device }) => {
+  // lmforge's (and llama-server's) fields, outside OpenAI's types.
+  const ask = (server: TinyServer, fields: object, seed: number) =>
+    server.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 12, temperature: 1.5, seed, ...extra, ...fields } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
+  // typical_p 0 keeps the most typical token alone: no draw, the same text on both paths.
+  const typicalOnly = { top_k: 12, typical_p: 0 };
+  for (const seed of [1, 2]) {
+    const [onDevice, onHost] = [await ask(device, typicalOnly, seed), await ask(host, typicalOnly, seed)];
+    assert.match(onDevice.system_fingerprint!, /_device-sampling$/);
+    assert.is(onDevice.choices[0]!.message.content, onHost.choices[0]!.message.content, `seed ${seed}`);
+  }
+  const all = { top_k: 40, top_n_sigma: 1.5, typical_p: 0.8, xtc_probability: 0.5, xtc_threshold: 0.02 };
+  let drawnElsewhere = 0;
+  for (const seed of [3, 4, 5, 6]) {
+    const first = (await ask(device, all, seed)).choices[0]!.message.content;
+    assert.is((await ask(device, all, seed)).choices[0]!.message.content, first, `seed ${seed} repeats on the device`);
+    if ((await ask(host, all, seed)).choices[0]!.message.content !== first) drawnElsewhere++;
+  }
+  // Had the device server fallen back to the host path, each seed would give the host's text.
+  assert.ok(drawnElsewhere >= 2, `${drawnElsewhere} of 4 seeds gave other text than the host server`);
 });
 
 test.run();
