@@ -10,21 +10,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Batch } from '../../runtime/backend/batch.js';
 import { LlamaContext } from '../../runtime/backend/context.js';
-import { listDevices } from '../../runtime/backend/devices.js';
 import { createGrammarMaskSampler } from '../../runtime/backend/grammar-mask-sampler.js';
-import { loadLlamaLibrary } from '../../runtime/backend/library.js';
 import { LlamaModel } from '../../runtime/backend/model.js';
 import { maskedArgmax, plainArgmax } from '../../runtime/sampling/argmax.js';
-import { defaultModelPath, tinyModelPath } from '../../fixtures/paths.js';
-import { bindBackendSamplerCalls, type SamplerPointer } from '../helpers/backend-sampler-calls.js';
+import { defaultModelPath } from '../../fixtures/paths.js';
+import type { SamplerPointer } from '../helpers/backend-sampler-calls.js';
+import { cpuBackend } from '../helpers/chain-rows.js';
 import { testRandom } from '../helpers/test-random.js';
 
 const test = suite('grammar mask sampler');
-const library = loadLlamaLibrary({ kinds: ['cpu'] });
-const { api } = library;
-const calls = bindBackendSamplerCalls(library.path);
-const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
-const tiny = await LlamaModel.create(api, { path: tinyModelPath, devices: cpu });
+const { library, api, calls, tiny, cpu } = await cpuBackend();
 
 /** A mask allowing about `share` of the vocabulary, at random (never empty). */
 function randomMask(random: () => number, vocabSize: number, share: number): Uint32Array {

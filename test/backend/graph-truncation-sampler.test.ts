@@ -5,23 +5,15 @@
 // as often as its chance says, from its seeded stream; on the host path the links fail closed.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listDevices } from '../../runtime/backend/devices.js';
-import { loadLlamaLibrary } from '../../runtime/backend/library.js';
-import { LlamaModel } from '../../runtime/backend/model.js';
 import { graphTruncationLinks } from '../../runtime/backend/graph-truncation-sampler.js';
 import { createGrammarMaskSampler } from '../../runtime/backend/grammar-mask-sampler.js';
-import { tinyModelPath } from '../../fixtures/paths.js';
-import { bindBackendSamplerCalls, type SamplerPointer } from '../helpers/backend-sampler-calls.js';
-import { decodeWithChains, type ChainRow } from '../helpers/chain-rows.js';
+import type { SamplerPointer } from '../helpers/backend-sampler-calls.js';
+import { cpuBackend, decodeWithChains, type ChainRow } from '../helpers/chain-rows.js';
 import { softmax, topKOracle, topNSigmaOracle, typicalOracle, xtcOracle } from '../sampling/oracle.js';
 import { SeededRng } from '../../runtime/sampling/seeded-rng.js';
 
 const test = suite('graph truncation links');
-const library = loadLlamaLibrary({ kinds: ['cpu'] });
-const { api } = library;
-const calls = bindBackendSamplerCalls(library.path);
-const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
-const tiny = await LlamaModel.create(api, { path: tinyModelPath, devices: cpu });
+const { library, calls, tiny } = await cpuBackend();
 const links = graphTruncationLinks(library.path);
 const decodeWith = (chains: SamplerPointer[]) => decodeWithChains(tiny, calls, chains);
 

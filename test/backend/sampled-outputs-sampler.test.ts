@@ -4,21 +4,13 @@
 // context without samplers' logits.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { listDevices } from '../../runtime/backend/devices.js';
-import { loadLlamaLibrary } from '../../runtime/backend/library.js';
-import { LlamaModel } from '../../runtime/backend/model.js';
 import { sampledOutputLinks } from '../../runtime/backend/sampled-outputs-sampler.js';
 import { plainArgmax } from '../../runtime/sampling/argmax.js';
-import { tinyModelPath } from '../../fixtures/paths.js';
-import { bindBackendSamplerCalls, type SamplerPointer } from '../helpers/backend-sampler-calls.js';
-import { decodeWithChains } from '../helpers/chain-rows.js';
+import type { SamplerPointer } from '../helpers/backend-sampler-calls.js';
+import { cpuBackend, decodeWithChains } from '../helpers/chain-rows.js';
 
 const test = suite('sampled outputs links');
-const library = loadLlamaLibrary({ kinds: ['cpu'] });
-const { api } = library;
-const calls = bindBackendSamplerCalls(library.path);
-const cpu = listDevices(api).filter((device) => device.kind === 'cpu').slice(0, 1);
-const tiny = await LlamaModel.create(api, { path: tinyModelPath, devices: cpu });
+const { library, calls, tiny } = await cpuBackend();
 const links = sampledOutputLinks(library.path);
 
 /** Float32 in the graph, float64 here. */

@@ -1,13 +1,26 @@
 // Decodes a short prompt per sequence on the tiny model with a backend sampler chain attached to
 // each sequence id, beside a context without samplers, and returns what each chain left for the
 // host (its token, logits and candidates) with the raw logits of the same prompt: the backend
-// tests of lmforge's own sampler links read their graph's work through it.
+// tests of lmforge's own sampler links read their graph's work through it. cpuBackend is their
+// common set-up: the library on the CPU backend, its sampler calls, the tiny model.
 import koffi from 'koffi';
 import * as assert from 'uvu/assert';
 import { Batch } from '../../runtime/backend/batch.js';
 import { LlamaContext } from '../../runtime/backend/context.js';
-import type { LlamaModel } from '../../runtime/backend/model.js';
-import type { BackendSamplerCalls, SamplerPointer } from './backend-sampler-calls.js';
+import { listDevices } from '../../runtime/backend/devices.js';
+import { loadLlamaLibrary } from '../../runtime/backend/library.js';
+import { LlamaModel } from '../../runtime/backend/model.js';
+import { tinyModelPath } from '../../fixtures/paths.js';
+import { bindBackendSamplerCalls, type BackendSamplerCalls, type SamplerPointer } from './backend-sampler-calls.js';
+
+/** llama.cpp on the CPU backend alone, its sampler calls, the CPU device and the tiny model loaded there. */
+export async function cpuBackend() {
+  const library = loadLlamaLibrary({ kinds: ['cpu'] });
+  const calls = bindBackendSamplerCalls(library.path);
+  const cpu = listDevices(library.api).filter((device) => device.kind === 'cpu').slice(0, 1);
+  const tiny = await LlamaModel.create(library.api, { path: tinyModelPath, devices: cpu });
+  return { library, api: library.api, calls, cpu, tiny };
+}
 
 export interface ChainRow {
   token: number;
