@@ -38,7 +38,7 @@ const warmup = 3;
 const kind = args.device as DeviceKind;
 
 const library = loadLlamaLibrary({ kinds: [kind] });
-const calls = bindBackendSamplerCalls(library.path);
+const calls = bindBackendSamplerCalls(library);
 const devices = listDevices(library.api).filter((device) => device.kind === kind).slice(0, 1);
 const model = await LlamaModel.create(library.api, { path: args.model, devices });
 const vocab = model.vocabulary.size;

@@ -1,43 +1,49 @@
-// The few llama.cpp backend-sampling calls the grammar mask sampler's tests and bench need:
-// chains, the built-in greedy and dist links, llama_set_sampler and the sampled outputs.
-// LEAD: dedupe with runtime/backend/sampler-api.ts (branch wip-device-sampling) at merge.
-// Pointers are koffi's bigints; every sampler type is void * here, so no type name can clash.
+// The llama.cpp sampler calls the sampler links' tests and bench/mask-sampler.ts use: the
+// engine's own bindings (runtime/backend/sampler-api.ts, part of the library's api) taking and
+// giving samplers as koffi's bigint addresses, which lmforge's own links (custom-sampler.ts)
+// are; plus a chain builder, and the two host-path calls the engine never makes
+// (llama_sampler_sample, llama_sampler_apply), bound here.
 import koffi from 'koffi';
-import type { ContextHandle } from '../../runtime/backend/llama-api.js';
+import type { ContextHandle, LlamaApi } from '../../runtime/backend/llama-api.js';
+import type { SamplerHandle } from '../../runtime/backend/sampler-api.js';
 
-const ChainParams = koffi.struct({ no_perf: 'bool' });
 const TokenData = koffi.struct({ id: 'int32_t', logit: 'float', p: 'float' });
 const TokenDataArray = koffi.struct({ data: 'void *', size: 'size_t', selected: 'int64_t', sorted: 'bool' });
 
 export type SamplerPointer = bigint;
 
-export function bindBackendSamplerCalls(libllamaPath: string) {
-  const lib = koffi.load(libllamaPath);
-  const chainInit = lib.func('llama_sampler_chain_init', 'void *', [ChainParams]) as (params: { no_perf: boolean }) => SamplerPointer;
+/** A sampler handle as these tests hold it, and back. */
+const handle = (sampler: SamplerPointer | null) => sampler as unknown as SamplerHandle;
+const pointer = (sampler: SamplerHandle | null) => sampler as unknown as SamplerPointer;
+
+export function bindBackendSamplerCalls(library: { api: LlamaApi; path: string }) {
+  const { api } = library;
+  const lib = koffi.load(library.path);
   const apply = lib.func('void llama_sampler_apply(void *smpl, void *cur_p)') as (sampler: SamplerPointer, candidates: bigint) => void;
+  const sample = lib.func('int32_t llama_sampler_sample(void *smpl, llama_context *ctx, int32_t idx)') as (sampler: SamplerPointer, context: ContextHandle, i: number) => number;
   return {
     /** A chain of the given links, in order (the chain owns them). */
     chain(...links: SamplerPointer[]): SamplerPointer {
-      const chain = chainInit({ no_perf: true });
-      for (const link of links) this.llama_sampler_chain_add(chain, link);
-      return chain;
+      const chain = api.llama_sampler_chain_init({ no_perf: true });
+      if (!chain) throw new Error('llama_sampler_chain_init failed');
+      for (const link of links) api.llama_sampler_chain_add(chain, handle(link));
+      return pointer(chain);
     },
-    llama_sampler_chain_add: lib.func('void llama_sampler_chain_add(void *chain, void *smpl)') as (chain: SamplerPointer, sampler: SamplerPointer) => void,
-    llama_sampler_init_greedy: lib.func('void *llama_sampler_init_greedy()') as () => SamplerPointer,
-    llama_sampler_init_dist: lib.func('void *llama_sampler_init_dist(uint32_t seed)') as (seed: number) => SamplerPointer,
-    llama_sampler_init_temp: lib.func('void *llama_sampler_init_temp(float t)') as (temperature: number) => SamplerPointer,
-    llama_sampler_init_top_k: lib.func('void *llama_sampler_init_top_k(int32_t k)') as (k: number) => SamplerPointer,
-    llama_sampler_clone: lib.func('void *llama_sampler_clone(void *smpl)') as (sampler: SamplerPointer) => SamplerPointer | null,
-    llama_sampler_copy: lib.func('void llama_sampler_copy(void *src, void *dst)') as (source: SamplerPointer, target: SamplerPointer) => void,
-    llama_sampler_free: lib.func('void llama_sampler_free(void *smpl)') as (sampler: SamplerPointer) => void,
-    llama_set_sampler: lib.func('bool llama_set_sampler(llama_context *ctx, int32_t seq_id, void *smpl)') as (context: ContextHandle, sequence: number, sampler: SamplerPointer | null) => boolean,
-    llama_get_sampled_token_ith: lib.func('int32_t llama_get_sampled_token_ith(llama_context *ctx, int32_t i)') as (context: ContextHandle, i: number) => number,
-    llama_get_sampled_logits_ith: lib.func('void *llama_get_sampled_logits_ith(llama_context *ctx, int32_t i)') as (context: ContextHandle, i: number) => bigint | null,
-    llama_get_sampled_logits_count_ith: lib.func('uint32_t llama_get_sampled_logits_count_ith(llama_context *ctx, int32_t i)') as (context: ContextHandle, i: number) => number,
-    llama_get_sampled_candidates_ith: lib.func('void *llama_get_sampled_candidates_ith(llama_context *ctx, int32_t i)') as (context: ContextHandle, i: number) => bigint | null,
-    llama_get_sampled_candidates_count_ith: lib.func('uint32_t llama_get_sampled_candidates_count_ith(llama_context *ctx, int32_t i)') as (context: ContextHandle, i: number) => number,
+    llama_sampler_init_greedy: () => pointer(api.llama_sampler_init_greedy()),
+    llama_sampler_init_dist: (seed: number) => pointer(api.llama_sampler_init_dist(seed)),
+    llama_sampler_init_temp: (temperature: number) => pointer(api.llama_sampler_init_temp(temperature)),
+    llama_sampler_init_top_k: (k: number) => pointer(api.llama_sampler_init_top_k(k)),
+    llama_sampler_clone: (sampler: SamplerPointer) => pointer(api.llama_sampler_clone(handle(sampler))),
+    llama_sampler_copy: (source: SamplerPointer, target: SamplerPointer) => api.llama_sampler_copy(handle(source), handle(target)),
+    llama_sampler_free: (sampler: SamplerPointer) => api.llama_sampler_free(handle(sampler)),
+    llama_set_sampler: (context: ContextHandle, sequence: number, sampler: SamplerPointer | null) => api.llama_set_sampler(context, sequence, handle(sampler)),
+    llama_get_sampled_token_ith: (context: ContextHandle, i: number) => api.llama_get_sampled_token_ith(context, i),
+    llama_get_sampled_logits_ith: (context: ContextHandle, i: number) => api.llama_get_sampled_logits_ith(context, i) as bigint | null,
+    llama_get_sampled_logits_count_ith: (context: ContextHandle, i: number) => api.llama_get_sampled_logits_count_ith(context, i),
+    llama_get_sampled_candidates_ith: (context: ContextHandle, i: number) => api.llama_get_sampled_candidates_ith(context, i) as bigint | null,
+    llama_get_sampled_candidates_count_ith: (context: ContextHandle, i: number) => api.llama_get_sampled_candidates_count_ith(context, i),
     /** The host path: the chain over the logits of batch entry `i` (llama_get_logits_ith), sampled and accepted. */
-    llama_sampler_sample: lib.func('int32_t llama_sampler_sample(void *smpl, llama_context *ctx, int32_t idx)') as (sampler: SamplerPointer, context: ContextHandle, i: number) => number,
+    llama_sampler_sample: sample,
     /** Runs `sampler` over `logits` as a llama_token_data_array on the host; returns the logits after it. */
     applyOnHost(sampler: SamplerPointer, logits: Float32Array): Float32Array {
       const n = logits.length;

@@ -16,7 +16,7 @@ import { bindBackendSamplerCalls, type BackendSamplerCalls, type SamplerPointer 
 /** llama.cpp on the CPU backend alone, its sampler calls, the CPU device and the tiny model loaded there. */
 export async function cpuBackend() {
   const library = loadLlamaLibrary({ kinds: ['cpu'] });
-  const calls = bindBackendSamplerCalls(library.path);
+  const calls = bindBackendSamplerCalls(library);
   const cpu = listDevices(library.api).filter((device) => device.kind === 'cpu').slice(0, 1);
   const tiny = await LlamaModel.create(library.api, { path: tinyModelPath, devices: cpu });
   return { library, api: library.api, calls, cpu, tiny };
