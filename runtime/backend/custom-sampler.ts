@@ -58,6 +58,15 @@ export interface CustomSamplerHooks<S> {
   fail(state: S, error: Error): void;
 }
 
+/**
+ * The host-path apply of a link that only runs in the graph (the engine never samples its
+ * chains on the host): it fails closed, allowing no token, rather than let one through without
+ * the link's work.
+ */
+export function allowNothingOnHost(_state: unknown, { logits }: TokenDataView): void {
+  for (let i = 1; i < logits.length; i += TOKEN_DATA_WORDS) logits[i] = -Infinity;
+}
+
 export interface CustomSamplerKind<S> {
   readonly ggml: GgmlApi;
   /** A new llama_sampler with this state. */

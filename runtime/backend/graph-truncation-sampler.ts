@@ -21,7 +21,7 @@
 import { GGML_SORT_ORDER, type GgmlApi, type GgmlContext, type GgmlTensor } from './ggml-api.js';
 import type { SeededRng } from '../sampling/seeded-rng.js';
 import { GGML_TYPE } from './ggml-api.js';
-import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type SamplerData, type SamplerPointer } from './custom-sampler.js';
+import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerData, type SamplerPointer } from './custom-sampler.js';
 
 export interface GraphTruncationLinks {
   /** top_n_sigma with n > 0: keeps logits within n standard deviations of the best. */
@@ -116,10 +116,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
   }
 
   return {
-    apply(_state, { logits }) {
-      // The engine runs these links only in the graph; on the host they fail closed (no token).
-      for (let i = 1; i < logits.length; i += TOKEN_DATA_WORDS) logits[i] = -Infinity;
-    },
+    apply: allowNothingOnHost,
     backendInit: () => true,
     backendApply(state, ctx, _graph, data, set) {
       const size = ggml.ggml_nelements(data.logits!);

@@ -23,7 +23,7 @@
 // the top k by ggml_top_k over x, their log-probabilities and the chosen token's by get_rows.
 // Masked tokens (-inf) may fill the top k when fewer are allowed: the reader drops them.
 import type { GgmlApi, GgmlTensor } from './ggml-api.js';
-import { defineCustomSampler, TOKEN_DATA_WORDS, type CustomSamplerHooks, type SamplerPointer } from './custom-sampler.js';
+import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerPointer } from './custom-sampler.js';
 
 export interface SampledOutputLinks {
   /** A tap link: put it where the chain's logits are the ones logprobs describe. */
@@ -47,11 +47,8 @@ let tapped: GgmlTensor | undefined;
 /** The links' hooks, over the loaded ggml. */
 function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
   return {
-    apply(_state, { logits }) {
-      // The engine samples these chains only in the graph. On the host there is nothing to report
-      // logprobs into, so the link fails closed: no token is allowed, rather than one without them.
-      for (let i = 1; i < logits.length; i += TOKEN_DATA_WORDS) logits[i] = -Infinity;
-    },
+    // On the host there is nothing to report logprobs into: no token, rather than one without them.
+    apply: allowNothingOnHost,
     // Every row of a sequence gets its own outputs; llama.cpp applies the chain to each row.
     backendInit: () => true,
     backendApply(state, ctx, _graph, data, set) {
