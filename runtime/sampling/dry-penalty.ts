@@ -33,7 +33,17 @@ export class DryPenalty {
   }
 
   /** Subtracts the penalty from `w` for the window `history[start, end)`. */
-  apply(w: Float64Array, history: Int32Array, start: number, end: number): void {
+  apply(w: Float64Array, history: ArrayLike<number>, start: number, end: number): void {
+    this.penalties(history, start, end, (token, amount) => {
+      w[token]! -= amount;
+    });
+  }
+
+  /**
+   * Each token the window `history[start, end)` penalises, once, with the amount to subtract
+   * from its logit (what apply subtracts; sampling in the graph uploads these).
+   */
+  penalties(history: ArrayLike<number>, start: number, end: number, emit: (token: number, amount: number) => void): void {
     const { allowedLength, multiplier, base } = this.settings;
     const length = end - start;
     if (length <= allowedLength) return;
@@ -76,7 +86,7 @@ export class DryPenalty {
       if (this.breakers[token]) continue;
       let exponent = repeat - allowedLength;
       if (this.#maxExponent > 0 && exponent > this.#maxExponent) exponent = this.#maxExponent;
-      w[token]! -= multiplier * base ** exponent;
+      emit(token, multiplier * base ** exponent);
     }
   }
 }

@@ -126,16 +126,15 @@ export class TokenSampler {
     this.#repetitionStamps = this.#repetition ? new Uint32Array(vocabSize) : undefined;
     const dryLastN = params.dryPenaltyLastN ?? DRY_DEFAULTS.penaltyLastN;
     const dryBase = params.dryBase ?? DRY_DEFAULTS.base;
-    this.#dry =
-      (params.dryMultiplier ?? 0) > 0 && dryLastN !== 0 && dryBase >= 1
-        ? {
-            penalty: new DryPenalty(
-              { multiplier: params.dryMultiplier!, base: dryBase, allowedLength: params.dryAllowedLength ?? DRY_DEFAULTS.allowedLength },
-              context.dryBreakers ?? new Uint8Array(vocabSize),
-            ),
-            lastN: dryLastN,
-          }
-        : undefined;
+    this.#dry = dryEnabled(params)
+      ? {
+          penalty: new DryPenalty(
+            { multiplier: params.dryMultiplier!, base: dryBase, allowedLength: params.dryAllowedLength ?? DRY_DEFAULTS.allowedLength },
+            context.dryBreakers ?? new Uint8Array(vocabSize),
+          ),
+          lastN: dryLastN,
+        }
+      : undefined;
     this.#history = new Int32Array(this.#repetition || this.#dry ? Math.max(64, (context.prompt?.length ?? 0) + 64) : 0);
     if (this.#repetition || this.#dry) for (let i = 0; i < (context.prompt?.length ?? 0); i++) this.#remember(context.prompt![i]!);
     this.#filtered =
@@ -274,6 +273,17 @@ export class TokenSampler {
     }
   }
 
+  /**
+   * DRY's penalties for the next token of a sequence whose tokens (prompt and output) are
+   * `history[0, end)`, as `emit(token, amount)`; nothing without DRY. Sampling in the graph
+   * uploads them each step, where this sampler never sees the logits.
+   */
+  dryPenalties(history: ArrayLike<number>, end: number, emit: (token: number, amount: number) => void): void {
+    const dry = this.#dry;
+    if (dry === undefined) return;
+    dry.penalty.penalties(history, dry.lastN < 0 ? 0 : Math.max(0, end - dry.lastN), end, emit);
+  }
+
   #applyDry(w: Float64Array): void {
     const dry = this.#dry;
     if (dry === undefined) return;
@@ -353,6 +363,11 @@ export class TokenSampler {
     }
     return entries;
   }
+}
+
+/** Whether DRY applies: a positive multiplier, a window (penalty_last_n not 0), a base of at least 1. */
+export function dryEnabled(params: Readonly<SamplingParams>): boolean {
+  return (params.dryMultiplier ?? 0) > 0 && (params.dryPenaltyLastN ?? DRY_DEFAULTS.penaltyLastN) !== 0 && (params.dryBase ?? DRY_DEFAULTS.base) >= 1;
 }
 
 function hasNaN(w: Float64Array, size: number): boolean {

@@ -16,6 +16,7 @@ import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 import { minPOracle, softmax, topPOracle, typicalOracle, xtcOracle } from '../sampling/oracle.js';
 import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { systemFingerprint } from '../../runtime/server/api-server.js';
+import { hostOnlyReason } from '../../runtime/engine/worker/device-sampling.js';
 import { chiSquare } from '../helpers/chi-square.js';
 
 interface Engines {
@@ -53,7 +54,7 @@ async function onlyChoice(engine: Engine, request: GenerateRequest): Promise<num
 // a batch of their own (model-runner.ts splitMixedSteps): their tokens are read between the two.
 const prompts = [repetitivePrompt(200, 2, 6), repetitivePrompt(201, 3, 4), gpt2WordTokens(202, 9), gpt2WordTokens(203, 90), repetitivePrompt(204, 5, 3)];
 
-test('greedy on the device is the host token for token: prompts alone and 4 at once, with logit_bias and penalties', async ({ host, device }) => {
+test('greedy on the device is the host token for token: prompts alone and 4 at once, with logit_bias, penalties and DRY', async ({ host, device }) => {
   const variants: Partial<SamplingParams>[] = [
     { temperature: 0 },
     { temperature: 0, logitBias: new Map([[prompts[0]![0]!, 3], [50, -100]]) },
@@ -61,6 +62,9 @@ test('greedy on the device is the host token for token: prompts alone and 4 at o
     { temperature: 0, presencePenalty: 1.5 },
     { temperature: 0, repetitionPenalty: 1.6, repeatLastN: 8 },
     { temperature: 0, repetitionPenalty: 1.3, frequencyPenalty: 0.4, presencePenalty: 0.3 },
+    // DRY with no sequence breakers (the random model's tokens would end its repeats at random).
+    { temperature: 0, dryMultiplier: 2, dryAllowedLength: 2, drySequenceBreakers: [] },
+    { temperature: 0, dryMultiplier: 0.8, dryBase: 2, dryAllowedLength: 3, dryPenaltyLastN: 24, drySequenceBreakers: [], frequencyPenalty: 0.4 },
   ];
   for (const sampling of variants) {
     for (const width of [1, 4]) {
@@ -70,12 +74,12 @@ test('greedy on the device is the host token for token: prompts alone and 4 at o
   }
 });
 
-test('penalties and logit_bias change the device output where they change the host one', async ({ device }) => {
+test('penalties, DRY and logit_bias change the device output where they change the host one', async ({ device }) => {
   const prompt = repetitivePrompt(77, 3, 4);
   const plain = await onlyChoice(device, { prompt, maxTokens: 24, sampling: { temperature: 0 } });
   // The random model loops under greedy decoding here; every penalty breaks the loop.
   assert.ok(new Set(plain).size <= plain.length - 6, `greedy repeats itself: ${plain}`);
-  for (const sampling of [{ frequencyPenalty: 1.5 }, { presencePenalty: 1.5 }, { repetitionPenalty: 2, repeatLastN: 64 }]) {
+  for (const sampling of [{ frequencyPenalty: 1.5 }, { presencePenalty: 1.5 }, { repetitionPenalty: 2, repeatLastN: 64 }, { dryMultiplier: 2, drySequenceBreakers: [] }]) {
     const penalised = await onlyChoice(device, { prompt, maxTokens: 24, sampling: { temperature: 0, ...sampling } });
     assert.not.equal(penalised, plain, JSON.stringify(sampling));
   }
@@ -120,9 +124,10 @@ test('typical_p 0 keeps only the most typical token: the device chooses the host
   assert.not.equal(onHost, greedy, 'the most typical token is not always the most likely');
 });
 
-test('typical_p, top_n_sigma and XTC are drawn in the graph: a seed repeats there, and gives other tokens than on the host', async ({ host, device }) => {
+test('typical_p, top_n_sigma, XTC and DRY are drawn in the graph: a seed repeats there, and gives other tokens than on the host', async ({ host, device }) => {
   const all = { temperature: 1.5, topK: 40, topNSigma: 1.5, typicalP: 0.8, xtcProbability: 0.5, xtcThreshold: 0.02 };
-  for (const sampling of [{ temperature: 1.5, typicalP: 0.9 }, { temperature: 1.5, topNSigma: 2 }, { temperature: 1.5, xtcProbability: 0.5 }, all]) {
+  const dry = { temperature: 1.5, dryMultiplier: 1.5, drySequenceBreakers: [] };
+  for (const sampling of [{ temperature: 1.5, typicalP: 0.9 }, { temperature: 1.5, topNSigma: 2 }, { temperature: 1.5, xtcProbability: 0.5 }, dry, { ...all, ...dry }]) {
     const requests = prompts.slice(0, 4).flatMap((prompt, i) => [0, 1].map((j) => ({ prompt, maxTokens: 10, seed: 10 * i + j, sampling })));
     const [onDevice, onHost] = [await tokensOf(device, requests), await tokensOf(host, requests)];
     // A seed repeats on the device: the chains taken over afresh (XTC's stream too).
@@ -226,10 +231,7 @@ test('chains stay on their ids: requests configured alike re-plan the graph once
     assert.equal(drawn[1], drawn[0]);
     assert.not.equal(drawn[2], drawn[0]);
     assert.is(await replans(), before + 1);
-    // A request sampled on the host (DRY) takes the id that holds no chain: nothing to take away.
-    const result = await runToEnd(engine, { prompt: prompts[1]!, maxTokens: 4, sampling: { temperature: 0, dryMultiplier: 0.8 } });
-    assert.is(result.choices[0]!.tokens.length, 4);
-    assert.is(await replans(), before + 1);
+    // Every request this engine takes samples in the graph (hostOnlyReason: what would not).
   } finally {
     await engine.dispose();
     await fresh.dispose();
@@ -466,6 +468,16 @@ test('logprobs under sampling in the graph: drawn there, the chosen token\'s log
   }
   // llama.cpp's generator drew them: had these requests fallen back to the host, each would be the host's text.
   assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
+});
+
+test('what still samples on the host: a grammar without mask links, penalty windows past the vocabulary; nothing else', () => {
+  const plain = { temperature: 0.8, topP: 0.9, frequencyPenalty: 0, presencePenalty: 0 } as SamplingParams;
+  assert.is(hostOnlyReason(plain, true, 512, 1000, false), 'a grammar mask');
+  assert.is(hostOnlyReason(plain, true, 512, 1000, true), undefined);
+  assert.is(hostOnlyReason({ ...plain, frequencyPenalty: 0.5 }, false, 2000, 1000), 'a penalty window longer than the vocabulary');
+  assert.is(hostOnlyReason({ ...plain, frequencyPenalty: 0.5 }, false, 1000, 1000), undefined);
+  const everything = { ...plain, logprobs: true, topLogprobs: 5, topK: 40, minP: 0.05, typicalP: 0.9, topNSigma: 1.5, xtcProbability: 0.5, dryMultiplier: 0.8, repetitionPenalty: 1.1, logitBias: new Map([[5, 2]]) };
+  assert.is(hostOnlyReason(everything, false, 512, 1000), undefined);
 });
 
 // Last: disposing an engine hands llama.cpp's logging back to its default for the whole process.

@@ -1,9 +1,9 @@
 // Sampling in the model's graph (--sampling device), through the HTTP server and the official
 // `openai` client, against a server that samples on the host. Logprobs: chat completions whole
 // and streamed, and the legacy completions' `logprobs`: same tokens, same bytes, the same
-// log-probabilities to float32's rounding. The truncations of lmforge's own links (typical_p,
-// top_n_sigma, XTC): a deterministic setting gives the host server's text, seeded ones repeat
-// and are drawn in the graph.
+// log-probabilities to float32's rounding. The stages of lmforge's own links (typical_p,
+// top_n_sigma, XTC, DRY): a deterministic setting gives the host server's text, seeded ones
+// repeat and are drawn in the graph.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type OpenAI from 'openai';
@@ -68,7 +68,7 @@ test('legacy completions: logprobs 3 on the device path is the host server\'s', 
   });
 });
 
-test('typical_p, top_n_sigma and xtc_probability sample in the graph: typical_p 0 is the host server\'s text, seeds repeat there', async ({ host, device }) => {
+test('typical_p, top_n_sigma, xtc_probability and dry_multiplier sample in the graph: typical_p 0 is the host server\'s text, seeds repeat there', async ({ host, device }) => {
   // lmforge's (and llama-server's) fields, outside OpenAI's types.
   const ask = (server: TinyServer, fields: object, seed: number) =>
     server.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 12, temperature: 1.5, seed, ...extra, ...fields } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
@@ -79,7 +79,7 @@ test('typical_p, top_n_sigma and xtc_probability sample in the graph: typical_p 
     assert.match(onDevice.system_fingerprint!, /_device-sampling$/);
     assert.is(onDevice.choices[0]!.message.content, onHost.choices[0]!.message.content, `seed ${seed}`);
   }
-  const all = { top_k: 40, top_n_sigma: 1.5, typical_p: 0.8, xtc_probability: 0.5, xtc_threshold: 0.02 };
+  const all = { top_k: 40, top_n_sigma: 1.5, typical_p: 0.8, xtc_probability: 0.5, xtc_threshold: 0.02, dry_multiplier: 0.8 };
   let drawnElsewhere = 0;
   for (const seed of [3, 4, 5, 6]) {
     const first = (await ask(device, all, seed)).choices[0]!.message.content;

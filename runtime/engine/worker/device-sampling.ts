@@ -36,6 +36,8 @@ import { MAX_TOP_LOGPROBS, XTC_DEFAULT_THRESHOLD, type SamplingParams } from '..
 import type { SampledToken, TopLogprob } from '../../sampling/token-sampler.js';
 import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
 import type { GraphTruncationLinks } from '../../backend/graph-truncation-sampler.js';
+import type { SparseBiasLinks } from '../../backend/sparse-bias-sampler.js';
+import { dryEnabled } from '../../sampling/token-sampler.js';
 import type { StepEntry } from './scheduler.js';
 import type { Sequence } from './sequence.js';
 
@@ -50,7 +52,6 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
  */
 export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number, grammarOnDevice = false): string | undefined {
   if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
-  if ((params.dryMultiplier ?? 0) > 0) return 'DRY';
   const penalised = params.frequencyPenalty !== 0 || params.presencePenalty !== 0 || (params.repetitionPenalty ?? 1) !== 1;
   if (penalised && lengthLimit > vocabSize) return 'a penalty window longer than the vocabulary';
   return undefined;
@@ -60,6 +61,7 @@ export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boo
 type Link =
   | { kind: 'grammar_mask' }
   | { kind: 'logit_bias'; biases: [number, number][] }
+  | { kind: 'dry'; capacity: number }
   | { kind: 'penalties'; window: number; repeat: number; frequency: number; presence: number; countsPrompt: boolean }
   | { kind: 'greedy' }
   | { kind: 'temp'; temperature: number }
@@ -91,6 +93,9 @@ export function chainLinks(params: Readonly<SamplingParams>, hasGrammar: boolean
   if (params.frequencyPenalty !== 0 || params.presencePenalty !== 0) {
     links.push({ kind: 'penalties', window: lengthLimit, repeat: 1, frequency: params.frequencyPenalty, presence: params.presencePenalty, countsPrompt: false });
   }
+  // DRY's penalties follow from the tokens alone: the host lists them each step, the graph subtracts them.
+  // No step penalises more tokens than the vocabulary has, or than the sequence can hold.
+  if (dryEnabled(params)) links.push({ kind: 'dry', capacity: Math.min(vocabSize, lengthLimit) });
   // Logprobs describe these logits, before temperature and truncation (token-sampler.ts).
   if (params.logprobs) links.push({ kind: 'logprobs_tap' });
   links.push(...drawLinks(params, vocabSize));
@@ -129,6 +134,7 @@ export function configurationKey(links: readonly Link[]): string {
 export interface DeviceLinks {
   outputs: SampledOutputLinks;
   truncations: GraphTruncationLinks;
+  sparseBias: SparseBiasLinks;
 }
 
 /** A chain and its mask link (the first, for a constrained sequence's configuration). */
@@ -208,13 +214,18 @@ export class DeviceSampling {
 
   /**
    * Throws when the token the graph chose for `sequence` cannot be trusted: one of its chain's
-   * truncation links failed when llama.cpp built the graph, which then lacks that stage.
+   * links of lmforge's own failed in a hook (at a graph build, the graph lacks that stage; at
+   * an input, a step's values went missing).
    */
   verify(sequence: Sequence): void {
-    const failure = this.links.truncations.failure();
-    if (!failure) return;
-    if (this.linksOf(sequence).some((link) => link.kind === 'top_n_sigma' || link.kind === 'typical' || link.kind === 'xtc')) {
-      throw new Error(`a truncation link failed when llama.cpp built the sampling graph: ${failure.message}`, { cause: failure });
+    const truncation = this.links.truncations.failure();
+    const bias = this.links.sparseBias.failure();
+    if (!truncation && !bias) return;
+    for (const link of this.linksOf(sequence)) {
+      if (truncation && (link.kind === 'top_n_sigma' || link.kind === 'typical' || link.kind === 'xtc')) {
+        throw new Error(`a truncation link failed in llama.cpp's sampling graph: ${truncation.message}`, { cause: truncation });
+      }
+      if (bias && link.kind === 'dry') throw new Error(`the DRY link failed in llama.cpp's sampling graph: ${bias.message}`, { cause: bias });
     }
   }
 
@@ -338,6 +349,9 @@ export class DeviceSampling {
           add(stage);
           break;
         }
+        case 'dry':
+          add(this.links.sparseBias.create((emit) => sequence.sampler.dryPenalties(sequence.tokens, sequence.tokens.length, emit), link.capacity, vocabSize) as unknown as SamplerHandle);
+          break;
         case 'greedy':
           add(api.llama_sampler_init_greedy());
           break;

@@ -18,6 +18,7 @@ import { resolveSampling } from '../sampling-setting.js';
 import { createGrammarMaskSampler } from '../../backend/grammar-mask-sampler.js';
 import { sampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
 import { graphTruncationLinks } from '../../backend/graph-truncation-sampler.js';
+import { sparseBiasLinks } from '../../backend/sparse-bias-sampler.js';
 import { CPU_PROMPT_STEP_FLOOR } from './scheduler.js';
 import { DraftModelProposer } from './speculative/proposers/draft-model-proposer.js';
 import { MedusaProposer } from './speculative/proposers/medusa-proposer.js';
@@ -139,7 +140,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
     sampling,
     grammarMasks: (vocabSize) => createGrammarMaskSampler(library.path, vocabSize),
-    ...(sampling === 'device' ? { deviceLinks: { outputs: sampledOutputLinks(library.path), truncations: graphTruncationLinks(library.path) } } : {}),
+    ...(sampling === 'device' ? { deviceLinks: { outputs: sampledOutputLinks(library.path), truncations: graphTruncationLinks(library.path), sparseBias: sparseBiasLinks(library.path) } } : {}),
   });
   core.start();
   return {
