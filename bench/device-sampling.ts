@@ -1,10 +1,10 @@
-// `npx tsx bench/device-sampling.ts [--model PATH] [--reps 3] [--tokens 32] [--widths 1,8,32,64] [--threads N] [--kinds greedy,sampled,logprobs,truncated] [--json]`
+// `npx tsx bench/device-sampling.ts [--model PATH] [--reps 3] [--tokens 32] [--widths 1,8,32,64] [--threads N] [--kinds greedy,sampled,logprobs,own-links] [--json]`
 // Decode tokens per second with tokens chosen in the model's graph (--sampling device) against
 // the host path (--sampling host), on the CPU, in one process and in turn (the order reversed
 // every other repetition), so that load from elsewhere on the machine hits both alike. Four
 // kinds of request: greedy, sampled (temperature 0.8, top_p 0.95, a seed per sequence), greedy
-// with logprobs (top 5), and truncated (sampled with top_n_sigma 2, typical_p 0.9 and XTC at
-// 0.5, links of lmforge's own in the graph).
+// with logprobs (top 5), and own-links (sampled with top_n_sigma 2, typical_p 0.9, XTC at 0.5
+// and DRY at 0.8: the stages lmforge's own links run in the graph).
 // Each figure is the median over the repetitions; a ratio is the median of per-repetition
 // device / host ratios (> 1: the device path is faster).
 import { basename } from 'node:path';
@@ -25,8 +25,9 @@ const allKinds: Record<string, GenerateRequest['sampling']> = {
   sampled: { temperature: 0.8, topP: 0.95 },
   // Greedy with each token's logprob and top 5: a log-softmax and a top-k over the vocabulary in the graph.
   logprobs: { temperature: 0, logprobs: true, topLogprobs: 5 },
-  // top_n_sigma's mean and deviation over the vocabulary, typical_p's entropy and sort, XTC's input.
-  truncated: { temperature: 0.8, topNSigma: 2, typicalP: 0.9, xtcProbability: 0.5 },
+  // top_n_sigma's mean and deviation over the vocabulary, typical_p's entropy and sort, XTC's
+  // input, DRY's penalties listed on the host each step.
+  'own-links': { temperature: 0.8, topNSigma: 2, typicalP: 0.9, xtcProbability: 0.5, dryMultiplier: 0.8 },
 };
 // --kinds a,b picks some (default: all).
 const kindsArg = process.argv.indexOf('--kinds');
@@ -46,7 +47,7 @@ for (const [kind, sampling] of Object.entries(kinds)) {
     for (let rep = 0; rep < reps; rep++) {
       const got = { host: 0, device: 0 };
       for (const side of rep % 2 === 0 ? (['host', 'device'] as const) : (['device', 'host'] as const)) {
-        const run = await engineDecode(engines[side], prompt, width, maxTokens, sampling, kind === 'sampled' || kind === 'truncated' ? 1000 * rep : undefined);
+        const run = await engineDecode(engines[side], prompt, width, maxTokens, sampling, kind === 'sampled' || kind === 'own-links' ? 1000 * rep : undefined);
         got[side] = run.tokens / run.seconds;
       }
       runs.host.push(got.host);
