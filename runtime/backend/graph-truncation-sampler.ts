@@ -108,7 +108,8 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     // The least likely of those above: the largest of above · (2 − q) − 2 (−q above, −2 elsewhere).
     const kept = ggml.ggml_argmax(ctx, ggml.ggml_reshape_2d(ctx, ggml.ggml_scale_bias(ctx, ggml.ggml_mul(ctx, above, ggml.ggml_scale_bias(ctx, q, -1, 2)), 1, -2), size, 1));
     const zero = ggml.ggml_reshape_2d(ctx, ggml.ggml_scale(ctx, count, 0), 1, 1);
-    const others = ggml.ggml_reshape_1d(ctx, ggml.ggml_set_rows(ctx, ggml.ggml_reshape_2d(ctx, above, 1, size), zero, kept), size);
+    // set_rows writes in place: into a copy, so that no reader of `above` depends on the order of ops.
+    const others = ggml.ggml_reshape_1d(ctx, ggml.ggml_set_rows(ctx, ggml.ggml_reshape_2d(ctx, ggml.ggml_scale(ctx, above, 1), 1, size), zero, kept), size);
     // Removed only in a step where XTC applies and two or more are above.
     const gate = ggml.ggml_mul(ctx, applies, ggml.ggml_step(ctx, ggml.ggml_scale_bias(ctx, count, 1, -1.5)));
     const removed = ggml.ggml_mul(ctx, others, gate);
