@@ -22,11 +22,13 @@
 // changes an id's chain.
 //
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
-// frequency/presence penalties → temperature → top_n_sigma → top_k → typical_p → top_p → min_p →
-// XTC → a seeded draw, with every truncation at the request's temperature and temperature 0 as
-// the argmax of the processed logits. top_n_sigma, typical_p and XTC are links of lmforge's own
-// (backend/graph-truncation-sampler.ts); llama.cpp has them only on the host. The draw uses
-// llama.cpp's RNG (mt19937), so a seed gives other text than on the host.
+// frequency/presence penalties → DRY → temperature → top_n_sigma → top_k → typical_p → top_p →
+// min_p → XTC → a seeded draw, with every truncation at the request's temperature and
+// temperature 0 as the argmax of the processed logits. llama.cpp has DRY, top_n_sigma, typical_p
+// and XTC only on the host: they are links of lmforge's own (backend/sparse-bias-sampler.ts for
+// DRY's penalties, which the host lists each step from the tokens; backend/graph-truncation-
+// sampler.ts for the rest). The draw uses llama.cpp's RNG (mt19937), so a seed gives other text
+// than on the host.
 import type { SamplerApi, SamplerHandle } from '../../backend/sampler-api.js';
 import { grammarMaskSamplerAt, type GrammarMaskSampler, type SamplerPointer } from '../../backend/grammar-mask-sampler.js';
 import { LOGIT_BIAS_BYTES, LOGIT_BIAS_VALUE_OFFSET, RANDOM_SEED } from '../../backend/sampler-api.js';
@@ -36,7 +38,7 @@ import { MAX_TOP_LOGPROBS, XTC_DEFAULT_THRESHOLD, type SamplingParams } from '..
 import type { SampledToken, TopLogprob } from '../../sampling/token-sampler.js';
 import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
 import type { GraphTruncationLinks } from '../../backend/graph-truncation-sampler.js';
-import type { SparseBiasLinks } from '../../backend/sparse-bias-sampler.js';
+import type { PenaltySource, SparseBiasLinks } from '../../backend/sparse-bias-sampler.js';
 import { dryEnabled } from '../../sampling/token-sampler.js';
 import type { StepEntry } from './scheduler.js';
 import type { Sequence } from './sequence.js';
@@ -164,7 +166,7 @@ export class DeviceSampling {
   constructor(
     private readonly api: SamplerApi,
     private readonly context: LlamaContext,
-    /** lmforge's own links: every chain's last (and the tap logprobs need), and truncations llama.cpp lacks in the graph. */
+    /** lmforge's own links: every chain's last (and the tap logprobs need), and the stages llama.cpp lacks in the graph. */
     private readonly links: DeviceLinks,
     /** Grammar mask links; without it, constrained sequences sample on the host. */
     private readonly createMask?: GrammarMaskFactory,
@@ -350,7 +352,7 @@ export class DeviceSampling {
           break;
         }
         case 'dry':
-          add(this.links.sparseBias.create((emit) => sequence.sampler.dryPenalties(sequence.tokens, sequence.tokens.length, emit), link.capacity, vocabSize) as unknown as SamplerHandle);
+          add(this.links.sparseBias.create(dryPenaltiesOf(sequence), link.capacity, vocabSize) as unknown as SamplerHandle);
           break;
         case 'greedy':
           add(api.llama_sampler_init_greedy());
@@ -402,6 +404,13 @@ function deviceSeed(sequence: Sequence): number {
   const word = new SeededRng(seed, sequence.choice).nextUint32();
   // The one value llama.cpp reads as "pick a random seed".
   return word === RANDOM_SEED ? RANDOM_SEED - 1 : word;
+}
+
+/** DRY's penalties for `sequence`'s next token, listed before each step; none once it has ended (its chain then idles). */
+function dryPenaltiesOf(sequence: Sequence): PenaltySource {
+  return (emit) => {
+    if (!ended(sequence)) sequence.sampler.dryPenalties(sequence.tokens, sequence.tokens.length, emit);
+  };
 }
 
 /**
