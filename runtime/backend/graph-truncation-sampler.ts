@@ -18,9 +18,8 @@
 // Masked tokens (-inf) are clamped to -BIG where a sum would otherwise turn 0 · ∞ into NaN.
 // Float32 in the graph against float64 on the host: a token within rounding of a boundary may
 // be kept on one path and not the other; ties in typical_p's order may fall either way.
-import { GGML_SORT_ORDER, type GgmlApi, type GgmlContext, type GgmlTensor } from './ggml-api.js';
+import { GGML_SORT_ORDER, GGML_TYPE, type GgmlApi, type GgmlContext, type GgmlTensor } from './ggml-api.js';
 import type { SeededRng } from '../sampling/seeded-rng.js';
-import { GGML_TYPE } from './ggml-api.js';
 import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerData, type SamplerPointer } from './custom-sampler.js';
 
 export interface GraphTruncationLinks {
@@ -63,14 +62,15 @@ const MIN_TYPICAL_P = 1e-30;
 /** See GraphTruncationLinks.failure. */
 let failure: Error | undefined;
 
-type Set = (field: keyof SamplerData, tensor: GgmlTensor | null) => void;
+/** Replaces a field of the chain's data (CustomSamplerHooks.backendApply's `set`). */
+type SetField = (field: keyof SamplerData, tensor: GgmlTensor | null) => void;
 
 function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
   /** x[argmax x], as a one-entry tensor. */
   const maxOf = (ctx: GgmlContext, x: GgmlTensor, size: number): GgmlTensor =>
     ggml.ggml_reshape_1d(ctx, ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, x, 1, size), ggml.ggml_argmax(ctx, ggml.ggml_reshape_2d(ctx, x, size, 1))), 1);
 
-  function topNSigma(ctx: GgmlContext, x: GgmlTensor, size: number, n: number, set: Set): void {
+  function topNSigma(ctx: GgmlContext, x: GgmlTensor, size: number, n: number, set: SetField): void {
     const allowed = ggml.ggml_step(ctx, ggml.ggml_scale_bias(ctx, x, 1, BIG));
     const clamped = ggml.ggml_clamp(ctx, x, -BIG, BIG);
     const count = ggml.ggml_sum(ctx, allowed);
@@ -83,7 +83,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     set('logits', ggml.ggml_add(ctx, x, ggml.ggml_log(ctx, ggml.ggml_scale_bias(ctx, below, -1, 1))));
   }
 
-  function typical(ctx: GgmlContext, x: GgmlTensor, size: number, candidates: GgmlTensor | null, p: number, set: Set): void {
+  function typical(ctx: GgmlContext, x: GgmlTensor, size: number, candidates: GgmlTensor | null, p: number, set: SetField): void {
     const q = ggml.ggml_soft_max(ctx, x);
     const shifted = ggml.ggml_sub(ctx, x, maxOf(ctx, x, size));
     const logQ = ggml.ggml_clamp(ctx, ggml.ggml_sub(ctx, shifted, ggml.ggml_log(ctx, ggml.ggml_sum(ctx, ggml.ggml_exp(ctx, shifted)))), -BIG, 0);
@@ -100,7 +100,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     set('candidates', candidates ? sort(candidates) : order);
   }
 
-  function excludeTopChoices(ctx: GgmlContext, x: GgmlTensor, size: number, threshold: number, applies: GgmlTensor, set: Set): void {
+  function excludeTopChoices(ctx: GgmlContext, x: GgmlTensor, size: number, threshold: number, applies: GgmlTensor, set: SetField): void {
     const q = ggml.ggml_soft_max(ctx, x);
     // above = 1 − step(threshold − q): q ≥ threshold.
     const above = ggml.ggml_scale_bias(ctx, ggml.ggml_step(ctx, ggml.ggml_scale_bias(ctx, q, -1, threshold)), -1, 1);
