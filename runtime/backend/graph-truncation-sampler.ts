@@ -19,8 +19,13 @@
 // Float32 in the graph against float64 on the host: a token within rounding of a boundary may
 // be kept on one path and not the other; ties in typical_p's order may fall either way.
 import { GGML_SORT_ORDER, GGML_TYPE, type GgmlApi, type GgmlContext, type GgmlTensor } from './ggml-api.js';
-import type { SeededRng } from '../sampling/seeded-rng.js';
 import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerData, type SamplerPointer } from './custom-sampler.js';
+
+/** A seeded stream of 32-bit draws (sampling/seeded-rng.ts's SeededRng is one), copied with its position. */
+export interface DrawStream {
+  nextUint32(): number;
+  clone(): DrawStream;
+}
 
 export interface GraphTruncationLinks {
   /** top_n_sigma with n > 0: keeps logits within n standard deviations of the best. */
@@ -32,7 +37,7 @@ export interface GraphTruncationLinks {
    * `probability`, removes every token at least `threshold` likely but the least likely of them.
    * The link owns `rng` (one per sequence: its seed, its choice).
    */
-  xtc(probability: number, threshold: number, rng: SeededRng): SamplerPointer;
+  xtc(probability: number, threshold: number, rng: DrawStream): SamplerPointer;
   /**
    * The first error a link's hook threw in this process, if any. A backend_apply that threw left
    * its stage out of the graph llama.cpp built (and reuses), so the engine refuses every token
@@ -48,7 +53,7 @@ type LinkState =
       stage: 'xtc';
       probability: number;
       threshold: number;
-      rng: SeededRng;
+      rng: DrawStream;
       /** The graph's 0 / 1 inputs, one per row the chain samples (backend_apply to backend_reset). */
       inputs: GgmlTensor[];
     };
