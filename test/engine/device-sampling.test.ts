@@ -16,7 +16,8 @@ import { gpt2WordTokens, repetitivePrompt } from '../helpers/test-random.js';
 import { minPOracle, softmax, topPOracle, typicalOracle, xtcOracle } from '../sampling/oracle.js';
 import { Engine as EngineClass } from '../../runtime/engine/client/engine.js';
 import { systemFingerprint } from '../../runtime/server/api-server.js';
-import { hostOnlyReason } from '../../runtime/engine/worker/device-sampling.js';
+import { chainLinks, DeviceSampling, hostOnlyReason } from '../../runtime/engine/worker/device-sampling.js';
+import type { Sequence } from '../../runtime/engine/worker/sequence.js';
 import { chiSquare } from '../helpers/chi-square.js';
 
 interface Engines {
@@ -470,14 +471,21 @@ test('logprobs under sampling in the graph: drawn there, the chosen token\'s log
   assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
 });
 
-test('what still samples on the host: a grammar without mask links, penalty windows past the vocabulary; nothing else', () => {
+test('what still samples on the host: a grammar without mask links; nothing else, penalty windows past the vocabulary included', () => {
+  assert.is(hostOnlyReason(true, false), 'a grammar mask');
+  assert.is(hostOnlyReason(true, true), undefined);
+  assert.is(hostOnlyReason(false, false), undefined);
+  // A context longer than the vocabulary: the penalties' window is the whole sequence (llama.cpp's
+  // link with such a window: test/backend/graph-penalties.test.ts).
   const plain = { temperature: 0.8, topP: 0.9, frequencyPenalty: 0, presencePenalty: 0 } as SamplingParams;
-  assert.is(hostOnlyReason(plain, true, 512, 1000, false), 'a grammar mask');
-  assert.is(hostOnlyReason(plain, true, 512, 1000, true), undefined);
-  assert.is(hostOnlyReason({ ...plain, frequencyPenalty: 0.5 }, false, 2000, 1000), 'a penalty window longer than the vocabulary');
-  assert.is(hostOnlyReason({ ...plain, frequencyPenalty: 0.5 }, false, 1000, 1000), undefined);
-  const everything = { ...plain, logprobs: true, topLogprobs: 5, topK: 40, minP: 0.05, typicalP: 0.9, topNSigma: 1.5, xtcProbability: 0.5, dryMultiplier: 0.8, repetitionPenalty: 1.1, logitBias: new Map([[5, 2]]) };
-  assert.is(hostOnlyReason(everything, false, 512, 1000), undefined);
+  const everything = { ...plain, logprobs: true, topLogprobs: 5, topK: 40, minP: 0.05, typicalP: 0.9, topNSigma: 1.5, xtcProbability: 0.5, dryMultiplier: 0.8, repetitionPenalty: 1.1, frequencyPenalty: 0.5, logitBias: new Map([[5, 2]]) };
+  const sampling = new DeviceSampling(undefined as never, undefined as never, undefined as never);
+  const longContext = (params: SamplingParams) => ({ sampler: { params, vocabSize: 1000 }, request: { lengthLimit: 4096 }, grammar: undefined }) as unknown as Sequence;
+  for (const params of [plain, { ...plain, frequencyPenalty: 0.5 }, { ...plain, repetitionPenalty: 1.2 }, everything]) {
+    assert.ok(sampling.onDevice(longContext(params)), JSON.stringify(params, (_, v) => (v instanceof Map ? [...v] : v)));
+  }
+  const windows = chainLinks(everything, false, 4096, 1000).flatMap((link) => (link.kind === 'penalties' ? [link.window] : []));
+  assert.equal(windows, [4096, 4096]);
 });
 
 // Last: disposing an engine hands llama.cpp's logging back to its default for the whole process.

@@ -33,6 +33,9 @@ export function bindBackendSamplerCalls(library: { api: LlamaApi; path: string }
     llama_sampler_init_dist: (seed: number) => pointer(api.llama_sampler_init_dist(seed)),
     llama_sampler_init_temp: (temperature: number) => pointer(api.llama_sampler_init_temp(temperature)),
     llama_sampler_init_top_k: (k: number) => pointer(api.llama_sampler_init_top_k(k)),
+    llama_sampler_init_penalties: (vocabSize: number, lastN: number, repeat: number, frequency: number, presence: number) =>
+      pointer(api.llama_sampler_init_penalties(vocabSize, lastN, repeat, frequency, presence)),
+    llama_sampler_accept: (sampler: SamplerPointer, token: number) => api.llama_sampler_accept(handle(sampler), token),
     llama_sampler_clone: (sampler: SamplerPointer) => pointer(api.llama_sampler_clone(handle(sampler))),
     llama_sampler_copy: (source: SamplerPointer, target: SamplerPointer) => api.llama_sampler_copy(handle(source), handle(target)),
     llama_sampler_free: (sampler: SamplerPointer) => api.llama_sampler_free(handle(sampler)),

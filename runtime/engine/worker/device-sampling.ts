@@ -48,15 +48,12 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
 
 /**
  * Why a choice must sample on the host (its full logits row is read), or undefined when its chain
- * can run in the graph. `lengthLimit` bounds the penalties' window, which llama.cpp keeps as
- * tensors of at most a vocabulary's entries. `grammarOnDevice`: whether a grammar can be a link
- * of the chain (a mask link can be made).
+ * can run in the graph: only a grammar where no mask link can be made (`grammarOnDevice` false).
+ * Every sampling stage has a link; penalty windows of any length among them (llama.cpp's link
+ * keeps the window's distinct tokens, at most a vocabulary of them, whatever the window's length).
  */
-export function hostOnlyReason(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number, grammarOnDevice = false): string | undefined {
-  if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
-  const penalised = params.frequencyPenalty !== 0 || params.presencePenalty !== 0 || (params.repetitionPenalty ?? 1) !== 1;
-  if (penalised && lengthLimit > vocabSize) return 'a penalty window longer than the vocabulary';
-  return undefined;
+export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean): string | undefined {
+  return hasGrammar && !grammarOnDevice ? 'a grammar mask' : undefined;
 }
 
 /** One link of a chain and the settings llama.cpp builds its part of the graph from (its state aside). */
@@ -309,8 +306,7 @@ export class DeviceSampling {
   private keyOf(sequence: Sequence): string | null {
     let key = this.keys.get(sequence);
     if (key === undefined) {
-      const params = sequence.sampler.params;
-      const reason = hostOnlyReason(params, sequence.grammar !== undefined, sequence.request.lengthLimit, sequence.sampler.vocabSize, this.createMask !== undefined);
+      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined);
       key = reason === undefined ? configurationKey(this.linksOf(sequence)) : null;
       this.keys.set(sequence, key);
     }
