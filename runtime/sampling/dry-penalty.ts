@@ -32,16 +32,9 @@ export class DryPenalty {
     this.#maxExponent = settings.base > 1.000001 ? Math.trunc(FLOAT32_MAX_LOG / Math.log(settings.base)) : 0;
   }
 
-  /** Subtracts the penalty from `w` for the window `history[start, end)`. */
-  apply(w: Float64Array, history: ArrayLike<number>, start: number, end: number): void {
-    this.penalties(history, start, end, (token, amount) => {
-      w[token]! -= amount;
-    });
-  }
-
   /**
    * Each token the window `history[start, end)` penalises, once, with the amount to subtract
-   * from its logit (what apply subtracts; sampling in the graph uploads these).
+   * from its logit (the host path subtracts them; sampling in the graph uploads them).
    */
   penalties(history: ArrayLike<number>, start: number, end: number, emit: (token: number, amount: number) => void): void {
     const { allowedLength, multiplier, base } = this.settings;

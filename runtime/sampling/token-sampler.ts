@@ -285,10 +285,9 @@ export class TokenSampler {
   }
 
   #applyDry(w: Float64Array): void {
-    const dry = this.#dry;
-    if (dry === undefined) return;
-    const end = this.#historyLength;
-    dry.penalty.apply(w, this.#history, dry.lastN < 0 ? 0 : Math.max(0, end - dry.lastN), end);
+    this.dryPenalties(this.#history, this.#historyLength, (token, amount) => {
+      w[token]! -= amount;
+    });
   }
 
   // OpenAI: logit[j] -= count[j] * frequency_penalty + (count[j] > 0) * presence_penalty.
