@@ -325,6 +325,7 @@ export class DeviceSampling {
     if (!chain) throw new Error('llama.cpp could not create a sampler chain');
     const add = (stage: SamplerHandle) => api.llama_sampler_chain_add(chain, stage);
     let mask: GrammarMaskSampler | undefined;
+    const randomness = deviceRandomness(sequence);
     for (const link of this.linksOf(sequence)) {
       switch (link.kind) {
         case 'grammar_mask':
@@ -366,7 +367,7 @@ export class DeviceSampling {
           add(this.links.truncations.typical(link.p) as unknown as SamplerHandle);
           break;
         case 'xtc':
-          add(this.links.truncations.xtc(link.probability, link.threshold, xtcStream(sequence)) as unknown as SamplerHandle);
+          add(this.links.truncations.xtc(link.probability, link.threshold, randomness.xtc) as unknown as SamplerHandle);
           break;
         case 'top_p':
           add(api.llama_sampler_init_top_p(link.p, 1));
@@ -375,7 +376,7 @@ export class DeviceSampling {
           add(api.llama_sampler_init_min_p(link.p, 1));
           break;
         case 'dist':
-          add(api.llama_sampler_init_dist(deviceSeed(sequence)));
+          add(api.llama_sampler_init_dist(randomness.drawSeed));
           break;
         case 'logprobs_tap':
           add(this.links.outputs.tap() as unknown as SamplerHandle);
@@ -393,13 +394,18 @@ function ended(sequence: Sequence): boolean {
   return sequence.finish !== undefined || sequence.request.failed || sequence.request.cancelled;
 }
 
-/** The draw's 32-bit seed: one per (seed, choice), as the host path's streams; random without a seed. */
-function deviceSeed(sequence: Sequence): number {
+/**
+ * The draw's 32-bit seed and XTC's chances, from one stream per (seed, choice) as on the host
+ * path: its first word seeds the draw, XTC reads on from there, so a seed repeats both; random
+ * without a seed (the OS's entropy for XTC).
+ */
+function deviceRandomness(sequence: Sequence): { drawSeed: number; xtc: SeededRng } {
   const seed = sequence.request.request.seed;
-  if (seed === undefined) return RANDOM_SEED;
-  const word = new SeededRng(seed, sequence.choice).nextUint32();
-  // The one value llama.cpp reads as "pick a random seed".
-  return word === RANDOM_SEED ? RANDOM_SEED - 1 : word;
+  if (seed === undefined) return { drawSeed: RANDOM_SEED, xtc: SeededRng.fromEntropy() };
+  const rng = new SeededRng(seed, sequence.choice);
+  const word = rng.nextUint32();
+  // RANDOM_SEED is the one value llama.cpp reads as "pick a random seed".
+  return { drawSeed: word === RANDOM_SEED ? RANDOM_SEED - 1 : word, xtc: rng };
 }
 
 /** DRY's penalties for `sequence`'s next token, listed before each step; none once it has ended (its chain then idles). */
@@ -407,18 +413,6 @@ function dryPenaltiesOf(sequence: Sequence): PenaltySource {
   return (emit) => {
     if (!ended(sequence)) sequence.sampler.dryPenalties(sequence.tokens, sequence.tokens.length, emit);
   };
-}
-
-/**
- * XTC's chances on the device: the (seed, choice) stream past the word the draw's seed took
- * (deviceSeed), so a seed repeats them; from the OS without a seed.
- */
-function xtcStream(sequence: Sequence): SeededRng {
-  const seed = sequence.request.request.seed;
-  if (seed === undefined) return SeededRng.fromEntropy();
-  const rng = new SeededRng(seed, sequence.choice);
-  rng.nextUint32();
-  return rng;
 }
 
 /**
