@@ -106,7 +106,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     backendReset(state) {
       state.inputs = [];
     },
-    clone: (state) => ({ ...newState(state.source, state.capacity, state.vocabSize) }),
+    clone: (state) => newState(state.source, state.capacity, state.vocabSize),
     // The sequence whose penalties these are: a chain taken over samples for the new one.
     copyState(source, target) {
       target.source = source.source;
