@@ -20,6 +20,7 @@
 // be kept on one path and not the other; ties in typical_p's order may fall either way.
 import { GGML_SORT_ORDER, GGML_TYPE, type GgmlApi, type GgmlContext, type GgmlTensor } from './ggml-api.js';
 import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerData, type SamplerPointer } from './custom-sampler.js';
+import { logSoftmax, maxOf } from './graph-log-softmax.js';
 
 /** A seeded stream of 32-bit draws (sampling/seeded-rng.ts's SeededRng is one), copied with its position. */
 export interface DrawStream {
@@ -71,10 +72,6 @@ let failure: Error | undefined;
 type SetField = (field: keyof SamplerData, tensor: GgmlTensor | null) => void;
 
 function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
-  /** x[argmax x], as a one-entry tensor. */
-  const maxOf = (ctx: GgmlContext, x: GgmlTensor, size: number): GgmlTensor =>
-    ggml.ggml_reshape_1d(ctx, ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, x, 1, size), ggml.ggml_argmax(ctx, ggml.ggml_reshape_2d(ctx, x, size, 1))), 1);
-
   function topNSigma(ctx: GgmlContext, x: GgmlTensor, size: number, n: number, set: SetField): void {
     const allowed = ggml.ggml_step(ctx, ggml.ggml_scale_bias(ctx, x, 1, BIG));
     const clamped = ggml.ggml_clamp(ctx, x, -BIG, BIG);
@@ -82,7 +79,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     const mean = ggml.ggml_div(ctx, ggml.ggml_sum(ctx, ggml.ggml_mul(ctx, clamped, allowed)), count);
     const deviations = ggml.ggml_mul(ctx, ggml.ggml_sub(ctx, clamped, mean), allowed);
     const sigma = ggml.ggml_sqrt(ctx, ggml.ggml_div(ctx, ggml.ggml_sum(ctx, ggml.ggml_sqr(ctx, deviations)), count));
-    const floor = ggml.ggml_sub(ctx, maxOf(ctx, x, size), ggml.ggml_scale(ctx, sigma, n));
+    const floor = ggml.ggml_sub(ctx, maxOf(ggml, ctx, x, size), ggml.ggml_scale(ctx, sigma, n));
     // below = step(floor − x); keep = 1 − below; log keep is 0 or -∞.
     const below = ggml.ggml_step(ctx, ggml.ggml_scale(ctx, ggml.ggml_sub(ctx, x, floor), -1));
     set('logits', ggml.ggml_add(ctx, x, ggml.ggml_log(ctx, ggml.ggml_scale_bias(ctx, below, -1, 1))));
@@ -90,8 +87,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
 
   function typical(ctx: GgmlContext, x: GgmlTensor, size: number, candidates: GgmlTensor | null, p: number, set: SetField): void {
     const q = ggml.ggml_soft_max(ctx, x);
-    const shifted = ggml.ggml_sub(ctx, x, maxOf(ctx, x, size));
-    const logQ = ggml.ggml_clamp(ctx, ggml.ggml_sub(ctx, shifted, ggml.ggml_log(ctx, ggml.ggml_sum(ctx, ggml.ggml_exp(ctx, shifted)))), -BIG, 0);
+    const logQ = ggml.ggml_clamp(ctx, logSoftmax(ggml, ctx, x, size), -BIG, 0);
     const negEntropy = ggml.ggml_sum(ctx, ggml.ggml_mul(ctx, q, logQ));
     // |ln q + H| = |ln q − (−H)|: masked tokens score about BIG and come last.
     const order = ggml.ggml_argsort(ctx, ggml.ggml_abs(ctx, ggml.ggml_sub(ctx, logQ, negEntropy)), GGML_SORT_ORDER.ascending);

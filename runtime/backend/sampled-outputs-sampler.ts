@@ -18,11 +18,11 @@
 // operation. A chain's links are applied one after another when llama.cpp builds a graph, so the
 // next outputs link after a tap is its own chain's.
 //
-// In the graph, over the V processed logits x: m = x[argmax x]; lse = log Σ exp(x - m);
-// logprobs = x - m - lse (ggml_log of a softmax would underflow to -inf for unlikely tokens);
-// the top k by ggml_top_k over x, their log-probabilities and the chosen token's by get_rows.
+// In the graph, over the V processed logits x: logprobs = x - m - log Σ exp(x - m), m = max x
+// (graph-log-softmax.ts); the top k by ggml_top_k over x, their log-probabilities and the chosen token's by get_rows.
 // Masked tokens (-inf) may fill the top k when fewer are allowed: the reader drops them.
 import type { GgmlApi, GgmlTensor } from './ggml-api.js';
+import { logSoftmax } from './graph-log-softmax.js';
 import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerPointer } from './custom-sampler.js';
 
 export interface SampledOutputLinks {
@@ -68,18 +68,14 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
       const sampled = data.sampled;
       if (!sampled) throw new Error('a logprobs outputs link must follow the link that draws the token');
       const size = ggml.ggml_nelements(processed);
-      const row = ggml.ggml_reshape_2d(ctx, processed, size, 1); // one row: argmax, sums
-      const max = ggml.ggml_get_rows(ctx, ggml.ggml_reshape_2d(ctx, processed, 1, size), ggml.ggml_argmax(ctx, row));
-      const shifted = ggml.ggml_sub(ctx, row, max);
-      const logNormaliser = ggml.ggml_log(ctx, ggml.ggml_sum_rows(ctx, ggml.ggml_exp(ctx, shifted)));
-      const logprobs = ggml.ggml_reshape_2d(ctx, ggml.ggml_sub(ctx, shifted, logNormaliser), 1, size); // a row an entry: get_rows picks tokens
+      const logprobs = ggml.ggml_reshape_2d(ctx, logSoftmax(ggml, ctx, processed, size), 1, size); // a row an entry: get_rows picks tokens
       const chosen = ggml.ggml_get_rows(ctx, logprobs, ggml.ggml_reshape_1d(ctx, sampled, 1));
       const k = Math.min(state.topLogprobs, size);
       if (k === 0) {
         set('logits', ggml.ggml_reshape_1d(ctx, chosen, 1));
         return;
       }
-      const top = ggml.ggml_top_k(ctx, row, k);
+      const top = ggml.ggml_top_k(ctx, ggml.ggml_reshape_2d(ctx, processed, size, 1), k);
       const topLogprobs = ggml.ggml_get_rows(ctx, logprobs, ggml.ggml_reshape_1d(ctx, top, k));
       set('logits', ggml.ggml_concat(ctx, ggml.ggml_reshape_1d(ctx, chosen, 1), ggml.ggml_reshape_1d(ctx, topLogprobs, k), 0));
       set('candidates', ggml.ggml_reshape_1d(ctx, top, k));
