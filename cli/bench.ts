@@ -4,7 +4,7 @@
 //   lmforge bench --url http://127.0.0.1:8000 --request-rate 2 --json
 import type { CAC } from 'cac';
 import { formatReport } from './serve-bench/format-report.js';
-import { runBenchmark } from './serve-bench/run-benchmark.js';
+import { parseExtraBody, runBenchmark } from './serve-bench/run-benchmark.js';
 import { UserFacingError } from '../compiler/lmforge-error.js';
 
 interface BenchFlags {
@@ -17,6 +17,7 @@ interface BenchFlags {
   outputLen: number;
   temperature: number;
   topLogprobs?: number;
+  extraBody?: string;
   seed: number;
   warmup: number;
   timeout: number;
@@ -35,6 +36,7 @@ export function registerBench(cli: CAC): void {
     .option('--output-len <n>', 'max_tokens, with ignore_eos so every output has this length', { default: 128 })
     .option('--temperature <t>', 'Sampling temperature (0 = greedy)', { default: 0 })
     .option('--top-logprobs <n>', 'Ask for each token\'s logprob and its n most likely alternatives (0-20; default: no logprobs)')
+    .option('--extra-body <json>', 'Fields added to every request body, a JSON object (sampling parameters such as \'{"top_p":0.9}\')')
     .option('--seed <n>', 'Seed of the prompts and the arrival times', { default: 0 })
     .option('--warmup <n>', 'Requests sent one at a time before measuring', { default: 1 })
     .option('--timeout <s>', 'Per-request timeout in seconds', { default: 600 })
@@ -51,6 +53,7 @@ export function registerBench(cli: CAC): void {
         outputLen: flags.outputLen,
         temperature: flags.temperature,
         topLogprobs: flags.topLogprobs,
+        extraBody: flags.extraBody === undefined ? undefined : parseExtraBody(String(flags.extraBody)),
         seed: flags.seed,
         warmup: flags.warmup,
         timeoutMs: flags.timeout * 1000,

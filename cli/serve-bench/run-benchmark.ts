@@ -28,6 +28,11 @@ export interface BenchOptions {
   temperature?: number;
   /** Asks for each token's logprob and its n most likely alternatives (logprobs, top_logprobs: n); unset: no logprobs. */
   topLogprobs?: number;
+  /**
+   * Fields added to every request's body (sampling parameters such as top_p or dry_multiplier);
+   * none of those the benchmark sets itself (BENCH_FIELDS).
+   */
+  extraBody?: Record<string, unknown>;
   /** Seeds the prompts and the arrival times. Default 0. */
   seed?: number;
   /** Requests sent (one at a time) before measuring, to warm the server. Default 0. */
@@ -86,7 +91,7 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchReport> 
       maxTokens: outputLen,
       temperature: options.temperature ?? 0,
       timeoutMs: options.timeoutMs ?? 600_000,
-      ...(options.topLogprobs !== undefined ? { extraBody: { logprobs: true, top_logprobs: options.topLogprobs } } : {}),
+      extraBody: { ...options.extraBody, ...(options.topLogprobs !== undefined ? { logprobs: true, top_logprobs: options.topLogprobs } : {}) },
     });
 
   for (const prompt of makePrompts(options.warmup ?? 0, inputLen, seed + 1)) await send(prompt);
@@ -120,8 +125,37 @@ function checkOptions(options: BenchOptions): void {
   if (options.topLogprobs !== undefined && !(Number.isInteger(options.topLogprobs) && options.topLogprobs >= 0 && options.topLogprobs <= 20)) {
     throw new BenchOptionError(`--top-logprobs must be a whole number from 0 to 20, got ${options.topLogprobs}`);
   }
+  for (const field of Object.keys(options.extraBody ?? {})) {
+    const own = BENCH_FIELDS[field];
+    if (own !== undefined) throw new BenchOptionError(`--extra-body may not set ${field}: the benchmark sets it${own ? `; use ${own}` : ''}`);
+  }
   if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new BenchOptionError(`--timeout must be positive, got ${options.timeoutMs}`);
   if (!/^https?:\/\/[^/]/.test(options.url)) throw new BenchOptionError(`--url must be an http(s) URL such as http://127.0.0.1:8000, got '${options.url}'`);
+}
+
+/** The body fields every request sets itself, with the flag that sets each ('' for none). */
+const BENCH_FIELDS: Record<string, string> = {
+  model: '--model',
+  messages: '--input-len',
+  max_tokens: '--output-len',
+  ignore_eos: '',
+  temperature: '--temperature',
+  stream: '',
+  stream_options: '',
+  logprobs: '--top-logprobs',
+  top_logprobs: '--top-logprobs',
+};
+
+/** --extra-body's text: a JSON object, or a BenchOptionError saying what it got. */
+export function parseExtraBody(text: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new BenchOptionError(`--extra-body must be a JSON object such as '{"top_p":0.9}': ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new BenchOptionError(`--extra-body must be a JSON object such as '{"top_p":0.9}', got ${text}`);
+  return value as Record<string, unknown>;
 }
 
 /** numPrompts -> --num-prompts, for messages. */

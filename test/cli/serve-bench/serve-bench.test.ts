@@ -4,7 +4,7 @@ import { rejects } from 'node:assert/strict';
 import * as assert from 'uvu/assert';
 import { makePrompts } from '../../../cli/serve-bench/prompts.js';
 import { formatReport } from '../../../cli/serve-bench/format-report.js';
-import { runBenchmark, summarize } from '../../../cli/serve-bench/run-benchmark.js';
+import { parseExtraBody, runBenchmark, summarize } from '../../../cli/serve-bench/run-benchmark.js';
 import { streamChatCompletion, type RequestResult } from '../../../cli/serve-bench/stream-request.js';
 import { poissonGaps } from '../../../cli/serve-bench/arrivals.js';
 import { startFakeServer, type FakeServer } from '../../helpers/fake-openai-server.js';
@@ -81,6 +81,23 @@ test('--top-logprobs asks every request for logprobs and that many alternatives'
     assert.is(body.logprobs, true);
     assert.is(body.top_logprobs, 5);
   }
+});
+
+test('--extra-body adds its fields to every request; fields the benchmark sets are refused with their flag', async ({ server }) => {
+  await runBenchmark({ url: server.url, numPrompts: 2, outputLen: 3, topLogprobs: 2, extraBody: parseExtraBody('{"top_p":0.9,"dry_multiplier":0.8,"stop":["x"]}') });
+  assert.is(server.bodies.length, 2);
+  for (const body of server.bodies) {
+    assert.is(body.top_p, 0.9);
+    assert.is(body.dry_multiplier, 0.8);
+    assert.equal(body.stop, ['x']);
+    assert.is(body.top_logprobs, 2);
+    assert.is(body.max_tokens, 3);
+  }
+  await rejects(() => runBenchmark({ url: server.url, extraBody: { temperature: 1 } }), /--extra-body may not set temperature: the benchmark sets it; use --temperature/);
+  await rejects(() => runBenchmark({ url: server.url, extraBody: { stream: false } }), /--extra-body may not set stream/);
+  assert.throws(() => parseExtraBody('{"top_p":'), /--extra-body must be a JSON object/);
+  assert.throws(() => parseExtraBody('[1]'), /--extra-body must be a JSON object/);
+  assert.throws(() => parseExtraBody('0.9'), /--extra-body must be a JSON object/);
 });
 
 test('HTTP 500s and error events are failures, counted, and the run goes on', async ({ server }) => {
