@@ -15,7 +15,9 @@
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat);
 #   6. logprobs (--top-logprobs 5) at the top concurrency, lmforge on the host path and with
 #      --sampling device;
-#   7. results/summary.txt (summarize.mjs).
+#   7. sampled requests (temperature 0.8, top_p, top_n_sigma, typical_p, XTC, DRY: every stage
+#      of lmforge's own links) at the top concurrency, on the host path and with --sampling device;
+#   8. results/summary.txt (summarize.mjs).
 # In that order, so that what a short device budget cuts off is what matters least.
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
 # SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
@@ -196,6 +198,12 @@ say "bench:speculative: exit $?"
 bench_flags=(--top-logprobs 5)
 lmforge_server lmforge-logprobs 18005 top --kv-layout shared
 lmforge_server lmforge-logprobs-device 18006 top --kv-layout shared --sampling device
+
+# Sampled with every stage llama.cpp has only on the host, which lmforge's own links run in the
+# graph, at the top concurrency: on the host path, then in the graph.
+bench_flags=(--temperature 0.8 --extra-body '{"top_p":0.95,"top_n_sigma":2,"typical_p":0.9,"xtc_probability":0.5,"dry_multiplier":0.8}')
+lmforge_server lmforge-own-links 18007 top --kv-layout shared
+lmforge_server lmforge-own-links-device 18008 top --kv-layout shared --sampling device
 bench_flags=()
 
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"
