@@ -1,17 +1,20 @@
 // A link of lmforge's own (custom-sampler.ts) that subtracts, each step, amounts the host
 // computed for a few tokens: a penalty that follows from a sequence's tokens alone, not from its
-// logits (DRY's), runs in the graph this way, and the logits row never crosses to the host. Only
-// the penalised tokens go up, as (id, amount) pairs, a few bytes a step.
+// logits (DRY's), runs in the graph this way, and the logits row never crosses to the host: the
+// penalised tokens go up instead, as (id, amount) pairs.
 //
 //   before each graph computation (backend_set_input): penalties(emit) lists this step's pairs;
 //   in the graph, over the logits x (the whole vocabulary: the link comes before any truncation):
 //     x' = x with x[id] − amount at each pair (get_rows, sub, set_rows)
 //
 // The inputs have a fixed length, `capacity` pairs (no step can penalise more tokens than the
-// vocabulary or the sequence has), and only the part in use is uploaded. Unused pairs point at
-// the entry after the last token, subtracting 0: past the row's end the link appends one entry
-// to x and drops it again; in a wider row (llama.cpp's probe graph) it is an entry no token
-// reads. Either way they never collide with a real pair.
+// vocabulary or the sequence has), uploaded whole before every computation: input tensors live
+// in the graph's compute buffer, which its other tensors reuse once the inputs are read, so
+// nothing uploaded survives to the next step (uploading only the pairs in use read stale ids
+// there and aborted the engine). Unused pairs point at the entry after the last token,
+// subtracting 0: past the row's end the link appends one entry to x and drops it again; in a
+// wider row (llama.cpp's probe graph) it is an entry no token reads. Either way they never
+// collide with a real pair.
 import { GGML_TYPE, type GgmlApi, type GgmlTensor } from './ggml-api.js';
 import { allowNothingOnHost, defineCustomSampler, type CustomSamplerHooks, type SamplerPointer } from './custom-sampler.js';
 
@@ -36,8 +39,8 @@ interface LinkState {
   ids: Int32Array;
   amounts: Float32Array;
   count: number;
-  /** The graph's inputs (backend_apply to backend_reset) and how many pairs each holds in use. */
-  inputs: { ids: GgmlTensor; amounts: GgmlTensor; inUse: number }[];
+  /** The graph's inputs (backend_apply to backend_reset). */
+  inputs: { ids: GgmlTensor; amounts: GgmlTensor }[];
 }
 
 let failure: Error | undefined;
@@ -61,8 +64,7 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
       ggml.ggml_set_name(amounts, 'sparse_bias_amounts');
       ggml.ggml_set_input(ids);
       ggml.ggml_set_input(amounts);
-      // Fresh tensors hold nothing yet: the first upload writes every pair.
-      state.inputs.push({ ids, amounts, inUse: state.capacity });
+      state.inputs.push({ ids, amounts });
       const x = ggml.ggml_reshape_1d(ctx, logits, size);
       // One more entry for the padding pairs: its value is never read back.
       const rows = ggml.ggml_reshape_2d(ctx, ggml.ggml_concat(ctx, x, ggml.ggml_view_1d(ctx, x, 1, 0), 0), 1, size + 1);
@@ -84,8 +86,8 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
         ids[count] = token;
         amounts[count++] = amount;
       });
-      // Inputs are written whatever happens (a fresh tensor holds no valid ids); a step that
-      // lists too many goes up without penalties and is reported below, failing its request.
+      // Inputs are written whatever happens (the tensors hold no valid ids of their own); a step
+      // that lists too many goes up without penalties and is reported below, failing its request.
       if (overflow) count = 0;
       // The pairs the last step used beyond this one's go back to padding.
       for (let i = count; i < Math.max(previous, overflow ? capacity : 0); i++) {
@@ -94,12 +96,8 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
       }
       state.count = count;
       for (const input of state.inputs) {
-        const upload = Math.max(count, input.inUse);
-        if (upload > 0) {
-          ggml.ggml_backend_tensor_set(input.ids, ids, 0, upload * 4);
-          ggml.ggml_backend_tensor_set(input.amounts, amounts, 0, upload * 4);
-        }
-        input.inUse = count;
+        ggml.ggml_backend_tensor_set(input.ids, ids, 0, capacity * 4);
+        ggml.ggml_backend_tensor_set(input.amounts, amounts, 0, capacity * 4);
       }
       if (overflow) throw new Error(`more than ${capacity} tokens penalised in one step`);
     },

@@ -75,6 +75,29 @@ test('greedy on the device is the host token for token: prompts alone and 4 at o
   }
 });
 
+test('requests coming and going on the chains of lmforge\'s own links: greedy DRY stays the host\'s, every stage at once keeps answering', async () => {
+  // Rounds of 4 requests of unequal lengths: chains go idle as their sequences end (a step lists
+  // nothing for them) and the next round's requests take them over. A link's inputs live in
+  // the graph's compute buffer, which the graph reuses once they are read: a step that uploaded
+  // less than its whole input read ids other tensors left there. In this engine's shapes (4
+  // sequences, 8,192 cells, the prefix cache on) that aborted the engine in the second round.
+  const overrides = { max_num_sequence: 4, context_window_size: 2048, max_total_seq_length: 8192 };
+  const [host, device] = [await tinyEngine({ overrides, sampling: 'host' }), await tinyEngine({ overrides, sampling: 'device' })];
+  const dry = { temperature: 0, dryMultiplier: 2, dryAllowedLength: 2, drySequenceBreakers: [] };
+  const every = { temperature: 0.8, topP: 0.95, frequencyPenalty: 0.3, presencePenalty: 0.3, repetitionPenalty: 1.1, topNSigma: 2, typicalP: 0.9, xtcProbability: 0.5, dryMultiplier: 0.8 };
+  try {
+    for (let round = 0; round < 3; round++) {
+      const requests = [0, 1, 2, 3].map((i) => ({ prompt: repetitivePrompt(400 + 4 * round + i, 3, 4), maxTokens: 6 + 3 * i, ignoreEos: true, sampling: dry }));
+      assert.equal(await tokensOf(device, requests), await tokensOf(host, requests), `round ${round}: greedy with DRY`);
+      const sampled = await tokensOf(device, requests.map((request, i) => ({ ...request, seed: 10 * round + i, sampling: every })));
+      assert.equal(sampled.map(([tokens]) => tokens!.length), [6, 9, 12, 15], `round ${round}: every stage, each request its length`);
+    }
+  } finally {
+    await host.dispose();
+    await device.dispose();
+  }
+});
+
 test('penalties, DRY and logit_bias change the device output where they change the host one', async ({ device }) => {
   const prompt = repetitivePrompt(77, 3, 4);
   const plain = await onlyChoice(device, { prompt, maxTokens: 24, sampling: { temperature: 0 } });

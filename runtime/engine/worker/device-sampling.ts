@@ -5,7 +5,7 @@
 // keeps the host path (sampling/token-sampler.ts): see hostOnlyReason.
 //
 // A grammar's mask is the chain's first link (backend/grammar-mask-sampler.ts): before each
-// decode, setMasks uploads the sequence's current mask (the grammar's state after its last
+// decode, prepare sets the sequence's current mask (the grammar's state after its last
 // committed token), so the mask must be ready before the decode, not prepared during it. The
 // grammar itself (accepting the committed token, ending when only an end is allowed) stays here.
 //
