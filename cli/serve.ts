@@ -243,7 +243,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
 function describeSampling(path: 'device' | 'host', setting: SamplingSetting): string {
   const why = setting === 'auto' ? ' (--sampling auto)' : '';
   return path === 'device'
-    ? `in the model's graph${why}; requests with logprobs, a grammar, DRY, typical_p, top_n_sigma or XTC sample on the host`
+    ? `in the model's graph${why}: every request's tokens are chosen there, and only they (with the logprobs asked for) come back`
     : `on the host, from each sequence's logits${why}`;
 }
 

@@ -189,6 +189,15 @@ test('serve smollm2: served as the name typed, which /v1/models lists and respon
   }, 'smollm2');
 });
 
+test('--sampling says at start-up where tokens are chosen: device, in the graph for every request; the host by default on a CPU', async () => {
+  await whileServing(['--sampling', 'device'], {}, async (run) => {
+    assert.match(run.stdout(), /sampling: +in the model's graph: every request's tokens are chosen there, and only they \(with the logprobs asked for\) come back\n/);
+  });
+  await whileServing([], {}, async (run) => {
+    assert.match(run.stdout(), /sampling: +on the host, from each sequence's logits \(--sampling auto\)\n/);
+  });
+});
+
 test('--kv-layout per-sequence: a stream per sequence id, said at start-up, and a repeated prompt served from cache', async () => {
   // 2 running and 16 cached sequence ids, each a stream of the 256-token context window.
   await whileServing(['--kv-layout', 'per-sequence', '--max-batch-size', '2'], {}, async (run, url) => {
