@@ -15,8 +15,9 @@
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat);
 #   6. logprobs (--top-logprobs 5) at the top concurrency, lmforge on the host path and with
 #      --sampling device;
-#   7. sampled requests (temperature 0.8, top_p, top_n_sigma, typical_p, XTC, DRY: every stage
-#      of lmforge's own links) at the top concurrency, on the host path and with --sampling device;
+#   7. sampled requests with every sampling stage at once (temperature 0.8, top_p, the three
+#      penalties, and lmforge's own links: top_n_sigma, typical_p, XTC, DRY) at the top
+#      concurrency, on the host path and with --sampling device;
 #   8. results/summary.txt (summarize.mjs).
 # In that order, so that what a short device budget cuts off is what matters least.
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
@@ -199,11 +200,13 @@ bench_flags=(--top-logprobs 5)
 lmforge_server lmforge-logprobs 18005 top --kv-layout shared
 lmforge_server lmforge-logprobs-device 18006 top --kv-layout shared --sampling device
 
-# Sampled with every stage llama.cpp has only on the host, which lmforge's own links run in the
-# graph, at the top concurrency: on the host path, then in the graph.
-bench_flags=(--temperature 0.8 --extra-body '{"top_p":0.95,"top_n_sigma":2,"typical_p":0.9,"xtc_probability":0.5,"dry_multiplier":0.8}')
-lmforge_server lmforge-own-links 18007 top --kv-layout shared
-lmforge_server lmforge-own-links-device 18008 top --kv-layout shared --sampling device
+# Sampled with every stage at once, the heaviest chain a request can ask for, at the top
+# concurrency: on the host path, then in the graph (llama.cpp's penalty link uploads up to a
+# window of ids and counts a sequence each step; lmforge's own links run top_n_sigma, typical_p,
+# XTC and DRY, which llama.cpp has only on the host).
+bench_flags=(--temperature 0.8 --extra-body '{"top_p":0.95,"frequency_penalty":0.3,"presence_penalty":0.3,"repetition_penalty":1.1,"top_n_sigma":2,"typical_p":0.9,"xtc_probability":0.5,"dry_multiplier":0.8}')
+lmforge_server lmforge-every-stage 18007 top --kv-layout shared
+lmforge_server lmforge-every-stage-device 18008 top --kv-layout shared --sampling device
 bench_flags=()
 
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"

@@ -81,10 +81,10 @@ for (const c of concurrencies) {
   if (host && device) say(`\nlogprobs (top 5) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}`);
 }
 
-// Sampled with top_n_sigma, typical_p, XTC and DRY (lmforge's own links in the graph) against the host path.
+// Every sampling stage at once (penalties, lmforge's own links) in the graph against the host path.
 for (const c of concurrencies) {
-  const [host, device] = [report('lmforge-own-links', c), report('lmforge-own-links-device', c)];
-  if (host && device) say(`own links (temperature 0.8, top_p, top_n_sigma, typical_p, XTC, DRY) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}, failed ${device.failed ?? '-'} / ${host.failed ?? '-'}`);
+  const [host, device] = [report('lmforge-every-stage', c), report('lmforge-every-stage-device', c)];
+  if (host && device) say(`every stage (temperature 0.8, top_p, 3 penalties, top_n_sigma, typical_p, XTC, DRY) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}, failed ${device.failed ?? '-'} / ${host.failed ?? '-'}`);
 }
 
 const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
