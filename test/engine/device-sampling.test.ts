@@ -509,6 +509,11 @@ test('what still samples on the host: a grammar without mask links; nothing else
   }
   const windows = chainLinks(everything, false, 4096, 1000).flatMap((link) => (link.kind === 'penalties' ? [link.window] : []));
   assert.equal(windows, [4096, 4096]);
+  // DRY's inputs (uploaded whole each step) hold what its window can penalise, at most.
+  const dryCapacity = (params: SamplingParams, lengthLimit: number) => chainLinks(params, false, lengthLimit, 1000).flatMap((link) => (link.kind === 'dry' ? [link.capacity] : []));
+  assert.equal(dryCapacity({ ...plain, dryMultiplier: 0.8 }, 512), [512]);
+  assert.equal(dryCapacity({ ...plain, dryMultiplier: 0.8 }, 4096), [1000]);
+  assert.equal(dryCapacity({ ...plain, dryMultiplier: 0.8, dryPenaltyLastN: 24 }, 4096), [24]);
 });
 
 // Last: disposing an engine hands llama.cpp's logging back to its default for the whole process.

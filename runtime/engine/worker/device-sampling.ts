@@ -34,7 +34,7 @@ import { grammarMaskSamplerAt, type GrammarMaskSampler, type SamplerPointer } fr
 import { LOGIT_BIAS_BYTES, LOGIT_BIAS_VALUE_OFFSET, RANDOM_SEED } from '../../backend/sampler-api.js';
 import type { LlamaContext } from '../../backend/context.js';
 import { SeededRng } from '../../sampling/seeded-rng.js';
-import { MAX_TOP_LOGPROBS, XTC_DEFAULT_THRESHOLD, type SamplingParams } from '../../sampling/sampling-params.js';
+import { DRY_DEFAULTS, MAX_TOP_LOGPROBS, XTC_DEFAULT_THRESHOLD, type SamplingParams } from '../../sampling/sampling-params.js';
 import type { SampledToken, TopLogprob } from '../../sampling/token-sampler.js';
 import type { SampledOutputLinks } from '../../backend/sampled-outputs-sampler.js';
 import type { GraphTruncationLinks } from '../../backend/graph-truncation-sampler.js';
@@ -93,8 +93,12 @@ export function chainLinks(params: Readonly<SamplingParams>, hasGrammar: boolean
     links.push({ kind: 'penalties', window: lengthLimit, repeat: 1, frequency: params.frequencyPenalty, presence: params.presencePenalty, countsPrompt: false });
   }
   // DRY's penalties follow from the tokens alone: the host lists them each step, the graph subtracts them.
-  // No step penalises more tokens than the vocabulary has, or than the sequence can hold.
-  if (dryEnabled(params)) links.push({ kind: 'dry', capacity: Math.min(vocabSize, lengthLimit) });
+  // No step penalises more tokens than the vocabulary has, or than its window holds (each
+  // penalised token follows one of the window's tokens): the inputs go up whole every step.
+  if (dryEnabled(params)) {
+    const window = params.dryPenaltyLastN ?? DRY_DEFAULTS.penaltyLastN;
+    links.push({ kind: 'dry', capacity: Math.min(vocabSize, window > 0 ? Math.min(window, lengthLimit) : lengthLimit) });
+  }
   // Logprobs describe these logits, before temperature and truncation (token-sampler.ts).
   if (params.logprobs) links.push({ kind: 'logprobs_tap' });
   links.push(...drawLinks(params, vocabSize));
