@@ -3,8 +3,9 @@
 // top_n_sigma, XTC, DRY, the three penalties with their windows, logit_bias, logprobs), some a
 // grammar, some two choices, some a cancellation, 10 at a time over 4 sequence ids, so that
 // chains of every configuration are built, go idle, are taken over and replaced while others
-// decode. Every request must end well: a native fault in a link (an out-of-range id read from a
-// stale input aborted the engine here) loses every request in flight.
+// decode; and again with too few KV cells for them all, so that sequences are preempted and
+// their chains parked and taken back. Every request must end well: a native fault in a link (an
+// out-of-range id read from a stale input aborted the engine here) loses every request in flight.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Engine } from '../../runtime/engine/client/engine.js';
@@ -46,13 +47,18 @@ function randomSampling(random: () => number): Partial<SamplingParams> {
   };
 }
 
-test('80 requests of random sampling mixes, 10 at a time over 4 ids: each ends with its choices, within its max_tokens, a grammar\'s output following it', async ({ engine }) => {
-  const random = testRandom(7);
+/**
+ * Sends 80 requests of random mixes, 10 at a time, of up to `longest` tokens each; returns what
+ * went wrong (nothing, when each request ends with its choices, within its max_tokens, a regex's
+ * output following it) and how many ran to their end (the rest were cancelled on purpose).
+ */
+async function sendMixes(engine: Engine, seed: number, longest: number): Promise<{ problems: string[]; finished: number }> {
+  const random = testRandom(seed);
   const grammars = { regex: await engine.compileGrammar({ kind: 'regex', pattern: EMAIL }), json: await engine.compileGrammar({ kind: 'json_object' }) };
   const problems: string[] = [];
   let finished = 0;
   const one = async (i: number) => {
-    const maxTokens = 1 + Math.floor(random() * 20);
+    const maxTokens = 1 + Math.floor(random() * longest);
     const g = random();
     const grammar = g < 0.1 ? 'regex' : g < 0.15 ? 'json' : undefined;
     const request: GenerateRequest = {
@@ -82,9 +88,25 @@ test('80 requests of random sampling mixes, 10 at a time over 4 ids: each ends w
     }
   };
   for (let wave = 0; wave < 8; wave++) await Promise.all(Array.from({ length: 10 }, (_, j) => one(wave * 10 + j)));
+  return { problems, finished };
+}
+
+test('80 requests of random sampling mixes, 10 at a time over 4 ids: each ends with its choices, within its max_tokens, a grammar\'s output following it', async ({ engine }) => {
+  const { problems, finished } = await sendMixes(engine, 7, 20);
   assert.equal(problems, []);
-  // Most ran to their end (the rest were cancelled on purpose).
   assert.ok(finished >= 60, `${finished} of 80 finished`);
+});
+
+test('the same with 256 cells for 4 ids: sequences are preempted, their chains parked and taken back, and every request still ends well', async () => {
+  const engine = await tinyEngine({ overrides: { max_num_sequence: 4, context_window_size: 256, max_total_seq_length: 256 }, sampling: 'device' });
+  try {
+    const { problems, finished } = await sendMixes(engine, 8, 80);
+    assert.equal(problems, []);
+    assert.ok(finished >= 60, `${finished} of 80 finished`);
+    assert.ok((await engine.stats()).preemptions > 0, 'sequences were preempted');
+  } finally {
+    await engine.dispose();
+  }
 });
 
 test.run();
