@@ -19,7 +19,8 @@
 // next outputs link after a tap is its own chain's.
 //
 // In the graph, over the V processed logits x: logprobs = x - m - log Σ exp(x - m), m = max x
-// (graph-log-softmax.ts); the top k by ggml_top_k over x, their log-probabilities and the chosen token's by get_rows.
+// (graph-log-softmax.ts); the top k by ggml_top_k over x, their log-probabilities and the
+// chosen token's by get_rows.
 // Masked tokens (-inf) may fill the top k when fewer are allowed: the reader drops them.
 import type { GgmlApi, GgmlTensor } from './ggml-api.js';
 import { logSoftmax } from './graph-log-softmax.js';
