@@ -18,7 +18,9 @@
 #   7. sampled requests with every sampling stage at once (temperature 0.8, top_p, the three
 #      penalties, and lmforge's own links: top_n_sigma, typical_p, XTC, DRY) at the top
 #      concurrency, on the host path and with --sampling device;
-#   8. results/summary.txt (summarize.mjs).
+#   8. bench/host.ts again with --sampling device (the step's phases when tokens are chosen in
+#      the graph);
+#   9. results/summary.txt (summarize.mjs).
 # In that order, so that what a short device budget cuts off is what matters least.
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
 # SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
@@ -208,6 +210,15 @@ bench_flags=(--temperature 0.8 --extra-body '{"top_p":0.95,"frequency_penalty":0
 lmforge_server lmforge-every-stage 18007 top --kv-layout shared
 lmforge_server lmforge-every-stage-device 18008 top --kv-layout shared --sampling device
 bench_flags=()
+
+# The step's phases with tokens chosen in the graph: JavaScript, llama.cpp's host side and the
+# wait for the card, beside the C floor (no node floor or profiles this time).
+if [[ -f bench/host.ts ]]; then
+  say "bench/host.ts --sampling device"
+  DECODE_FLOOR_SRC=$src timeout 120 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$host_widths" --tokens 32 --reps 1 --threads "$threads" \
+    --sampling device >"$results/host-device.txt" 2>"$logs/host-device.log"
+  say "bench/host.ts --sampling device: exit $?"
+fi
 
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"
 say "done"

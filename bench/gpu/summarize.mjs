@@ -111,6 +111,8 @@ if (goals.length) say(`\ngoals (issue 29):\n  ${goals.join('\n  ')}`);
 for (const name of readdirSync(dir).filter((n) => n.endsWith('-died.txt'))) say(`\n${name.replace('-died.txt', '')} died or never became ready; its log's tail:\n${read(name).trim().split('\n').slice(-15).join('\n')}`);
 const host = read('host.txt');
 if (host) say(`\nbench/host.ts:\n${host.trim().split('\n').slice(0, 40).join('\n')}`);
+const hostDevice = read('host-device.txt');
+if (hostDevice) say(`\nbench/host.ts --sampling device (tokens chosen in the graph):\n${hostDevice.trim().split('\n').slice(0, 16).join('\n')}`);
 const profile = read('host-profile.txt');
 if (profile) say(`\nbench/host.ts, the engine process's busiest thread (results/host-profile.txt has the rest):\n${profile.trim().split('\n').slice(0, 36).join('\n')}`);
 console.log(out.filter((l) => l !== undefined).join('\n'));
