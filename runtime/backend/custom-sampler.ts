@@ -54,8 +54,11 @@ export interface CustomSamplerHooks<S> {
   copyState(source: S, target: S): void;
   /** The sampler is freed (by its chain, or llama_sampler_free). */
   free(state: S): void;
-  /** A hook threw (koffi gave llama.cpp a zero instead): keep it for the owner to hear of. */
-  fail(state: S, error: Error): void;
+  /**
+   * A hook threw (koffi gave llama.cpp a zero instead), for a kind whose states keep their own
+   * failures; every kind also keeps its first one (CustomSamplerKind.failure).
+   */
+  fail?(state: S, error: Error): void;
 }
 
 /**
@@ -73,6 +76,8 @@ export interface CustomSamplerKind<S> {
   create(state: S): SamplerPointer;
   /** The state behind `sampler` (one this kind made, or llama.cpp cloned from one); undefined for any other sampler. */
   stateAt(sampler: SamplerPointer): S | undefined;
+  /** The first error a hook of this kind threw in this process, if any: sticky, as a graph llama.cpp reuses may lack the link's work. */
+  failure(): Error | undefined;
 }
 
 // llama_sampler_i (llama.h), every member a function pointer; its address goes to
@@ -146,16 +151,18 @@ function register<S>(libllamaPath: string, name: string, hooksFor: (ggml: GgmlAp
     }
     return pointer;
   };
-  // koffi hands C a zero for a callback that throws: say so on stderr, and give the error to the
-  // state, whose owner hears of it.
+  // koffi hands C a zero for a callback that throws: say so on stderr, keep the kind's first
+  // error, and give it to the state too where the kind wants it.
+  let firstFailure: Error | undefined;
   const guarded = <A extends [bigint, ...unknown[]], R>(hook: string, fn: (...args: A) => R, onError: (...args: A) => R) =>
     (...args: A): R => {
       try {
         return fn(...args);
       } catch (error) {
         process.stderr.write(`lmforge: ${name} sampler ${hook} failed: ${(error as Error).stack ?? error}\n`);
-        const state = states.get(idOf(args[0]));
-        if (state !== undefined) hooks.fail(state, error as Error);
+        firstFailure ??= error as Error;
+        const state = hooks.fail ? states.get(idOf(args[0])) : undefined;
+        if (state !== undefined) hooks.fail!(state, error as Error);
         return onError(...args);
       }
     };
@@ -212,5 +219,5 @@ function register<S>(libllamaPath: string, name: string, hooksFor: (ggml: GgmlAp
     if (koffi.address(header.iface as never) !== koffi.address(iface as never)) return undefined;
     return states.get(Number(header.ctx));
   };
-  return { ggml, create, stateAt };
+  return { ggml, create, stateAt, failure: () => firstFailure };
 }

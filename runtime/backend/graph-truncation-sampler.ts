@@ -65,9 +65,6 @@ const BIG = 1e30;
 /** typical_p's least p in the graph: above 0, below any mass but a masked token's. */
 const MIN_TYPICAL_P = 1e-30;
 
-/** See GraphTruncationLinks.failure. */
-let failure: Error | undefined;
-
 /** Replaces a field of the chain's data (CustomSamplerHooks.backendApply's `set`). */
 type SetField = (field: keyof SamplerData, tensor: GgmlTensor | null) => void;
 
@@ -150,9 +147,6 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
       if (source.stage === 'xtc' && target.stage === 'xtc') target.rng = source.rng.clone();
     },
     free: () => undefined,
-    fail: (_state, error) => {
-      failure ??= error;
-    },
   };
 }
 
@@ -173,6 +167,6 @@ export function graphTruncationLinks(libllamaPath: string): GraphTruncationLinks
       if (!Number.isFinite(threshold)) throw new RangeError(`xtc_threshold must be a number, got ${threshold}`);
       return samplers.create({ stage: 'xtc', probability, threshold, rng, inputs: [] });
     },
-    failure: () => failure,
+    failure: () => samplers.failure(),
   };
 }

@@ -84,9 +84,8 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
     clone: (state) => ({ role: state.role, topLogprobs: state.topLogprobs }),
     // Nothing mutable: the settings are the configuration, which a copy shares.
     copyState: () => undefined,
+    // No fail hook: a failed backend_apply leaves the row without logprobs, which its reader refuses (context.ts).
     free: () => undefined,
-    // A failed backend_apply leaves the row without logprobs, which its reader refuses (context.ts).
-    fail: () => undefined,
   };
 }
 

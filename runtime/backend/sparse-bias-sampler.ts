@@ -43,8 +43,6 @@ interface LinkState {
   inputs: { ids: GgmlTensor; amounts: GgmlTensor }[];
 }
 
-let failure: Error | undefined;
-
 function newState(source: PenaltySource, capacity: number, vocabSize: number): LinkState {
   return { source, capacity, vocabSize, ids: new Int32Array(capacity).fill(vocabSize), amounts: new Float32Array(capacity), count: 0, inputs: [] };
 }
@@ -110,9 +108,6 @@ function linkHooks(ggml: GgmlApi): CustomSamplerHooks<LinkState> {
       target.source = source.source;
     },
     free: () => undefined,
-    fail: (_state, error) => {
-      failure ??= error;
-    },
   };
 }
 
@@ -124,6 +119,6 @@ export function sparseBiasLinks(libllamaPath: string): SparseBiasLinks {
       if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
       return samplers.create(newState(source, capacity, vocabSize));
     },
-    failure: () => failure,
+    failure: () => samplers.failure(),
   };
 }
