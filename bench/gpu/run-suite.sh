@@ -21,7 +21,10 @@
 #   8. bench/host.ts again with --sampling device (the step's phases when tokens are chosen in
 #      the graph);
 #   9. results/summary.txt (summarize.mjs).
-# In that order, so that what a short device budget cuts off is what matters least.
+# In that order, within SUITE_BUDGET_S seconds from the end of the builds (default 450: issue 29
+# asks for under 8 minutes on the card): a step starts only while about its time is left, no
+# bench runs past the budget, and what it cuts, the least important, is listed in
+# results/skipped.txt and the summary (with the time taken, results/budget.txt).
 # A server that dies is not waited on: its log's tail goes into results/, the rest goes on.
 # SMOKE=1: the CPU rehearsal (--device cpu, tiny lengths and concurrencies, no nvidia-smi).
 set -uo pipefail
@@ -59,6 +62,29 @@ if [[ $smoke != 1 && ! -f $cuda_build/libggml-cuda.so ]]; then
   exit 1
 fi
 
+# The budget (above): left(), fits NAME NEED_S (records a step it cuts), within TIMEOUT_S.
+budget=${SUITE_BUDGET_S:-450}
+deadline=$(($(date +%s) + budget))
+left() { echo $((deadline - $(date +%s))); }
+fits() { # name need_s
+  local remaining
+  remaining=$(left)
+  ((remaining >= $2)) && return 0
+  echo "$1: skipped, $remaining s of the suite's $budget s left (it needs about $2)" >>"$results/skipped.txt"
+  say "$1 skipped: $remaining s of the budget left"
+  return 1
+}
+# A step's timeout: its own, or what is left of the budget when that is less (at least 1 s).
+within() { # timeout_s
+  local remaining
+  remaining=$(left)
+  ((remaining < $1)) && echo $((remaining > 1 ? remaining : 1)) || echo "$1"
+}
+# About how long a server's start and a bench row take on the card (the 2026-11-27 run: a few
+# seconds to load and warm up, 5-20 s a row at 256 output tokens): a server starts only with
+# time for its first row, and each row only with its own time left.
+server_s=20 row_s=15
+
 server_pid=
 server_log=
 # Starts a server in its own process group; returns once /health says 200, or fails at once if it exits.
@@ -68,7 +94,9 @@ start_server() { # name url log command...
   shift 3
   setsid "$@" >"$server_log" 2>&1 </dev/null &
   server_pid=$!
-  for _ in $(seq 1 360); do
+  local wait_s
+  wait_s=$(within 180)
+  for _ in $(seq 1 $((wait_s * 2))); do
     if ! kill -0 "$server_pid" 2>/dev/null; then
       say "$name exited before it was ready"
       tail -n 40 "$server_log" >"$results/$name-died.txt"
@@ -77,7 +105,7 @@ start_server() { # name url log command...
     node -e "fetch('$url/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))" && return 0
     sleep 0.5
   done
-  say "$name not ready after 180 s"
+  say "$name not ready after $wait_s s"
   tail -n 40 "$server_log" >"$results/$name-died.txt"
   return 1
 }
@@ -99,6 +127,7 @@ stop_server() {
 bench_server() { # name url
   local name=$1 url=$2 c
   for c in "${concurrencies[@]}"; do
+    fits "$name c=$c" "$row_s" || return 0
     local smi= threads=
     if [[ $c == "$top" ]]; then
       if command -v nvidia-smi >/dev/null; then
@@ -109,7 +138,7 @@ bench_server() { # name url
       threads=$!
     fi
     # Seeds differ per row, and are the same for both servers: the same prompts on each.
-    timeout 300 node "$app/bin/lmforge.mjs" bench --url "$url" --concurrency "$c" --num-prompts $((c > 4 ? 2 * c : 8)) \
+    timeout "$(within 300)" node "$app/bin/lmforge.mjs" bench --url "$url" --concurrency "$c" --num-prompts $((c > 4 ? 2 * c : 8)) \
       --input-len "$input_len" --output-len "$output_len" --seed $((1000 + c)) --warmup 1 ${bench_flags[@]+"${bench_flags[@]}"} --json \
       >"$results/bench-$name-c$c.json" 2>"$logs/bench-$name-c$c.log"
     say "$name c=$c: exit $? $(grep -oP '"output_throughput":[0-9.]+' "$results/bench-$name-c$c.json")"
@@ -136,9 +165,10 @@ bench_rows() { # name url all|busy|top
   bench_server "$1" "$2"
   concurrencies=("${saved[@]}")
 }
-lmforge_server() { # name port all|busy flags...
+lmforge_server() { # name port all|busy|top flags...
   local name=$1 port=$2 rows=$3
   shift 3
+  fits "$name" $((server_s + row_s)) || return 0
   say "lmforge serve --device $device $* ($overrides)"
   if start_server "$name" "http://127.0.0.1:$port" "$logs/$name-serve.log" \
     node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port "$port" --threads "$threads" "$@" --overrides "$overrides"; then
@@ -154,6 +184,7 @@ peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
 llama_server() { # name port rows(all|busy) flags...
   local name=$1 port=$2 rows=$3
   shift 3
+  fits "$name" $((server_s + row_s)) || return 0
   say "llama-server (--parallel $slots --ctx-size $cells -ngl 999 $*)"
   if start_server "$name" "http://127.0.0.1:$port" "$logs/$name.log" \
     "$peer_bin/llama-server" --model "$model" --alias "$model" --host 127.0.0.1 --port "$port" --parallel "$slots" \
@@ -172,12 +203,12 @@ else
   say "no peer llama-server (see logs/peer-build.log): lmforge alone"
 fi
 
-if [[ -f bench/host.ts ]]; then
+if [[ -f bench/host.ts ]] && fits bench/host.ts 60; then
   say "bench/host.ts"
   # Its C floor compiles against the pinned tree's headers: the kit's tree (no npm here to clone the fixtures' one).
   # --cpu-prof: V8 profiles of the engine process (kept out of results/, whose archive has a size
   # limit); their busiest threads' functions go into results/host-profile.txt.
-  DECODE_FLOOR_SRC=$src timeout 150 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$host_widths" --tokens 32 --reps 1 --threads "$threads" \
+  DECODE_FLOOR_SRC=$src timeout "$(within 150)" "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$host_widths" --tokens 32 --reps 1 --threads "$threads" \
     --node-floor --cpu-prof "$run/host-prof" >"$results/host.txt" 2>"$logs/host.log"
   say "bench/host.ts: exit $?"
   compgen -G "$run/host-prof/*.cpuprofile" >/dev/null &&
@@ -192,34 +223,43 @@ lmforge_server lmforge-per-sequence 18003 busy --kv-layout per-sequence
 # Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row).
 lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device
 
-say "bench:speculative ${spec_args[*]}"
-timeout 300 "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
-say "bench:speculative: exit $?"
+if fits bench:speculative 90; then
+  say "bench:speculative ${spec_args[*]}"
+  timeout "$(within 300)" "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
+  say "bench:speculative: exit $?"
+fi
 
 # Logprobs (top 5 a token) at the top concurrency: on the host path (JavaScript over each row)
 # and in the graph (only 6 floats and 5 ids a token come back).
+# Each pair runs whole or not at all: one side alone compares with nothing.
+pair_s=$((2 * (server_s + row_s)))
 bench_flags=(--top-logprobs 5)
-lmforge_server lmforge-logprobs 18005 top --kv-layout shared
-lmforge_server lmforge-logprobs-device 18006 top --kv-layout shared --sampling device
+if fits "the logprobs pair" "$pair_s"; then
+  lmforge_server lmforge-logprobs 18005 top --kv-layout shared
+  lmforge_server lmforge-logprobs-device 18006 top --kv-layout shared --sampling device
+fi
 
 # Sampled with every stage at once, the heaviest chain a request can ask for, at the top
 # concurrency: on the host path, then in the graph (llama.cpp's penalty link uploads up to a
 # window of ids and counts a sequence each step; lmforge's own links run top_n_sigma, typical_p,
 # XTC and DRY, which llama.cpp has only on the host).
 bench_flags=(--temperature 0.8 --extra-body '{"top_p":0.95,"frequency_penalty":0.3,"presence_penalty":0.3,"repetition_penalty":1.1,"top_n_sigma":2,"typical_p":0.9,"xtc_probability":0.5,"dry_multiplier":0.8}')
-lmforge_server lmforge-every-stage 18007 top --kv-layout shared
-lmforge_server lmforge-every-stage-device 18008 top --kv-layout shared --sampling device
+if fits "the every-stage pair" "$pair_s"; then
+  lmforge_server lmforge-every-stage 18007 top --kv-layout shared
+  lmforge_server lmforge-every-stage-device 18008 top --kv-layout shared --sampling device
+fi
 bench_flags=()
 
 # The step's phases with tokens chosen in the graph: JavaScript, llama.cpp's host side and the
 # wait for the card, beside the C floor (no node floor or profiles this time).
-if [[ -f bench/host.ts ]]; then
+if [[ -f bench/host.ts ]] && fits "bench/host.ts --sampling device" 45; then
   say "bench/host.ts --sampling device"
-  DECODE_FLOOR_SRC=$src timeout 120 "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$host_widths" --tokens 32 --reps 1 --threads "$threads" \
+  DECODE_FLOOR_SRC=$src timeout "$(within 120)" "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$host_widths" --tokens 32 --reps 1 --threads "$threads" \
     --sampling device >"$results/host-device.txt" 2>"$logs/host-device.log"
   say "bench/host.ts --sampling device: exit $?"
 fi
 
+echo "suite: $((budget - $(left))) s of its $budget s budget" >"$results/budget.txt"
+say "done: $(cat "$results/budget.txt")"
 node "$root/bench/gpu/summarize.mjs" "$results" >"$results/summary.txt" 2>>"$logs/suite.log"
-say "done"
 touch "$run/.suite-done"

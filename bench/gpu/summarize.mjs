@@ -1,8 +1,9 @@
 // results/summary.txt of the GPU run kit (run-suite.sh): the machine and builds, the table of
 // issue 29 (lmforge against llama-server per concurrency), GPU utilisation and the busiest
 // server threads during the widest run, lmforge's variants, bench:speculative's rows, each goal
-// against its figure, bench/host.ts's step split and profile, and the log tail of any server
-// that died. Reads only what exists: a partial run summarises too.
+// against its figure, the suite's time and what its budget cut, bench/host.ts's step split and
+// profile, and the log tail of any server that died. Reads only what exists: a partial run
+// summarises too.
 //   node bench/gpu/summarize.mjs RESULTS_DIR
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -107,6 +108,10 @@ if (at('lmforge', 64)) goals.push(`TTFT p50 at c=64 ≤ 200 ms: ${fixed(at('lmfo
 const wanted = { rewrite: 1.8, json: 1.5, chat: 0.95 };
 for (const r of speculative) if (wanted[r.workload] !== undefined) goals.push(`speculative ${r.workload} width ${r.width} ≥ ${wanted[r.workload]}×: ${fixed(r.ratio, 2)}×`);
 if (goals.length) say(`\ngoals (issue 29):\n  ${goals.join('\n  ')}`);
+
+// The suite's budget (run-suite.sh): its time, and the steps it cut.
+if (read('budget.txt')) say(`\n${read('budget.txt').trim()}`);
+if (read('skipped.txt')) say(`cut by the budget (the least important come last in the suite):\n  ${read('skipped.txt').trim().split('\n').join('\n  ')}`);
 
 for (const name of readdirSync(dir).filter((n) => n.endsWith('-died.txt'))) say(`\n${name.replace('-died.txt', '')} died or never became ready; its log's tail:\n${read(name).trim().split('\n').slice(-15).join('\n')}`);
 const host = read('host.txt');
