@@ -371,7 +371,7 @@ export class DeviceSampling {
           add(this.links.truncations.typical(link.p) as unknown as SamplerHandle);
           break;
         case 'xtc':
-          add(this.links.truncations.xtc(link.probability, link.threshold, randomness.xtc) as unknown as SamplerHandle);
+          add(this.links.truncations.xtc(link.probability, link.threshold, randomness.xtc()) as unknown as SamplerHandle);
           break;
         case 'top_p':
           add(api.llama_sampler_init_top_p(link.p, 1));
@@ -401,15 +401,15 @@ function ended(sequence: Sequence): boolean {
 /**
  * The draw's 32-bit seed and XTC's chances, from one stream per (seed, choice) as on the host
  * path: its first word seeds the draw, XTC reads on from there, so a seed repeats both; random
- * without a seed (the OS's entropy for XTC).
+ * without a seed (the OS's entropy for XTC, opened only for a chain with an XTC link).
  */
-function deviceRandomness(sequence: Sequence): { drawSeed: number; xtc: SeededRng } {
+function deviceRandomness(sequence: Sequence): { drawSeed: number; xtc: () => SeededRng } {
   const seed = sequence.request.request.seed;
-  if (seed === undefined) return { drawSeed: RANDOM_SEED, xtc: SeededRng.fromEntropy() };
+  if (seed === undefined) return { drawSeed: RANDOM_SEED, xtc: () => SeededRng.fromEntropy() };
   const rng = new SeededRng(seed, sequence.choice);
   const word = rng.nextUint32();
   // RANDOM_SEED is the one value llama.cpp reads as "pick a random seed".
-  return { drawSeed: word === RANDOM_SEED ? RANDOM_SEED - 1 : word, xtc: rng };
+  return { drawSeed: word === RANDOM_SEED ? RANDOM_SEED - 1 : word, xtc: () => rng };
 }
 
 /** DRY's penalties for `sequence`'s next token, listed before each step; none once it has ended (its chain then idles). */
