@@ -4,6 +4,7 @@
 // speaks of probabilities, renormalises over them, as llama.cpp's chain does.
 //
 // Order among equal keys is always "lower id first", so every stage keeps one well-defined set.
+import { FIRST_PIVOT_STATE, nextPivotState, partitionAround, pivotIndex } from './quickselect.js';
 import type { SamplingScratch } from './sampling-scratch.js';
 
 /** Σ mass over the first `size` tokens, summed by id. */
@@ -40,43 +41,19 @@ export function keepTopNSigma(w: Float64Array, mass: Float64Array, size: number,
   for (let i = 0; i < size; i++) if (w[i]! < floor) mass[i] = 0;
 }
 
-/** True when (keyA, idA) ranks before (keyB, idB): the larger key first, the lower id on ties. */
-function ranksBefore(keyA: number, idA: number, keyB: number, idB: number): boolean {
-  return keyA > keyB || (keyA === keyB && idA < idB);
-}
-
 /** Quickselect: moves the `k` best of the first `n` (key, id) pairs to the front, unordered. */
 function selectBest(keys: Float64Array, ids: Int32Array, n: number, k: number): void {
   let lo = 0;
   let hi = n;
-  let pivotSeed = 0x2545f491;
+  let state = FIRST_PIVOT_STATE;
   while (hi - lo > 1) {
-    pivotSeed ^= pivotSeed << 13;
-    pivotSeed ^= pivotSeed >>> 17;
-    pivotSeed ^= pivotSeed << 5;
-    const p = lo + ((pivotSeed >>> 0) % (hi - lo));
-    swap(keys, ids, p, hi - 1);
-    const pivotKey = keys[hi - 1]!;
-    const pivotId = ids[hi - 1]!;
-    let m = lo;
-    for (let j = lo; j < hi - 1; j++) {
-      if (ranksBefore(keys[j]!, ids[j]!, pivotKey, pivotId)) swap(keys, ids, j, m++);
-    }
-    swap(keys, ids, m, hi - 1);
+    state = nextPivotState(state);
     // [lo, m) rank before the pivot, which now sits at m.
+    const m = partitionAround(keys, ids, lo, hi, pivotIndex(state, lo, hi));
     if (m === k || m + 1 === k) return;
     if (m > k) hi = m;
     else lo = m + 1;
   }
-}
-
-function swap(keys: Float64Array, ids: Int32Array, i: number, j: number): void {
-  const key = keys[i]!;
-  keys[i] = keys[j]!;
-  keys[j] = key;
-  const id = ids[i]!;
-  ids[i] = ids[j]!;
-  ids[j] = id;
 }
 
 /** top_k: keeps the `k` candidates with the highest processed logits (ties to the lower id). */

@@ -13,6 +13,7 @@
 //
 // Expected O(n) overall, and nothing is sorted: the kept set comes back as a bitset over token
 // ids, which the sampler walks in id order.
+import { FIRST_PIVOT_STATE, nextPivotState, partitionAround, pivotIndex } from './quickselect.js';
 import { NUCLEUS_BUCKETS, type SamplingScratch } from './sampling-scratch.js';
 
 const LAST_BUCKET = NUCLEUS_BUCKETS - 1;
@@ -27,20 +28,6 @@ export function bucketOfHighWord(highWord: number): number {
   return bucket < LAST_BUCKET ? bucket : LAST_BUCKET;
 }
 
-/** True when candidate a ranks strictly before candidate b. */
-function ranksBefore(massA: number, idA: number, massB: number, idB: number): boolean {
-  return massA > massB || (massA === massB && idA < idB);
-}
-
-function swap(mass: Float64Array, ids: Int32Array, i: number, j: number): void {
-  const m = mass[i]!;
-  mass[i] = mass[j]!;
-  mass[j] = m;
-  const id = ids[i]!;
-  ids[i] = ids[j]!;
-  ids[j] = id;
-}
-
 /**
  * Quickselect on mass. Moves the nucleus of the first `n` candidates to the front and returns
  * its size: the smallest k such that the k best candidates hold at least `target` mass (all n if
@@ -50,28 +37,14 @@ export function selectNucleus(mass: Float64Array, ids: Int32Array, n: number, ta
   let lo = 0;
   let hi = n;
   let rest = target;
-  // A fixed xorshift for pivots: any pivot gives the same set, this one just avoids bad inputs.
-  let pivotSeed = 0x2545f491;
+  let state = FIRST_PIVOT_STATE;
   while (hi - lo > 1) {
-    pivotSeed ^= pivotSeed << 13;
-    pivotSeed ^= pivotSeed >>> 17;
-    pivotSeed ^= pivotSeed << 5;
-    const p = lo + ((pivotSeed >>> 0) % (hi - lo));
-    swap(mass, ids, p, hi - 1);
-    const pivotMass = mass[hi - 1]!;
-    const pivotId = ids[hi - 1]!;
-    // Lomuto partition: everything ranked before the pivot moves to [lo, m).
-    let m = lo;
+    state = nextPivotState(state);
+    // Everything ranked before the pivot is now in [lo, m), in the order it stood.
+    const m = partitionAround(mass, ids, lo, hi, pivotIndex(state, lo, hi));
+    const pivotMass = mass[m]!;
     let before = 0;
-    for (let j = lo; j < hi - 1; j++) {
-      const mj = mass[j]!;
-      if (ranksBefore(mj, ids[j]!, pivotMass, pivotId)) {
-        swap(mass, ids, j, m);
-        before += mj;
-        m++;
-      }
-    }
-    swap(mass, ids, m, hi - 1);
+    for (let j = lo; j < m; j++) before += mass[j]!;
     if (before >= rest) {
       hi = m; // the nucleus ends strictly inside the better side
       continue;
