@@ -1,6 +1,7 @@
 // The ggml symbols lmforge calls itself, to run small graphs of its own (Medusa heads) beside
-// llama.cpp, or to add operations to llama.cpp's own graph (the grammar mask sampler): tensors,
-// a few operations, graphs computed by a ggml backend on a device the registry lists. They come from libggml-base, which libllama already loaded (the same
+// llama.cpp, or to add operations to llama.cpp's own graph (the sampling links of
+// custom-sampler.ts): tensors, a few operations, graphs computed by a ggml backend on a device
+// the registry lists. They come from libggml-base, which libllama already loaded (the same
 // build, pinned in library.ts); llama-api.ts has the registry and device calls.
 // Signatures are copied from the pinned ggml/include/ggml.h, ggml-backend.h and ggml-alloc.h.
 import { dirname, join } from 'node:path';
