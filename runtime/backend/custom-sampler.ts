@@ -40,7 +40,12 @@ export const TOKEN_DATA_WORDS = 3;
 export interface CustomSamplerHooks<S> {
   /** The host path. `failed`: a hook threw before this call could finish it: fail closed. */
   apply(state: S, entries: TokenDataView, failed: boolean): void;
-  /** Whether the link runs in the graph on buffers of `buft`, with up to `outputsPerSequence` rows a sequence a step. */
+  /**
+   * Whether the link runs in the graph on buffers of `buft`, with up to `outputsPerSequence` rows
+   * a sequence a step. Unlike llama.cpp's own links, lmforge's do not probe the device for each
+   * op: ggml's scheduler runs an op the device lacks on the CPU (slower, the same result), where
+   * false would hand the link to its host apply, which fails closed (allowNothingOnHost).
+   */
   backendInit(state: S, buft: GgmlBufferType, outputsPerSequence: number): boolean;
   /** Adds the link's operations to the graph; `set` replaces a field of the chain's data. */
   backendApply(state: S, ctx: GgmlContext, graph: GgmlGraph, data: SamplerData, set: (field: keyof SamplerData, tensor: GgmlTensor | null) => void): void;
