@@ -90,10 +90,12 @@ for (const c of concurrencies) {
 
 const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 if (speculative.length) {
-  say('\n| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output |');
-  say('|---|---|---|---|---|---|---|---|');
+  // Issue 29 asks how often and where greedy outputs part with speculation on and off.
+  say('\n| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output | parted / compared (first differing token) |');
+  say('|---|---|---|---|---|---|---|---|---|');
   for (const r of speculative) {
-    say(`| ${r.workload} ${r.mode} | ${r.width} | ${fixed(r.off_tokens_per_second)} | ${fixed(r.on_tokens_per_second)} | ${fixed(r.ratio, 2)} (${fixed(r.ratio_min, 2)}-${fixed(r.ratio_max, 2)}) | ${fixed(r.tokens_per_step, 2)} | ${fixed(r.acceptance, 2)} | ${r.same_output} |`);
+    const parted = r.outputs_compared === undefined ? '-' : `${r.outputs_parted} / ${r.outputs_compared}${r.parted_at?.length ? ` (${r.parted_at.join(', ')})` : ''}`;
+    say(`| ${r.workload} ${r.mode} | ${r.width} | ${fixed(r.off_tokens_per_second)} | ${fixed(r.on_tokens_per_second)} | ${fixed(r.ratio, 2)} (${fixed(r.ratio_min, 2)}-${fixed(r.ratio_max, 2)}) | ${fixed(r.tokens_per_step, 2)} | ${fixed(r.acceptance, 2)} | ${r.same_output} | ${parted} |`);
   }
 }
 
