@@ -328,13 +328,15 @@ export class DeviceSampling {
     const chain = api.llama_sampler_chain_init({ no_perf: true });
     if (!chain) throw new Error('llama.cpp could not create a sampler chain');
     const add = (stage: SamplerHandle) => api.llama_sampler_chain_add(chain, stage);
+    // lmforge's own links come as addresses (koffi's view of a llama_sampler *); the chain takes handles.
+    const addOwn = (link: SamplerPointer) => add(link as unknown as SamplerHandle);
     let mask: GrammarMaskSampler | undefined;
     const randomness = deviceRandomness(sequence);
     for (const link of this.linksOf(sequence)) {
       switch (link.kind) {
         case 'grammar_mask':
           mask = this.createMask!(vocabSize);
-          add(mask.sampler as unknown as SamplerHandle);
+          addOwn(mask.sampler);
           break;
         case 'logit_bias': {
           const biases = Buffer.alloc(link.biases.length * LOGIT_BIAS_BYTES);
@@ -353,7 +355,7 @@ export class DeviceSampling {
           break;
         }
         case 'dry':
-          add(this.links.sparseBias.create(dryPenaltiesOf(sequence), link.capacity, vocabSize) as unknown as SamplerHandle);
+          addOwn(this.links.sparseBias.create(dryPenaltiesOf(sequence), link.capacity, vocabSize));
           break;
         case 'greedy':
           add(api.llama_sampler_init_greedy());
@@ -362,16 +364,16 @@ export class DeviceSampling {
           add(api.llama_sampler_init_temp(link.temperature));
           break;
         case 'top_n_sigma':
-          add(this.links.truncations.topNSigma(link.n) as unknown as SamplerHandle);
+          addOwn(this.links.truncations.topNSigma(link.n));
           break;
         case 'top_k':
           add(api.llama_sampler_init_top_k(link.k));
           break;
         case 'typical':
-          add(this.links.truncations.typical(link.p) as unknown as SamplerHandle);
+          addOwn(this.links.truncations.typical(link.p));
           break;
         case 'xtc':
-          add(this.links.truncations.xtc(link.probability, link.threshold, randomness.xtc()) as unknown as SamplerHandle);
+          addOwn(this.links.truncations.xtc(link.probability, link.threshold, randomness.xtc()));
           break;
         case 'top_p':
           add(api.llama_sampler_init_top_p(link.p, 1));
@@ -383,10 +385,10 @@ export class DeviceSampling {
           add(api.llama_sampler_init_dist(randomness.drawSeed));
           break;
         case 'logprobs_tap':
-          add(this.links.outputs.tap() as unknown as SamplerHandle);
+          addOwn(this.links.outputs.tap());
           break;
         case 'outputs':
-          add(this.links.outputs.outputs(link.topLogprobs) as unknown as SamplerHandle);
+          addOwn(this.links.outputs.outputs(link.topLogprobs));
           break;
       }
     }
