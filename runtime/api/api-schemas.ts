@@ -100,7 +100,7 @@ export const sharedRequestProperties = {
     maximum: Number.MAX_SAFE_INTEGER,
     description:
       'Seeds the sampler: the same request with the same seed gives the same output when its prompt is computed the same way. ' +
-      'A prompt partly served from the prefix cache is computed in other batches and can round differently, which can change a seeded (or, rarely, a greedy) answer: send cache_prompt: false where answers must reproduce. ' +
+      'A prompt partly served from the prefix cache, or computed into other cells of the KV pool (which cells the prefix cache keeps decides), rounds differently, which can change a seeded (or, rarely, a greedy) answer: exact reproduction needs a server whose prefix cache is off (prefix_cache_max_num_recycling_seqs=0) with one request at a time; cache_prompt: false removes the cache hit\'s share. ' +
       'A server sampling in the model\'s graph (system_fingerprint ending in _device-sampling) draws with llama.cpp\'s generator: the same seed gives other text there than on a server sampling on the host.',
   },
   stop: {
@@ -127,7 +127,7 @@ export const sharedRequestProperties = {
     default: true,
     description:
       "false computes the whole prompt for this request instead of taking its first tokens from the prefix cache (an addition, llama-server's name). " +
-      'A prompt computed in other batches can round differently, so only cache_prompt: false makes a repeated request reproduce its first answer exactly: see seed.',
+      'A prompt computed in other batches rounds differently, so cache_prompt: false brings a repeated request closer to its first answer; exact reproduction also needs the same KV pool state: see seed.',
   },
   skip_special_tokens: {
     type: 'boolean',
