@@ -36,7 +36,8 @@ export function validatorAt(root: Schema, pointer: string): ValidateFunction {
 export function valuesAllowed(root: Schema, parts: Part[]): unknown[] {
   const first = parts.find((p) => 'const' in p.schema || Array.isArray(p.schema.enum))!.schema;
   const values = 'const' in first ? [first.const] : (first.enum as unknown[]);
-  const onlyValues = parts.length === 1 && Object.keys(first).every((k) => k === 'const' || k === 'enum' || NON_ASSERTIONS.has(k));
+  // A const beside an enum must be among its values: ajv decides, as for any other keyword.
+  const onlyValues = parts.length === 1 && !('const' in first && 'enum' in first) && Object.keys(first).every((k) => k === 'const' || k === 'enum' || NON_ASSERTIONS.has(k));
   if (onlyValues) return values;
   const checks = parts.map((p) => validatorAt(root, p.pointer));
   return values.filter((v) => checks.every((validate) => validate(v)));

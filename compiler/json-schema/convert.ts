@@ -239,7 +239,9 @@ class SchemaConverter implements Lowering {
 function noValueAllowed(parts: Part[]): string {
   const holder = parts.find((p) => 'const' in p.schema || Array.isArray(p.schema.enum))!.schema;
   if (!('const' in holder) && (holder.enum as unknown[]).length === 0) return "'enum' is empty: no value matches it";
-  const others = [...new Set(parts.flatMap((p) => Object.keys(p.schema)))].filter((k) => k !== 'const' && k !== 'enum' && !NON_ASSERTIONS.has(k)).map((k) => `'${k}'`).join(', ');
-  return 'const' in holder ? `the 'const' value does not satisfy ${others}` : `none of the 'enum' values satisfies ${others}`;
+  // The values come from the holder's const (else its enum); every other assertion is a reason.
+  const source = 'const' in holder ? 'const' : 'enum';
+  const others = [...new Set(parts.flatMap((p) => Object.keys(p.schema)))].filter((k) => k !== source && !NON_ASSERTIONS.has(k)).map((k) => `'${k}'`).join(', ');
+  return source === 'const' ? `the 'const' value does not satisfy ${others}` : `none of the 'enum' values satisfies ${others}`;
 }
 

@@ -87,8 +87,21 @@ export class NodeReader {
   }
 }
 
-/** Resolves a token given by id or by its exact text; `what` names the node for messages. */
-export function tokenId(value: Json, at: string, what: string, options: StructuralTagOptions): number {
+/**
+ * Resolves a token given by id or by its exact text; `what` names the node for messages. A token
+ * the output is to contain (`emitted`, all but exclusion lists) is never an end-of-generation
+ * token: the engine ends the output there, where the format may end, so a format that asks for
+ * one mid-way could never be followed.
+ */
+export function tokenId(value: Json, at: string, what: string, options: StructuralTagOptions, emitted = true): number {
+  const id = resolvedTokenId(value, at, what, options);
+  if (emitted && options.stopTokens?.has(id)) {
+    throw GrammarError.at(at, `${what}: the token ${JSON.stringify(value)} ends generation (an end-of-generation token of the model), so the output cannot contain it; the output ends with it where the format may end`);
+  }
+  return id;
+}
+
+function resolvedTokenId(value: Json, at: string, what: string, options: StructuralTagOptions): number {
   if (typeof value === 'number') {
     if (!Number.isSafeInteger(value) || value < 0) throw GrammarError.at(at, `${what}: a token id must be a non-negative integer, not ${value}`);
     if (options.vocabSize !== undefined && value >= options.vocabSize) {
@@ -108,5 +121,7 @@ export function tokenId(value: Json, at: string, what: string, options: Structur
 }
 
 export function tokenIds(reader: NodeReader, name: string, options: StructuralTagOptions, fallback?: Json[]): number[] {
-  return reader.list(name, fallback).map((item, i) => tokenId(item, reader.ptr(name, i), `'${name}' of a ${reader.kind} node`, options));
+  // Only exclusion lists may name an end-of-generation token: they keep it out.
+  const emitted = name !== 'exclude_tokens';
+  return reader.list(name, fallback).map((item, i) => tokenId(item, reader.ptr(name, i), `'${name}' of a ${reader.kind} node`, options, emitted));
 }

@@ -8,6 +8,11 @@ export interface StructuralTagOptions {
   resolveToken?: (text: string) => number | undefined;
   /** When given, integer token ids must be below it. */
   vocabSize?: number;
+  /**
+   * The vocabulary's end-of-generation tokens, when known: a format cannot ask for one as
+   * output (a token node, a tag's begin or end, a trigger), since it ends the output instead.
+   */
+  stopTokens?: ReadonlySet<number>;
   /** `max_whitespace_cnt` of the json_schema nodes that set neither it nor `max_whitespace`. */
   maxWhitespaceCount?: number;
 }

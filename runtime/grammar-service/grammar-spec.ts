@@ -9,15 +9,23 @@ export type GrammarSpec =
   | { kind: 'ebnf'; text: string }
   | { kind: 'regex'; pattern: string };
 
+/** What a structural tag's token names resolve against: the served model's vocabulary. */
+export interface SpecVocabulary {
+  resolveToken: (text: string) => number | undefined;
+  vocabSize: number;
+  /** Its end-of-generation tokens, which no format may ask for as output. */
+  stopTokens?: ReadonlySet<number>;
+}
+
 /** The front end for a spec (throws GrammarError with a location on a bad input). */
-export function grammarFromSpec(spec: GrammarSpec, resolveToken?: (text: string) => number | undefined, vocabSize?: number): Grammar {
+export function grammarFromSpec(spec: GrammarSpec, vocabulary?: SpecVocabulary): Grammar {
   switch (spec.kind) {
     case 'json_object':
       return Grammar.builtinJSONObject(spec.options ?? {});
     case 'json_schema':
       return Grammar.fromJSONSchema(spec.schema, spec.options ?? {});
     case 'structural_tag':
-      return Grammar.fromStructuralTag(spec.tag, { ...(resolveToken ? { resolveToken } : {}), ...(vocabSize ? { vocabSize } : {}) });
+      return Grammar.fromStructuralTag(spec.tag, vocabulary ?? {});
     case 'ebnf':
       return Grammar.fromEBNF(spec.text);
     case 'regex':

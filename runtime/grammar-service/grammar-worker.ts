@@ -36,6 +36,9 @@ tokenTexts.forEach((text, id) => {
 // it compiled would grow with each distinct schema for the server's lifetime.
 const vocabulary = data?.vocabulary ? TokenizerInfo.fromCacheBytes(data.vocabulary) : undefined;
 const compiler = vocabulary ? new GrammarCompiler(vocabulary, { cache: false }) : new GrammarCompiler({ cache: false });
+const specVocabulary = tokenTexts.length
+  ? { resolveToken: (text: string) => byText.get(text), vocabSize: tokenTexts.length, ...(vocabulary ? { stopTokens: new Set(vocabulary.stopTokens) } : {}) }
+  : undefined;
 
 /** What this worker's heap holds now (used or not): a big compile leaves it grown, and the pool may retire the worker for it. */
 function heapBytes(): number {
@@ -45,7 +48,7 @@ function heapBytes(): number {
 
 function compile(job: GrammarJob): GrammarWorkerMessage {
   try {
-    const grammar = grammarFromSpec(job.spec, (text) => byText.get(text), tokenTexts.length || undefined);
+    const grammar = grammarFromSpec(job.spec, specVocabulary);
     const compiled = compiler.compile(grammar);
     if (vocabulary) new GrammarMatcher(compiled).fillNextTokenBitmask(new Uint32Array(vocabulary.normalMask.length));
     const artifact = serializeCompiledGrammar(compiled, { withMasks: vocabulary !== undefined });

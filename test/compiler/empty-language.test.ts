@@ -57,12 +57,22 @@ test('local contradictions name the sub-schema and its keywords', () => {
   refused({ type: 'object', properties: {}, required: ['z'] }, '', /'z' is required, but it is not among 'properties'/);
   refused(required('k', { type: 'integer', const: 'x' }), '/properties/k', /the 'const' value does not satisfy 'type'/);
   refused({ enum: [] }, '', /'enum' is empty/);
+  // Both keywords hold: a const outside the enum leaves nothing (it used to pass alone).
+  refused({ const: 'a', enum: ['b'] }, '', /the 'const' value does not satisfy 'enum'/);
+  refused(required('a', { const: 'x', enum: ['y'] }), '/properties/a', /the 'const' value does not satisfy 'enum'/);
+  refused({ allOf: [{ enum: [1, 2] }, { const: 3 }] }, '', /none of the 'enum' values satisfies 'const'/);
   refused(required('p', { type: 'string', pattern: '^[]$' }), '/properties/p', /'pattern' matches no string/);
   refused({ type: 'array', items: false, prefixItems: [false], minItems: 1 }, '/prefixItems/0', /the schema is false/);
   refused({ type: 'array', items: { type: 'string', minLength: 2, maxLength: 1 }, minItems: 1 }, '/items', /'minLength' \(2\) is greater/);
   // Every branch empty: the first branch's cause.
   refused({ anyOf: [false, { type: 'string', minLength: 3, maxLength: 1 }] }, '/anyOf/0', /the schema is false/);
   refused({ type: ['string', 'integer'], minLength: 3, maxLength: 1, minimum: 2, maximum: 1 }, '', /'minLength' \(3\) is greater/);
+});
+
+test('a const beside an enum that holds it allows that value alone', () => {
+  const accept = accepts(Grammar.fromJSONSchema({ const: 'a', enum: ['a', 'b'] }));
+  assert.ok(accept('"a"'));
+  assert.not.ok(accept('"b"'));
 });
 
 test('the innermost place is named, through nesting and $refs', () => {

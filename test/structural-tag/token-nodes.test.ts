@@ -39,6 +39,23 @@ test('a token string without a vocabulary, a negative id and an id past vocabSiz
   rejects({ type: 'token', token: 1.5 }, '/token', /non-negative integer/);
 });
 
+test('an end-of-generation token is refused wherever the output would contain it, and allowed in exclusion lists', () => {
+  // The engine ends the output at such a token: a format asking for it mid-way could never be
+  // followed (the output stopped there, reported as stop).
+  const options = { resolveToken, vocabSize: TEXTS.length, stopTokens: new Set([6]) };
+  const ends = /the token "<\/s>" ends generation/;
+  rejects({ type: 'sequence', elements: [{ type: 'const_string', value: 'a' }, { type: 'token', token: '</s>' }] }, '/elements/1/token', ends, options);
+  rejects({ type: 'token', token: 6 }, '/token', /the token 6 ends generation/, options);
+  rejects({ type: 'tag', begin: 'a', content: { type: 'const_string', value: 'b' }, end: { type: 'token', token: '</s>' } }, '/end/token', ends, options);
+  rejects({ type: 'token_triggered_tags', trigger_tokens: ['</s>'], tags: [{ begin: { type: 'token', token: '<|tool|>' }, content: { type: 'const_string', value: 'x' }, end: 'b' }] }, '/trigger_tokens/0', ends, options);
+  rejects({ type: 'token_dispatch', rules: [['</s>', { type: 'const_string', value: 'x' }]] }, '/rules/0/0', ends, options);
+  // Kept out, it is no output: fine.
+  const ok = Grammar.fromStructuralTag({ type: 'exclude_token', exclude_tokens: ['</s>', 'hello'] }, options);
+  assert.ok(ok.ir.rules.length > 0);
+  // Without the vocabulary's stop tokens (compile-grammar by id), nothing is known to refuse.
+  assert.ok(Grammar.fromStructuralTag({ type: 'token', token: 6 }, { vocabSize: TEXTS.length }).ir.rules.length > 0);
+});
+
 test('token: exactly that token, never its text', () => {
   const ok = tokens({ type: 'token', token: '<|tool|>' });
   assert.ok(ok(4));
