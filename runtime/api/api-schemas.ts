@@ -84,8 +84,9 @@ const messageRules: RequestRule[] = [
 /** The request fields chat and text completions share (generate-fields.ts reads them). */
 export const sharedRequestProperties = {
   model: { type: 'string', description: 'Model to use: the id GET /v1/models lists, or the MODEL argument or path the server was started with.' },
-  frequency_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
-  presence_penalty: { type: 'number', minimum: -2, maximum: 2, default: 0 },
+  // Nullable where OpenAI's schema has them so: clients that write unset fields as null send it.
+  frequency_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2, default: 0 },
+  presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2, default: 0 },
   logit_bias: {
     type: ['object', 'null'],
     propertyNames: { pattern: '^(0|[1-9][0-9]{0,9})$' },
@@ -93,7 +94,7 @@ export const sharedRequestProperties = {
     additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
     description: `Token id (as a string key) to a bias in [-100, 100]; at most ${LIMITS.logitBiasEntries} entries.`,
   },
-  n: { type: 'integer', minimum: 1, maximum: LIMITS.n, default: 1, description: `Choices to generate; at most ${LIMITS.n}, and at most the server's max_num_sequence.` },
+  n: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.n, default: 1, description: `Choices to generate; at most ${LIMITS.n}, and at most the server's max_num_sequence.` },
   seed: {
     type: ['integer', 'null'],
     minimum: -Number.MAX_SAFE_INTEGER,
@@ -104,13 +105,14 @@ export const sharedRequestProperties = {
       'A server sampling in the model\'s graph (system_fingerprint ending in _device-sampling) draws with llama.cpp\'s generator: the same seed gives other text there than on a server sampling on the host.',
   },
   stop: {
+    description: `A string or a list of at most ${LIMITS.stopStrings} strings, each of 1 to ${LIMITS.stopLength} characters.`,
     anyOf: [
       { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },
       { type: 'array', items: { type: 'string', minLength: 1, maxLength: LIMITS.stopLength }, maxItems: LIMITS.stopStrings },
       { type: 'null' },
     ],
   },
-  stream: { type: 'boolean', default: false },
+  stream: { type: ['boolean', 'null'], default: false },
   stream_options: {
     type: ['object', 'null'],
     properties: { include_usage: { type: 'boolean' } },
@@ -168,7 +170,7 @@ export const chatCompletionRequestSchema = {
   properties: {
     messages: { type: 'array', minItems: 1, maxItems: LIMITS.messages, items: { ...chatMessageSchema, allOf: messageRules }, description: 'Conversation so far.' },
     ...sharedRequestProperties,
-    logprobs: { type: 'boolean', default: false },
+    logprobs: { type: ['boolean', 'null'], default: false },
     top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20, description: 'Requires logprobs: true.' },
     max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: 'Most tokens generated per choice.' },
     max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: "OpenAI's newer name for max_tokens; if both are given they must be equal." },

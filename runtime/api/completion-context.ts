@@ -31,8 +31,8 @@ export type ChatConventions = Pick<CompletionContext, 'template' | 'tools' | 're
 /** The fields the server itself reads from every completion request. */
 export interface CompletionRequestBase {
   model: string;
-  stream?: boolean;
-  n?: number;
+  stream?: boolean | null;
+  n?: number | null;
   user?: string | null;
 }
 

@@ -5,13 +5,13 @@ import { badRequest } from './api-error.js';
 import { samplingParamsOf, type SamplingFields } from './sampling-fields.js';
 
 export interface SharedRequestFields extends SamplingFields {
-  n?: number;
+  n?: number | null;
   seed?: number | null;
   stop?: string | string[] | null;
   temperature?: number | null;
   top_p?: number | null;
-  frequency_penalty?: number;
-  presence_penalty?: number;
+  frequency_penalty?: number | null;
+  presence_penalty?: number | null;
   logit_bias?: Record<string, number> | null;
   ignore_eos?: boolean;
   cache_prompt?: boolean;

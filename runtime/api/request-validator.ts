@@ -47,15 +47,27 @@ const shapesOf = (error: ErrorObject): string | undefined => (error.parentSchema
 /**
  * The error to report. Validation stops at the first bad field, but a field with several
  * allowed shapes (anyOf: `stop` is a string or a list) fails every branch: the branch whose
- * type matched says what is wrong ("more than 16 items"), not the first ("must be string");
- * when none did, the field's description lists its shapes, if it has one.
+ * type matched says what is wrong, inside the value ("stop[0]: must NOT have fewer than 1
+ * characters") or at it ("more than 16 items"), not the first ("must be string"); when none
+ * did, the field's description lists its shapes, if it has one.
  */
 function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
   const keys = errors.find((error) => error.keyword === 'propertyNames');
   if (keys) return keys;
   const anyOf = errors.find((error) => error.keyword === 'anyOf');
-  const sameField = anyOf && errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
-  return sameField ?? (anyOf && shapesOf(anyOf) ? anyOf : errors[0]);
+  if (!anyOf) return errors[0];
+  // Inside the value only when one shape alone has the value's type (with several, a prompt of
+  // strings or of token ids, which one the client meant is a guess), and only for a bad value
+  // there: an object of another shape inside (an image part among text parts) is better told
+  // by the description's list of shapes.
+  const shapes = Array.isArray(anyOf.schema) ? anyOf.schema.length : 0;
+  const typeMisses = errors.filter((error) => error.instancePath === anyOf.instancePath && error.keyword === 'type').length;
+  const inside =
+    shapes - typeMisses === 1
+      ? errors.find((error) => error.instancePath.startsWith(`${anyOf.instancePath}/`) && error.keyword !== 'required' && error.keyword !== 'additionalProperties')
+      : undefined;
+  const sameField = errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
+  return inside ?? sameField ?? (shapesOf(anyOf) ? anyOf : errors[0]);
 }
 
 /** A parser of bodies for `schema` (rules included): the body typed as T, or a 400 naming the field. */

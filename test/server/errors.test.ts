@@ -27,7 +27,11 @@ test('wrong types and out-of-range values name the field', async ({ s }) => {
   await expectError(s, { ...ok, logit_bias: { abc: 1 } }, 400, 'logit_bias');
   await expectError(s, { ...ok, logit_bias: { '5': 101 } }, 400, 'logit_bias[5]');
   await expectError(s, { ...ok, logit_bias: { '99999999': 1 } }, 400, 'logit_bias', null, /vocabulary/);
-  await expectError(s, { ...ok, stop: ['a', 5] }, 400, 'stop');
+  // A bad entry of a list is named, and why: the list shape fits, its entry does not.
+  await expectError(s, { ...ok, stop: ['a', 5] }, 400, 'stop[1]', null, /'stop\[1\]': must be string/);
+  await expectError(s, { ...ok, stop: [''] }, 400, 'stop[0]', null, /fewer than 1 characters/);
+  await expectError(s, { ...ok, stop: ['x'.repeat(1025)] }, 400, 'stop[0]', null, /more than 1024 characters/);
+  await expectError(s, { ...ok, stop: 5 }, 400, 'stop', null, /a list of at most 16 strings, each of 1 to 1024 characters/);
   await expectError(s, { ...ok, seed: 1.5 }, 400, 'seed');
   await expectError(s, { ...ok, stream_options: { include_usage: true } }, 400, 'stream_options');
 });
@@ -39,6 +43,21 @@ test('bad messages name the message', async ({ s }) => {
   await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: 'x' }] }] }, 400, 'messages[0].content');
   await expectError(s, { ...ok, messages: [{ role: 'tool', content: 'x' }] }, 400, 'messages[0].tool_call_id');
   await expectError(s, { model: TINY_MODEL_ID }, 400, 'messages', null, /Missing required parameter/);
+});
+
+test('null where OpenAI allows it is the field left out', async ({ s }) => {
+  // Clients that write every unset field send these (OpenAI's schema: integer or null, ...).
+  const nulls = { n: null, logprobs: null, frequency_penalty: null, presence_penalty: null, stream: null, top_logprobs: null, max_tokens: null, temperature: null, top_p: null, stop: null, seed: null };
+  const response = await post(`${s.url}/v1/chat/completions`, { ...ok, ...nulls, max_completion_tokens: 2 });
+  assert.is(response.status, 200, response.text);
+  assert.is(response.json.choices.length, 1);
+  assert.is(response.json.choices[0].logprobs, null);
+  assert.is(response.json.usage.completion_tokens, 2);
+  const text = await post(`${s.url}/v1/completions`, { model: ok.model, prompt: 'hi', max_tokens: 2, n: null, stream: null, frequency_penalty: null, presence_penalty: null });
+  assert.is(text.status, 200, text.text);
+  // Still refused where no null is allowed, and a null that leaves a rule unmet.
+  await expectError(s, { ...ok, messages: null }, 400, 'messages');
+  await expectError(s, { ...ok, logprobs: null, top_logprobs: 3 }, 400, 'top_logprobs', null, /requires 'logprobs' to be true/);
 });
 
 test('unknown fields and values are refused, not ignored', async ({ s }) => {

@@ -40,7 +40,7 @@ function hostileCases(): HostileCase[] {
   const wrongTypes: [string, unknown][] = [
     ['temperature', 'hot'], ['top_p', []], ['n', '2'], ['max_tokens', 1.5], ['stream', 'yes'], ['logprobs', 1],
     ['stop', 5], ['seed', 'a'], ['tools', {}], ['tool_choice', 5], ['response_format', 'json'], ['messages', {}],
-    ['frequency_penalty', null], ['presence_penalty', '1'], ['logit_bias', []], ['user', 7], ['ignore_eos', 'no'],
+    ['frequency_penalty', 'low'], ['presence_penalty', '1'], ['logit_bias', []], ['user', 7], ['ignore_eos', 'no'],
     ['stream_options', 'x'], ['parallel_tool_calls', 'true'], ['skip_special_tokens', 0], ['model', 42], ['top_logprobs', 'all'],
   ];
   for (const [field, value] of wrongTypes) add(`${field} of the wrong type`, { ...valid, [field]: value }, 400, field);

@@ -15,17 +15,17 @@ export type ChatMessage = IncomingMessage & { role: 'system' | 'user' | 'assista
 export interface ChatRequest extends SamplingFields {
   messages: ChatMessage[];
   model: string;
-  frequency_penalty?: number;
-  presence_penalty?: number;
-  logprobs?: boolean;
+  frequency_penalty?: number | null;
+  presence_penalty?: number | null;
+  logprobs?: boolean | null;
   top_logprobs?: number | null;
   logit_bias?: Record<string, number> | null;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;
-  n?: number;
+  n?: number | null;
   seed?: number | null;
   stop?: string | string[] | null;
-  stream?: boolean;
+  stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
   temperature?: number | null;
   top_p?: number | null;

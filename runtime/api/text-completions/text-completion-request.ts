@@ -15,7 +15,7 @@ export interface TextCompletionRequest extends SharedRequestFields {
   echo?: boolean | null;
   best_of?: number | null;
   suffix?: string | null;
-  stream?: boolean;
+  stream?: boolean | null;
   stream_options?: { include_usage?: boolean } | null;
   user?: string | null;
   response_format?: ({ type: string } & Record<string, unknown>) | null;
