@@ -56,7 +56,10 @@ export const chatMessageSchema = {
   type: 'object',
   description: 'ChatCompletionMessage',
   properties: {
-    role: { enum: ['system', 'user', 'assistant', 'tool'] },
+    role: {
+      enum: ['system', 'developer', 'user', 'assistant', 'tool'],
+      description: "'developer' is OpenAI's newer name for the system instructions: the chat template gets it as 'system'.",
+    },
     content: {
       description: 'Text, or a list of text parts (concatenated).',
       anyOf: [{ type: 'string' }, { type: 'array', items: textPart }, { type: 'null' }],
@@ -198,6 +201,10 @@ export const chatCompletionRequestSchema = {
         '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call) or {"type": "function", "function": {"name"}} (exactly that call, one of the tools). Needs tools.',
     },
     parallel_tool_calls: { type: ['boolean', 'null'], default: true, description: 'false allows one call at most.' },
+    store: {
+      enum: [false, null],
+      description: 'false or null: this server stores no completions (OpenAI keeps them for later retrieval when true, which it cannot do).',
+    },
   },
   required: ['messages', 'model'],
   additionalProperties: false,

@@ -33,7 +33,8 @@ export function toTemplateTools(tools: readonly IncomingTool[]): IncomingTool[] 
 export function toTemplateMessages(messages: readonly IncomingMessage[]): TemplateMessage[] {
   return messages.map((message, index) => {
     const content = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => part.text).join('');
-    const out: TemplateMessage = { role: message.role, content };
+    // OpenAI's developer messages are the system instructions; chat templates know only 'system'.
+    const out: TemplateMessage = { role: message.role === 'developer' ? 'system' : message.role, content };
     if (message.name !== undefined) out.name = message.name;
     if (message.tool_call_id !== undefined) out.tool_call_id = message.tool_call_id;
     if (message.tool_calls) {

@@ -65,6 +65,9 @@ test('unknown fields and values are refused, not ignored', async ({ s }) => {
   await expectError(s, { ...ok, tool_choice: 'auto' }, 400, 'tool_choice');
   await expectError(s, { ...ok, response_format: { type: 'xml' } }, 400, 'response_format.type');
   await expectError(s, { ...ok, frobnicate: true }, 400, 'frobnicate', null, /Unrecognized request argument/);
+  // OpenAI's store: false (or null) is what this server does anyway; true asks for what it cannot do.
+  assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, store: false })).status, 200);
+  await expectError(s, { ...ok, store: true }, 400, 'store', null, /must be one of false, null/);
 });
 
 test('malformed JSON, an empty body and a body that is not an object', async ({ s }) => {

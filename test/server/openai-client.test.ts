@@ -121,6 +121,18 @@ test('a streamed completion with usage matches the whole one', async ({ s }) => 
   assert.ok(chunks >= 3);
 });
 
+test("a developer message is the system instructions (OpenAI's newer name): the same prompt and answer", async ({ s }) => {
+  const wholePrompt = { cache_prompt: false } as object; // an lmforge field: no cache hit to round differently
+  const ask = (role: 'system' | 'developer') =>
+    s.client.chat.completions.create({ model: TINY_MODEL_ID, messages: [{ role, content: 'Answer briefly.' }, ...messages], max_tokens: 8, temperature: 0, ...wholePrompt });
+  const system = await ask('system');
+  const developer = await ask('developer');
+  assert.is(developer.usage!.prompt_tokens, system.usage!.prompt_tokens);
+  assert.is(developer.choices[0]!.message.content, system.choices[0]!.message.content);
+  const plain = (await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 1 })).usage!.prompt_tokens;
+  assert.ok(developer.usage!.prompt_tokens > plain, 'the developer message is in the prompt');
+});
+
 test('n returns that many choices', async ({ s }) => {
   const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 6, n: 3, seed: 5, ...extra });
   assert.equal(completion.choices.map((c) => c.index), [0, 1, 2]);

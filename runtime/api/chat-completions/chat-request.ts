@@ -10,7 +10,7 @@ export interface ChatTool {
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
 }
 
-export type ChatMessage = IncomingMessage & { role: 'system' | 'user' | 'assistant' | 'tool' };
+export type ChatMessage = IncomingMessage & { role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' };
 
 export interface ChatRequest extends SamplingFields {
   messages: ChatMessage[];
@@ -32,6 +32,7 @@ export interface ChatRequest extends SamplingFields {
   tools?: ChatTool[] | null;
   tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } } | null;
   parallel_tool_calls?: boolean | null;
+  store?: false | null;
   user?: string | null;
   ignore_eos?: boolean;
   cache_prompt?: boolean;
