@@ -35,10 +35,15 @@ export function grammarSpecOf(format: ({ type: string } & Record<string, unknown
       for (const key of Object.keys(wrapper)) {
         if (!['name', 'description', 'schema', 'strict'].includes(key)) throw badRequest(`response_format.json_schema has no field '${key}'.`, `response_format.json_schema.${key}`);
       }
+      // OpenAI requires `name`; llama-server's clients send the schema alone, so a missing name is
+      // accepted (it labels nothing here), a malformed one is not.
       if (wrapper.name !== undefined && (typeof wrapper.name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(wrapper.name))) {
         throw badRequest('response_format.json_schema.name must be 1 to 64 letters, digits, underscores or dashes.', 'response_format.json_schema.name');
       }
-      if (wrapper.strict !== undefined && typeof wrapper.strict !== 'boolean') throw badRequest('response_format.json_schema.strict must be a boolean.', 'response_format.json_schema.strict');
+      if (wrapper.description !== undefined && typeof wrapper.description !== 'string') {
+        throw badRequest('response_format.json_schema.description must be a string.', 'response_format.json_schema.description');
+      }
+      if (wrapper.strict != null && typeof wrapper.strict !== 'boolean') throw badRequest('response_format.json_schema.strict must be a boolean or null.', 'response_format.json_schema.strict');
       // Without a schema OpenAI's form means any JSON object; strict or not, the schema is enforced exactly.
       const options = whitespaceOption(format);
       return wrapper.schema === undefined ? { kind: 'json_object', ...options } : { kind: 'json_schema', schema: parseSchema(wrapper.schema, 'response_format.json_schema.schema'), ...options };

@@ -70,6 +70,19 @@ test('unknown fields and values are refused, not ignored', async ({ s }) => {
   await expectError(s, { ...ok, store: true }, 400, 'store', null, /must be one of false, null/);
 });
 
+test("response_format.json_schema's own fields: each wrong one named, a missing name accepted (llama-server's clients)", async ({ s }) => {
+  const format = (wrapper: object) => ({ ...ok, response_format: { type: 'json_schema', json_schema: { schema: { type: 'integer' }, ...wrapper } } });
+  await expectError(s, format({ name: 'a b' }), 400, 'response_format.json_schema.name');
+  await expectError(s, format({ name: 'a', description: 5 }), 400, 'response_format.json_schema.description', null, /must be a string/);
+  await expectError(s, format({ name: 'a', strict: 'yes' }), 400, 'response_format.json_schema.strict');
+  await expectError(s, format({ name: 'a', extra: 1 }), 400, 'response_format.json_schema.extra');
+  for (const wrapper of [{}, { name: 'a', description: 'An integer.', strict: null }]) {
+    const response = await post(`${s.url}/v1/chat/completions`, { ...format(wrapper), max_tokens: 4 });
+    assert.is(response.status, 200, response.text);
+    assert.match(response.json.choices[0].message.content, /^-?\d*$/);
+  }
+});
+
 test('malformed JSON, an empty body and a body that is not an object', async ({ s }) => {
   await expectError(s, '{"model": ', 400, null, 'invalid_json');
   await expectError(s, '', 400, null, 'invalid_json');
