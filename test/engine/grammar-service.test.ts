@@ -255,7 +255,7 @@ http('beside a slow format, small ones answer 200 and wrong ones 400 invalid_gra
     }
     assert.is(undefinedRule!.json.error.param, 'response_format.grammar');
     assert.is(unbalanced!.json.error.param, 'response_format.grammar');
-    assert.is(unknownTag!.json.error.param, 'response_format/format/type');
+    assert.is(unknownTag!.json.error.param, 'response_format.format/type');
     const timedOut = await slow;
     assert.is(timedOut.status, 400);
     assert.is(timedOut.json.error.code, 'grammar_timeout');

@@ -35,12 +35,12 @@ test('a schema, grammar, regex or tag with an empty language: 400 naming the pla
   await refused(s, { response_format: { type: 'json_object', schema: { type: 'string', enum: [1, 2] } } }, 'response_format.schema', /none of the 'enum' values/);
   await refused(s, { response_format: { type: 'grammar', grammar: 'root ::= "a" root' } }, 'response_format.grammar', /line 1, column 1: the rule 'root' can never finish/);
   await refused(s, { response_format: { type: 'regex', pattern: 'a[]' } }, 'response_format.pattern', /matches no character/);
-  await refused(s, { response_format: { type: 'structural_tag', format: { type: 'json_schema', json_schema: { type: 'string', minLength: 3, maxLength: 1 } } } }, 'response_format/format/json_schema', /'minLength' \(3\) is greater/);
+  await refused(s, { response_format: { type: 'structural_tag', format: { type: 'json_schema', json_schema: { type: 'string', minLength: 3, maxLength: 1 } } } }, 'response_format.format/json_schema', /'minLength' \(3\) is greater/);
   // A const outside the enum beside it (it used to pass alone: 200 with the const).
   await refused(s, schema({ type: 'object', properties: { a: { const: 'x', enum: ['y'] } }, required: ['a'] }), 'response_format.json_schema.schema/properties/a', /the 'const' value does not satisfy 'enum'/);
   // The model's end-of-generation token as output: the engine would end there (it used to: 200, stop, cut short).
   const endsEarly = { type: 'sequence', elements: [{ type: 'const_string', value: 'hi' }, { type: 'token', token: '<|endoftext|>' }, { type: 'const_string', value: ' there' }] };
-  await refused(s, { response_format: { type: 'structural_tag', format: endsEarly } }, 'response_format/format/elements/1/token', /the token "<\|endoftext\|>" ends generation/);
+  await refused(s, { response_format: { type: 'structural_tag', format: endsEarly } }, 'response_format.format/elements/1/token', /the token "<\|endoftext\|>" ends generation/);
   // Tool parameters are checked the same way, with their own code.
   const tool = { type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { n: { type: 'number', exclusiveMinimum: 2, exclusiveMaximum: 2 } }, required: ['n'] } } };
   await refused(s, { tools: [tool] }, 'tools[0].function.parameters/properties/n', /leave no value/, 'invalid_tool_schema');
@@ -52,7 +52,7 @@ test('a schema or tag nested too deep: 400 at the level where the limit is cross
   await refused(s, schema(deep), `response_format.json_schema.schema${'/items'.repeat(65)}`, /nest more than 64 levels/);
   let tag: unknown = { type: 'const_string', value: 'x' };
   for (let i = 0; i < 100; i++) tag = { type: 'optional', content: tag };
-  await refused(s, { response_format: { type: 'structural_tag', format: tag } }, `response_format/format${'/content'.repeat(64)}`, /nest more than 64 levels/);
+  await refused(s, { response_format: { type: 'structural_tag', format: tag } }, `response_format.format${'/content'.repeat(64)}`, /nest more than 64 levels/);
   await refused(s, { response_format: { type: 'grammar', grammar: `root ::= ${'('.repeat(100)}"a"${')'.repeat(100)}` } }, 'response_format.grammar', /groups nest more than 64/);
   // And it still serves.
   const ok = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, max_tokens: 8, response_format: { type: 'regex', pattern: 'ok' } });

@@ -93,7 +93,7 @@ function hostileCases(): HostileCase[] {
     ['an EBNF grammar that does not parse', { response_format: { type: 'grammar', grammar: '"([' } }, 'response_format.grammar'],
     ['an EBNF grammar with an undefined rule', { response_format: { type: 'grammar', grammar: 'root ::= missing' } }, 'response_format.grammar'],
     ['a regex that does not parse', { response_format: { type: 'regex', pattern: '(' } }, 'response_format.pattern'],
-    ['an unknown structural tag type', { response_format: { type: 'structural_tag', format: { type: 'nonsense' } } }, 'response_format/format/type'],
+    ['an unknown structural tag type', { response_format: { type: 'structural_tag', format: { type: 'nonsense' } } }, 'response_format.format/type'],
   ];
   for (const [name, fields, param] of contradictions) add(name, { ...valid, ...fields }, 400, param);
 
