@@ -123,7 +123,7 @@ export const sharedRequestProperties = {
     description: 'Only with stream: true. include_usage adds a last chunk with usage and no choices.',
   },
   temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
-  top_p: { type: ['number', 'null'], exclusiveMinimum: 0, maximum: 1, default: 1 },
+  top_p: { type: ['number', 'null'], minimum: 0, maximum: 1, default: 1, description: "OpenAI's range: 0 keeps only the most likely token (as a vanishing nucleus would)." },
   ...samplingFieldProperties,
   user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
   ignore_eos: { type: 'boolean', default: false },

@@ -55,6 +55,15 @@ test('chat completions with logprobs, whole and streamed, are the host server\'s
   assertClose(streamed, onHost.choices[0]!.logprobs!.content!, 'streamed');
 });
 
+test('top_p 0 on the device path keeps the most likely token: the host server\'s greedy text, any seed', async ({ host, device }) => {
+  const greedy = await host.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 8, temperature: 0, ...extra });
+  for (const seed of [1, 2]) {
+    const nucleus = await device.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 8, temperature: 1, top_p: 0, seed, ...extra });
+    assert.match(nucleus.system_fingerprint!, /_device-sampling$/);
+    assert.is(nucleus.choices[0]!.message.content, greedy.choices[0]!.message.content, `seed ${seed}`);
+  }
+});
+
 test('legacy completions: logprobs 3 on the device path is the host server\'s', async ({ host, device }) => {
   const request = { model: TINY_MODEL_ID, prompt: 'The quick brown fox', max_tokens: 6, temperature: 0, logprobs: 3, ...extra };
   const [onDevice, onHost] = [await device.client.completions.create(request), await host.client.completions.create(request)];

@@ -50,7 +50,7 @@ function hostileCases(): HostileCase[] {
     ['n 1e8', { n: 100000000 }, 'n'], ['n 1e300', { n: 1e300 }, 'n'], ['n 2^32', { n: 4294967296 }, 'n'], ['n 5', { n: 5 }, 'n'], ['n 0', { n: 0 }, 'n'],
     ['max_tokens 0', { max_tokens: 0 }, 'max_tokens'], ['max_tokens 1e300', { max_tokens: 1e300 }, 'max_tokens'], ['max_tokens 600', { max_tokens: 600 }, 'messages'],
     ['top_logprobs 21', { logprobs: true, top_logprobs: 21 }, 'top_logprobs'], ['top_logprobs -1', { logprobs: true, top_logprobs: -1 }, 'top_logprobs'],
-    ['temperature 3', { temperature: 3 }, 'temperature'], ['top_p 0', { top_p: 0 }, 'top_p'], ['frequency_penalty 3', { frequency_penalty: 3 }, 'frequency_penalty'],
+    ['temperature 3', { temperature: 3 }, 'temperature'], ['top_p -0.1', { top_p: -0.1 }, 'top_p'], ['frequency_penalty 3', { frequency_penalty: 3 }, 'frequency_penalty'],
     ['logit_bias 1025 entries', { logit_bias: Object.fromEntries(Array.from({ length: 1025 }, (_, i) => [String(i), 1])) }, 'logit_bias'],
     ['logit_bias 101', { logit_bias: { '5': 101 } }, 'logit_bias[5]'], ['logit_bias token beyond the vocabulary', { logit_bias: { '99999999': 1 } }, 'logit_bias'],
     ['17 stop strings', { stop: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 'stop'], ['a 2000-character stop', { stop: 'x'.repeat(2000) }, 'stop'], ['an empty stop', { stop: '' }, 'stop'],

@@ -133,6 +133,15 @@ test("a developer message is the system instructions (OpenAI's newer name): the 
   assert.ok(developer.usage!.prompt_tokens > plain, 'the developer message is in the prompt');
 });
 
+test('top_p 0 (in OpenAI\'s range) keeps only the most likely token: the greedy answer, whatever the seed', async ({ s }) => {
+  const wholePrompt = { cache_prompt: false } as object;
+  const greedy = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 8, temperature: 0, ...wholePrompt });
+  for (const seed of [1, 2, 3]) {
+    const nucleus = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 8, temperature: 1, top_p: 0, seed, ...wholePrompt });
+    assert.is(nucleus.choices[0]!.message.content, greedy.choices[0]!.message.content, `seed ${seed}`);
+  }
+});
+
 test('n returns that many choices', async ({ s }) => {
   const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 6, n: 3, seed: 5, ...extra });
   assert.equal(completion.choices.map((c) => c.index), [0, 1, 2]);
