@@ -284,7 +284,10 @@ export function completionEnvelope(options: { description: string; object: strin
       model: { type: 'string' },
       system_fingerprint: { type: 'string' },
       choices: { type: 'array', items: options.choice, ...(options.usage === 'last chunk' ? { description: 'One choice per chunk; none in the last chunk, which carries usage (stream_options.include_usage).' } : {}) },
-      usage: options.usage === 'required' ? usageSchema : { ...usageSchema, description: 'Only in the last chunk, with stream_options.include_usage.' },
+      usage:
+        options.usage === 'required'
+          ? usageSchema
+          : { anyOf: [usageSchema, { type: 'null' }], description: 'With stream_options.include_usage: the usage in the last chunk, null in every other one (as OpenAI sends them).' },
     },
     required: ['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', ...(options.usage === 'required' ? ['usage'] : [])],
   } as const;

@@ -9,16 +9,18 @@ import { endEventStream, openEventStream, sendEvent } from './sse.js';
 /**
  * The stream opens with the first chunk, so anything that fails before it is still an HTTP
  * error. An error after it is thrown on, to be answered as the stream's last event; the usage
- * chunk goes out only when the client asked for it (stream_options.include_usage).
+ * chunk goes out only when the client asked for it (stream_options.include_usage), and then
+ * every other chunk says `"usage": null`, as OpenAI's do.
  */
 export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; meter: RequestMeter }): Promise<void> {
   let opened = false;
   try {
     for await (const chunk of chunks) {
-      if (isUsageChunk(chunk) && !options.includeUsage) continue;
+      const usage = isUsageChunk(chunk);
+      if (usage && !options.includeUsage) continue;
       if (!opened) openEventStream(res);
       opened = true;
-      sendEvent(res, chunk);
+      sendEvent(res, options.includeUsage && !usage ? { ...chunk, usage: null } : chunk);
     }
   } catch (error) {
     if (opened && error instanceof InterruptedGeneration) options.meter.choicesEnded(error.outcomes);

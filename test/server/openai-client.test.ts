@@ -108,6 +108,8 @@ test('a streamed completion with usage matches the whole one', async ({ s }) => 
       assert.equal(chunk.choices, [], 'the usage chunk has no choices');
       continue;
     }
+    // With include_usage every other chunk says usage: null, as OpenAI's do.
+    assert.ok('usage' in chunk && chunk.usage === null, JSON.stringify(chunk));
     const choice = chunk.choices[0]!;
     role ??= choice.delta.role;
     text += choice.delta.content ?? '';
