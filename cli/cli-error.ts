@@ -13,9 +13,14 @@ export function isUserFacing(error: unknown): error is Error {
   return (error instanceof LmforgeError && error.userFacing) || (error instanceof Error && error.name === 'CACError');
 }
 
+/** cac names an unknown option in camelCase (`--apiKeyy`): the user typed it in kebab-case. */
+function asTyped(message: string): string {
+  return message.replace(/`--([A-Za-z0-9]+)`/g, (_, name: string) => `\`--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}\``);
+}
+
 /** Prints `lmforge: <message>` and exits 1. */
 export function reportCliError(error: unknown): never {
-  if (isUserFacing(error)) console.error(`lmforge: ${error.message}`);
+  if (isUserFacing(error)) console.error(`lmforge: ${asTyped(error.message)}`);
   else console.error('lmforge: internal error:', error);
   process.exit(1);
 }

@@ -26,6 +26,7 @@ try {
   if (cli.options.help || cli.options.version) process.exit(0); // cac has printed them
   if (!cli.matchedCommand) {
     cli.outputHelp();
+    if (cli.args.length > 0) console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
     process.exit(cli.args.length > 0 ? 1 : 0);
   }
   await cli.runMatchedCommand();

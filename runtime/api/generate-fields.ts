@@ -51,7 +51,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
 /** Checked before anything per choice is built: n decides how much a request allocates. */
 export function checkChoicesFit(n: number, info: EngineInfo): void {
   const { maxNumSequence } = info.config;
-  if (n > maxNumSequence) throw badRequest(`n=${n} is not possible: this server decodes at most ${maxNumSequence} sequences together (max_num_sequence).`, 'n');
+  if (n > maxNumSequence) throw badRequest(`n=${n} is not possible: this server decodes at most ${maxNumSequence} ${maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence).`, 'n');
 }
 
 /** Whether the tokenizer adds BOS to a text prompt: when the model wants one and the text does not already begin with it. */

@@ -50,6 +50,9 @@ test('serve --help documents every option of the spec with its default', async (
 test('bad flags fail before loading anything, each with one line naming it', async () => {
   await failsWith(['serve', tinyModelPath, '--overrides', 'max_num_sequence=0'], /max_num_sequence=0 is not valid/);
   await failsWith(['serve', tinyModelPath, '--overrides', 'bogus=1'], /unknown key 'bogus'/);
+  // Named as typed, not as cac's camelCase (--apiKeyy).
+  await failsWith(['serve', tinyModelPath, '--api-keyy', 'K'], /Unknown option `--api-keyy`/);
+  await failsWith(['bogus'], /unknown command 'bogus'/);
   await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
   await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
   await failsWith(['serve', tinyModelPath, '--kv-layout', 'unified'], /--kv-layout 'unified' is not valid: use one of shared, per-sequence/);

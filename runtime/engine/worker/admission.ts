@@ -78,7 +78,7 @@ export class Admission {
   admit(id: number, request: GenerateRequest): RequestState | EngineErrorInfo {
     const n = request.n ?? 1;
     if (!Number.isInteger(n) || n < 1 || n > this.limits.maxNumSequence) {
-      return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} sequences together (max_num_sequence)` };
+      return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
     }
     for (const token of request.sampling?.logitBias?.keys() ?? []) {
       if (!Number.isInteger(token) || token < 0 || token >= this.vocabulary.size) {
