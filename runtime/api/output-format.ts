@@ -6,9 +6,10 @@ import { nowMicros } from '../engine/clock.js';
 import { GrammarCompileError } from '../grammar-service/grammar-compile-error.js';
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import type { CompletionContext } from './completion-context.js';
+import type { ErrorParamAt } from './response-format.js';
 
 /** Which request field a format came from, and the parameter its errors point into. */
-export type FormatSource = { field: 'tools' } | { field: 'response_format'; param: string };
+export type FormatSource = { field: 'tools' } | { field: 'response_format'; paramAt: ErrorParamAt };
 
 export class OutputFormatError extends LmforgeError {
   override name = 'OutputFormatError';
@@ -24,19 +25,8 @@ function answer(reason: GrammarCompileError, source: FormatSource): [string, Err
   const code = reason.timedOut ? 'grammar_timeout' : 'invalid_grammar';
   // The schemas were checked one by one; what is left is the tag as a whole (e.g. too slow).
   if (source.field === 'tools') return [`The tools could not be compiled: ${reason.message}`, { status: 400, param: 'tools', code, userFacing: true }];
-  const param = reason.pointer && reason.pointer !== '/' ? paramAt(source.param, reason.pointer) : source.param;
+  const param = source.paramAt(reason.pointer);
   return [`Invalid response_format: ${reason.message}`, { status: 400, param, code, userFacing: true }];
-}
-
-/**
- * The parameter a pointer into a format names: request fields joined by dots, then the pointer
- * inside the client's document (response_format.json_schema.schema/properties/a). A pointer into
- * response_format itself (a structural tag's) starts with one of its fields: response_format.format/elements/1.
- */
-function paramAt(base: string, pointer: string): string {
-  if (base !== 'response_format') return `${base}${pointer}`;
-  const [field, ...inside] = pointer.slice(1).split('/');
-  return `${base}.${field}${inside.length ? `/${inside.join('/')}` : ''}`;
 }
 
 /**

@@ -90,11 +90,28 @@ function parseSchema(value: unknown, param: string): unknown {
   return value;
 }
 
-/** Where in the request a grammar error points: the schema or tag field, plus the pointer inside it. */
-export function grammarErrorParam(spec: GrammarSpec, format: { type: string }): string {
-  if (format.type === 'json_schema') return 'response_format.json_schema.schema';
-  if (format.type === 'json_object') return 'response_format.schema';
-  // Structural-tag pointers start at the tag object, whose 'format' is response_format's own.
-  if (format.type === 'structural_tag') return 'response_format';
-  return spec.kind === 'ebnf' ? 'response_format.grammar' : 'response_format.pattern';
+/** A grammar error's parameter: the request field, then the pointer inside the client's document. */
+export type ErrorParamAt = (pointer: string | undefined) => string;
+
+/**
+ * Where in the request a grammar error points: the schema or tag field, joined to the pointer
+ * inside it (response_format.json_schema.schema/properties/a).
+ */
+export function grammarErrorParam(spec: GrammarSpec, format: { type: string }): ErrorParamAt {
+  if (format.type === 'json_schema') return inside('response_format.json_schema.schema');
+  if (format.type === 'json_object') return inside('response_format.schema');
+  // Structural-tag pointers start at the tag object, whose fields are response_format's own:
+  // response_format.format/elements/1.
+  if (format.type === 'structural_tag') {
+    return (pointer) => {
+      if (!pointer || pointer === '/') return 'response_format';
+      const [field, ...rest] = pointer.slice(1).split('/');
+      return `response_format.${field}${rest.length ? `/${rest.join('/')}` : ''}`;
+    };
+  }
+  return inside(spec.kind === 'ebnf' ? 'response_format.grammar' : 'response_format.pattern');
+}
+
+function inside(base: string): ErrorParamAt {
+  return (pointer) => (pointer && pointer !== '/' ? `${base}${pointer}` : base);
 }

@@ -33,7 +33,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
     generate.grammar = await compileOutputFormat(context, completionId, {
       compiled: think === 'closed' ? spec : afterThinking(spec, think, thinkMarkersOf(context)),
       reported: spec,
-      source: tools?.spec ? { field: 'tools' } : { field: 'response_format', param: grammarErrorParam(spec, request.response_format!) },
+      source: tools?.spec ? { field: 'tools' } : { field: 'response_format', paramAt: grammarErrorParam(spec, request.response_format!) },
     });
   }
   const signal = abortWhenClosed(res);

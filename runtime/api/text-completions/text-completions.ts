@@ -28,7 +28,7 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   const prompts = promptsOf(request.prompt);
   prompts.forEach((prompt, i) => checkTokenIds(prompt, promptParam(request.prompt, i), info));
   const spec = grammarSpecOf(request.response_format);
-  const grammar = spec && (await compileOutputFormat(context, completionId, { compiled: spec, reported: spec, source: { field: 'response_format', param: grammarErrorParam(spec, request.response_format!) } }));
+  const grammar = spec && (await compileOutputFormat(context, completionId, { compiled: spec, reported: spec, source: { field: 'response_format', paramAt: grammarErrorParam(spec, request.response_format!) } }));
   const echoes = request.echo ? await Promise.all(prompts.map((prompt) => (typeof prompt === 'string' ? prompt : context.engine.detokenize(prompt)))) : undefined;
   const logprobs = request.logprobs != null;
   const shared = generateFieldsOf(request, { maxTokens: request.max_tokens ?? DEFAULT_MAX_TOKENS, logprobs, topLogprobs: request.logprobs ?? 0, traceId: completionId });
