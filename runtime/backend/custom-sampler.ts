@@ -166,8 +166,10 @@ function register<S>(libllamaPath: string, name: string, hooksFor: (ggml: GgmlAp
       } catch (error) {
         process.stderr.write(`lmforge: ${name} sampler ${hook} failed: ${(error as Error).stack ?? error}\n`);
         firstFailure ??= error as Error;
-        const state = hooks.fail ? states.get(idOf(args[0])) : undefined;
-        if (state !== undefined) hooks.fail!(state, error as Error);
+        if (hooks.fail) {
+          const state = states.get(idOf(args[0]));
+          if (state !== undefined) hooks.fail(state, error as Error);
+        }
         return onError(...args);
       }
     };
