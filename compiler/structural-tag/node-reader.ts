@@ -120,8 +120,11 @@ function resolvedTokenId(value: Json, at: string, what: string, options: Structu
   throw GrammarError.at(at, `${what}: a token must be an integer id or a string, not ${describe(value)}`);
 }
 
-export function tokenIds(reader: NodeReader, name: string, options: StructuralTagOptions, fallback?: Json[]): number[] {
+/** Whether a list's tokens are output the format asks for, or tokens it keeps out. */
+export type TokenListUse = 'output' | 'excluded';
+
+export function tokenIds(reader: NodeReader, name: string, use: TokenListUse, options: StructuralTagOptions, fallback?: Json[]): number[] {
   // Only exclusion lists may name an end-of-generation token: they keep it out.
-  const emitted = name !== 'exclude_tokens';
+  const emitted = use === 'output';
   return reader.list(name, fallback).map((item, i) => tokenId(item, reader.ptr(name, i), `'${name}' of a ${reader.kind} node`, options, emitted));
 }

@@ -46,7 +46,7 @@ export function validateTokenDispatch(v: ValidateContext, r: NodeReader, end: En
     if (rules.findIndex((o) => o.token === rule.token) !== i) throw GrammarError.at(r.ptr('rules', i, 0), `the token ${rule.token} has two rules`);
     if (rule.token === end.token) throw GrammarError.at(r.ptr('rules', i, 0), `the token ${rule.token} is also the end of the enclosing tag`);
   });
-  const own = tokenIds(r, 'exclude_tokens', v.options, []);
+  const own = tokenIds(r, 'exclude_tokens', 'excluded', v.options, []);
   own.forEach((t, i) => {
     if (rules.some((rule) => rule.token === t)) throw GrammarError.at(r.ptr('exclude_tokens', i), `the token ${t} is both a rule's token and excluded`);
   });

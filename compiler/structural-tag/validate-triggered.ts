@@ -61,7 +61,7 @@ export function validateTriggeredTags(v: ValidateContext, r: NodeReader, end: En
 }
 
 export function validateTokenTriggeredTags(v: ValidateContext, r: NodeReader, end: EnclosingEnd): StNode {
-  const triggerTokens = tokenIds(r, 'trigger_tokens', v.options);
+  const triggerTokens = tokenIds(r, 'trigger_tokens', 'output', v.options);
   if (triggerTokens.length === 0) throw GrammarError.at(r.ptr('trigger_tokens'), 'a token_triggered_tags node needs at least one trigger token');
   triggerTokens.forEach((t, i) => {
     if (triggerTokens.indexOf(t) !== i) throw GrammarError.at(r.ptr('trigger_tokens', i), `the trigger token ${t} is listed twice`);
@@ -80,7 +80,7 @@ export function validateTokenTriggeredTags(v: ValidateContext, r: NodeReader, en
     if (!used.has(t)) throw GrammarError.at(r.ptr('trigger_tokens', i), `no tag begins with the trigger token ${t}`);
   });
   const f = flags(r);
-  const own = tokenIds(r, 'exclude_tokens', v.options, []);
+  const own = tokenIds(r, 'exclude_tokens', 'excluded', v.options, []);
   own.forEach((t, i) => {
     if (triggerTokens.includes(t)) throw GrammarError.at(r.ptr('exclude_tokens', i), `the token ${t} is both a trigger and excluded`);
   });

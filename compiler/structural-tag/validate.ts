@@ -88,7 +88,7 @@ export class Validator implements ValidateContext {
         return { type: kind, at, token: tokenId(r.required('token'), r.ptr('token'), 'token', this.options) };
       case 'exclude_token':
       case 'any_tokens': {
-        const ids = tokenIds(r, 'exclude_tokens', this.options, []);
+        const ids = tokenIds(r, 'exclude_tokens', 'excluded', this.options, []);
         if (end.token !== null) ids.push(end.token);
         return { type: kind, at, excludeTokens: unique(ids) };
       }
