@@ -10,8 +10,8 @@ import { basename, extname, join, resolve } from 'node:path';
 import type { CAC } from 'cac';
 import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat-format/builtin-templates.js';
 import { formatCheckLine } from '../runtime/models/check/check-line.js';
-import { checkModel } from '../runtime/models/check/check-model.js';
-import { writeCompiledFolder } from '../runtime/models/compiled-folder.js';
+import { checkModel, type ModelCheck } from '../runtime/models/check/check-model.js';
+import { CompiledFolderError, writeCompiledFolder } from '../runtime/models/compiled-folder.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { givenTemplateOf } from './chat-template-option.js';
 import { UsageError } from './cli-error.js';
@@ -46,18 +46,31 @@ export async function runCompileModel(spec: string, flags: CompileFlags, io: Com
   const model = await resolveModel(spec, { env: io.env ?? process.env, cwd });
   const check = await checkModel(model.ggufPath, { ...(chatTemplate ? { chatTemplate } : {}), ...(io.env ? { env: io.env } : {}) });
   const out = flags.out !== undefined ? resolve(cwd, String(flags.out)) : defaultOutDir(model.ggufPath, cwd);
-  let folder: string | undefined;
-  if (check.passed) {
-    await writeCompiledFolder(model.ggufPath, check, out);
-    folder = out;
-  }
+  // The checks are printed before the folder is written, so a folder that cannot be written
+  // still leaves them on screen.
+  if (!flags.json) for (const line of check.lines) (line.status === 'fail' ? io.error : io.log)(formatCheckLine(line));
+  let written: { folder: string } | { error: string } | undefined;
+  if (check.passed) written = await writeFolder(model.ggufPath, check, out);
   if (flags.json) {
-    io.log(JSON.stringify({ model: model.ggufPath, passed: check.passed, checks: check.lines, ...(folder ? { folder } : {}) }, null, 2));
+    io.log(JSON.stringify({ model: model.ggufPath, passed: check.passed, checks: check.lines, ...written }, null, 2));
+  } else if (written && 'error' in written) {
+    io.error(`not compiled: ${written.error}`);
   } else {
-    for (const line of check.lines) (line.status === 'fail' ? io.error : io.log)(formatCheckLine(line));
-    io.log(folder ? `compiled: ${folder} (serve it with: lmforge serve ${folder})` : `not compiled: ${check.lines.filter((l) => l.status === 'fail').length} check(s) failed`);
+    io.log(written ? `compiled: ${written.folder} (serve it with: lmforge serve ${written.folder})` : `not compiled: ${check.lines.filter((l) => l.status === 'fail').length} check(s) failed`);
   }
-  return check.passed ? 0 : 1;
+  return written && 'folder' in written ? 0 : 1;
+}
+
+/** The compiled folder, or why it could not be written there (a file system's refusal is the user's to mend, not a bug). */
+async function writeFolder(ggufPath: string, check: ModelCheck, out: string): Promise<{ folder: string } | { error: string }> {
+  try {
+    await writeCompiledFolder(ggufPath, check, out);
+    return { folder: out };
+  } catch (error) {
+    if (error instanceof CompiledFolderError) return { error: error.message };
+    if (typeof (error as NodeJS.ErrnoException).code === 'string' && (error as NodeJS.ErrnoException).syscall) return { error: `cannot write ${out}: ${(error as Error).message}` };
+    throw error;
+  }
 }
 
 /** Files of grammar definitions: the files named, and those of each folder named (one level). */
@@ -107,20 +120,22 @@ export function registerCompile(cli: CAC): void {
         'context length, and what each --mode would take in memory on this machine. When none fails it writes DIR\n' +
         '(default dist/<model>, which `lmforge serve <model>` finds):\n' +
         '  <model>.gguf          a link to the GGUF (a copy where links cannot be made)\n' +
-        '  lmforge-config.json   what serve would resolve: template, tool format, reasoning, stop tokens, default sampling,\n' +
-        '                        context, engine limits per mode; and the artifacts\' lmforge version and vocabulary\n' +
+        '  lmforge-config.json   what the checks resolved: template, tool format, reasoning, stop tokens, default sampling,\n' +
+        '                        context, engine limits per mode; and the artifacts\' lmforge version, vocabulary and\n' +
+        '                        checksums (serve takes the GGUF\'s name, a --chat-template given here and the artifacts)\n' +
         '  artifacts/            the vocabulary tables the mask engine needs and the built-in JSON grammar with its masks\n' +
         '                        and the token sets of the model\'s tool-call family (its grammar depends on each\n' +
         '                        request\'s tools: compiled on first use, see the README)\n' +
         '  report.txt, report.json   the checks\n' +
         '`lmforge serve DIR` loads the artifacts instead of building them; artifacts of another lmforge version or of another\n' +
-        'vocabulary are rebuilt (serve says so in one line), never used. Exit status: 0 when no check failed, else 1.\n' +
+        'vocabulary, or changed since, are rebuilt (serve says so in one line), never used. Exit status: 0 when no check\n' +
+        'failed and the folder was written, else 1.\n' +
         'compile-grammar stays as the command that writes grammar artifacts with every JSON option; compile --check is its CI form.',
     )
     .option('--out <dir>', 'The compiled folder (default: dist/<GGUF name>)')
     .option('--json', 'Print the report as JSON')
     .option('--chat-template <template>', `A Jinja file or a built-in template (${BUILTIN_TEMPLATE_NAMES.join(', ')}) to check and record instead of the model's own`)
-    .option('--check', 'Validate grammar definition files or folders (structural tags, JSON schemas, .regex, .ebnf/.gbnf) instead of a model')
+    .option('--check', 'Validate grammar definition files or folders (structural tags, JSON schemas, .regex, .ebnf/.gbnf) instead of a model: `ok FILE` on stdout, `lmforge: FILE: reason` on stderr')
     .option('--model <model>', 'With --check: also compile each definition against this model\'s vocabulary')
     .example('lmforge compile smollm2')
     .example('lmforge compile gemma-3-270m-q4_k_m.gguf --chat-template plain --out dist/gemma')

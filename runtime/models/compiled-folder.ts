@@ -5,34 +5,48 @@
 //                             and the artifacts' binding (compiled-artifacts.ts)
 //   DIR/artifacts/            the vocabulary tables and the built-in JSON grammar's masks
 //   DIR/report.txt, report.json   the checks, as `lmforge compile` printed them
-import { copyFile, lstat, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { copyFile, lstat, mkdir, realpath, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 import { formatCheckLine } from './check/check-line.js';
 import type { ModelCheck } from './check/check-model.js';
 import { buildArtifacts, writeModelConfig } from './compiled-artifacts.js';
 import { LMFORGE_VERSION } from '../version.js';
 
+/** The compiled folder could not be written where asked: the one line the user reads. */
+export class CompiledFolderError extends UserFacingError {
+  override name = 'CompiledFolderError';
+}
+
 export async function writeCompiledFolder(ggufPath: string, check: ModelCheck, out: string): Promise<{ config: Record<string, unknown>; linked: boolean }> {
-  await mkdir(out, { recursive: true });
+  await makeFolder(out);
+  // Paths compared as the file system resolves them: through a linked folder, OUT/MODEL.gguf
+  // may be the GGUF itself, which must never be removed to make a link to it.
+  const source = await realpath(ggufPath);
   const modelFile = basename(ggufPath);
   const target = join(out, modelFile);
+  const present = await lstat(target).catch(() => undefined);
   let linked = true;
-  if (resolve(target) !== resolve(ggufPath)) {
-    await rm(target, { force: true });
+  if (present && !present.isSymbolicLink()) {
+    if ((await realpath(target)) !== source) {
+      throw new CompiledFolderError(`${target} exists and is not the GGUF being compiled (${source}); move it, or choose another --out`);
+    }
+    linked = false; // OUT holds the GGUF itself: used where it is
+  } else {
+    // A link is lmforge's own (or the user's): made again, to the file itself, not to another link.
+    if (present) await rm(target);
     try {
-      await symlink(resolve(ggufPath), target);
+      await symlink(source, target);
     } catch {
       linked = false; // a file system without links (or across some mounts): copy
-      await copyFile(ggufPath, target);
+      await copyFile(source, target);
     }
-  } else {
-    linked = (await lstat(target)).isSymbolicLink();
   }
   const artifacts = await buildArtifacts(ggufPath, out, check.tools?.toolFormat);
   const config: Record<string, unknown> = {
     lmforge_version: LMFORGE_VERSION,
     model_file: modelFile,
-    source: resolve(ggufPath),
+    source,
     chat_template: check.template
       ? { source: check.template.source, stop: check.template.stop, note: check.template.note, given: check.givenTemplate !== undefined, ...(check.givenTemplate ? { label: check.givenTemplate } : {}) }
       : null,
@@ -53,3 +67,24 @@ export async function writeCompiledFolder(ggufPath: string, check: ModelCheck, o
   return { config, linked };
 }
 
+
+/**
+ * mkdir -p that fails instead of hanging: Node 20's recursive mkdir never settles where a
+ * parent refuses new entries with ENOENT (/proc/x), so the parents are made one by one.
+ */
+async function makeFolder(path: string): Promise<void> {
+  try {
+    await mkdir(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') {
+      if ((await stat(path)).isDirectory()) return;
+      throw new CompiledFolderError(`${path} exists and is not a folder; choose another --out`);
+    }
+    if (code !== 'ENOENT' || dirname(path) === path) throw new CompiledFolderError(`cannot make the folder ${path}: ${(error as Error).message}`);
+    await makeFolder(dirname(path));
+    await mkdir(path).catch((again: Error) => {
+      throw new CompiledFolderError(`cannot make the folder ${path}: ${again.message}`);
+    });
+  }
+}

@@ -10,7 +10,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { findKnownModel } from './known-models.js';
 import { ModelError } from './model-errors.js';
 import { lmforgeHome, modelsDir } from '../lmforge-home.js';
-import { pullModel, type PullOptions } from './pull-model.js';
+import { modelCachePath, pullModel, type PullOptions } from './pull-model.js';
 
 /** Written by `lmforge compile` beside the GGUF; `model_file` names the GGUF when there are several. */
 export const MODEL_CONFIG_FILE = 'lmforge-config.json';
@@ -59,9 +59,14 @@ export async function resolveModel(spec: string, options: ResolveOptions = {}): 
   }
 
   // A known short name (smollm2) lives in the cache under its own folder name; fetch it once.
-  if (findKnownModel(spec) && options.pull !== false) {
-    const home = options.pull?.home ?? lmforgeHome(env);
-    return { id: spec, ggufPath: await pullModel(spec, { ...options.pull, home }), byName: true };
+  if (findKnownModel(spec)) {
+    if (options.pull !== false) {
+      const home = options.pull?.home ?? lmforgeHome(env);
+      return { id: spec, ggufPath: await pullModel(spec, { ...options.pull, home }), byName: true };
+    }
+    const cached = modelCachePath(spec, lmforgeHome(env));
+    if ((await stat(cached).catch(() => undefined))?.isFile()) return { id: spec, ggufPath: cached, byName: true };
+    throw new ModelError(`model "${spec}" is not downloaded (no ${cached}); run \`lmforge pull ${spec}\` first`, 'model_not_found');
   }
   throw new ModelError(`model "${spec}" not found; tried: ${tried.join(', ')}`, 'model_not_found');
 }

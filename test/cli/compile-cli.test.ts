@@ -1,8 +1,8 @@
 // `lmforge compile` as users run it (a child process of bin/lmforge.mjs): the report, the
 // compiled folder, the exit status, and `compile --check` over a folder of definitions.
-import { existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath, tinyUntemplatedModelPath } from '../../fixtures/paths.js';
@@ -10,6 +10,7 @@ import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo, artifactVocabu
 import { toolCallTag } from '../../runtime/chat-format/tool-call-tag.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat-format/tool-formats.js';
 import { grammarVocabularyFromGGUF } from '../../runtime/engine/worker/grammar-vocabulary.js';
+import { modelCachePath } from '../../runtime/models/pull-model.js';
 import { resolveModel } from '../../runtime/models/resolve-model.js';
 import { startCli } from '../helpers/cli-process.js';
 import { truncated } from '../models/check/broken-models.js';
@@ -118,6 +119,49 @@ test('a broken model: one FAIL line on stderr, exit 1, no folder, no stack trace
   const json = await run(['compile', broken, '--out', out, '--json']);
   assert.is(json.code, 1);
   assert.is(JSON.parse(json.stdout).checks[0].status, 'fail');
+});
+
+test('the folder is written without harm: through a linked folder the GGUF itself is kept; a file of its name that is not it, or an --out that is a file, is one line after the checks', async () => {
+  // OUT/MODEL.gguf is the GGUF itself, reached through a link to its folder: kept, not replaced by a link to itself.
+  const real = join(dir, 'real');
+  mkdirSync(real);
+  copyFileSync(tinyModelPath, join(real, 'tiny-gpt2.gguf'));
+  symlinkSync(real, join(dir, 'via-link'));
+  const through = await run(['compile', join(dir, 'via-link', 'tiny-gpt2.gguf'), '--out', real]);
+  assert.is(through.code, 0, through.stderr);
+  assert.ok(lstatSync(join(real, 'tiny-gpt2.gguf')).isFile());
+  assert.is(statSync(join(real, 'tiny-gpt2.gguf')).size, statSync(tinyModelPath).size);
+  // Another file of the GGUF's name is the user's: refused, left as it was.
+  const foreign = join(dir, 'foreign');
+  mkdirSync(foreign);
+  writeFileSync(join(foreign, 'tiny-gpt2.gguf'), 'mine');
+  const refused = await run(['compile', tinyModelPath, '--out', foreign]);
+  assert.is(refused.code, 1);
+  assert.match(refused.stdout, /^ok {3}gguf: /m, 'the checks are printed before the folder is written');
+  assert.match(refused.stderr, /^not compiled: .*foreign\/tiny-gpt2\.gguf exists and is not the GGUF being compiled .*; move it, or choose another --out\n$/);
+  assert.is(readFileSync(join(foreign, 'tiny-gpt2.gguf'), 'utf8'), 'mine');
+  const file = join(dir, 'a-file');
+  writeFileSync(file, '');
+  const notFolder = await run(['compile', tinyModelPath, '--out', file, '--json']);
+  assert.is(notFolder.code, 1);
+  assert.match(JSON.parse(notFolder.stdout).error, /a-file exists and is not a folder; choose another --out$/);
+  assert.not.match(notFolder.stderr, /internal error|\n {4}at /);
+});
+
+test('compile --check --model smollm2 takes the known model from the cache, and says to pull it when it is not there', async () => {
+  const defs = join(dir, 'known-defs');
+  mkdirSync(defs);
+  writeFileSync(join(defs, 'a.ebnf'), 'root ::= "a"+');
+  const missing = await run(['compile', '--check', defs, '--model', 'smollm2']);
+  assert.is(missing.code, 1);
+  assert.match(missing.stderr, /model "smollm2" is not downloaded \(no .*\); run `lmforge pull smollm2` first/);
+  // run() sets LMFORGE_HOME to dir/home: the tiny model stands in for the cached one.
+  const cached = modelCachePath('smollm2', join(dir, 'home'));
+  mkdirSync(dirname(cached), { recursive: true });
+  symlinkSync(tinyModelPath, cached);
+  const found = await run(['compile', '--check', defs, '--model', 'smollm2']);
+  assert.is(found.code, 0, found.stderr);
+  assert.match(found.stdout, /1 of 1 definitions compiled against smollm2's vocabulary/);
 });
 
 test('compile --check over a folder of definitions: every file reported, exit 1 on any failure; --model compiles against the vocabulary', async () => {
