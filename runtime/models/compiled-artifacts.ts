@@ -3,8 +3,9 @@
 // grammar and the model's tool-call family use whatever the tools) and the built-in JSON
 // grammar with every token mask, so that `serve DIR` compiles neither at start-up nor on the
 // first json_object request. They are bound to one lmforge version, one artifact format and
-// one GGUF header (which holds the whole vocabulary): a folder whose binding does not match is
-// rebuilt, never used.
+// one GGUF header (which holds the whole vocabulary), and each file to the SHA-256 it was
+// written with: a folder whose binding does not match, or whose files changed, is rebuilt,
+// never used.
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -29,7 +30,9 @@ export interface ArtifactsRecord {
   gguf_header_sha256: string;
   vocabulary_fingerprint: string;
   vocabulary: string;
-  grammars: { spec: GrammarSpec; file: string }[];
+  /** sha256 of the vocabulary file, as written. */
+  vocabulary_sha256: string;
+  grammars: { spec: GrammarSpec; file: string; sha256: string }[];
 }
 
 /** The loaded artifacts, for Engine.create. */
@@ -69,18 +72,20 @@ export async function buildArtifacts(ggufPath: string, folder: string, toolForma
   const dir = join(folder, ARTIFACTS_DIR);
   await mkdir(dir, { recursive: true });
   // The spec is the one response_format {"type": "json_object"} asks for (response-format.ts).
-  const jsonObject = new GrammarCompiler(vocabulary).compile(Grammar.builtinJSONObject({}), { eager: true });
-  await writeAtomically(join(dir, JSON_OBJECT_FILE), serializeCompiledGrammar(jsonObject));
+  const jsonObject = serializeCompiledGrammar(new GrammarCompiler(vocabulary).compile(Grammar.builtinJSONObject({}), { eager: true }));
+  await writeAtomically(join(dir, JSON_OBJECT_FILE), jsonObject);
   if (toolFormat) buildToolCallTokenSets(vocabulary, toolFormat);
   // Written last: the tables carry the token sets the compiles above built.
-  await writeAtomically(join(dir, VOCABULARY_FILE), vocabulary.toCacheBytes());
+  const tables = vocabulary.toCacheBytes();
+  await writeAtomically(join(dir, VOCABULARY_FILE), tables);
   return {
     lmforge_version: LMFORGE_VERSION,
     artifact_format: ARTIFACT_FORMAT_VERSION,
     gguf_header_sha256: await ggufHeaderHash(ggufPath),
     vocabulary_fingerprint: vocabulary.fingerprint,
     vocabulary: `${ARTIFACTS_DIR}/${VOCABULARY_FILE}`,
-    grammars: [{ spec: { kind: 'json_object' }, file: `${ARTIFACTS_DIR}/${JSON_OBJECT_FILE}` }],
+    vocabulary_sha256: sha256Of(tables),
+    grammars: [{ spec: { kind: 'json_object' }, file: `${ARTIFACTS_DIR}/${JSON_OBJECT_FILE}`, sha256: sha256Of(jsonObject) }],
   };
 }
 
@@ -88,15 +93,31 @@ export async function buildArtifacts(ggufPath: string, folder: string, toolForma
 export async function staleReason(record: Partial<ArtifactsRecord>, ggufPath: string): Promise<string | undefined> {
   if (record.lmforge_version !== LMFORGE_VERSION) return `made by lmforge ${record.lmforge_version ?? '(unknown)'}, this is ${LMFORGE_VERSION}`;
   if (record.artifact_format !== ARTIFACT_FORMAT_VERSION) return `artifact format ${record.artifact_format ?? '(unknown)'}, this lmforge reads ${ARTIFACT_FORMAT_VERSION}`;
-  if (record.gguf_header_sha256 !== (await ggufHeaderHash(ggufPath))) return 'made for another vocabulary (the GGUF header changed)';
+  if (record.gguf_header_sha256 !== (await ggufHeaderHash(ggufPath))) return 'made for another GGUF header (its metadata, the vocabulary among them, changed)';
   return undefined;
 }
 
+/**
+ * The artifacts' bytes, each checked against the SHA-256 it was written with: a file changed
+ * since (edited, truncated, half-copied) would otherwise load and fail requests that rely on it.
+ */
 export async function readArtifacts(record: ArtifactsRecord, folder: string): Promise<CompiledArtifacts> {
-  return {
-    vocabularyTables: new Uint8Array(await readFile(join(folder, record.vocabulary))),
-    grammars: await Promise.all(record.grammars.map(async ({ spec, file }) => ({ spec, artifact: new Uint8Array(await readFile(join(folder, file))) }))),
+  const checked = async (file: string, sha256: string | undefined): Promise<Uint8Array> => {
+    if (typeof sha256 !== 'string') throw new Error(`${file} has no recorded SHA-256 (an earlier lmforge's record)`);
+    const bytes = await readFile(join(folder, file)).catch((error: Error) => {
+      throw new Error(`${file} cannot be read (${error.message})`);
+    });
+    if (sha256Of(bytes) !== sha256) throw new Error(`${file} is not the file lmforge compile wrote: its SHA-256 differs`);
+    return new Uint8Array(bytes);
   };
+  return {
+    vocabularyTables: await checked(record.vocabulary, record.vocabulary_sha256),
+    grammars: await Promise.all(record.grammars.map(async ({ spec, file, sha256 }) => ({ spec, artifact: await checked(file, sha256) }))),
+  };
+}
+
+function sha256Of(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 async function writeAtomically(path: string, data: Uint8Array): Promise<void> {
@@ -108,18 +129,19 @@ async function writeAtomically(path: string, data: Uint8Array): Promise<void> {
 /**
  * The artifacts of a compiled folder for `serve`, with a start-up note: loaded as they are,
  * or rebuilt first (and recorded in lmforge-config.json) when they were made by another
- * lmforge or for another vocabulary. Undefined artifacts: none recorded, or none usable.
+ * lmforge or for another vocabulary, or a file changed since. Undefined artifacts: none
+ * recorded, or none usable.
  */
 export async function loadCompiledArtifacts(model: { ggufPath: string; folder?: string; config?: Record<string, unknown> }): Promise<{ artifacts?: CompiledArtifacts; note: string }> {
   const record = model.config?.artifacts as Partial<ArtifactsRecord> | undefined;
   if (!model.folder || !model.config || typeof record !== 'object' || record === null) return { note: 'none (compiled at first use; `lmforge compile MODEL` makes them ahead of time)' };
   const folder = model.folder;
-  const stale = await staleReason(record, model.ggufPath);
+  let stale = await staleReason(record, model.ggufPath);
   if (stale === undefined) {
     try {
       return { artifacts: await readArtifacts(record as ArtifactsRecord, folder), note: `loaded from ${folder} (vocabulary tables, json_object grammar with its token masks)` };
     } catch (error) {
-      return { note: `not used: ${(error as Error).message}; compiled at first use (run lmforge compile again)` };
+      stale = `not usable (${(error as Error).message})`;
     }
   }
   try {

@@ -96,13 +96,35 @@ test('artifacts made for another vocabulary are rebuilt for this one, never used
   await writeFile(configPath, JSON.stringify({ ...config, model_file: 'tiny-llama3.gguf' }));
   const server = await serve(folder);
   try {
-    assert.match(server.artifactsNote, /^rebuilt in .*swapped: the ones there were made for another vocabulary \(the GGUF header changed\)$/);
+    assert.match(server.artifactsNote, /^rebuilt in .*swapped: the ones there were made for another GGUF header \(its metadata, the vocabulary among them, changed\)$/);
     await jsonObject(server);
     const rebuilt = JSON.parse(await readFile(configPath, 'utf8')).artifacts;
     assert.is.not(rebuilt.vocabulary_fingerprint, gpt2Fingerprint);
     assert.is(rebuilt.vocabulary_fingerprint, (await grammarVocabularyFromGGUF(tinyLlama3Path)).fingerprint);
   } finally {
     await server.close();
+  }
+});
+
+test('an artifact changed after compile (bytes flipped, or cut short) is rebuilt, never used', async () => {
+  const folder = await compiled(tinyModelPath, 'damaged');
+  const config = JSON.parse(await readFile(join(folder, 'lmforge-config.json'), 'utf8'));
+  const vocabularyFile = join(folder, config.artifacts.vocabulary);
+  const flipped = await readFile(vocabularyFile);
+  for (let i = 1000; i < 1064; i++) flipped[i]! ^= 0xff;
+  await writeFile(vocabularyFile, flipped);
+  const grammarFile = join(folder, config.artifacts.grammars[0].file);
+  for (const damage of ['flipped', 'cut'] as const) {
+    if (damage === 'cut') await writeFile(grammarFile, (await readFile(grammarFile)).subarray(0, 5000));
+    const file = damage === 'flipped' ? 'vocabulary.lmvocab' : 'json-object.lmgrammar';
+    const server = await serve(folder);
+    try {
+      assert.match(server.artifactsNote, new RegExp(`^rebuilt in .*damaged: the ones there were not usable \\(artifacts/${file.replace('.', '\\.')} is not the file lmforge compile wrote: its SHA-256 differs\\)$`));
+      await jsonObject(server);
+      assert.is(server.engine.grammarCacheCounts.compiled, 0);
+    } finally {
+      await server.close();
+    }
   }
 });
 
