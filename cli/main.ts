@@ -8,6 +8,7 @@ import { registerBench } from './bench.js';
 import { registerTrainHeads } from './train-heads.js';
 import { registerBackend } from './backend.js';
 import { reportCliError } from './cli-error.js';
+import { joinNegativeValues, refuseRepeatedOptions } from './option-values.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
 const cli = cac('lmforge');
@@ -22,13 +23,14 @@ cli.help();
 cli.version(LMFORGE_VERSION);
 
 try {
-  cli.parse(process.argv, { run: false });
+  cli.parse(joinNegativeValues(cli, process.argv), { run: false });
   if (cli.options.help || cli.options.version) process.exit(0); // cac has printed them
   if (!cli.matchedCommand) {
     cli.outputHelp();
     if (cli.args.length > 0) console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
     process.exit(cli.args.length > 0 ? 1 : 0);
   }
+  refuseRepeatedOptions(cli.matchedCommand, cli.options);
   await cli.runMatchedCommand();
 } catch (error) {
   reportCliError(error);

@@ -1,7 +1,7 @@
 // `lmforge serve MODEL [options]`: load a model and answer OpenAI chat completions over HTTP.
 import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
-import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
+import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, overrideValue, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
 import { CHAT_PAGE_OPEN_PATHS, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
@@ -127,8 +127,9 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   ] as const;
   const merged = { ...overrides };
   for (const [flag, key, value] of legacy) {
-    const n = positiveInteger(value, flag);
-    if (n === undefined) continue;
+    if (value === undefined) continue;
+    // The same rule as --overrides key=N (max_total_seq_length ≥ 16, ...), named as typed.
+    const n = overrideValue(key, String(value).trim(), `${flag} ${value}`);
     if (merged[key] !== undefined) throw new UsageError(`${flag} and --overrides ${key} both set the same limit; give one`);
     merged[key] = n;
   }

@@ -30,6 +30,8 @@ export function sendError(res: ServerResponse, error: ApiError, headers: Record<
     return;
   }
   const body = JSON.stringify(error);
-  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  // A 503 (overloaded, loading, restarting) is worth a retry soon: clients such as openai's honour the hint.
+  const retry = error.status === 503 ? { 'retry-after': '1' } : {};
+  res.writeHead(error.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...retry, ...headers });
   res.end(body);
 }

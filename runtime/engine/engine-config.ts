@@ -122,20 +122,24 @@ export function parseOverrides(text: string | undefined): Overrides {
     const rule = RULES[key as OverrideKey];
     if (eq < 0 || raw === '') throw new ConfigError(`--overrides: ${key} needs a value (${key}=VALUE)`);
     if (key in overrides) throw new ConfigError(`--overrides: ${key} is given twice`);
-    const value = Number(raw);
-    if (rule.kind === 'int') {
-      if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < rule.min) {
-        throw new ConfigError(`--overrides: ${key}=${raw} is not valid: it must be an integer ≥ ${rule.min}`);
-      }
-    } else if (!Number.isFinite(value) || value <= 0 || value > 1) {
-      throw new ConfigError(`--overrides: ${key}=${raw} is not valid: it must be a number in (0, 1]`);
-    }
-    if (rule.notYet && value !== rule.notYet.noop) {
-      throw new ConfigError(`--overrides: ${key}=${raw} cannot be honoured: ${rule.notYet.why}`);
-    }
-    overrides[key as OverrideKey] = value;
+    overrides[key as OverrideKey] = overrideValue(key as OverrideKey, raw, `--overrides: ${key}=${raw}`);
   }
   return overrides;
+}
+
+/** A key's value checked against its rule; errors begin with `given`, the value as the user wrote it. */
+export function overrideValue(key: OverrideKey, raw: string, given: string): number {
+  const rule = RULES[key];
+  const value = Number(raw);
+  if (rule.kind === 'int') {
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value) || value < rule.min) {
+      throw new ConfigError(`${given} is not valid: it must be an integer ≥ ${rule.min}`);
+    }
+  } else if (!Number.isFinite(value) || value <= 0 || value > 1) {
+    throw new ConfigError(`${given} is not valid: it must be a number in (0, 1]`);
+  }
+  if (rule.notYet && value !== rule.notYet.noop) throw new ConfigError(`${given} cannot be honoured: ${rule.notYet.why}`);
+  return value;
 }
 
 export function parseKvLayout(text: string): KvLayout {
@@ -186,8 +190,14 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
   const sequenceIds = kvLayout === 'per-sequence' ? maxNumSequence + prefixCacheRecyclingSeqs : 0;
   const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence, rows, sequenceIds);
   const maxTotalSeqLength = kv.cells;
-  let prefillChunkSize = overrides.prefill_chunk_size ?? (server ? Math.min(maxTotalSeqLength, SERVER_PREFILL_CHUNK) : contextWindowSize);
-  if (prefillChunkSize > maxTotalSeqLength) prefillChunkSize = maxTotalSeqLength;
+  // A chunk of prompt is computed into KV cells: no more than the cache holds. An explicit value
+  // beyond it is refused rather than quietly lowered (an override replaces, it is not a hint).
+  if (overrides.prefill_chunk_size !== undefined && overrides.prefill_chunk_size > maxTotalSeqLength) {
+    throw new ConfigError(
+      `--overrides: prefill_chunk_size=${overrides.prefill_chunk_size} exceeds max_total_seq_length=${maxTotalSeqLength}, the KV cells a chunk is computed into; give at most ${maxTotalSeqLength}`,
+    );
+  }
+  const prefillChunkSize = Math.min(overrides.prefill_chunk_size ?? (server ? SERVER_PREFILL_CHUNK : contextWindowSize), maxTotalSeqLength);
   return {
     mode,
     maxNumSequence,

@@ -2,7 +2,7 @@
 // metrics, readiness and graceful draining. It talks to the engine only through EngineClient.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import polka, { type Request } from 'polka';
+import polka, { type Handler, type Request } from 'polka';
 import { UserFacingError } from '../../compiler/lmforge-error.js';
 import { ApiError, sendError } from '../api/api-error.js';
 import { ApiKeys } from './auth.js';
@@ -78,25 +78,31 @@ export class ApiServer {
       const page = chatPageHandler((req, res) => this.noMatch(req, res));
       app.use((req, res, next) => (isChatPagePath(req.path) && (req.method === 'GET' || req.method === 'HEAD') ? page(req, res) : next()));
     }
-    app.get('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
+    // Every GET route answers HEAD too (RFC 9110 §9.1; probes use it): Node's response sends
+    // the headers of a HEAD request's answer and drops its body.
+    const read = (path: string, handler: Handler): void => {
+      app.get(path, handler);
+      app.head(path, handler);
+    };
+    read('/v1/models', (_req, res) => this.json(res, 200, { object: 'list', data: [this.modelObject()] }));
     // A wildcard, not `:model`: a served name such as org/model may arrive with its `/` unencoded.
-    app.get('/v1/models/*', (req, res) => this.retrieveModel(req, res));
+    read('/v1/models/*', (req, res) => this.retrieveModel(req, res));
     app.post('/v1/chat/completions', (req, res) => void this.complete(req, res, chatCompletions));
     app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
-    app.get('/health', (_req, res) => {
+    read('/health', (_req, res) => {
       const status = this.healthStatus();
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
-    app.get('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
-    app.get('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, this.servedFacts(keyed.apiKeys))));
-    app.get('/docs', (_req, res) => {
+    read('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
+    read('/openapi.json', (_req, res) => this.json(res, 200, openApiDocument(options.version, this.servedFacts(keyed.apiKeys))));
+    read('/docs', (_req, res) => {
       const page = docsPage(options.version, keyed);
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': Buffer.byteLength(page) });
       res.end(page);
     });
     if (this.tracer) {
       const tracer = this.tracer;
-      app.get('/debug/trace', (req, res) => {
+      read('/debug/trace', (req, res) => {
         const id = req.query.request_id;
         this.json(res, 200, tracer.toJSON(typeof id === 'string' ? id : undefined));
       });
@@ -269,7 +275,9 @@ export class ApiServer {
   }
 
   private noMatch(req: Request, res: ServerResponse): void {
-    const allowed = endpointsAt(req.path).filter((e) => e.onlyWith === undefined || this.tracer).map((e) => e.method);
+    const allowed = endpointsAt(req.path)
+      .filter((e) => e.onlyWith === undefined || this.tracer)
+      .flatMap((e) => (e.method === 'GET' ? ['GET', 'HEAD'] : [e.method]));
     if (allowed.length > 0) {
       sendError(res, new ApiError(405, `Method ${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, 'invalid_request_error', null, 'method_not_allowed'), {
         allow: allowed.join(', '),

@@ -8,6 +8,7 @@ declare module 'polka' {
     handler: (req: IncomingMessage, res: ServerResponse) => void;
     use(...handlers: Handler[]): Polka;
     get(pattern: string, ...handlers: Handler[]): Polka;
+    head(pattern: string, ...handlers: Handler[]): Polka;
     post(pattern: string, ...handlers: Handler[]): Polka;
     options(pattern: string, ...handlers: Handler[]): Polka;
   }

@@ -76,6 +76,12 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number, depthLimi
     req.on('error', reject);
     req.on('end', () => {
       if (size > limitBytes) return reject(new BodyTooLargeError(limitBytes, true));
+      // A compressed body read as it is would be bytes that are not JSON, or worse, a plain body
+      // under a false label accepted: any coding but identity is refused by name (RFC 9110 §15.5.16).
+      const coding = req.headers['content-encoding']?.trim().toLowerCase();
+      if (coding && coding !== 'identity') {
+        return reject(new ApiError(415, `The request body's Content-Encoding is '${coding}'; this server reads bodies uncompressed: send the JSON without a Content-Encoding.`, 'invalid_request_error', null, 'unsupported_content_encoding'));
+      }
       let text: string;
       try {
         text = strictUtf8.decode(Buffer.concat(chunks));

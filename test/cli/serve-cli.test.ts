@@ -65,6 +65,13 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--overrides', 'spec_draft_length=4'], /spec_draft_length=4 needs speculative decoding: add --speculative-mode ngram, small_draft, eagle or medusa/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'fastest'], /--speculative-mode 'fastest' is not valid/);
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '2', '--overrides', 'max_num_sequence=3'], /both set the same limit/);
+  // The older variant's flags keep --overrides' rules, named as typed.
+  await failsWith(['serve', tinyModelPath, '--max-total-seq-length', '8'], /--max-total-seq-length 8 is not valid: it must be an integer ≥ 16/);
+  // A negative number after a space is the option's value, not a flag of its own.
+  await failsWith(['serve', tinyModelPath, '--max-batch-size', '-3'], /--max-batch-size -3 is not valid: it must be an integer ≥ 1/);
+  await failsWith(['serve', tinyModelPath, '--drain-seconds', '-1'], /--drain-seconds -1 is not valid/);
+  // A flag given twice says so (cac joined the values: "--port 8631,8632 is not valid").
+  await failsWith(['serve', tinyModelPath, '--port', '8631', '--port', '8632'], /--port is given 2 times; give it once/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
   await failsWith(['serve', tinyModelPath, '--chat-template', '/no/such/template.jinja'], /--chat-template \/no\/such\/template\.jinja is neither a built-in template \(chatml, gemma, llama3, plain\) nor a readable Jinja file: no such file/);
 });

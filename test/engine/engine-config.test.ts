@@ -170,6 +170,12 @@ test('unknown keys, bad values and impossible combinations name the key', () => 
   throwsConfig(() => parseOverrides('gpu_memory_utilization=1.5'), /gpu_memory_utilization=1\.5 is not valid: it must be a number in \(0, 1\]/);
   throwsConfig(() => parseOverrides('max_num_sequence'), /max_num_sequence needs a value/);
   throwsConfig(() => parseOverrides('max_num_sequence=2;max_num_sequence=3'), /max_num_sequence is given twice/);
+  // An explicit chunk beyond the KV cache is refused, not quietly lowered; the preset's is lowered to fit.
+  throwsConfig(
+    () => computeEngineConfig('local', parseOverrides('max_total_seq_length=1000;prefill_chunk_size=4000'), facts),
+    /prefill_chunk_size=4000 exceeds max_total_seq_length=1000, the KV cells a chunk is computed into; give at most 1000/,
+  );
+  assert.is(computeEngineConfig('local', parseOverrides('max_total_seq_length=1000'), facts).prefillChunkSize, 1000);
   assert.is(parseOverrides('spec_draft_length=4').spec_draft_length, 4);
   throwsConfig(() => parseOverrides('prefix_cache_max_num_recycling_seqs=-1'), /prefix_cache_max_num_recycling_seqs=-1 is not valid/);
   throwsConfig(

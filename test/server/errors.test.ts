@@ -112,9 +112,32 @@ test('unknown paths are 404 and wrong methods 405 with Allow', async ({ s }) => 
   assert.is(((await wrong.json()) as any).error.code, 'method_not_allowed');
   const wrongModels = await fetch(`${s.url}/v1/models`, { method: 'DELETE' });
   assert.is(wrongModels.status, 405);
-  assert.is(wrongModels.headers.get('allow'), 'GET');
+  assert.is(wrongModels.headers.get('allow'), 'GET, HEAD');
   const noTrace = await fetch(`${s.url}/debug/trace`);
   assert.is(noTrace.status, 404, 'tracing is off: the endpoint does not exist');
+});
+
+test('HEAD answers wherever GET does: the same status and headers, no body', async ({ s }) => {
+  for (const path of ['/health', '/v1/models', `/v1/models/${TINY_MODEL_ID}`, '/metrics', '/openapi.json', '/docs']) {
+    const [head, get] = [await fetch(`${s.url}${path}`, { method: 'HEAD' }), await fetch(`${s.url}${path}`)];
+    const body = await get.text();
+    assert.is(head.status, get.status, path);
+    assert.is(head.headers.get('content-type'), get.headers.get('content-type'), path);
+    assert.is(await head.text(), '', path);
+    // The metrics change between the two requests; the rest are the same bytes.
+    if (path !== '/metrics') assert.is(Number(head.headers.get('content-length')), Buffer.byteLength(body), path);
+  }
+  assert.is((await fetch(`${s.url}/v1/chat/completions`, { method: 'HEAD' })).status, 405);
+});
+
+test('a compressed body is refused by its coding, a false label too (the bytes are not read as they are)', async ({ s }) => {
+  const { gzipSync } = await import('node:zlib');
+  const gzipped = await post(`${s.url}/v1/chat/completions`, gzipSync(JSON.stringify(ok)), { 'content-encoding': 'gzip' });
+  assert.is(gzipped.status, 415);
+  assert.is(gzipped.json.error.code, 'unsupported_content_encoding');
+  assert.match(gzipped.json.error.message, /Content-Encoding is 'gzip'/);
+  assert.is((await post(`${s.url}/v1/chat/completions`, ok, { 'content-encoding': 'br' })).status, 415);
+  assert.is((await post(`${s.url}/v1/chat/completions`, ok, { 'content-encoding': 'identity' })).status, 200);
 });
 
 test.run();
@@ -134,6 +157,7 @@ overload('a full queue answers 503 server_is_overloaded while queued requests st
     assert.is(refused.status, 503);
     assert.is(refused.json.error.code, 'server_is_overloaded');
     assert.is(refused.json.error.type, 'server_error');
+    assert.is(refused.headers.get('retry-after'), '1');
     assert.is((await running).status, 200);
     assert.is((await queued).status, 200);
   } finally {
