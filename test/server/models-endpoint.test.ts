@@ -70,10 +70,10 @@ models('completions take the served name or an alias, and answer with the served
   assert.is(assertEnvelope(unknown, 404).param, 'model');
 });
 
-models('POST on a model is a 405 that allows GET; /openapi.json describes the path parameter', async ({ s }) => {
+models('POST on a model is a 405 that allows GET (and HEAD); /openapi.json describes the path parameter', async ({ s }) => {
   const response = await post(`${s.url}/v1/models/${TINY_MODEL_ID}`, {});
   assertEnvelope(response, 405);
-  assert.is(response.headers.get('allow'), 'GET');
+  assert.is(response.headers.get('allow'), 'GET, HEAD');
   const openapi = (await (await fetch(`${s.url}/openapi.json`)).json()) as any;
   const retrieve = openapi.paths['/v1/models/{model}'].get;
   assert.equal(retrieve.parameters, [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }]);
