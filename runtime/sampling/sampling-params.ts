@@ -65,3 +65,64 @@ export const defaultSamplingParams: Readonly<SamplingParams> = Object.freeze({
   logprobs: false,
   topLogprobs: 0,
 });
+
+const INT32_MAX = 2 ** 31 - 1;
+
+/** A numeric field's range: the HTTP fields' (api/api-schemas.ts, api/sampling-fields.ts), which a test holds equal. */
+export interface SamplingRange {
+  min: number;
+  max: number;
+  /** min itself is out of range. */
+  exclusiveMin?: boolean;
+  integer?: boolean;
+}
+
+export const SAMPLING_RANGES: Readonly<Record<Exclude<keyof SamplingParams, 'logitBias' | 'logprobs' | 'drySequenceBreakers'>, SamplingRange>> = Object.freeze({
+  temperature: { min: 0, max: 2 },
+  topP: { min: 0, max: 1 },
+  frequencyPenalty: { min: -2, max: 2 },
+  presencePenalty: { min: -2, max: 2 },
+  topLogprobs: { min: 0, max: MAX_TOP_LOGPROBS, integer: true },
+  topK: { min: -1, max: INT32_MAX, integer: true },
+  minP: { min: 0, max: 1 },
+  typicalP: { min: 0, max: 1 },
+  topNSigma: { min: -1, max: 1000 },
+  repetitionPenalty: { min: 0, max: 100, exclusiveMin: true },
+  repeatLastN: { min: -1, max: INT32_MAX, integer: true },
+  dryMultiplier: { min: 0, max: 100 },
+  dryBase: { min: 1, max: 100 },
+  dryAllowedLength: { min: 1, max: INT32_MAX, integer: true },
+  dryPenaltyLastN: { min: -1, max: INT32_MAX, integer: true },
+  xtcProbability: { min: 0, max: 1 },
+  xtcThreshold: { min: 0, max: 1 },
+});
+
+/**
+ * What is wrong with a request's sampling fields, naming the field, or undefined. The server's
+ * requests are checked against the same ranges before they get here; this guards the engine
+ * from callers of the library, whose bad value would otherwise throw inside the engine's loop.
+ */
+export function samplingParamProblem(params: Partial<SamplingParams>): { param: string; message: string } | undefined {
+  if (typeof params !== 'object' || params === null) return { param: 'sampling', message: 'sampling must be an object of sampling fields' };
+  for (const [name, range] of Object.entries(SAMPLING_RANGES) as [keyof typeof SAMPLING_RANGES, SamplingRange][]) {
+    const value = params[name];
+    if (value === undefined) continue;
+    const inRange = typeof value === 'number' && (range.exclusiveMin ? value > range.min : value >= range.min) && value <= range.max;
+    if (!inRange || (range.integer && !Number.isInteger(value))) {
+      const kind = range.integer ? 'an integer' : 'a number';
+      return { param: name, message: `${name} must be ${kind} in ${range.exclusiveMin ? '(' : '['}${range.min}, ${range.max}], got ${JSON.stringify(value) ?? String(value)}` };
+    }
+  }
+  if (params.logprobs !== undefined && typeof params.logprobs !== 'boolean') return { param: 'logprobs', message: `logprobs must be true or false, got ${JSON.stringify(params.logprobs)}` };
+  if (params.logitBias !== undefined) {
+    if (!(params.logitBias instanceof Map)) return { param: 'logitBias', message: 'logitBias must be a Map from token id to a bias in [-100, 100]' };
+    for (const [token, bias] of params.logitBias) {
+      if (typeof bias !== 'number' || !(bias >= -100 && bias <= 100)) return { param: 'logitBias', message: `logitBias for token ${token} must be a number in [-100, 100], got ${JSON.stringify(bias)}` };
+    }
+  }
+  const breakers = params.drySequenceBreakers;
+  if (breakers !== undefined && (!Array.isArray(breakers) || !breakers.every((b) => typeof b === 'string' && b.length > 0))) {
+    return { param: 'drySequenceBreakers', message: 'drySequenceBreakers must be a list of non-empty strings' };
+  }
+  return undefined;
+}

@@ -31,6 +31,42 @@ engineSuite('the poisoned request fails with internal_error; one running beside 
   assert.equal([stats.running, stats.kvCellsUsed, stats.freeSlots], [0, 0, 4]);
 });
 
+engineSuite("a library caller's bad field fails that request alone, naming the field; the engine keeps running", async ({ engine }) => {
+  const healthy = runToEnd(engine, { prompt: [464, 2068, 7586, 21831], maxTokens: 40, ignoreEos: true, sampling: { temperature: 0 } });
+  const prompt = [464, 2068];
+  // Each was a throw inside the engine's loop (temperature: a RangeError that ended the engine's
+  // process and every request it held), or ran with a value the server would refuse, or (n: 0)
+  // returned no answer at all.
+  const bad: [Record<string, unknown>, string, RegExp][] = [
+    [{ prompt, sampling: { temperature: -1 } }, 'temperature', /temperature must be a number in \[0, 2\], got -1/],
+    [{ prompt, sampling: { temperature: 'x' } }, 'temperature', /got "x"/],
+    [{ prompt, sampling: { topP: 5 } }, 'topP', /topP must be a number in \[0, 1\]/],
+    [{ prompt, sampling: { topLogprobs: 2.5, logprobs: true } }, 'topLogprobs', /an integer in \[0, 20\]/],
+    [{ prompt, sampling: { repetitionPenalty: 0 } }, 'repetitionPenalty', /in \(0, 100\]/],
+    [{ prompt, sampling: { logitBias: { 5: 1 } } }, 'logitBias', /must be a Map/],
+    [{ prompt, sampling: { logitBias: new Map([[5, 500]]) } }, 'logitBias', /token 5 must be a number in \[-100, 100\]/],
+    [{ prompt, maxTokens: -1 }, 'maxTokens', /maxTokens must be a whole number ≥ 1/],
+    [{ prompt: 42 }, 'prompt', /prompt must be text or a list of token ids/],
+    [{ prompt, stop: [''] }, 'stop', /non-empty strings/],
+    [{ prompt, seed: 1.5 }, 'seed', /seed must be a safe integer/],
+    [{ prompt, n: 0 }, 'n', /n=0 is not possible/],
+  ];
+  for (const [request, param, message] of bad) {
+    try {
+      await runToEnd(engine, request as never);
+      assert.unreachable(`${JSON.stringify(request)} should be refused`);
+    } catch (error) {
+      assert.instance(error, EngineRequestError, String(error));
+      assert.is((error as EngineRequestError).info.code, 'invalid_request');
+      assert.is((error as EngineRequestError).info.param, param);
+      assert.match((error as Error).message, message);
+    }
+  }
+  const { choices } = await healthy;
+  assert.is(choices[0]!.tokens.length, 40);
+  assert.is(engine.restarts, 0);
+});
+
 engineSuite.run();
 
 const serverSuite = suite<{ s: TinyServer }>('failure isolation: server');

@@ -122,9 +122,12 @@ export class Engine {
     let finishedChoices = 0;
     const choices = request.n ?? 1;
     let complete = false;
+    // Until the engine has admitted it (`started`) or refused it, even a request for no
+    // choices (n: 0) has an answer to wait for.
+    let started = false;
     try {
       this.send({ type: 'submit', id, request });
-      while (finishedChoices < choices) {
+      while (!started || finishedChoices < choices) {
         if (signal?.aborted) return;
         const event = queue.shift();
         if (!event) {
@@ -136,6 +139,7 @@ export class Engine {
           complete = true;
           throw new EngineRequestError(event.error);
         }
+        if (event.type === 'started') started = true;
         if (event.type === 'finished') finishedChoices++;
         yield event;
       }

@@ -21,6 +21,7 @@ import { grammarVocabulary } from './grammar-vocabulary.js';
 import { protocolTokens } from '../../chat-format/protocol-tokens.js';
 import type { EngineErrorInfo, GenerateRequest } from '../protocol.js';
 import { RequestState, Sequence } from './sequence.js';
+import { requestFieldProblem } from './request-fields.js';
 
 export interface AdmissionLimits {
   /** Most sequences decoded together (max_num_sequence). */
@@ -76,6 +77,8 @@ export class Admission {
 
   /** The request's state with one sequence per choice, or why it cannot run. */
   admit(id: number, request: GenerateRequest): RequestState | EngineErrorInfo {
+    const problem = requestFieldProblem(request);
+    if (problem) return { code: 'invalid_request', ...problem };
     const n = request.n ?? 1;
     if (!Number.isInteger(n) || n < 1 || n > this.limits.maxNumSequence) {
       return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };

@@ -8,7 +8,7 @@ import { DecodeError } from '../../backend/context.js';
 import type { Vocabulary } from '../../backend/vocabulary.js';
 import type { EngineConfig } from '../engine-config.js';
 import { nowMicros } from '../clock.js';
-import type { EngineEvent, EngineStats, GenerateRequest, TraceEntry } from '../protocol.js';
+import type { EngineErrorInfo, EngineEvent, EngineStats, GenerateRequest, TraceEntry } from '../protocol.js';
 import { Admission, isAdmissionError } from './admission.js';
 import { KvManager, mirroredKvOps } from './kv-manager.js';
 import { ModelRunner } from './model-runner.js';
@@ -144,7 +144,7 @@ export class EngineCore {
   }
 
   submit(id: number, request: GenerateRequest): void {
-    const state = this.admission.admit(id, request);
+    const state = this.admitted(id, request);
     if (isAdmissionError(state)) {
       this.events.push({ type: 'error', id, error: state });
     } else if (this.scheduler.waiting.length >= this.config.maxQueuedRequests) {
@@ -158,6 +158,15 @@ export class EngineCore {
     }
     this.flushEvents();
     this.wake?.();
+  }
+
+  /** The request's state, or why it cannot run: whatever a request carries fails that request alone, never the loop. */
+  private admitted(id: number, request: GenerateRequest): RequestState | EngineErrorInfo {
+    try {
+      return this.admission.admit(id, request);
+    } catch (error) {
+      return { code: 'invalid_request', message: `the request cannot run: ${(error as Error).message}` };
+    }
   }
 
   cancel(id: number): void {

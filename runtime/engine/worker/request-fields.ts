@@ -1,0 +1,21 @@
+// The fields of a GenerateRequest the engine reads, checked for type and range before anything
+// is built from them. The server's requests pass its own schema first; a library caller's
+// (Engine.generate) come here as they were written, and a bad one must fail that request alone.
+import { samplingParamProblem } from '../../sampling/sampling-params.js';
+import type { GenerateRequest } from '../protocol.js';
+
+/** What is wrong with the request's fields, naming the field, or undefined. */
+export function requestFieldProblem(request: GenerateRequest): { param: string; message: string } | undefined {
+  if (typeof request !== 'object' || request === null) return { param: 'request', message: 'a request must be an object with a prompt' };
+  const { prompt, maxTokens, stop, seed, sampling } = request;
+  const tokenIds = (Array.isArray(prompt) || ArrayBuffer.isView(prompt)) && Array.prototype.every.call(prompt, (token: unknown) => Number.isInteger(token));
+  if (typeof prompt !== 'string' && !tokenIds) return { param: 'prompt', message: 'prompt must be text or a list of token ids' };
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens >= 1)) {
+    return { param: 'maxTokens', message: `maxTokens must be a whole number ≥ 1, got ${JSON.stringify(maxTokens)}` };
+  }
+  if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string' && s.length > 0))) {
+    return { param: 'stop', message: 'stop must be a list of non-empty strings' };
+  }
+  if (seed !== undefined && !Number.isSafeInteger(seed)) return { param: 'seed', message: `seed must be a safe integer, got ${JSON.stringify(seed)}` };
+  return sampling === undefined ? undefined : samplingParamProblem(sampling);
+}
