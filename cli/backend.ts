@@ -18,6 +18,7 @@ interface BackendFlags {
 export function registerBackend(cli: CAC): void {
   cli
     .command('backend <action> <kind>', 'Build a backend library for this machine: `backend build cuda` compiles ggml\'s CUDA backend for the local card (needs nvcc and cmake; minutes)')
+    .usage('backend build cuda [--arch CC] [--jobs N] [--no-flash-attention]   (the one action and kind: compiles ggml\'s CUDA backend for the local card; needs nvcc and cmake; minutes)')
     .option('--arch <cc>', 'Compute capability to build for, as major×10+minor (90 for an H100, 80 for an A100); default: the first card\'s')
     .option('--jobs <n>', 'Parallel compile jobs (default: every CPU)')
     .option('--no-flash-attention', 'Leave out FlashAttention\'s CUDA kernels: builds several times faster, decodes slower at long contexts')

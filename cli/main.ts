@@ -19,7 +19,9 @@ registerCompileGrammar(cli);
 registerBench(cli);
 registerTrainHeads(cli);
 registerBackend(cli);
-cli.help();
+// cac gives every --no-x option `(default: true)` (x is on by default), which reads as if the
+// --no-x were: the help leaves it out.
+cli.help((sections) => sections.map((section) => ({ ...section, body: section.body.replace(/^(\s+--no-\S+.*?) \(default: true\)$/gm, '$1') })));
 cli.version(LMFORGE_VERSION);
 
 try {

@@ -9,6 +9,7 @@ import { pullModel } from '../runtime/models/pull-model.js';
 export function registerPull(cli: CAC): void {
   cli
     .command('pull [name]', `Download a known model into the local cache: ${knownModels.map((m) => m.name).join(' or ')} (default: ${DEFAULT_MODEL})`)
+    .usage(`pull [name]   (${knownModels.map((m) => m.name).join(' or ')}; default: ${DEFAULT_MODEL})`)
     .option('--force', 'Download again even if a verified copy is cached')
     .action(async (name: string | undefined, flags: { force?: boolean }) => {
       const path = await pullModel(name ?? DEFAULT_MODEL, { force: flags.force === true });

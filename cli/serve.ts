@@ -149,6 +149,7 @@ function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode)
   if (models.length !== 1 || parts.length > 2) {
     throw new UsageError(`--additional-models takes one model (model_path or model_path,model_lib): only one additional model is supported`);
   }
+  if (mode === 'ngram') throw new UsageError(`--speculative-mode ngram drafts from the text so far and takes no additional model: leave out --additional-models, or use small_draft, eagle or medusa with it`);
   if (!MODES_WITH_ADDITIONAL_MODEL.includes(mode)) throw new UsageError(`--additional-models ${value} is a draft model, an EAGLE-3 draft or Medusa heads: add --speculative-mode small_draft, eagle or medusa to use it`);
   if (parts.length === 2) {
     throw new UsageError(`--additional-models ${value}: a separate model library for the draft is not supported; the main library runs it (give model_path alone)`);

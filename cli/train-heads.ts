@@ -6,9 +6,9 @@
 //   HEADS=$(lmforge train-heads smollm2 | tail -n 1)
 //   lmforge serve smollm2 --speculative-mode medusa --additional-models "$HEADS"
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { CAC } from 'cac';
@@ -40,10 +40,10 @@ interface TrainFlags {
 export function registerTrainHeads(cli: CAC): void {
   cli
     .command('train-heads [model]', `Train Medusa heads for a model by self-distillation (default model: ${DEFAULT_MODEL}); prints the heads file's path last`)
-    .option('--out <path>', 'Where to write the heads (default: $LMFORGE_HOME/heads/MODEL.medusa.gguf)')
+    .option('--out <path>', 'Where to write the heads: a file, or a folder to write MODEL.medusa.gguf in (default: $LMFORGE_HOME/heads/MODEL.medusa.gguf)')
     .option('--heads <k>', 'Number of heads (head k predicts the token k + 2 positions on)', { default: '3' })
-    .option('--prompts <n>', 'Prompts the model answers for the training data', { default: '160' })
-    .option('--tokens <n>', 'Longest answer, in tokens', { default: '128' })
+    .option('--prompts <n>', 'Prompts the model answers for the training data (at least 10)', { default: '160' })
+    .option('--tokens <n>', 'Longest answer, in tokens (at least 8)', { default: '128' })
     .option('--epochs <n>', 'Passes over the data', { default: '3' })
     .option('--concurrency <n>', 'Answers generated at once', { default: '4' })
     .option('--threads <n>', 'CPU threads for generation and training (default: every usable CPU)')
@@ -62,8 +62,8 @@ export function registerTrainHeads(cli: CAC): void {
       const threads = flags.threads === undefined ? undefined : count(flags.threads, '--threads');
       const resolved = await resolveModel(model ?? DEFAULT_MODEL);
       const stem = basename(resolved.ggufPath).replace(/\.gguf$/i, '');
-      const out = flags.out ?? join(lmforgeHome(), 'heads', `${stem}.medusa.gguf`);
-      await mkdir(dirname(out), { recursive: true });
+      // Settled before minutes of generation and training, not found wrong after them.
+      const out = await headsFile(flags.out, stem);
       const python = await trainingPython();
       await mkdir(join(lmforgeHome(), 'train-heads'), { recursive: true });
       const work = await mkdtemp(join(lmforgeHome(), 'train-heads', `${stem}-`));
@@ -133,4 +133,24 @@ function runTrainer(python: string, args: string[], log: (line: string) => void)
       }
     });
   });
+}
+
+/** Where the heads go: --out as a file, or inside it when it is a folder; its folder made, and writable. */
+async function headsFile(given: string | undefined, stem: string): Promise<string> {
+  const name = `${stem}.medusa.gguf`;
+  if (given === undefined) {
+    const out = join(lmforgeHome(), 'heads', name);
+    await mkdir(dirname(out), { recursive: true });
+    return out;
+  }
+  const out = resolve(String(given));
+  const info = await stat(out).catch(() => undefined);
+  const file = info?.isDirectory() ? join(out, name) : out;
+  await mkdir(dirname(file), { recursive: true }).catch((error: Error) => {
+    throw new UsageError(`--out ${given}: cannot make its folder (${error.message})`);
+  });
+  await access(dirname(file), constants.W_OK).catch(() => {
+    throw new UsageError(`--out ${given}: ${dirname(file)} is not writable`);
+  });
+  return file;
 }

@@ -6,7 +6,7 @@
 // gets a `<file>.sha256` marker so later calls return without re-hashing it.
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describeSource, DEFAULT_MODEL, findKnownModel, knownModels, type KnownModel, type ModelSource } from './known-models.js';
 import { ModelError, ModelPullError, reasonOf, type SourceFailure } from './model-errors.js';
@@ -42,6 +42,29 @@ export function defaultModelFile(home?: string): string {
   return modelCachePath(DEFAULT_MODEL, home);
 }
 
+/**
+ * Deletes the temporary files of earlier pulls of `file` whose process is gone (a pull stopped
+ * by Ctrl-C or killed never reaches its own clean-up): each holds up to a whole model.
+ */
+async function removeAbandonedDownloads(dir: string, file: string): Promise<void> {
+  const prefix = `.${file}.`;
+  for (const name of await readdir(dir).catch(() => [] as string[])) {
+    const pid = name.startsWith(prefix) ? /^(\d+)-[0-9a-z]+\.partial/.exec(name.slice(prefix.length))?.[1] : undefined;
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    await rm(join(dir, name), { force: true, recursive: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 export async function pullModel(name: string = DEFAULT_MODEL, options: PullOptions = {}): Promise<string> {
   const model = knownModelOrThrow(name);
   const progressStream = options.progressStream === undefined ? process.stderr : options.progressStream;
@@ -51,6 +74,7 @@ export async function pullModel(name: string = DEFAULT_MODEL, options: PullOptio
   if (!options.force && (await isVerified(dest, pin))) return dest;
 
   await mkdir(dir, { recursive: true });
+  await removeAbandonedDownloads(dir, model.file);
   const failures: SourceFailure[] = [];
   for (const source of options.sources ?? model.sources) {
     const tmp = join(dir, `.${model.file}.${process.pid}-${Date.now().toString(36)}.partial`);

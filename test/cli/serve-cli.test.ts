@@ -61,6 +61,7 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3\.gguf/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft'], /small_draft needs a draft model: give it with --additional-models PATH/);
   await failsWith(['serve', tinyModelPath, '--additional-models', tinyModelPath], /is a draft model, an EAGLE-3 draft or Medusa heads: add --speculative-mode small_draft, eagle or medusa/);
+  await failsWith(['serve', tinyModelPath, '--speculative-mode', 'ngram', '--additional-models', tinyModelPath], /--speculative-mode ngram drafts from the text so far and takes no additional model/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft', '--additional-models', `${tinyModelPath},/lib/libllama.so`], /a separate model library for the draft is not supported/);
   await failsWith(['serve', tinyModelPath, '--overrides', 'spec_draft_length=4'], /spec_draft_length=4 needs speculative decoding: add --speculative-mode ngram, small_draft, eagle or medusa/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'fastest'], /--speculative-mode 'fastest' is not valid/);

@@ -102,7 +102,7 @@ test('speculative decoding: the flags checked together, and the start-up line sa
   assert.is(medusa.draftModel, 'heads.gguf');
   assert.match(describeSpeculation(medusa.speculativeMode, medusa.draftModel, 2), /^medusa with heads heads\.gguf, forced grammar text too; 2 draft tokens a step$/);
   throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'medusa' }, {}), UsageError, /--speculative-mode medusa needs Medusa heads: give them with --additional-models HEADS\.gguf/);
-  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'ngram', additionalModels: 'heads.gguf' }, {}), UsageError, /add --speculative-mode small_draft, eagle or medusa to use it/);
+  throwsError(() => checkServeFlags({ ...defaults, speculativeMode: 'ngram', additionalModels: 'heads.gguf' }, {}), UsageError, /--speculative-mode ngram drafts from the text so far and takes no additional model: leave out --additional-models/);
   const eagle = checkServeFlags({ ...defaults, speculativeMode: 'eagle', additionalModels: 'eagle3.gguf' }, {});
   assert.is(eagle.draftModel, 'eagle3.gguf');
   assert.match(describeSpeculation(eagle.speculativeMode, eagle.draftModel, 0), /^eagle with EAGLE-3 draft eagle3\.gguf, forced grammar text too; draft length chosen per sequence/);

@@ -16,11 +16,13 @@ import { startCli } from '../helpers/cli-process.js';
 
 const test = suite('lmforge train-heads');
 
-test('trains heads for the tiny model that an engine drafts with, outputs unchanged', async () => {
+test('trains heads for the tiny model (--out a folder) that an engine drafts with, outputs unchanged', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'lmforge-train-heads-'));
   try {
-    const out = join(dir, 'tiny.medusa.gguf');
-    const run = startCli(['train-heads', tinyModelPath, '--out', out, '--heads', '2', '--prompts', '12', '--tokens', '16', '--epochs', '1', '--threads', '1', '--concurrency', '4']);
+    // --out a folder: the heads go in it under the model's name (it was found a folder only
+    // when the trainer, minutes later, failed to write to it).
+    const out = join(dir, 'tiny-gpt2.medusa.gguf');
+    const run = startCli(['train-heads', tinyModelPath, '--out', dir, '--heads', '2', '--prompts', '12', '--tokens', '16', '--epochs', '1', '--threads', '1', '--concurrency', '4']);
     const code = await run.exit;
     assert.is(code, 0, run.stderr());
     const lines = run.stdout().trim().split('\n');

@@ -114,6 +114,21 @@ test('a transfer cut halfway leaves no partial file', async () => {
   await rejects(() => stat(dest()));
 });
 
+test("a pull stopped by a signal left its temporary files: the next pull deletes them, and no live pull's", async () => {
+  const folder = join(home, 'models', modelCachePath('smollm2', home).split('/').at(-2)!);
+  const { mkdir } = await import('node:fs/promises');
+  await mkdir(folder, { recursive: true });
+  const file = modelCachePath('smollm2', home).split('/').at(-1)!;
+  // A pid no process has (above Linux's pid_max), and this process's own (alive).
+  const abandoned = [`.${file}.99999999-abc.partial`, `.${file}.99999999-abc.partial.0.whl`];
+  const live = `.${file}.${process.pid}-xyz.partial`;
+  for (const name of [...abandoned, live]) await writeFile(join(folder, name), 'part');
+  await pullModel('smollm2', opts([hub()]));
+  const left = await readdir(folder);
+  for (const name of abandoned) assert.not.ok(left.includes(name), `${name} deleted`);
+  assert.ok(left.includes(live), 'a running pull keeps its file');
+});
+
 test('a wrong size is caught from Content-Length before downloading', async () => {
   const error = await rejects(() => pullModel('smollm2', opts([hub()], { size: model.length + 1 })));
   assert.match(error.message, new RegExp(`server offers ${model.length} bytes, expected ${model.length + 1}`));
