@@ -7,10 +7,11 @@
 //   await server.close();
 import type { AddressInfo } from 'node:net';
 import { defaultGrammarCacheDir } from '../../compiler/node.js';
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 import type { ReasoningMode } from '../chat-format/reasoning.js';
 import type { GivenTemplate } from '../chat-format/template-choice.js';
 import type { ToolFormatKey } from '../chat-format/tool-formats.js';
-import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js';
+import { ENGINE_MODES, type EngineMode, type KvLayout, type Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/client/engine.js';
 import type { SpeculativeMode } from '../engine/speculative-modes.js';
 import { loadCompiledArtifacts } from '../models/compiled-artifacts.js';
@@ -101,6 +102,7 @@ export interface LmforgeServer extends AsyncDisposable {
 }
 
 export async function createServer(options: ServerOptions): Promise<LmforgeServer> {
+  checkServerOptions(options);
   const model = await resolveModel(options.model);
   // A compiled folder's artifacts: loaded, or rebuilt first when another lmforge or vocabulary made them.
   const compiled = await loadCompiledArtifacts(model);
@@ -153,4 +155,17 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     await engine.dispose();
   };
   return { url, address, modelPath: model.ggufPath, servedModelName, engine, http, artifactsNote: compiled.note, close, [Symbol.asyncDispose]: () => close() };
+}
+
+/**
+ * The options a JavaScript caller may get wrong where TypeScript would have said so: refused by
+ * name, before anything starts (a port of 'abc' listened on a Unix socket named abc).
+ */
+function checkServerOptions(options: ServerOptions): void {
+  const wrong = (option: string, what: string, value: unknown) => new UserFacingError(`createServer: options.${option} must be ${what}, got ${JSON.stringify(value) ?? String(value)}`);
+  if (typeof options !== 'object' || options === null) throw new UserFacingError('createServer needs an options object with at least { model }');
+  if (typeof options.model !== 'string' || options.model.trim() === '') throw wrong('model', 'a GGUF file, a model folder or a known name such as smollm2', options.model);
+  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) throw wrong('port', 'an integer from 0 to 65535', options.port);
+  if (options.host !== undefined && (typeof options.host !== 'string' || options.host === '')) throw wrong('host', 'an address or host name', options.host);
+  if (options.mode !== undefined && !(ENGINE_MODES as readonly unknown[]).includes(options.mode)) throw wrong('mode', `one of ${ENGINE_MODES.join(', ')}`, options.mode);
 }

@@ -59,7 +59,7 @@ test('the version the CLI and the server report is package.json\'s', () => {
 
 test('the tarball holds the built files and the bin, not the sources or the tests', () => {
   const files = run('tar', ['tzf', tarball], scratch).trim().split('\n');
-  for (const needed of ['package/bin/lmforge.mjs', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/compiler/index.d.ts', 'package/dist/runtime/engine/worker/engine-worker.js', 'package/dist/runtime/engine/worker/engine-process.js', 'package/dist/runtime/grammar-service/grammar-worker.js', 'package/dist/compiler/mask/mask-worker.js', 'package/dist/ui/index.html', 'package/dist/ui/main.js']) {
+  for (const needed of ['package/bin/lmforge.mjs', 'package/dist/runtime/index.js', 'package/dist/runtime/index.d.ts', 'package/dist/compiler/index.d.ts', 'package/dist/runtime/engine/worker/engine-worker.js', 'package/dist/runtime/engine/worker/engine-process.js', 'package/dist/runtime/grammar-service/grammar-worker.js', 'package/dist/compiler/mask/mask-worker.js', 'package/dist/ui/index.html', 'package/dist/ui/main.js', 'package/LICENSE']) {
     assert.ok(files.includes(needed), `${needed} is packed`);
   }
   const strays = files.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'));

@@ -54,4 +54,25 @@ test('a file that is no model: createServer rejects and closes the port it opene
   assert.ok(await portIsFree(port));
 });
 
+test('options a JavaScript caller got wrong are refused by name before anything starts', async () => {
+  const refusal = async (options: Record<string, unknown>): Promise<string> => {
+    let opened = false;
+    const failure = await createServer({ device: 'cpu', threads: 1, grammarCacheDir: dir, ...options, onListening: () => (opened = true) } as never).then(
+      () => assert.unreachable('should be refused'),
+      (error: Error) => error.message,
+    );
+    assert.not.ok(opened, 'nothing listened');
+    return failure as string;
+  };
+  // A port of 'abc' listened on a Unix socket named abc; a mode of 'bogus' started as 'bogus'.
+  assert.match(await refusal({ model: tinyModelPath, port: 'abc' }), /^createServer: options\.port must be an integer from 0 to 65535, got "abc"$/);
+  assert.match(await refusal({ model: tinyModelPath, mode: 'bogus' }), /^createServer: options\.mode must be one of local, interactive, server, got "bogus"$/);
+  assert.match(await refusal({ model: 42 }), /^createServer: options\.model must be a GGUF file, a model folder or a known name/);
+  const { Engine } = await import('../../runtime/engine/client/engine.js');
+  await Engine.create({} as never).then(
+    () => assert.unreachable('Engine.create({}) should be refused'),
+    (error: Error) => assert.match(error.message, /^Engine\.create: options\.modelPath must be the path of a GGUF file, got undefined$/),
+  );
+});
+
 test.run();
