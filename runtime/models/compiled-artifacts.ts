@@ -48,7 +48,7 @@ export async function ggufHeaderHash(ggufPath: string): Promise<string> {
   try {
     const bytes = Buffer.alloc(dataOffset);
     await handle.read(bytes, 0, dataOffset, 0);
-    return createHash('sha256').update(bytes).digest('hex');
+    return sha256Of(bytes);
   } finally {
     await handle.close();
   }
