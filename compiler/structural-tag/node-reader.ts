@@ -27,7 +27,7 @@ export class NodeReader {
   ) {
     for (const key of Object.keys(obj)) {
       if (key !== 'type' && !allowed.includes(key)) {
-        throw GrammarError.at(pointerJoin(at, key), `unknown field '${key}' in a ${kind} node (its fields: ${allowed.join(', ') || 'none'})`);
+        throw GrammarError.at(pointerJoin(at, key), `unknown field '${key}' in ${aNode(kind)} (its fields: ${allowed.join(', ') || 'none'})`);
       }
     }
   }
@@ -42,12 +42,12 @@ export class NodeReader {
 
   /** The raw value of a required field. */
   required(name: string): Json {
-    if (!this.has(name)) throw GrammarError.at(this.at, `a ${this.kind} node needs the field '${name}'`);
+    if (!this.has(name)) throw GrammarError.at(this.at, `${aNode(this.kind)} needs the field '${name}'`);
     return this.obj[name];
   }
 
   wrongType(name: string, expected: string, at = this.ptr(name), value: Json = this.obj[name]): GrammarError {
-    return GrammarError.at(at, `'${name}' of a ${this.kind} node must be ${expected}, not ${describe(value)}`);
+    return GrammarError.at(at, `'${name}' of ${aNode(this.kind)} must be ${expected}, not ${describe(value)}`);
   }
 
   string(name: string, fallback?: string): string {
@@ -126,5 +126,10 @@ export type TokenListUse = 'output' | 'excluded';
 export function tokenIds(reader: NodeReader, name: string, use: TokenListUse, options: StructuralTagOptions, fallback?: Json[]): number[] {
   // Only exclusion lists may name an end-of-generation token: they keep it out.
   const emitted = use === 'output';
-  return reader.list(name, fallback).map((item, i) => tokenId(item, reader.ptr(name, i), `'${name}' of a ${reader.kind} node`, options, emitted));
+  return reader.list(name, fallback).map((item, i) => tokenId(item, reader.ptr(name, i), `'${name}' of ${aNode(reader.kind)}`, options, emitted));
+}
+
+/** "a const_string node", "an optional node": a node named by its type in a message. */
+export function aNode(kind: string): string {
+  return `${/^[aeiou]/.test(kind) ? 'an' : 'a'} ${kind} node`;
 }

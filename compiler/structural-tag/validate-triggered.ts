@@ -2,13 +2,13 @@
 // tags_with_separator. Each tag of a triggered format must be reachable from exactly one
 // trigger, and each trigger must lead to some tag.
 import { GrammarError } from '../errors.js';
-import { type NodeReader, tokenIds } from './node-reader.js';
+import { aNode, type NodeReader, tokenIds } from './node-reader.js';
 import type { EnclosingEnd, StNode, TagNode } from './types.js';
 import { unique, type ValidateContext, withEnclosingEnd } from './validate-context.js';
 
 function tagList(v: ValidateContext, r: NodeReader): TagNode[] {
   const list = r.list('tags');
-  if (list.length === 0) throw GrammarError.at(r.ptr('tags'), `a ${r.kind} node needs at least one tag`);
+  if (list.length === 0) throw GrammarError.at(r.ptr('tags'), `${aNode(r.kind)} needs at least one tag`);
   return list.map((item, i) => v.tag(item, r.ptr('tags', i), true));
 }
 

@@ -5,7 +5,7 @@
 // never produce (the tag could not close otherwise).
 import { GrammarError, pointerJoin } from '../errors.js';
 import type { JsonSchemaStyle } from '../json-schema/options.js';
-import { describe, isPlainObject, type Json, NodeReader, tokenId, tokenIds } from './node-reader.js';
+import { aNode, describe, isPlainObject, type Json, NodeReader, tokenId, tokenIds } from './node-reader.js';
 import { NODE_KINDS, type EnclosingEnd, NO_END, type NodeKind, type StNode, type StructuralTagOptions, type TagNode } from './types.js';
 import { unique, type ValidateContext, withEnclosingEnd } from './validate-context.js';
 import { validateDispatch, validateTokenDispatch } from './validate-dispatch.js';
@@ -59,7 +59,7 @@ export class Validator implements ValidateContext {
     if (!(NODE_KINDS as readonly string[]).includes(type)) {
       throw GrammarError.at(pointerJoin(at, 'type'), `unknown format type '${type}' (expected one of ${NODE_KINDS.join(', ')})`);
     }
-    if (expectType && type !== expectType) throw GrammarError.at(pointerJoin(at, 'type'), `expected a ${expectType} node here, not ${type}`);
+    if (expectType && type !== expectType) throw GrammarError.at(pointerJoin(at, 'type'), `expected ${aNode(expectType)} here, not ${type}`);
     return new NodeReader(value, at, type, FIELDS[type as NodeKind]);
   }
 

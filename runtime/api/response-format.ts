@@ -11,6 +11,19 @@ const FIELDS: Record<string, string[]> = {
   regex: ['pattern'],
 };
 
+/**
+ * The structural tag spec's default: a top-level tag's `type` is `structural_tag` when left
+ * out, so a response_format with a `format` and no `type` is one. Applied to the request body
+ * before it is validated; any other response_format still needs its `type`.
+ */
+export function withDefaultFormatType(body: unknown): unknown {
+  const format = (body as { response_format?: unknown } | null)?.response_format;
+  if (typeof format === 'object' && format !== null && !Array.isArray(format) && !('type' in format) && 'format' in format) {
+    (format as Record<string, unknown>).type = 'structural_tag';
+  }
+  return body;
+}
+
 /** undefined for plain text; throws a 400 naming the field for anything malformed. */
 export function grammarSpecOf(format: ({ type: string } & Record<string, unknown>) | null | undefined): GrammarSpec | undefined {
   if (!format) return undefined;

@@ -91,6 +91,14 @@ test('every output under a structural tag is accepted by a fresh matcher', async
     assert.ok(matcher.acceptString(text), `seed ${seed}: ${JSON.stringify(text)}`);
     assert.ok(matcher.isCompleted(), `seed ${seed}: complete`);
   }
+  // The spec's default: a response_format with a format and no type is a structural tag (a 400 before).
+  const untyped = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, max_tokens: 120, seed: 1, response_format: { format } });
+  assert.is(untyped.status, 200, untyped.text);
+  const matcher = matcherFor();
+  assert.ok(matcher.acceptString(untyped.json.choices[0].message.content) && matcher.isCompleted(), untyped.text);
+  const noType = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, response_format: { schema: {} } });
+  assert.is(noType.status, 400, 'without a format, type is still required');
+  assert.is(noType.json.error.param, 'response_format.type');
 });
 
 test('streamed and whole constrained outputs agree for the same seed; n > 1 choices are each valid', async ({ s }) => {

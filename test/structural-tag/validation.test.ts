@@ -27,13 +27,13 @@ test('missing required fields, wrong field types and unknown fields point at the
   rejects(top({ type: 'const_string', value: 1 }), '/format/value', /'value' of a const_string node must be a string, not number 1/);
   rejects(top({ type: 'const_string', value: 'a', excludes: [] }), '/format/excludes', /unknown field 'excludes' in a const_string node \(its fields: value\)/);
   rejects(top({ type: 'sequence', elements: [c('a'), { type: 'const_string', value: null }] }), '/format/elements/1/value', /must be a string, not null/);
-  rejects(top({ type: 'any_text', excludes: 'x' }), '/format/excludes', /'excludes' of a any_text node must be a list/);
+  rejects(top({ type: 'any_text', excludes: 'x' }), '/format/excludes', /'excludes' of an any_text node must be a list/);
   rejects(top({ type: 'any_text', excludes: ['x', 2] }), '/format/excludes/1', /items of 'excludes' must be strings/);
   rejects(top({ type: 'any_text', excludes: [''] }), '/format/excludes/0', /an empty string cannot be excluded/);
   rejects(top({ type: 'json_schema', json_schema: 'x' }), '/format/json_schema', /must be a JSON schema \(an object or a boolean\)/);
   rejects(top({ type: 'json_schema', json_schema: {}, style: 'yaml' }), '/format/style', /unknown style 'yaml'/);
   rejects(top({ type: 'json_schema', json_schema: {}, any_order: 'yes' }), '/format/any_order', /must be true or false/);
-  rejects(top({ type: 'optional' }), '/format', /an optional node needs the field 'content'|a optional node needs the field 'content'/);
+  rejects(top({ type: 'optional' }), '/format', /an optional node needs the field 'content'/);
   rejects(top({ type: 'dispatch', rules: [], loop: 1 }), '/format/loop', /must be true or false/);
 });
 

@@ -3,6 +3,7 @@ import type { IncomingMessage } from '../../chat-format/chat-messages.js';
 import { badRequest } from '../api-error.js';
 import { chatCompletionRequestSchema } from '../api-schemas.js';
 import { requestValidator } from '../request-validator.js';
+import { withDefaultFormatType } from '../response-format.js';
 import { checkSamplingFields, type SamplingFields } from '../sampling-fields.js';
 
 export interface ChatTool {
@@ -44,7 +45,7 @@ const validate = requestValidator<ChatRequest>(chatCompletionRequestSchema);
 
 /** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
 export function parseChatRequest(body: unknown): ChatRequest {
-  const request = validate(body);
+  const request = validate(withDefaultFormatType(body));
   if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
     throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
   }

@@ -4,6 +4,7 @@ import { badRequest } from '../api-error.js';
 import type { SharedRequestFields } from '../generate-fields.js';
 import { REQUEST_LIMITS } from '../request-limits.js';
 import { requestValidator } from '../request-validator.js';
+import { withDefaultFormatType } from '../response-format.js';
 import { checkSamplingFields } from '../sampling-fields.js';
 import { textCompletionRequestSchema } from './text-completion-schemas.js';
 
@@ -28,7 +29,7 @@ const validate = requestValidator<TextCompletionRequest>(textCompletionRequestSc
 
 /** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
 export function parseTextCompletionRequest(body: unknown): TextCompletionRequest {
-  const request = validate(body);
+  const request = validate(withDefaultFormatType(body));
   checkSamplingFields(request);
   const n = request.n ?? 1;
   if (request.best_of != null && request.best_of !== n) {
