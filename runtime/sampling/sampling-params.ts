@@ -68,7 +68,11 @@ export const defaultSamplingParams: Readonly<SamplingParams> = Object.freeze({
 
 const INT32_MAX = 2 ** 31 - 1;
 
-/** A numeric field's range: the HTTP fields' (api/api-schemas.ts, api/sampling-fields.ts), which a test holds equal. */
+/**
+ * A numeric field's range: what the sampler is built to compute with. The HTTP fields' ranges
+ * (api/api-schemas.ts, api/sampling-fields.ts) lie within these (a test holds them so); a
+ * library caller may go beyond them where the sampler still computes (a penalty of 200).
+ */
 export interface SamplingRange {
   min: number;
   max: number;
@@ -78,24 +82,32 @@ export interface SamplingRange {
 }
 
 export const SAMPLING_RANGES: Readonly<Record<Exclude<keyof SamplingParams, 'logitBias' | 'logprobs' | 'drySequenceBreakers'>, SamplingRange>> = Object.freeze({
-  temperature: { min: 0, max: 2 },
+  temperature: { min: 0, max: Infinity },
   topP: { min: 0, max: 1 },
-  frequencyPenalty: { min: -2, max: 2 },
-  presencePenalty: { min: -2, max: 2 },
+  frequencyPenalty: { min: -Infinity, max: Infinity },
+  presencePenalty: { min: -Infinity, max: Infinity },
   topLogprobs: { min: 0, max: MAX_TOP_LOGPROBS, integer: true },
-  topK: { min: -1, max: INT32_MAX, integer: true },
+  topK: { min: -Infinity, max: Infinity, integer: true },
   minP: { min: 0, max: 1 },
   typicalP: { min: 0, max: 1 },
-  topNSigma: { min: -1, max: 1000 },
-  repetitionPenalty: { min: 0, max: 100, exclusiveMin: true },
-  repeatLastN: { min: -1, max: INT32_MAX, integer: true },
-  dryMultiplier: { min: 0, max: 100 },
-  dryBase: { min: 1, max: 100 },
-  dryAllowedLength: { min: 1, max: INT32_MAX, integer: true },
-  dryPenaltyLastN: { min: -1, max: INT32_MAX, integer: true },
+  topNSigma: { min: -Infinity, max: Infinity },
+  repetitionPenalty: { min: 0, max: Infinity, exclusiveMin: true },
+  repeatLastN: { min: -1, max: Infinity, integer: true },
+  dryMultiplier: { min: 0, max: Infinity },
+  dryBase: { min: 1, max: Infinity },
+  dryAllowedLength: { min: 1, max: Infinity, integer: true },
+  dryPenaltyLastN: { min: -1, max: Infinity, integer: true },
   xtcProbability: { min: 0, max: 1 },
   xtcThreshold: { min: 0, max: 1 },
 });
+
+/** "a number in [0, 1]", "an integer ≥ -1", "a number > 0", "a finite number". */
+function describeRange(range: SamplingRange): string {
+  const kind = range.integer ? 'an integer' : range.min === -Infinity && range.max === Infinity ? 'a finite number' : 'a number';
+  if (range.min === -Infinity && range.max === Infinity) return kind;
+  if (range.max === Infinity) return `${kind} ${range.exclusiveMin ? '>' : '≥'} ${range.min}`;
+  return `${kind} in ${range.exclusiveMin ? '(' : '['}${range.min}, ${range.max}]`;
+}
 
 /**
  * What is wrong with a request's sampling fields, naming the field, or undefined. The server's
@@ -107,17 +119,16 @@ export function samplingParamProblem(params: Partial<SamplingParams>): { param: 
   for (const [name, range] of Object.entries(SAMPLING_RANGES) as [keyof typeof SAMPLING_RANGES, SamplingRange][]) {
     const value = params[name];
     if (value === undefined) continue;
-    const inRange = typeof value === 'number' && (range.exclusiveMin ? value > range.min : value >= range.min) && value <= range.max;
+    const inRange = typeof value === 'number' && Number.isFinite(value) && (range.exclusiveMin ? value > range.min : value >= range.min) && value <= range.max;
     if (!inRange || (range.integer && !Number.isInteger(value))) {
-      const kind = range.integer ? 'an integer' : 'a number';
-      return { param: name, message: `${name} must be ${kind} in ${range.exclusiveMin ? '(' : '['}${range.min}, ${range.max}], got ${JSON.stringify(value) ?? String(value)}` };
+      return { param: name, message: `${name} must be ${describeRange(range)}, got ${typeof value === 'number' ? String(value) : JSON.stringify(value)}` };
     }
   }
   if (params.logprobs !== undefined && typeof params.logprobs !== 'boolean') return { param: 'logprobs', message: `logprobs must be true or false, got ${JSON.stringify(params.logprobs)}` };
   if (params.logitBias !== undefined) {
-    if (!(params.logitBias instanceof Map)) return { param: 'logitBias', message: 'logitBias must be a Map from token id to a bias in [-100, 100]' };
+    if (!(params.logitBias instanceof Map)) return { param: 'logitBias', message: 'logitBias must be a Map from token id to a bias' };
     for (const [token, bias] of params.logitBias) {
-      if (typeof bias !== 'number' || !(bias >= -100 && bias <= 100)) return { param: 'logitBias', message: `logitBias for token ${token} must be a number in [-100, 100], got ${JSON.stringify(bias)}` };
+      if (typeof bias !== 'number' || !Number.isFinite(bias)) return { param: 'logitBias', message: `logitBias for token ${token} must be a finite number, got ${typeof bias === 'number' ? String(bias) : JSON.stringify(bias)}` };
     }
   }
   const breakers = params.drySequenceBreakers;

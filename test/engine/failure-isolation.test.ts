@@ -38,13 +38,13 @@ engineSuite("a library caller's bad field fails that request alone, naming the f
   // process and every request it held), or ran with a value the server would refuse, or (n: 0)
   // returned no answer at all.
   const bad: [Record<string, unknown>, string, RegExp][] = [
-    [{ prompt, sampling: { temperature: -1 } }, 'temperature', /temperature must be a number in \[0, 2\], got -1/],
+    [{ prompt, sampling: { temperature: -1 } }, 'temperature', /temperature must be a number ≥ 0, got -1/],
     [{ prompt, sampling: { temperature: 'x' } }, 'temperature', /got "x"/],
     [{ prompt, sampling: { topP: 5 } }, 'topP', /topP must be a number in \[0, 1\]/],
     [{ prompt, sampling: { topLogprobs: 2.5, logprobs: true } }, 'topLogprobs', /an integer in \[0, 20\]/],
-    [{ prompt, sampling: { repetitionPenalty: 0 } }, 'repetitionPenalty', /in \(0, 100\]/],
+    [{ prompt, sampling: { repetitionPenalty: 0 } }, 'repetitionPenalty', /repetitionPenalty must be a number > 0, got 0/],
     [{ prompt, sampling: { logitBias: { 5: 1 } } }, 'logitBias', /must be a Map/],
-    [{ prompt, sampling: { logitBias: new Map([[5, 500]]) } }, 'logitBias', /token 5 must be a number in \[-100, 100\]/],
+    [{ prompt, sampling: { logitBias: new Map([[5, Number.NaN]]) } }, 'logitBias', /token 5 must be a finite number, got NaN/],
     [{ prompt, maxTokens: -1 }, 'maxTokens', /maxTokens must be a whole number ≥ 1/],
     [{ prompt: 42 }, 'prompt', /prompt must be text or a list of token ids/],
     [{ prompt, stop: [''] }, 'stop', /non-empty strings/],
