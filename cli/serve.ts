@@ -5,6 +5,7 @@ import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, overrideVal
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
 import { CHAT_PAGE_OPEN_PATHS, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
+import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
@@ -194,7 +195,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
   const port = Number(flags.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${flags.port} is not valid: use 0 to 65535`);
+  if (!isListenPort(port)) throw new UsageError(`--port ${flags.port} is not valid: use ${PORT_RANGE}`);
   const speculativeMode = flags.speculativeMode;
   if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
     throw new UsageError(`--speculative-mode '${speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);

@@ -17,6 +17,11 @@ import { UserFacingError } from '../../compiler/lmforge-error.js';
 export const ENGINE_MODES = ['local', 'interactive', 'server'] as const;
 export type EngineMode = (typeof ENGINE_MODES)[number];
 
+/** The one check of a mode, whoever gives it: a flag, a library option, a preset loop. */
+export function isEngineMode(value: unknown): value is EngineMode {
+  return (ENGINE_MODES as readonly unknown[]).includes(value);
+}
+
 /**
  * How KV cells are laid out (llama.cpp's kv_unified). `shared`: one pool for every sequence,
  * where sequences share cells (a cached prefix, the n choices of a request) and
@@ -150,10 +155,8 @@ export function parseKvLayout(text: string): KvLayout {
 }
 
 export function parseMode(text: string): EngineMode {
-  if (!(ENGINE_MODES as readonly string[]).includes(text)) {
-    throw new ConfigError(`--mode '${text}' is not valid: use one of ${ENGINE_MODES.join(', ')}`);
-  }
-  return text as EngineMode;
+  if (!isEngineMode(text)) throw new ConfigError(`--mode '${text}' is not valid: use one of ${ENGINE_MODES.join(', ')}`);
+  return text;
 }
 
 const DEFAULT_UTILIZATION = 0.85;

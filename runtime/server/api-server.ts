@@ -39,6 +39,12 @@ export interface ApiServerOptions extends ConversationOptions {
 
 type Phase = 'loading' | 'ready' | 'draining';
 
+/** A TCP port to listen on: 0 lets the system choose. */
+export const PORT_RANGE = '0 to 65535';
+export function isListenPort(value: unknown): value is number {
+  return Number.isInteger(value) && (value as number) >= 0 && (value as number) <= 65535;
+}
+
 export class ApiServer {
   private phase: Phase = 'loading';
   private context: CompletionContext | undefined;

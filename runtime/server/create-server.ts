@@ -11,7 +11,7 @@ import { UserFacingError } from '../../compiler/lmforge-error.js';
 import type { ReasoningMode } from '../chat-format/reasoning.js';
 import type { GivenTemplate } from '../chat-format/template-choice.js';
 import type { ToolFormatKey } from '../chat-format/tool-formats.js';
-import { ENGINE_MODES, type EngineMode, type KvLayout, type Overrides } from '../engine/engine-config.js';
+import { ENGINE_MODES, isEngineMode, type EngineMode, type KvLayout, type Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/client/engine.js';
 import type { SpeculativeMode } from '../engine/speculative-modes.js';
 import { loadCompiledArtifacts } from '../models/compiled-artifacts.js';
@@ -19,7 +19,7 @@ import { recordedTemplate } from '../models/recorded-template.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { defaultServedModelName, modelAliases } from '../models/served-model-name.js';
 import { LMFORGE_VERSION } from '../version.js';
-import { ApiServer } from './api-server.js';
+import { ApiServer, isListenPort, PORT_RANGE } from './api-server.js';
 import type { CorsOptions } from './cors.js';
 import type { ToolCallArguments } from '../api/chat-completions/tool-calls.js';
 import type { SamplingSetting } from '../engine/sampling-setting.js';
@@ -165,7 +165,7 @@ function checkServerOptions(options: ServerOptions): void {
   const wrong = (option: string, what: string, value: unknown) => new UserFacingError(`createServer: options.${option} must be ${what}, got ${JSON.stringify(value) ?? String(value)}`);
   if (typeof options !== 'object' || options === null) throw new UserFacingError('createServer needs an options object with at least { model }');
   if (typeof options.model !== 'string' || options.model.trim() === '') throw wrong('model', 'a GGUF file, a model folder or a known name such as smollm2', options.model);
-  if (options.port !== undefined && !(Number.isInteger(options.port) && options.port >= 0 && options.port <= 65535)) throw wrong('port', 'an integer from 0 to 65535', options.port);
+  if (options.port !== undefined && !isListenPort(options.port)) throw wrong('port', `an integer from ${PORT_RANGE}`, options.port);
   if (options.host !== undefined && (typeof options.host !== 'string' || options.host === '')) throw wrong('host', 'an address or host name', options.host);
-  if (options.mode !== undefined && !(ENGINE_MODES as readonly unknown[]).includes(options.mode)) throw wrong('mode', `one of ${ENGINE_MODES.join(', ')}`, options.mode);
+  if (options.mode !== undefined && !isEngineMode(options.mode)) throw wrong('mode', `one of ${ENGINE_MODES.join(', ')}`, options.mode);
 }

@@ -12,7 +12,7 @@ import { startEngineThread, type EngineEnd, type EngineTransport } from './engin
 import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/grammar-service.js';
 import { probeFailureLine, type ProbeTarget } from '../probe-failure.js';
 import { RestartBackoff } from './restart-backoff.js';
-import { ENGINE_MODES } from '../engine-config.js';
+import { ENGINE_MODES, isEngineMode } from '../engine-config.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, ToWorker, TraceEntry } from '../protocol.js';
 
@@ -99,7 +99,7 @@ export class Engine {
   static async create(options: EngineInitOptions): Promise<Engine> {
     // What TypeScript would have refused, refused by name for JavaScript callers, before a process starts.
     if (typeof options?.modelPath !== 'string' || options.modelPath === '') throw new EngineStartError(`Engine.create: options.modelPath must be the path of a GGUF file, got ${JSON.stringify(options?.modelPath)}`, true);
-    if (options.mode !== undefined && !(ENGINE_MODES as readonly unknown[]).includes(options.mode)) {
+    if (options.mode !== undefined && !isEngineMode(options.mode)) {
       throw new EngineStartError(`Engine.create: options.mode must be one of ${ENGINE_MODES.join(', ')}, got ${JSON.stringify(options.mode)}`, true);
     }
     const { transport, info } = await startEngine(options);
