@@ -49,7 +49,7 @@ engineSuite("a library caller's bad field fails that request alone, naming the f
     [{ prompt: 42 }, 'prompt', /prompt must be text or a list of token ids/],
     [{ prompt, stop: [''] }, 'stop', /non-empty strings/],
     [{ prompt, seed: 1.5 }, 'seed', /seed must be a safe integer/],
-    [{ prompt, n: 0 }, 'n', /n=0 is not possible/],
+    [{ prompt, n: 0 }, 'n', /n must be a whole number ≥ 1, got 0/],
   ];
   for (const [request, param, message] of bad) {
     try {

@@ -79,35 +79,15 @@ export class Admission {
   admit(id: number, request: GenerateRequest): RequestState | EngineErrorInfo {
     const problem = requestFieldProblem(request);
     if (problem) return { code: 'invalid_request', ...problem };
-    const n = request.n ?? 1;
-    if (!Number.isInteger(n) || n < 1 || n > this.limits.maxNumSequence) {
-      return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
-    }
-    for (const token of request.sampling?.logitBias?.keys() ?? []) {
-      if (!Number.isInteger(token) || token < 0 || token >= this.vocabulary.size) {
-        return { code: 'invalid_request', param: 'logit_bias', message: `logit_bias names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
-      }
-    }
+    const limitProblem = this.limitProblem(request);
+    if (limitProblem) return limitProblem;
     const prompt =
       typeof request.prompt === 'string'
         ? this.vocabulary.tokenize(request.prompt, { addSpecial: request.addSpecial ?? false, parseSpecial: true })
         : Int32Array.from(request.prompt);
-    if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'the prompt is empty after tokenization' };
-    for (const token of prompt) {
-      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'prompt', message: `prompt token ${token} is not in the vocabulary` };
-    }
-    const limit = this.limits.lengthLimit;
-    const wanted = request.maxTokens ?? 1;
-    if (prompt.length + wanted > limit) {
-      return {
-        code: 'context_length_exceeded',
-        param: 'prompt',
-        message:
-          request.maxTokens === undefined
-            ? `This model's maximum context length is ${limit} tokens, but the prompt has ${prompt.length} tokens, leaving no room for output.`
-            : `This model's maximum context length is ${limit} tokens, but ${prompt.length + wanted} were requested (${prompt.length} in the prompt, ${wanted} for max_tokens).`,
-      };
-    }
+    const promptProblem = this.promptProblem(prompt, request.maxTokens);
+    if (promptProblem) return promptProblem;
+    const n = request.n ?? 1;
     const sampling: SamplingParams = { ...defaultSamplingParams, ...request.sampling };
     let grammar: CompiledGrammar | undefined;
     if (request.grammar) {
@@ -117,7 +97,7 @@ export class Admission {
         return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
       }
     }
-    const state = new RequestState(id, request, prompt.length, limit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const state = new RequestState(id, request, prompt.length, this.limits.lengthLimit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
     const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
@@ -134,6 +114,39 @@ export class Admission {
       );
     }
     return state;
+  }
+
+  /** What this engine cannot run whatever the prompt: more choices than it decodes together, a bias on a token it lacks. */
+  private limitProblem(request: GenerateRequest): EngineErrorInfo | undefined {
+    const n = request.n ?? 1;
+    if (n > this.limits.maxNumSequence) {
+      return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
+    }
+    for (const token of request.sampling?.logitBias?.keys() ?? []) {
+      if (!Number.isInteger(token) || token < 0 || token >= this.vocabulary.size) {
+        return { code: 'invalid_request', param: 'logit_bias', message: `logit_bias names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
+      }
+    }
+    return undefined;
+  }
+
+  /** A prompt this engine cannot take: empty, naming tokens outside its vocabulary, or leaving no room for output. */
+  private promptProblem(prompt: Int32Array, maxTokens: number | undefined): EngineErrorInfo | undefined {
+    if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'the prompt is empty after tokenization' };
+    for (const token of prompt) {
+      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'prompt', message: `prompt token ${token} is not in the vocabulary` };
+    }
+    const limit = this.limits.lengthLimit;
+    const wanted = maxTokens ?? 1;
+    if (prompt.length + wanted <= limit) return undefined;
+    return {
+      code: 'context_length_exceeded',
+      param: 'prompt',
+      message:
+        maxTokens === undefined
+          ? `This model's maximum context length is ${limit} tokens, but the prompt has ${prompt.length} tokens, leaving no room for output.`
+          : `This model's maximum context length is ${limit} tokens, but ${prompt.length + wanted} were requested (${prompt.length} in the prompt, ${wanted} for max_tokens).`,
+    };
   }
 
   /** The control tokens (end-of-generation and protocol ones aside) in the text a template opens a turn with. */

@@ -1,5 +1,5 @@
 // The fields of a GenerateRequest the engine reads, checked for type and range before anything
-// is built from them. The server's requests pass its own schema first; a library caller's
+// is built from them; what depends on the engine (its vocabulary, its limits) Admission checks. The server's requests pass its own schema first; a library caller's
 // (Engine.generate) come here as they were written, and a bad one must fail that request alone.
 import { samplingParamProblem } from '../../sampling/sampling-params.js';
 import type { GenerateRequest } from '../protocol.js';
@@ -7,9 +7,10 @@ import type { GenerateRequest } from '../protocol.js';
 /** What is wrong with the request's fields, naming the field, or undefined. */
 export function requestFieldProblem(request: GenerateRequest): { param: string; message: string } | undefined {
   if (typeof request !== 'object' || request === null) return { param: 'request', message: 'a request must be an object with a prompt' };
-  const { prompt, maxTokens, stop, seed, sampling } = request;
+  const { prompt, n, maxTokens, stop, seed, sampling } = request;
   const tokenIds = (Array.isArray(prompt) || ArrayBuffer.isView(prompt)) && Array.prototype.every.call(prompt, (token: unknown) => Number.isInteger(token));
   if (typeof prompt !== 'string' && !tokenIds) return { param: 'prompt', message: 'prompt must be text or a list of token ids' };
+  if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1)) return { param: 'n', message: `n must be a whole number ≥ 1, got ${JSON.stringify(n)}` };
   if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens >= 1)) {
     return { param: 'maxTokens', message: `maxTokens must be a whole number ≥ 1, got ${JSON.stringify(maxTokens)}` };
   }
