@@ -50,6 +50,16 @@ export function intersectRanges(a: Ranges, b: Ranges): number[] {
   return out;
 }
 
+/** Whether `cp` is a UTF-16 surrogate, which no UTF-8 text holds. */
+export function isSurrogate(cp: number): boolean {
+  return cp >= SURROGATE_LO && cp <= SURROGATE_HI;
+}
+
+/** The set less the surrogates: a class written over them matches nothing there, and an empty one is then seen as empty. */
+export function encodableRanges(ranges: Ranges): number[] {
+  return subtractRanges(ranges, [SURROGATE_LO, SURROGATE_HI]);
+}
+
 export function rangesContain(ranges: Ranges, cp: number): boolean {
   for (let i = 0; i < ranges.length; i += 2) if (cp >= ranges[i]! && cp <= ranges[i + 1]!) return true;
   return false;

@@ -1,6 +1,6 @@
 // Decoding of EBNF string literals and character classes into code points.
 import type { IToken } from 'chevrotain';
-import { complementRanges, MAX_CODE_POINT, normalizeRanges } from '../charset.js';
+import { complementRanges, encodableRanges, isSurrogate, MAX_CODE_POINT, normalizeRanges } from '../charset.js';
 import { GrammarError } from '../errors.js';
 
 const SIMPLE: Record<string, number> = {
@@ -14,8 +14,22 @@ function fail(tok: IToken, offset: number, message: string): never {
   throw new GrammarError(`line ${line}, column ${column}: ${message}`, { kind: 'text', line, column });
 }
 
-/** Reads one (possibly escaped) code point of `text` at `i`; returns [codePoint, nextIndex]. */
+/**
+ * Reads one (possibly escaped) code point of `text` at `i`; returns [codePoint, nextIndex].
+ * `\ud83d\ude00` (JSON's way) is one code point; half of such a pair alone is refused: no
+ * UTF-8 text holds it, and the text it would stand for is U+FFFD, which is not what was written.
+ */
 function readChar(text: string, i: number, tok: IToken, inClass: boolean): [number, number] {
+  const [c, next] = readEscapedChar(text, i, tok, inClass);
+  if (!isSurrogate(c)) return [c, next];
+  if (c <= 0xdbff && text.startsWith('\\u', next)) {
+    const [low, after] = readEscapedChar(text, next, tok, inClass);
+    if (low >= 0xdc00 && low <= 0xdfff) return [0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00), after];
+  }
+  fail(tok, i, `'${text.slice(i, next)}' is half of a UTF-16 surrogate pair, which no UTF-8 text holds (write the character, or \\U with its code point)`);
+}
+
+function readEscapedChar(text: string, i: number, tok: IToken, inClass: boolean): [number, number] {
   const c = text.codePointAt(i)!;
   if (c !== 0x5c) return [c, i + (c > 0xffff ? 2 : 1)];
   // The lexer only produces tokens whose backslashes are followed by a character.
@@ -66,5 +80,5 @@ export function decodeClass(tok: IToken): number[] {
     } else pairs.push(lo, lo);
   }
   const ranges = normalizeRanges(pairs);
-  return negated ? complementRanges(ranges) : ranges;
+  return encodableRanges(negated ? complementRanges(ranges) : ranges);
 }

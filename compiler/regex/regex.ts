@@ -4,7 +4,7 @@
 // same language as greedy ones. What a grammar cannot express (back-references, lookaround,
 // `\b`, `\p{..}`, anchors in the middle) is an error naming the feature and its offset.
 import { type AST, RegExpParser } from '@eslint-community/regexpp';
-import { normalizeRanges, complementRanges, MAX_CODE_POINT } from '../charset.js';
+import { normalizeRanges, complementRanges, encodableRanges, isSurrogate, MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
 import { type Expr, type GrammarIR, nothing, type Ranges } from '../ir.js';
 import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
@@ -74,12 +74,13 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
       else throw unsupported(el, 'the class element');
     }
     const ranges = normalizeRanges(pairs);
-    return node.negate ? complementRanges(ranges) : ranges;
+    return encodableRanges(node.negate ? complementRanges(ranges) : ranges);
   };
 
   const element = (node: AST.Element): Expr => {
     switch (node.type) {
       case 'Character':
+        if (isSurrogate(node.value)) return nothing(`'${node.raw}' at offset ${node.start} is half of a UTF-16 surrogate pair, which no UTF-8 text holds`, { kind: 'regex', offset: node.start });
         return chars([node.value, node.value]);
       case 'CharacterSet':
         if (node.kind === 'any') return chars(DOT);

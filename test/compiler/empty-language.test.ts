@@ -112,6 +112,20 @@ test('regex: an empty class the pattern cannot avoid, by offset', () => {
   assert.ok(accepts(Grammar.fromRegex('ab([])?c'))('abc'));
 });
 
+test('half of a UTF-16 surrogate pair matches no UTF-8 text: refused, never U+FFFD; a whole pair is its character', () => {
+  refusedAt(() => Grammar.fromEBNF('root ::= "\\ud800"'), { kind: 'text', line: 1, column: 11 }, /'\\ud800' is half of a UTF-16 surrogate pair/);
+  refusedAt(() => Grammar.fromEBNF('root ::= [\\ud800-\\udfff]'), { kind: 'text', line: 1, column: 11 }, /half of a UTF-16 surrogate pair/);
+  refusedAt(() => Grammar.fromRegex('\\ud800+'), { kind: 'regex', offset: 0 }, /'\\ud800' at offset 0 is half of a UTF-16 surrogate pair/);
+  refusedAt(() => Grammar.fromRegex('x[\\ud800-\\udfff]'), { kind: 'regex', offset: 1 }, /matches no character/);
+  refused({ type: 'string', pattern: '^[\\ud800-\\udfff]$' }, '', /'pattern' matches no string/);
+  assert.ok(accepts(Grammar.fromRegex('a|\\ud800'))('a'), 'an alternative the pattern can do without is dropped');
+  assert.ok(accepts(Grammar.fromEBNF('root ::= "\\ud83d\\ude00" [\\ud83d\\ude00-\\ud83d\\ude4f]'))('😀😃'));
+  assert.ok(accepts(Grammar.fromRegex('\\ud83d\\ude00'))('😀'));
+  assert.ok(accepts(Grammar.fromEBNF('root ::= [\\u0000-\\uffff]+'))('aé\uffff'), 'a class over the whole BMP is the BMP less the surrogates');
+  const replacement = accepts(Grammar.fromRegex('[^a]'));
+  assert.ok(replacement('\ufffd') && !replacement('a'));
+});
+
 test('structural tags: an empty embedded schema, grammar or regex is refused where it sits', () => {
   const top = (format: unknown) => ({ type: 'structural_tag', format });
   const at = (format: unknown, pointer: string, message: RegExp) => {
