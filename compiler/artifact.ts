@@ -51,6 +51,8 @@ interface Header {
   ruleNames: string[];
   ir: unknown;
   sections: Section[];
+  /** The body's length: a copy cut inside its last padding is cut short too (absent in artifacts of lmforge before 2026-11-29). */
+  bodyBytes?: number;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -67,7 +69,7 @@ export function serializeCompiledGrammar(compiled: CompiledGrammar, options: { w
     sections.push({ name, type: arr instanceof Int32Array ? 'i32' : arr instanceof Uint32Array ? 'u32' : 'u8', offset, length: arr.length });
     offset = align8(offset + arr.byteLength);
   }
-  const header: Header = { engine: ENGINE_VERSION, hash: compiled.hash, root: fsm.root, ruleNames: fsm.ruleNames, ir: irToJson(compiled.ir), sections };
+  const header: Header = { engine: ENGINE_VERSION, hash: compiled.hash, root: fsm.root, ruleNames: fsm.ruleNames, ir: irToJson(compiled.ir), sections, bodyBytes: offset };
   if (cache) header.vocab = cache.tokenizer.fingerprint;
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const start = align8(16 + headerBytes.length);
@@ -92,6 +94,8 @@ export function artifactVocabulary(bytes: Uint8Array): string | null {
  */
 export function deserializeCompiledGrammar(bytes: Uint8Array, tokenizer: TokenizerInfo | null = null, ruleMasks: RuleMaskCache | null = null): CompiledGrammar {
   const { header, start } = readHeader(bytes);
+  const cut = sectionBeyondEnd(header, bytes.length - start);
+  if (cut) throw new GrammarError(`not a usable grammar artifact: ${cut}`);
   if (header.vocab !== undefined && tokenizer && header.vocab !== tokenizer.fingerprint) {
     throw new GrammarError(`not a usable grammar artifact: its token masks are for another vocabulary (${header.vocab.slice(0, 12)}, not ${tokenizer.fingerprint.slice(0, 12)})`);
   }
@@ -110,6 +114,30 @@ export function deserializeCompiledGrammar(bytes: Uint8Array, tokenizer: Tokeniz
   return compiled;
 }
 
+/** Why these bytes are not a whole artifact (wrong magic or version, a header or a section cut short), or undefined. */
+export function artifactProblem(bytes: Uint8Array): string | undefined {
+  try {
+    const { header, start } = readHeader(bytes);
+    return sectionBeyondEnd(header, bytes.length - start);
+  } catch (error) {
+    return (error as Error).message.replace(/^not a usable grammar artifact: /, '');
+  }
+}
+
+const ELEMENT_BYTES: Record<Section['type'], number> = { i32: 4, u32: 4, u8: 1 };
+
+/** A section the body is too short for: an artifact cut short (a copy that stopped, a full disk). */
+function sectionBeyondEnd(header: Header, bodyLength: number): string | undefined {
+  if (!Array.isArray(header.sections)) return 'its header lists no sections';
+  if (header.bodyBytes !== undefined && bodyLength < header.bodyBytes) return `it is cut short: its body has ${bodyLength} of ${header.bodyBytes} bytes`;
+  if (header.bodyBytes !== undefined && bodyLength > header.bodyBytes) return `it has ${bodyLength - header.bodyBytes} bytes more than its header says`;
+  for (const s of header.sections) {
+    const end = s.offset + s.length * (ELEMENT_BYTES[s.type] ?? Infinity);
+    if (!(Number.isSafeInteger(end) && end <= bodyLength && s.offset % 4 === 0)) return `it is cut short: section '${s.name}' ends at byte ${end} of a body of ${bodyLength}`;
+  }
+  return undefined;
+}
+
 function readHeader(bytes: Uint8Array): { header: Header; start: number } {
   const bad = (why: string): GrammarError => new GrammarError(`not a usable grammar artifact: ${why}`);
   if (bytes.length < 16 || new TextDecoder().decode(bytes.subarray(0, 8)) !== MAGIC) throw bad('wrong magic');
@@ -117,8 +145,12 @@ function readHeader(bytes: Uint8Array): { header: Header; start: number } {
   const version = view.getUint32(8, true);
   if (version !== ARTIFACT_FORMAT_VERSION) throw bad(`format version ${version}, expected ${ARTIFACT_FORMAT_VERSION}`);
   const headerLength = view.getUint32(12, true);
-  const header = JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + headerLength))) as Header;
-  return { header, start: align8(16 + headerLength) };
+  if (16 + headerLength > bytes.length) throw bad(`it is cut short: its header needs ${16 + headerLength} bytes, it has ${bytes.length}`);
+  try {
+    return { header: JSON.parse(new TextDecoder().decode(bytes.subarray(16, 16 + headerLength))) as Header, start: align8(16 + headerLength) };
+  } catch (error) {
+    throw bad(`its header is not JSON (${(error as Error).message})`);
+  }
 }
 
 function packMasks(compiled: CompiledGrammar): Record<MaskKey, Int32Array | Uint8Array | Uint32Array> {

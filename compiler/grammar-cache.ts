@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { ARTIFACT_FORMAT_VERSION, deserializeCompiledGrammar, serializeCompiledGrammar } from './artifact.js';
+import { ARTIFACT_FORMAT_VERSION, artifactProblem, deserializeCompiledGrammar, serializeCompiledGrammar } from './artifact.js';
 import type { CompiledGrammar } from './compiled-grammar.js';
 import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
 
@@ -47,7 +47,11 @@ export class GrammarCache {
 
   /** The artifact stored for this spec key, or undefined. */
   async readSpec(key: string): Promise<Uint8Array | undefined> {
-    return readFile(this.specPathOf(key)).then((data) => new Uint8Array(data), () => undefined);
+    // A file cut short is a miss: compiled again and written over, not served to every request that asks for it.
+    return readFile(this.specPathOf(key)).then(
+      (data) => (artifactProblem(data) ? undefined : new Uint8Array(data)),
+      () => undefined,
+    );
   }
 
   /** Stores the artifact for this spec key (atomically, as write does). */

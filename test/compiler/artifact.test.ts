@@ -38,4 +38,27 @@ test('a wrong magic or format version is refused', () => {
   assert.throws(() => deserializeCompiledGrammar(badVersion), (e: unknown) => e instanceof GrammarError && /format version/.test(e.message));
 });
 
+test('an artifact cut short is a GrammarError saying so, wherever it is cut; the disk cache takes it as a miss', async () => {
+  const compiled = new GrammarCompiler().compile(Grammar.fromJSONSchema({ type: 'array', items: { type: 'integer' }, maxItems: 20 }));
+  const bytes = serializeCompiledGrammar(compiled);
+  for (const keep of [20, 100, bytes.length >> 1, bytes.length - 10, bytes.length - 1]) {
+    const cut = bytes.subarray(0, keep);
+    assert.throws(() => deserializeCompiledGrammar(cut), (e: unknown) => e instanceof GrammarError && /not a usable grammar artifact: (it is cut short|its header)/.test(e.message), `cut at ${keep}`);
+  }
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { GrammarCache } = await import('../../compiler/node.js');
+  const dir = mkdtempSync(join(tmpdir(), 'lmforge-artifact-cut-'));
+  try {
+    const cache = new GrammarCache(dir);
+    await cache.writeSpec('k', bytes);
+    assert.equal(await cache.readSpec('k'), bytes);
+    writeFileSync(cache.specPathOf('k'), bytes.subarray(0, bytes.length - 10));
+    assert.is(await cache.readSpec('k'), undefined, 'compiled again, not served cut short');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

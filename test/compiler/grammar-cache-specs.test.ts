@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, serializeCompiledGrammar } from '../../compiler/index.js';
 import { GrammarCache } from '../../compiler/grammar-cache.js';
 
 const test = suite('grammar cache: spec artifacts');
@@ -16,10 +16,10 @@ test('an artifact stored under a spec key reads back whole, beside a grammar sto
     const cache = new GrammarCache(join(dir, 'grammars'));
     const key = 'ab'.repeat(32);
     assert.is(await cache.readSpec(key), undefined);
-    const artifact = new Uint8Array([1, 2, 3, 250]);
+    const compiled = new GrammarCompiler().compile(Grammar.fromEBNF('root ::= "yes" | "no"'));
+    const artifact = serializeCompiledGrammar(compiled);
     await cache.writeSpec(key, artifact);
     assert.equal(await cache.readSpec(key), artifact);
-    const compiled = new GrammarCompiler().compile(Grammar.fromEBNF('root ::= "yes" | "no"'));
     const path = cache.write(compiled);
     assert.equal(readdirSync(cache.dir).sort(), [path.slice(cache.dir.length + 1), `spec-${key}.lmgrammar`].sort(), 'no temporary file is left');
   } finally {
