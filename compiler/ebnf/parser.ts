@@ -1,6 +1,6 @@
 // Chevrotain parser of the EBNF dialect into a small syntax tree that keeps its tokens, so
 // later errors (unknown rule, bad escape) can still name line and column.
-import { EmbeddedActionsParser, type IToken } from 'chevrotain';
+import { EmbeddedActionsParser, type IToken, type TokenType } from 'chevrotain';
 import { GrammarError } from '../errors.js';
 import { MAX_EBNF_TOKENS, MAX_NESTING } from '../limits.js';
 import * as T from './tokens.js';
@@ -120,10 +120,18 @@ export function parseEbnfSyntax(text: string): SyntaxRule[] {
     const line = atEnd ? lastLine(text) : tok.startLine ?? 1;
     const column = atEnd ? lastColumn(text) : tok.startColumn ?? 1;
     const found = atEnd ? 'the end of the grammar' : `'${tok.image}'`;
+    // A repetition where none can be: after another one ("a"++), or with nothing before it (| *).
+    if (QUANTIFIERS.has(tok.tokenType)) {
+      const before = lexed.tokens[lexed.tokens.indexOf(tok) - 1];
+      const why = before && QUANTIFIERS.has(before.tokenType) ? `follows the repetition '${before.image}' (to repeat a repetition, group it: (x+)?)` : 'has nothing before it to repeat';
+      throw new GrammarError(`line ${line}, column ${column}: the repetition ${found} ${why}`, { kind: 'text', line, column });
+    }
     throw new GrammarError(`line ${line}, column ${column}: expected ${expected(error.message)}, found ${found}`, { kind: 'text', line, column });
   }
   return rules;
 }
+
+const QUANTIFIERS: ReadonlySet<TokenType> = new Set([T.Star, T.Plus, T.Question, T.Braces]);
 
 /** Size and group nesting (limits.ts), before the parser (recursive per group) sees them. */
 function checkLimits(tokens: IToken[]): void {

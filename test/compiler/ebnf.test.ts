@@ -80,7 +80,7 @@ function errorOf(fn: () => unknown): GrammarError {
 test('parse errors name line, column and what was expected', () => {
   const e = errorOf(() => Grammar.fromEBNF('root ::= "a"\nb ::= "x" |* "y"'));
   assert.equal(e.location, { kind: 'text', line: 2, column: 12 });
-  assert.match(e.message, /line 2, column 12: expected .*found '\*'/);
+  assert.match(e.message, /line 2, column 12: the repetition '\*' has nothing before it to repeat/);
   const missing = errorOf(() => Grammar.fromEBNF('root ::= ("a"'));
   assert.match(missing.message, /expected .*'\)'.*found the end of the grammar/);
   const noDef = errorOf(() => Grammar.fromEBNF('root "a"'));
@@ -106,7 +106,9 @@ test('semantic errors point at the offending token', () => {
 test('bad quantifiers and escapes', () => {
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"{,3}')).message, /needs a lower bound/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"{3,2}')).message, /upper bound below its lower bound/);
-  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"++')).message, /found '\+'/);
+  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"++')).message, /line 1, column 14: the repetition '\+' follows the repetition '\+' \(to repeat a repetition, group it: \(x\+\)\?\)/);
+  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a" |* "b"')).message, /line 1, column 15: the repetition '\*' has nothing before it to repeat/);
+  assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"{2}?')).message, /the repetition '\?' follows the repetition '\{2\}'/);
   assert.match(errorOf(() => Grammar.fromEBNF('root ::= "a"{99999999999}')).message, /too large/);
   const esc = errorOf(() => Grammar.fromEBNF('root ::= "ab\\q"'));
   assert.match(esc.message, /line 1, column 13: unknown escape '\\q'/);
