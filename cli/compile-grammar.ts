@@ -5,8 +5,8 @@
 //   lmforge compile-grammar --check grammars/*.json grammars/*.ebnf
 //   lmforge compile-grammar --json-schema tool.json --style qwen_xml --out build/grammars
 //   lmforge compile-grammar --model smollm2 grammars/json.ebnf
-import { readFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { extname, join } from 'node:path';
 import type { CAC } from 'cac';
 import { Grammar, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
 import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
@@ -83,7 +83,7 @@ function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSche
     const path = String(flags.jsonSchema);
     inputs.push({ label: path, load: () => Grammar.fromJSONSchema(readJson(path), options) });
   }
-  for (const file of files) {
+  for (const file of files.flatMap(grammarFilesOf)) {
     const ext = extname(file).toLowerCase();
     if (ext === '.ebnf' || ext === '.gbnf') {
       inputs.push({ label: file, load: () => Grammar.fromEBNF(readFileSync(file, 'utf8')) });
@@ -105,6 +105,22 @@ function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSche
     }
   }
   return inputs;
+}
+
+const GRAMMAR_FILE_ENDINGS = ['.ebnf', '.gbnf', '.regex', '.json'];
+
+/** A folder stands for the grammar files in it; a folder without any is left to fail as one, by name. */
+function grammarFilesOf(path: string): string[] {
+  let folder = false;
+  try {
+    folder = statSync(path).isDirectory();
+  } catch {
+    return [path]; // missing: its read says so
+  }
+  if (!folder) return [path];
+  const inside = readdirSync(path).filter((name) => GRAMMAR_FILE_ENDINGS.includes(extname(name).toLowerCase())).sort();
+  if (inside.length === 0) throw new CompileGrammarUsageError(`${path} is a folder with no grammar files (${GRAMMAR_FILE_ENDINGS.join(', ')}) in it`);
+  return inside.map((name) => join(path, name));
 }
 
 export interface CompileGrammarIo {

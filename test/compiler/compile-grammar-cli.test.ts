@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -86,6 +86,17 @@ test('everything in grammars/ compiles (what CI checks)', () => {
   const r = run(files, { check: true });
   assert.is(r.status, 0, r.err.join('\n'));
   assert.is(r.out.length, files.length);
+});
+
+test('a folder stands for the grammar files in it; one with none is a usage error naming it', () => {
+  const root = new URL('../../grammars/', import.meta.url).pathname;
+  const r = run([root], { check: true });
+  assert.is(r.status, 0, r.err.join('\n'));
+  assert.is(r.out.length, readdirSync(root).length);
+  const empty = join(dir, 'empty');
+  mkdirSync(empty);
+  writeFileSync(join(empty, 'notes.txt'), 'x');
+  assert.throws(() => run([empty], {}), (e: unknown) => (e as { userFacing?: boolean }).userFacing === true && /empty is a folder with no grammar files \(\.ebnf, \.gbnf, \.regex, \.json\) in it/.test((e as Error).message));
 });
 
 test('usage errors are user-facing', () => {
