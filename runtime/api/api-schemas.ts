@@ -5,11 +5,13 @@ import { REQUEST_LIMITS as LIMITS } from './request-limits.js';
 import { sets, type RequestRule } from './request-rules.js';
 import { samplingFieldProperties } from './sampling-fields.js';
 
+// A part's `type` first: an image or audio part is told as such, at its entry, not as a bad `content`.
 const textPart = {
   type: 'object',
-  properties: { type: { const: 'text' }, text: { type: 'string' } },
-  required: ['type', 'text'],
-  additionalProperties: false,
+  description: 'A text part',
+  if: { properties: { type: { const: 'text' } }, required: ['type'] },
+  then: { properties: { type: {}, text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+  else: { required: ['type'], properties: { type: { const: 'text', description: 'only text parts: this server reads no images, audio or files' } } },
 } as const;
 
 const toolCall = {
@@ -65,9 +67,15 @@ export const chatMessageSchema = {
       anyOf: [{ type: 'string' }, { type: 'array', items: textPart }, { type: 'null' }],
     },
     name: { type: 'string', maxLength: LIMITS.shortString },
-    tool_calls: { type: 'array', items: toolCall, maxItems: LIMITS.tools },
+    tool_calls: { type: ['array', 'null'], items: toolCall, minItems: 1, maxItems: LIMITS.tools },
     tool_call_id: { type: 'string', maxLength: LIMITS.shortString },
     reasoning_content: { type: ['string', 'null'], description: 'Reasoning models: the thinking before the answer (an addition); accepted in the history and not sent to the model.' },
+    // The rest of an OpenAI reply's message, so a reply replayed as history (the Python SDK's
+    // model_dump() writes every field, unset ones as null) is taken as it comes back.
+    refusal: { type: ['string', 'null'], description: "An assistant's refusal, as OpenAI's replies carry it: the message's text when it has no content." },
+    annotations: { type: ['array', 'null'], description: "An assistant reply's citations, as OpenAI's replies carry them: accepted in the history and not sent to the model." },
+    audio: { type: 'null', description: 'Only null: this server has no audio replies to refer to.' },
+    function_call: { type: 'null', description: "Only null: OpenAI's deprecated single call; send tool_calls." },
   },
   required: ['role'],
   additionalProperties: false,
@@ -80,8 +88,16 @@ const messageRules: RequestRule[] = [
     if: { required: ['role'], properties: { role: { const: 'tool' } } },
     then: { required: ['tool_call_id'] },
   },
-  { 'x-param': 'tool_calls', description: "'tool_calls' is only allowed on assistant messages.", if: { required: ['tool_calls'] }, then: { properties: { role: { const: 'assistant' } } } },
-  { 'x-param': 'content', description: "A message needs 'content' (or, from the assistant, 'tool_calls').", if: { not: { required: ['tool_calls'] } }, then: sets('content') },
+  { 'x-param': 'tool_call_id', description: "'tool_call_id' is only allowed on tool messages.", if: { required: ['tool_call_id'] }, then: { properties: { role: { const: 'tool' } } } },
+  { 'x-param': 'tool_calls', description: "'tool_calls' is only allowed on assistant messages.", if: sets('tool_calls'), then: { properties: { role: { const: 'assistant' } } } },
+  { 'x-param': 'refusal', description: "'refusal' is only allowed on assistant messages.", if: sets('refusal'), then: { properties: { role: { const: 'assistant' } } } },
+  { 'x-param': 'annotations', description: "'annotations' is only allowed on assistant messages.", if: sets('annotations'), then: { properties: { role: { const: 'assistant' } } } },
+  {
+    'x-param': 'content',
+    description: "A message needs 'content' (or, from the assistant, 'tool_calls' or a 'refusal').",
+    if: { not: { anyOf: [sets('tool_calls'), sets('refusal')] } },
+    then: sets('content'),
+  },
 ];
 
 /** The request fields chat and text completions share (generate-fields.ts reads them). */

@@ -34,11 +34,31 @@ function describe(error: ErrorObject): { param: string; message: string } {
       return { param: at, message: `Invalid value for '${at}': must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
     case 'propertyNames':
       return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not a token id.` };
+    case 'type':
+      return { param: at, message: `Invalid value for '${at}': must be ${typeNames(error.params.type)}, got ${valueText(error.data)}.` };
+    case 'const': {
+      const why = (error.parentSchema as { description?: string } | undefined)?.description;
+      return { param: at, message: `Invalid value for '${at}': must be ${JSON.stringify(error.params.allowedValue)}${why ? ` (${why})` : ''}, got ${valueText(error.data)}.` };
+    }
     case 'anyOf':
       return { param: at, message: `Invalid value for '${at}': ${shapesOf(error) ?? 'it has none of the allowed shapes'}.` };
     default:
       return { param: at, message: `Invalid value for '${at}': ${error.message ?? 'not valid'}.` };
   }
+}
+
+const TYPE_NAMES: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null' };
+
+/** `['integer', 'null']` -> `an integer or null`. */
+function typeNames(types: unknown): string {
+  const names = (Array.isArray(types) ? types : String(types).split(',')).map((type) => TYPE_NAMES[type] ?? type);
+  return names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
+}
+
+/** A value as the client sent it, cut short: an error message quotes it, it must not carry a whole body. */
+function valueText(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 
 /** The description of a field whose allowed shapes are listed in it. */
@@ -64,7 +84,7 @@ function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
   const typeMisses = errors.filter((error) => error.instancePath === anyOf.instancePath && error.keyword === 'type').length;
   const inside =
     shapes - typeMisses === 1
-      ? errors.find((error) => error.instancePath.startsWith(`${anyOf.instancePath}/`) && error.keyword !== 'required' && error.keyword !== 'additionalProperties')
+      ? errors.find((error) => error.instancePath.startsWith(`${anyOf.instancePath}/`))
       : undefined;
   const sameField = errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
   return inside ?? sameField ?? (shapesOf(anyOf) ? anyOf : errors[0]);

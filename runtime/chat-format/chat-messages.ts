@@ -17,8 +17,10 @@ export interface IncomingMessage {
   role: string;
   content?: string | { type: 'text'; text: string }[] | null;
   name?: string;
-  tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[];
+  tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[] | null;
   tool_call_id?: string;
+  /** An OpenAI reply's refusal: the text of a message without content. */
+  refusal?: string | null;
 }
 
 export interface IncomingTool {
@@ -32,7 +34,7 @@ export function toTemplateTools(tools: readonly IncomingTool[]): IncomingTool[] 
 
 export function toTemplateMessages(messages: readonly IncomingMessage[]): TemplateMessage[] {
   return messages.map((message, index) => {
-    const content = typeof message.content === 'string' ? message.content : (message.content ?? []).map((part) => part.text).join('');
+    const content = typeof message.content === 'string' ? message.content : message.content ? message.content.map((part) => part.text).join('') : (message.refusal ?? '');
     // OpenAI's developer messages are the system instructions; chat templates know only 'system'.
     const out: TemplateMessage = { role: message.role === 'developer' ? 'system' : message.role, content };
     if (message.name !== undefined) out.name = message.name;

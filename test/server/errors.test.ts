@@ -28,7 +28,7 @@ test('wrong types and out-of-range values name the field', async ({ s }) => {
   await expectError(s, { ...ok, logit_bias: { '5': 101 } }, 400, 'logit_bias[5]');
   await expectError(s, { ...ok, logit_bias: { '99999999': 1 } }, 400, 'logit_bias', null, /vocabulary/);
   // A bad entry of a list is named, and why: the list shape fits, its entry does not.
-  await expectError(s, { ...ok, stop: ['a', 5] }, 400, 'stop[1]', null, /'stop\[1\]': must be string/);
+  await expectError(s, { ...ok, stop: ['a', 5] }, 400, 'stop[1]', null, /'stop\[1\]': must be a string, got 5/);
   await expectError(s, { ...ok, stop: [''] }, 400, 'stop[0]', null, /fewer than 1 characters/);
   await expectError(s, { ...ok, stop: ['x'.repeat(1025)] }, 400, 'stop[0]', null, /more than 1024 characters/);
   await expectError(s, { ...ok, stop: 5 }, 400, 'stop', null, /a list of at most 16 strings, each of 1 to 1024 characters/);
@@ -40,9 +40,39 @@ test('bad messages name the message', async ({ s }) => {
   await expectError(s, { ...ok, messages: [] }, 400, 'messages');
   await expectError(s, { ...ok, messages: [{ role: 'robot', content: 'hi' }] }, 400, 'messages[0].role');
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'user' }] }, 400, 'messages[1].content');
-  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: 'x' }] }] }, 400, 'messages[0].content');
+  // A part other than text is named at its entry, and why.
+  const image = { type: 'image_url', image_url: { url: 'http://x/y.png' } };
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, image] }] }, 400, 'messages[0].content[1].type', null, /must be "text" \(only text parts: this server reads no images, audio or files\), got "image_url"/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ text: 'a' }] }] }, 400, 'messages[0].content[0].type', null, /Missing required parameter/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 400, 'messages[0].content[0].text', null, /Missing required parameter/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 5 }] }, 400, 'messages[0].content', null, /Text, or a list of text parts/);
   await expectError(s, { ...ok, messages: [{ role: 'tool', content: 'x' }] }, 400, 'messages[0].tool_call_id');
+  // OpenAI's rules on tool messages: only they carry a tool_call_id, and each answers a call before it.
+  const call = { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] };
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a', tool_call_id: 'call_1' }] }, 400, 'messages[0].tool_call_id', null, /only allowed on tool messages/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'tool', tool_call_id: 'call_1', content: 'x' }] }, 400, 'messages[1]', null, /must answer a call in the assistant message before it/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, call, { role: 'tool', tool_call_id: 'call_2', content: 'x' }] }, 400, 'messages[2].tool_call_id', null, /'call_2' answers none of the calls before it \('call_1'\)/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', tool_calls: [] }] }, 400, 'messages[1].tool_calls', null, /fewer than 1/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', audio: { id: 'x' } }] }, 400, 'messages[1].audio', null, /must be null, got \{"id":"x"\}/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a', refusal: 'no' }] }, 400, 'messages[0].refusal', null, /only allowed on assistant messages/);
   await expectError(s, { model: TINY_MODEL_ID }, 400, 'messages', null, /Missing required parameter/);
+});
+
+test("a reply replayed as history the way OpenAI's SDKs write it (every field, unset ones null) is taken", async ({ s }) => {
+  const reply = { role: 'assistant', content: 'Hello', refusal: null, annotations: [], audio: null, function_call: null, tool_calls: null };
+  const call = { id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } };
+  const messages = [
+    { role: 'user', content: 'a' },
+    reply,
+    { role: 'user', content: 'b' },
+    { ...reply, content: null, tool_calls: [call] },
+    { role: 'tool', tool_call_id: 'call_1', content: 'x' },
+    { role: 'assistant', content: null, refusal: 'I cannot help with that.' },
+    { role: 'user', content: 'c' },
+  ];
+  const answer = await post(`${s.url}/v1/chat/completions`, { ...ok, messages, max_tokens: 2 });
+  assert.is(answer.status, 200, answer.text);
+  assert.ok(answer.json.usage.prompt_tokens > 20);
 });
 
 test('null where OpenAI allows it is the field left out', async ({ s }) => {
@@ -64,6 +94,7 @@ test('unknown fields and values are refused, not ignored', async ({ s }) => {
   // Tool errors have their own suite (test/tools/validation.test.ts); this one stays general.
   await expectError(s, { ...ok, tool_choice: 'auto' }, 400, 'tool_choice');
   await expectError(s, { ...ok, response_format: { type: 'xml' } }, 400, 'response_format.type');
+  await expectError(s, { ...ok, response_format: { type: 'structural_tag', structures: [], triggers: [] } }, 400, 'response_format.structures', null, /That is the older form: write its tags as a 'triggered_tags' format/);
   await expectError(s, { ...ok, frobnicate: true }, 400, 'frobnicate', null, /Unrecognized request argument/);
   // OpenAI's store: false (or null) is what this server does anyway; true asks for what it cannot do.
   assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, store: false })).status, 200);
@@ -138,6 +169,28 @@ test('a compressed body is refused by its coding, a false label too (the bytes a
   assert.match(gzipped.json.error.message, /Content-Encoding is 'gzip'/);
   assert.is((await post(`${s.url}/v1/chat/completions`, ok, { 'content-encoding': 'br' })).status, 415);
   assert.is((await post(`${s.url}/v1/chat/completions`, ok, { 'content-encoding': 'identity' })).status, 200);
+});
+
+test('a client that goes away in the middle of its body is a 499, not an internal error in the log', async ({ s }) => {
+  const { connect } = await import('node:net');
+  const { port } = new URL(s.url);
+  const logged: unknown[][] = [];
+  const realError = console.error;
+  console.error = (...args: unknown[]) => void logged.push(args);
+  try {
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"model": ');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.destroy();
+    const counted = () => fetch(`${s.url}/metrics`).then((response) => response.text()).then((text) => /lmforge_http_requests_total\{method="POST",path="\/v1\/chat\/completions",status="499"\} 1/.test(text));
+    for (let i = 0; i < 100 && !(await counted()); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(await counted(), 'the abandoned request is counted as a 499');
+  } finally {
+    console.error = realError;
+  }
+  assert.equal(logged, [], 'nothing of the server went wrong');
+  assert.is((await post(`${s.url}/v1/chat/completions`, ok)).status, 200);
 });
 
 test.run();

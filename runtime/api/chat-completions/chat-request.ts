@@ -51,7 +51,27 @@ export function parseChatRequest(body: unknown): ChatRequest {
   }
   checkSamplingFields(request);
   checkTools(request);
+  checkToolReplies(request.messages);
   return request;
+}
+
+/**
+ * OpenAI's rule: a tool message answers a call of the assistant message before it (other
+ * replies may sit between them), by one of its ids when the calls carry ids; a template renders
+ * a reply beside its call, and a reply to nothing would be shown to the model as one.
+ */
+function checkToolReplies(messages: readonly ChatMessage[]): void {
+  let calls: ReadonlySet<string | undefined> | undefined;
+  messages.forEach((message, i) => {
+    if (message.role !== 'tool') {
+      calls = message.role === 'assistant' && message.tool_calls ? new Set(message.tool_calls.map((call) => call.id)) : undefined;
+      return;
+    }
+    if (!calls) throw badRequest(`messages[${i}]: a message with role 'tool' must answer a call in the assistant message before it ('tool_calls').`, `messages[${i}]`);
+    if (!calls.has(undefined) && !calls.has(message.tool_call_id)) {
+      throw badRequest(`messages[${i}].tool_call_id '${message.tool_call_id}' answers none of the calls before it (${[...calls].map((id) => `'${id}'`).join(', ')}).`, `messages[${i}].tool_call_id`);
+    }
+  });
 }
 
 /** What the rules cannot say about tools: unique names, object parameters, a named choice among them (schemas compile later, per tool format). */
