@@ -30,7 +30,9 @@ export function grammarSpecOf(format: ({ type: string } & Record<string, unknown
   const allowed = FIELDS[format.type]!;
   for (const key of Object.keys(format)) {
     if (key !== 'type' && !allowed.includes(key)) {
-      throw badRequest(`response_format of type '${format.type}' has no field '${key}'.`, `response_format.${key}`);
+      // The older structural-tag form (structures + triggers) has a successor: say which.
+      const legacy = format.type === 'structural_tag' && (key === 'structures' || key === 'triggers') ? " That is the older form: write its tags as a 'triggered_tags' format (see the structural tag spec)." : '';
+      throw badRequest(`response_format of type '${format.type}' has no field '${key}'.${legacy}`, `response_format.${key}`);
     }
   }
   switch (format.type) {
