@@ -13,13 +13,15 @@ export interface BuiltinTemplate {
   summary: string;
   /** Text that means the model has begun another turn, where no token of the model marks one. */
   stop: readonly string[];
+  /** The control tokens its turns are made of: a vocabulary without them reads them as text. */
+  turnTokens: readonly string[];
 }
 
 export const BUILTIN_TEMPLATES = {
-  chatml: { source: chatmlTemplate, summary: '<|im_start|>ROLE … <|im_end|> turns, tool calls in <tool_call> tags', stop: [] },
-  gemma: { source: gemmaTemplate, summary: '<start_of_turn>user|model … <end_of_turn> turns', stop: [] },
-  llama3: { source: llama3Template, summary: '<|start_header_id|>ROLE<|end_header_id|> … <|eot_id|> turns', stop: [] },
-  plain: { source: plainTemplate, summary: '"User: …" / "Assistant: …" text turns, stopping where the model starts the next', stop: PLAIN_TURN_STOPS },
+  chatml: { source: chatmlTemplate, summary: '<|im_start|>ROLE … <|im_end|> turns, tool calls in <tool_call> tags', stop: [], turnTokens: ['<|im_start|>', '<|im_end|>'] },
+  gemma: { source: gemmaTemplate, summary: '<start_of_turn>user|model … <end_of_turn> turns', stop: [], turnTokens: ['<start_of_turn>', '<end_of_turn>'] },
+  llama3: { source: llama3Template, summary: '<|start_header_id|>ROLE<|end_header_id|> … <|eot_id|> turns', stop: [], turnTokens: ['<|start_header_id|>', '<|end_header_id|>', '<|eot_id|>'] },
+  plain: { source: plainTemplate, summary: '"User: …" / "Assistant: …" text turns, stopping where the model starts the next', stop: PLAIN_TURN_STOPS, turnTokens: [] },
 } as const satisfies Record<string, BuiltinTemplate>;
 
 export type BuiltinTemplateName = keyof typeof BUILTIN_TEMPLATES;

@@ -4,6 +4,7 @@ import { Template } from '@huggingface/jinja';
 import { LmforgeError } from '../../compiler/lmforge-error.js';
 import { mergeToolRuns, type TemplateMessage } from './chat-messages.js';
 import { chatmlTemplate } from './chatml-template.js';
+import { dropsAnswerLeadingSpace } from './plain-template.js';
 
 /** A conversation the template cannot render: the client's `messages` are at fault. */
 export class ChatTemplateError extends LmforgeError {
@@ -33,7 +34,11 @@ export class ChatTemplate {
   ) {
     this.isFallback = !source;
     this.template = new Template(source || chatmlTemplate);
+    this.dropsAnswerLeadingSpace = dropsAnswerLeadingSpace(source);
   }
+
+  /** The answer's first space parts it from the turn's label (plain-template.ts): content leaves it out. */
+  readonly dropsAnswerLeadingSpace: boolean;
 
   /**
    * What the template adds to open the model's turn ("<|im_start|>assistant\n" in ChatML):

@@ -15,6 +15,15 @@ export const plainTemplate = [
 ].join('\n');
 
 /**
+ * plain's turn opens with "Assistant:" and no space, so the model writes its first word with
+ * the space in front (" The", one token, as in every transcript it has read). That space parts
+ * the label from the answer; it is not the answer's, and is left out of the content.
+ */
+export function dropsAnswerLeadingSpace(templateSource: string | undefined): boolean {
+  return templateSource === plainTemplate;
+}
+
+/**
  * A new turn at the start of a line, after a blank line or a single line break: the longer
  * form comes first in the text, so the stop cuts before both line breaks (see stop-string-matcher.ts).
  */

@@ -3,7 +3,7 @@
 // vocabulary actually has. A template whose markers are not tokens of the vocabulary would be
 // tokenized as ordinary text: the model would copy the markers into its answers and never
 // write the end-of-turn token that stops it.
-import { BUILTIN_TEMPLATES, type BuiltinTemplateName } from './builtin-templates.js';
+import { BUILTIN_TEMPLATES, isBuiltinTemplateName, type BuiltinTemplateName } from './builtin-templates.js';
 import { detectToolFormat } from './tool-format-detect.js';
 
 /** What the choice needs to know about the model (a subset of the engine's EngineInfo). */
@@ -35,19 +35,19 @@ export interface TemplateChoice {
 const GEMMA_ARCHITECTURES = new Set(['gemma', 'gemma2', 'gemma3', 'gemma3n']);
 
 /** Built-ins in the order they are tried for a model without a template; plain always fits. */
-const AUTOMATIC: { name: BuiltinTemplateName; fits: (architecture: string) => boolean; turnTokens: string[] }[] = [
-  { name: 'gemma', fits: (architecture) => GEMMA_ARCHITECTURES.has(architecture), turnTokens: ['<start_of_turn>', '<end_of_turn>'] },
-  { name: 'chatml', fits: () => true, turnTokens: ['<|im_start|>', '<|im_end|>'] },
+const AUTOMATIC: { name: BuiltinTemplateName; fits: (architecture: string) => boolean }[] = [
+  { name: 'gemma', fits: (architecture) => GEMMA_ARCHITECTURES.has(architecture) },
+  { name: 'chatml', fits: () => true },
 ];
 
 export function chooseChatTemplate(model: TemplateFacts, given?: GivenTemplate): TemplateChoice {
-  if (given) return { source: given.source, stop: given.stop, note: `${given.label} (--chat-template)` };
+  if (given) return { source: given.source, stop: given.stop, note: `${given.label} (--chat-template)${missingTurnTokens(model, given.label)}` };
   if (model.chatTemplate) return { source: model.chatTemplate, stop: [], note: "the model's own" };
   const vocabulary = new Set(model.tokenTexts);
   for (const candidate of AUTOMATIC) {
-    if (!candidate.fits(model.architecture) || !candidate.turnTokens.every((token) => vocabulary.has(token))) continue;
-    const { source, stop } = BUILTIN_TEMPLATES[candidate.name];
-    const tokens = candidate.turnTokens.join(' and ');
+    const { source, stop, turnTokens } = BUILTIN_TEMPLATES[candidate.name];
+    if (!candidate.fits(model.architecture) || !turnTokens.every((token) => vocabulary.has(token))) continue;
+    const tokens = turnTokens.join(' and ');
     // Such tokens may be untrained in a base model (see plain-template.ts): say what to try then.
     return { source, stop, note: `${candidate.name}, built in: the model has none, and its vocabulary has ${tokens} (${model.architecture}); a base model may answer better with --chat-template plain` };
   }
@@ -57,6 +57,15 @@ export function chooseChatTemplate(model: TemplateFacts, given?: GivenTemplate):
     stop,
     note: 'plain, built in: the model has none and its vocabulary no known turn tokens; "User:"/"Assistant:" text turns, stopping where the model starts the next',
   };
+}
+
+/** A built-in given by name whose turn tokens the vocabulary lacks: said at start-up, since answers then run on past their turn. */
+function missingTurnTokens(model: TemplateFacts, label: string): string {
+  if (!isBuiltinTemplateName(label)) return '';
+  const vocabulary = new Set(model.tokenTexts);
+  const missing = BUILTIN_TEMPLATES[label].turnTokens.filter((token) => !vocabulary.has(token));
+  if (missing.length === 0) return '';
+  return `; warning: ${missing.join(', ')} ${missing.length === 1 ? 'is not a token' : 'are not tokens'} of this model's vocabulary, so the model reads ${missing.length === 1 ? 'it' : 'them'} as text and may never end its turn (leave --chat-template out to have one chosen that fits)`;
 }
 
 /**

@@ -67,6 +67,16 @@ test("the model's own template comes before any built-in, and a given template b
   assert.equal(given, { source: 'mine', stop: ['END'], note: 'my.jinja (--chat-template)' });
 });
 
+test('a built-in given by name whose turn tokens the vocabulary lacks is served, with a warning at start-up', () => {
+  const given = (name: 'gemma' | 'llama3' | 'chatml' | 'plain') => ({ source: BUILTIN_TEMPLATES[name].source, stop: BUILTIN_TEMPLATES[name].stop, label: name });
+  const gemmaOnQwen = chooseChatTemplate(model('qwen2', 'qwen2'), given('gemma'));
+  assert.is(gemmaOnQwen.source, BUILTIN_TEMPLATES.gemma.source);
+  assert.is(gemmaOnQwen.note, "gemma (--chat-template); warning: <start_of_turn>, <end_of_turn> are not tokens of this model's vocabulary, so the model reads them as text and may never end its turn (leave --chat-template out to have one chosen that fits)");
+  assert.match(chooseChatTemplate(model('gemma3', 'gemma3'), given('llama3')).note, /warning: <\|start_header_id\|>, <\|end_header_id\|>, <\|eot_id\|> are not tokens/);
+  assert.is(chooseChatTemplate(model('qwen2', 'qwen2'), given('chatml')).note, 'chatml (--chat-template)', 'the tokens are there');
+  assert.is(chooseChatTemplate(model('gpt2', 'gpt-2'), given('plain')).note, 'plain (--chat-template)', 'plain turns are text');
+});
+
 test("tokenizer.chat_template.tool_use serves requests with tools when the default template has no tool section", () => {
   const plainTurns = '{% for m in messages %}{{ m.content }}{% endfor %}';
   const withToolSection = '{% if tools %}{{ tools | tojson }}{% endif %}{% for m in messages %}{{ m.content }}{% endfor %}';

@@ -53,6 +53,7 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   // Named as typed, not as cac's camelCase (--apiKeyy).
   await failsWith(['serve', tinyModelPath, '--api-keyy', 'K'], /Unknown option `--api-keyy`/);
   await failsWith(['bogus'], /unknown command 'bogus'/);
+  await failsWith(['check', '--help'], /unknown command 'check'/); // the general help is printed, and the exit status says the command was wrong
   await failsWith(['serve', tinyModelPath, '--device', 'tpu'], /--device 'tpu' is not valid/);
   await failsWith(['serve', tinyModelPath, '--mode', 'fast'], /--mode 'fast' is not valid/);
   await failsWith(['serve', tinyModelPath, '--kv-layout', 'unified'], /--kv-layout 'unified' is not valid: use one of shared, per-sequence/);
@@ -245,8 +246,17 @@ test('the chat page is at / unless --no-ui, which makes / a 404', async () => {
 });
 
 test('--chat-template NAME replaces the model\'s own template, and start-up says which is used', async () => {
-  await whileServing(['--chat-template', 'plain'], {}, async (run) => {
+  await whileServing(['--chat-template', 'plain'], {}, async (run, url) => {
     assert.match(run.stdout(), /template: +plain, built in \(--chat-template\)\n/);
+    // "Assistant:" ends the prompt, so an answer's first token carries the space that parts it
+    // from the label (" The", GPT-2's 383): the content leaves that space out, streamed or not.
+    const body = { model: 'tiny-gpt2', messages: [{ role: 'user', content: 'hi' }], max_tokens: 3, temperature: 0, logit_bias: { '383': 100 }, logprobs: true };
+    const whole = (await (await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).json()) as any;
+    assert.is(whole.choices[0].message.content, 'The The The');
+    assert.equal(whole.choices[0].logprobs.content.map((entry: { token: string }) => entry.token), [' The', ' The', ' The'], 'the tokens are as the model wrote them');
+    const sse = await (await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) })).text();
+    const streamed = sse.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? '').join('');
+    assert.is(streamed, 'The The The');
   });
 });
 

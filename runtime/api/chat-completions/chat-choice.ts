@@ -13,6 +13,8 @@ export interface ChatChoice {
   splitter: ReasoningSplitter | undefined;
   /** Without a parser: takes the family's answer markup out of the content. */
   markup?: MarkupFilter;
+  /** The answer's first character is a space that parts it from the turn's label (plain turns): dropped once. */
+  leadingSpace?: boolean;
 }
 
 /** An OpenAI delta: reasoning, content and tool-call pieces. */
@@ -33,6 +35,10 @@ export interface OpenAiLogprob {
  */
 export function advance(choice: ChatChoice, text: string | undefined): MessageDelta[] {
   const out: MessageDelta[] = [];
+  if (choice.leadingSpace && text) {
+    choice.leadingSpace = false;
+    if (text.startsWith(' ')) text = text.slice(1);
+  }
   let answer = text;
   if (choice.splitter) {
     const split = text === undefined ? choice.splitter.finish() : choice.splitter.push(text);

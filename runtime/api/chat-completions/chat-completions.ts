@@ -43,6 +43,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
     parser: toolParserFor(tools, completionId, index),
     splitter: think === 'closed' ? undefined : new ReasoningSplitter(think, thinkMarkersOf(context)),
     ...(context.tools.format.markup ? { markup: new MarkupFilter(context.tools.format.markup) } : {}),
+    ...(context.template.dropsAnswerLeadingSpace ? { leadingSpace: true } : {}),
   }));
   const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices), { traceId: completionId, context, meter, signal });
   await sendCompletion(res, chunks, {
