@@ -136,6 +136,21 @@ test('a prompt longer than the context is refused with both numbers', async ({ e
   assert.is(after.choices[0]!.tokens.length, 3);
 });
 
+test('a text of megabytes is refused from its first part, not tokenized whole', async ({ engine }) => {
+  const huge = 'word '.repeat(400_000); // 2 MB: a million tokens; the context is 512
+  try {
+    await runToEnd(engine, { prompt: huge, maxTokens: 4 });
+    assert.unreachable('should have been refused');
+  } catch (error) {
+    const info = (error as EngineRequestError).info;
+    assert.is(info.code, 'context_length_exceeded');
+    // Counted from a prefix of (512 + 64) × 8 characters: 921 tokens, less the slack.
+    assert.match(info.message, /512 tokens, but the prompt has more than 8\d\d tokens \(its first 4608 characters alone do\)/);
+  }
+  const after = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 2, ignoreEos: true });
+  assert.is(after.choices[0]!.tokens.length, 2);
+});
+
 test('n beyond max_num_sequence and out-of-vocabulary logit_bias are refused by field', async ({ engine }) => {
   const refused = async (request: Parameters<Engine['generate']>[0]) => {
     try {

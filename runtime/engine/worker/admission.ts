@@ -55,6 +55,9 @@ export interface AdmissionOptions {
   vocabularyTables?: Uint8Array;
 }
 
+/** Tokens a prefix of a text may have beyond the whole text's: a word or control token cut in two. */
+const PREFIX_SLACK_TOKENS = 64;
+
 export class Admission {
   private tokenizer: TokenizerInfo | undefined;
   /** Turn-opening control tokens by the template text they come from (one template per server). */
@@ -81,6 +84,8 @@ export class Admission {
     if (problem) return { code: 'invalid_request', ...problem };
     const limitProblem = this.limitProblem(request);
     if (limitProblem) return limitProblem;
+    const tooLong = typeof request.prompt === 'string' ? this.textTooLong(request.prompt, request.addSpecial ?? false) : undefined;
+    if (tooLong) return tooLong;
     const prompt =
       typeof request.prompt === 'string'
         ? this.vocabulary.tokenize(request.prompt, { addSpecial: request.addSpecial ?? false, parseSpecial: true })
@@ -130,6 +135,25 @@ export class Admission {
     return undefined;
   }
 
+  /**
+   * A text far longer than the context, refused from its first part: tokenizing megabytes holds
+   * this thread (every running request's next step) for seconds. A prefix of a text never has
+   * many more tokens than the whole (a cut word or control token costs a few), so a prefix of
+   * more than the limit plus that slack is proof enough.
+   */
+  private textTooLong(text: string, addSpecial: boolean): EngineErrorInfo | undefined {
+    const limit = this.limits.lengthLimit;
+    const sampleChars = (limit + PREFIX_SLACK_TOKENS) * 8;
+    if (text.length <= sampleChars) return undefined;
+    const counted = this.vocabulary.tokenize(text.slice(0, sampleChars), { addSpecial, parseSpecial: true }).length - PREFIX_SLACK_TOKENS;
+    if (counted < limit) return undefined;
+    return {
+      code: 'context_length_exceeded',
+      param: 'prompt',
+      message: `This model's maximum context length is ${limit} tokens, but the prompt has more than ${counted} tokens (its first ${sampleChars} characters alone do).`,
+    };
+  }
+
   /** A prompt this engine cannot take: empty, naming tokens outside its vocabulary, or leaving no room for output. */
   private promptProblem(prompt: Int32Array, maxTokens: number | undefined): EngineErrorInfo | undefined {
     if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'the prompt is empty after tokenization' };
@@ -145,7 +169,7 @@ export class Admission {
       message:
         maxTokens === undefined
           ? `This model's maximum context length is ${limit} tokens, but the prompt has ${prompt.length} tokens, leaving no room for output.`
-          : `This model's maximum context length is ${limit} tokens, but ${prompt.length + wanted} were requested (${prompt.length} in the prompt, ${wanted} for max_tokens).`,
+          : `This model's maximum context length is ${limit} tokens, but ${prompt.length + wanted} were requested (${prompt.length} in the prompt, ${wanted} in the completion).`,
     };
   }
 
