@@ -26,8 +26,13 @@ cli.version(LMFORGE_VERSION);
 
 try {
   cli.parse(joinNegativeValues(cli, process.argv), { run: false });
-  if (cli.options.help || cli.options.version) process.exit(0); // cac has printed them
+  // cac has printed them; `lmforge nosuch --help` printed the general help, and is still a mistake.
+  if ((cli.options.help || cli.options.version) && (cli.matchedCommand || cli.args.length === 0)) process.exit(0);
   if (!cli.matchedCommand) {
+    if (cli.options.help) {
+      console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
+      process.exit(1);
+    }
     cli.outputHelp();
     if (cli.args.length > 0) console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
     process.exit(cli.args.length > 0 ? 1 : 0);
