@@ -13,6 +13,7 @@ import { formatCheckLine } from '../runtime/models/check/check-line.js';
 import { checkModel, type ModelCheck } from '../runtime/models/check/check-model.js';
 import { CompiledFolderError, writeCompiledFolder } from '../runtime/models/compiled-folder.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
+import { knownModels } from '../runtime/models/known-models.js';
 import { givenTemplateOf } from './chat-template-option.js';
 import { UsageError } from './cli-error.js';
 import { modelVocabulary, runCompileGrammar } from './compile-grammar.js';
@@ -113,7 +114,7 @@ export function registerCompile(cli: CAC): void {
   cli
     .command('compile [...inputs]', 'Check a model and compile it into a folder that `serve` loads without compiling (or, with --check, validate grammar definitions)')
     .usage(
-      'compile MODEL [--out DIR] [--json]     (MODEL: a GGUF file, a model folder, a name on the model search path, or smollm2)\n' +
+      `compile MODEL [--out DIR] [--json]     (MODEL: a GGUF file, a model folder, a name on the model search path, or a known model: ${knownModels.map((m) => m.name).join(', ')})\n` +
         '  lmforge compile --check FILES|FOLDERS [--model MODEL] [--json]\n\n' +
         'Each check prints one line (ok, warn or FAIL, with what to do): the GGUF header and tensor table, the architecture\n' +
         'against the pinned llama.cpp, the vocabulary, the chat template, the tool-call format and reasoning markers, the\n' +

@@ -5,6 +5,7 @@ import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, overrideVal
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
 import { CHAT_PAGE_OPEN_PATHS, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
+import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
@@ -39,6 +40,7 @@ export interface ServeFlags {
   threads?: number | string;
   drainSeconds: number | string;
   grammarTimeout: number | string;
+  watchdogTimeout: number | string;
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
@@ -55,7 +57,7 @@ export interface ServeFlags {
 export function registerServe(cli: CAC): void {
   cli
     .command('serve <model>', 'Serve a model over an OpenAI-compatible HTTP API')
-    .usage('serve MODEL [options]   (MODEL: a GGUF file, a model folder, a name on the model search path, or smollm2)')
+    .usage(`serve MODEL [options]   (MODEL: a GGUF file, a model folder, a name on the model search path, or a known model: ${knownModels.map((m) => m.name).join(', ')})`)
     .option('--model-lib <path>', 'Full path of a libllama shared library to use instead of the bundled build (ROCm, OpenCL, custom builds)')
     .option('--device <device>', 'auto, or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu', { default: 'auto' })
     .option('--mode <mode>', 'Engine preset: local (4 sequences), interactive (1), server (as many as memory allows)', { default: 'local' })
@@ -79,6 +81,7 @@ export function registerServe(cli: CAC): void {
     .option('--threads <n>', 'CPU threads for llama.cpp, used as given (default: every usable CPU, fewer while other processes keep CPUs busy)')
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
+    .option('--watchdog-timeout <seconds>', 'An engine that holds requests and finishes no step for this long (a hung native call) is ended and another started; its requests get 503 engine_failed (0: never)', { default: 300 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
     .option('--chat-template <template>', `A Jinja file, or a built-in template (${BUILTIN_TEMPLATE_NAMES.join(', ')}), used instead of the model's own (default: the model's, else gemma or chatml where the vocabulary has their turn tokens, else plain text turns)`)
@@ -103,6 +106,12 @@ function positiveInteger(value: number | string | undefined, flag: string): numb
 function positiveNumber(value: number | string, flag: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} ${value} is not valid: it must be a number of seconds > 0`);
+  return n;
+}
+
+function secondsOrZero(value: number | string, flag: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} ${value} is not valid: it must be a number of seconds ≥ 0 (0: never)`);
   return n;
 }
 
@@ -240,6 +249,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     threads: positiveInteger(flags.threads, '--threads'),
     drainMs: positiveInteger(flags.drainSeconds, '--drain-seconds')! * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
+    watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,
   };
 }
 
@@ -282,6 +292,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     ...(checked.draftModel ? { draftModel: checked.draftModel } : {}),
     ...(checked.threads ? { threads: checked.threads } : {}),
     grammarTimeoutMs: checked.grammarTimeoutMs,
+    watchdogMs: checked.watchdogMs,
     onListening: ({ url, address, modelPath }) => {
       if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
         console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);

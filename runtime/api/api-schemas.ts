@@ -381,6 +381,6 @@ export const errorSchema = {
 
 export const healthSchema = {
   type: 'object',
-  properties: { status: { enum: ['ok', 'loading', 'draining', 'engine_restarting', 'engine_stopped'] } },
+  properties: { status: { enum: ['ok', 'loading', 'draining', 'engine_restarting', 'engine_stalled', 'engine_stopped'] } },
   required: ['status'],
 } as const;

@@ -197,7 +197,8 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
   // beyond it is refused rather than quietly lowered (an override replaces, it is not a hint).
   if (overrides.prefill_chunk_size !== undefined && overrides.prefill_chunk_size > maxTotalSeqLength) {
     throw new ConfigError(
-      `--overrides: prefill_chunk_size=${overrides.prefill_chunk_size} exceeds max_total_seq_length=${maxTotalSeqLength}, the KV cells a chunk is computed into; give at most ${maxTotalSeqLength}`,
+      // Named by its key: it may have come from --overrides or from the older --prefill-chunk-size.
+      `prefill_chunk_size=${overrides.prefill_chunk_size} exceeds max_total_seq_length=${maxTotalSeqLength}, the KV cells a chunk is computed into; give at most ${maxTotalSeqLength}`,
     );
   }
   const prefillChunkSize = Math.min(overrides.prefill_chunk_size ?? (server ? SERVER_PREFILL_CHUNK : contextWindowSize), maxTotalSeqLength);

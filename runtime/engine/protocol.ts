@@ -117,6 +117,12 @@ export interface EngineInitOptions {
   draftModelPath?: string;
   /** Deadline for compiling one output format (default 10 s). */
   grammarTimeoutMs?: number;
+  /**
+   * The engine is killed (and another started) when it holds requests and has finished no step
+   * for this long: a native call that hangs would otherwise hold them for ever (default 300 s,
+   * SGLang's watchdog; 0: never).
+   */
+  watchdogMs?: number;
   /** Folder for compiled output formats on disk (default: memory only). */
   grammarCacheDir?: string;
   /** A compiled folder's vocabulary tables (TokenizerInfo.toCacheBytes), used instead of building them on the first constrained request. */
@@ -176,6 +182,8 @@ export type FromWorker =
   | { type: 'events'; events: EngineEvent[] }
   | { type: 'stats'; stats: EngineStats }
   | { type: 'detokenized'; id: number; text: string }
+  /** Every second from a serving engine: its steps so far, and whether it holds requests (the watchdog's reading). */
+  | { type: 'alive'; steps: number; busy: boolean }
   | { type: 'closed' };
 
 export interface EngineStats {

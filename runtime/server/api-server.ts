@@ -16,7 +16,7 @@ import type { EngineClient } from '../engine/client/engine-client.js';
 import { docsPage, endpointsAt, openApiDocument, type ServedFacts } from './endpoints.js';
 import { InterruptedGeneration } from '../api/interrupted-generation.js';
 import { ServerMetrics } from '../telemetry/metrics.js';
-import { BodyTooLargeError, readJsonBody } from './read-body.js';
+import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from '../api/text-completions/text-completions.js';
 import { toApiError } from '../api/to-api-error.js';
 import { TraceBuffer } from '../telemetry/trace-buffer.js';
@@ -70,6 +70,7 @@ export class ApiServer {
       socket.on('close', () => this.sockets.delete(socket));
     });
     this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnparsable(error, socket));
+    this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => this.checkContinue(req, res));
     const app = polka({
       server: this.server,
       onNoMatch: (req, res) => this.noMatch(req, res),
@@ -97,6 +98,8 @@ export class ApiServer {
     app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
     read('/health', (_req, res) => {
       const status = this.healthStatus();
+      // Like every other 503 (api-error.ts): probes and load balancers back off by it.
+      if (status !== 'ok') res.setHeader('Retry-After', '1');
       this.json(res, status === 'ok' ? 200 : 503, { status });
     });
     read('/metrics', (_req, res, next) => void this.sendMetrics(res).catch(next));
@@ -136,11 +139,12 @@ export class ApiServer {
     });
   }
 
-  /** ok, or why not: loading, draining, engine_restarting (it failed; another is starting) or engine_stopped. */
+  /** ok, or why not: loading, draining, engine_restarting (it failed; another is starting), engine_stalled (it holds requests and finishes no step) or engine_stopped. */
   private healthStatus(): string {
     if (this.phase !== 'ready') return this.phase;
     const engine = this.context?.engine;
     if (engine?.restarting) return 'engine_restarting';
+    if (engine?.stalled) return 'engine_stalled';
     return engine?.alive ? 'ok' : 'engine_stopped';
   }
 
@@ -239,6 +243,7 @@ export class ApiServer {
       }
       await endpoint.complete(request, res, this.context, id, meter);
     } catch (error) {
+      if (error instanceof BodyAbortedError) return; // counted as a 499 when its connection closes
       const apiError = toApiError(error, { prompt: endpoint.prompt });
       if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error instanceof InterruptedGeneration ? error.reason : error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
@@ -257,6 +262,23 @@ export class ApiServer {
       this.metrics.httpRequests.inc({ method: req.method ?? '', path, status });
     });
     next();
+  }
+
+  /**
+   * `Expect: 100-continue`: a client asks before it sends its body. One this server would refuse
+   * (no key, too large) is refused now, before the upload (RFC 9110 §10.1.1); Node's default
+   * invites every body.
+   */
+  private checkContinue(req: IncomingMessage, res: ServerResponse): void {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const refusal = this.apiKeys.refusal(path, req.headers.authorization, req.method);
+    const tooLarge = Number(req.headers['content-length'] ?? 0) > this.options.maxBodyBytes ? new BodyTooLargeError(this.options.maxBodyBytes, false) : undefined;
+    if (refusal || tooLarge) {
+      sendError(res, (refusal ?? tooLarge)!, { connection: 'close', ...(refusal ? { 'www-authenticate': 'Bearer' } : {}) });
+      return;
+    }
+    res.writeContinue();
+    this.server.emit('request', req, res);
   }
 
   private checkApiKey(req: Request, res: ServerResponse, next: () => void): void {

@@ -78,6 +78,8 @@ export interface ServerOptions {
   draftModel?: string;
   /** Deadline for compiling one response_format, in ms (default 10 s). */
   grammarTimeoutMs?: number;
+  /** An engine holding requests that finishes no step for this long is ended and another started, in ms (default 300 s; 0: never). */
+  watchdogMs?: number;
   /** Folder of compiled output formats (default $LMFORGE_HOME/grammars). */
   grammarCacheDir?: string;
   /** Called once the port is open, before the model loads (until it has, /health answers 503). */
@@ -142,6 +144,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
       ...(options.draftModel ? { draftModelPath: (await resolveModel(options.draftModel)).ggufPath } : {}),
       ...(options.threads ? { threads: options.threads } : {}),
       grammarTimeoutMs: options.grammarTimeoutMs ?? 10_000,
+      ...(options.watchdogMs !== undefined ? { watchdogMs: options.watchdogMs } : {}),
       grammarCacheDir: options.grammarCacheDir ?? defaultGrammarCacheDir(),
       ...(compiled.artifacts ? { vocabularyTables: compiled.artifacts.vocabularyTables, compiledGrammars: compiled.artifacts.grammars } : {}),
     });

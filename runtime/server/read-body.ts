@@ -58,6 +58,11 @@ export class BodyTooLargeError extends ApiError {
 
 const DRAIN_BEYOND_LIMIT = 64 * 2 ** 20;
 
+/** The client's connection failed before its body was whole (it closed, it reset): no one to answer, nothing of ours went wrong. */
+export class BodyAbortedError extends Error {
+  override name = 'BodyAbortedError';
+}
+
 export function readJsonBody(req: IncomingMessage, limitBytes: number, depthLimit: number = REQUEST_LIMITS.bodyDepth): Promise<unknown> {
   const drainLimit = limitBytes + DRAIN_BEYOND_LIMIT;
   return new Promise((resolve, reject) => {
@@ -73,7 +78,7 @@ export function readJsonBody(req: IncomingMessage, limitBytes: number, depthLimi
       if (size <= limitBytes) chunks.push(chunk);
       else if (size > drainLimit) reject(new BodyTooLargeError(limitBytes, false));
     });
-    req.on('error', reject);
+    req.on('error', (error) => reject(new BodyAbortedError(`the client's connection failed while it sent its body: ${error.message}`)));
     req.on('end', () => {
       if (size > limitBytes) return reject(new BodyTooLargeError(limitBytes, true));
       // A compressed body read as it is would be bytes that are not JSON, or worse, a plain body

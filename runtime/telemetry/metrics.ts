@@ -6,6 +6,7 @@
 //   res.end(await metrics.render(engine));   // text format 0.0.4, content type metrics.contentType
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineClient } from '../engine/client/engine-client.js';
+import type { EngineStats } from '../engine/protocol.js';
 
 /** Seconds; from a few milliseconds (a tiny model on a GPU) to minutes (a long prompt on a CPU). */
 const TIME_TO_FIRST_TOKEN_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -70,8 +71,9 @@ export class ServerMetrics {
   /** The metrics in Prometheus text format, the engine's figures read now (when it runs). */
   async render(engine: EngineClient | undefined): Promise<string> {
     if (engine) setCounter(this.engineRestarts, engine.restarts);
-    if (engine?.alive) {
-      const stats = await engine.stats();
+    // A stuck engine answers no stats: the scrape then shows the figures it last had, not a hang.
+    const stats = engine?.alive ? await statsWithin(engine, STATS_WAIT_MS) : undefined;
+    if (engine && stats) {
       const { config } = engine.info;
       this.waiting.set(stats.waiting);
       this.runningRequests.set(stats.running);
@@ -105,6 +107,15 @@ export class ServerMetrics {
   private histogram(name: string, help: string, buckets: number[]): Histogram {
     return new Histogram({ name, help, buckets, registers: this.registers });
   }
+}
+
+/** How long a scrape waits for the engine's figures: its next step boundary, normally milliseconds away. */
+const STATS_WAIT_MS = 2000;
+
+function statsWithin(engine: EngineClient, ms: number): Promise<EngineStats | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  return Promise.race([engine.stats(), late]).finally(() => clearTimeout(timer));
 }
 
 /** A counter the engine keeps: it only grows there, so mirroring its total keeps it monotonic. */

@@ -28,6 +28,7 @@ const defaults: ServeFlags = {
   maxRequestBytes: 1 << 20,
   drainSeconds: 30,
   grammarTimeout: 10,
+  watchdogTimeout: 300,
   toolCallArguments: 'object',
   reasoning: 'auto',
 };
@@ -55,6 +56,13 @@ test('--sampling: auto, device or host, checked before anything loads', () => {
   assert.is(checkServeFlags(defaults, {}).sampling, 'auto');
   assert.is(checkServeFlags({ ...defaults, sampling: 'device' }, {}).sampling, 'device');
   throwsError(() => checkServeFlags({ ...defaults, sampling: 'gpu' }, {}), UsageError, /--sampling 'gpu' is not valid: use one of auto, device, host/);
+});
+
+test('--watchdog-timeout: seconds ≥ 0, 0 for never', () => {
+  assert.is(checkServeFlags(defaults, {}).watchdogMs, 300_000);
+  assert.is(checkServeFlags({ ...defaults, watchdogTimeout: '0' }, {}).watchdogMs, 0);
+  assert.is(checkServeFlags({ ...defaults, watchdogTimeout: '2.5' }, {}).watchdogMs, 2500);
+  for (const bad of ['-1', 'soon', 'Infinity']) throwsError(() => checkServeFlags({ ...defaults, watchdogTimeout: bad }, {}), UsageError, new RegExp(`--watchdog-timeout ${bad} is not valid: it must be a number of seconds ≥ 0 \\(0: never\\)`));
 });
 
 test('--kv-layout: shared or per-sequence, checked before anything loads', () => {

@@ -56,6 +56,7 @@ export class FakeEngine implements EngineClient {
   alive = true;
   restarting = false;
   restarts = 0;
+  stalled = false;
   onTrace = undefined;
   readonly grammarCacheCounts = { hits: 0, joined: 0, compiled: 0 };
   readonly grammarArtifactCacheBytes = 0;

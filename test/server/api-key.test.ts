@@ -153,6 +153,39 @@ server('a CORS preflight needs no key (browsers send none), and a 401 carries th
   assert.is(refused.headers.get('access-control-allow-origin'), '*');
 });
 
+server('Expect: 100-continue: a body that would be refused is refused before it is sent; a good one is invited', async ({ s }) => {
+  const { connect } = await import('node:net');
+  const { port } = new URL(s.url);
+  /** The first status line the server answers the headers with, before any body is sent; then the rest once `body` is. */
+  const ask = async (headers: string, body?: string): Promise<{ first: string; rest: string }> => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n${headers}\r\n`);
+    for (let i = 0; i < 200 && !text.includes('\r\n\r\n'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    const first = text.split('\r\n')[0]!;
+    if (body === undefined) {
+      socket.destroy();
+      return { first, rest: text };
+    }
+    text = '';
+    socket.write(body);
+    for (let i = 0; i < 500 && !/\r\n\r\n[\s\S]*\}/.test(text); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    socket.destroy();
+    return { first, rest: text };
+  };
+  const body = JSON.stringify(okRequest);
+  const noKey = await ask(`Content-Length: ${body.length}\r\n`);
+  assert.is(noKey.first, 'HTTP/1.1 401 Unauthorized', 'no key: refused before the body, not invited');
+  assert.match(noKey.rest, /"code":null/);
+  const huge = await ask(`Authorization: Bearer ${KEYS[0]}\r\nContent-Length: 100000000\r\n`);
+  assert.is(huge.first, 'HTTP/1.1 413 Payload Too Large');
+  assert.match(huge.rest, /request_too_large/);
+  const good = await ask(`Authorization: Bearer ${KEYS[0]}\r\nContent-Length: ${body.length}\r\n`, body);
+  assert.is(good.first, 'HTTP/1.1 100 Continue');
+  assert.match(good.rest, /^HTTP\/1.1 200 OK/);
+});
+
 server.run();
 
 const open = suite<{ s: TinyServer }>('api keys: none set');

@@ -114,9 +114,11 @@ loading('a server without its engine yet answers 503 on /health and on completio
     const health = await fetch(`http://127.0.0.1:${port}/health`);
     assert.is(health.status, 503);
     assert.equal(await health.json(), { status: 'loading' });
+    assert.is(health.headers.get('retry-after'), '1', 'a 503 from /health says when to ask again, like every 503');
     const chat = await post(`http://127.0.0.1:${port}/v1/chat/completions`, { model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }] });
     assert.is(chat.status, 503);
     assert.is(chat.json.error.code, 'server_not_ready');
+    assert.is(chat.headers.get('retry-after'), '1');
   } finally {
     await server.drain(100);
   }

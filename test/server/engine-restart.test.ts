@@ -30,12 +30,12 @@ function fakeGdb(): { dir: string; ran: () => boolean } {
 }
 
 /** Starts a tiny server whose engine process is started with the fault switch set (the restarted one is not). */
-async function serverWithFault(fault: string | undefined, path = process.env.PATH): Promise<{ s: TinyServer; log: string[] }> {
+async function serverWithFault(fault: string | undefined, path = process.env.PATH, watchdogMs?: number): Promise<{ s: TinyServer; log: string[] }> {
   const savedPath = process.env.PATH;
   if (fault) process.env.LMFORGE_TEST_ENGINE_FAULT = fault;
   process.env.PATH = path;
   try {
-    const s = await startTinyServer({ engine: { overrides: { context_window_size: 1024 } } });
+    const s = await startTinyServer({ engine: { overrides: { context_window_size: 1024 }, ...(watchdogMs ? { watchdogMs } : {}) } });
     const log: string[] = [];
     s.engine.onLog = (line) => log.push(line);
     return { s, log };
@@ -124,6 +124,30 @@ crash('an abort in the engine (ggml_abort, by the test fault switch): every clie
   }
 });
 
+crash('an engine that hangs (a native call that never returns): /health says engine_stalled, the watchdog ends it, its clients get the envelope, another serves', async () => {
+  const { s, log } = await serverWithFault('hang-after:20', undefined, 4000);
+  try {
+    const enginePid = s.engine.pid;
+    const stream = outcome(streamToEnd(s));
+    const seen: string[] = [];
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && !seen.includes('503 engine_restarting'); ) {
+      const health = await healthStatus(s);
+      const said = `${health.status} ${health.body.status}`;
+      if (said !== seen.at(-1)) seen.push(said);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.ok(seen.includes('503 engine_stalled'), `/health said the engine is stalled before it was ended: ${seen.join(', ')}`);
+    assert.equal(await stream, { status: undefined, code: 'engine_failed' });
+    assert.equal(await healthUntilReady(s).then((statuses) => statuses.at(-1)), '200 ok');
+    const after = await s.client.chat.completions.create({ ...request, max_tokens: 5 });
+    assert.is(after.usage?.completion_tokens, 5, 'the next request succeeds');
+    assert.is.not(s.engine.pid, enginePid, 'a new engine process serves');
+    assert.match(log.join('\n'), /engine failed: it finished no step for \d+ s while holding requests \(a native call hung\?\), so the watchdog ended it \(--watchdog-timeout 4\)/);
+  } finally {
+    await s.close();
+  }
+});
+
 crash('LMFORGE_NATIVE_BACKTRACE=1 keeps ggml\'s backtrace on abort; otherwise the engine child gets GGML_NO_BACKTRACE', () => {
   assert.is(engineChildEnv({ PATH: '/bin' }).GGML_NO_BACKTRACE, '1');
   assert.is(engineChildEnv({ PATH: '/bin' }).PATH, '/bin');
@@ -176,6 +200,22 @@ probe('an engine that dies in the probe fails to start with one line: device, li
     assert.match(message, /^start-up probe failed on cpu:0 \(.+\) with .+libllama.+: the engine process \(pid \d+\) was killed by SIGABRT/);
     assert.match(message, /; give a llama\.cpp build made for this CPU with --model-lib$/);
     assert.ok((error as EngineStartError).userFacing);
+  } finally {
+    delete process.env.LMFORGE_TEST_ENGINE_FAULT;
+  }
+});
+
+probe('an engine killed from outside in the probe says so, and blames no library', async () => {
+  process.env.LMFORGE_TEST_ENGINE_FAULT = 'kill-in-probe';
+  try {
+    await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 256 }, threads: 1 });
+    assert.unreachable('the engine should not start');
+  } catch (error) {
+    assert.instance(error, EngineStartError);
+    const message = (error as Error).message;
+    assert.match(message, /^the engine ended while starting: the engine process \(pid \d+\) was killed by SIGKILL/);
+    assert.match(message, /\(from outside this server: the out-of-memory killer, or a user\)$/);
+    assert.not.match(message, /--model-lib/);
   } finally {
     delete process.env.LMFORGE_TEST_ENGINE_FAULT;
   }

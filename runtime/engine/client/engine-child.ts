@@ -33,7 +33,7 @@ export function forkEngine(): EngineTransport {
     // 'close', not 'exit': by then stderr is read to its end.
     onEnd: (handler) =>
       child.once('close', (code, signal) =>
-        handler({ cause: signal ? `the engine process (pid ${child.pid}) was killed by ${signal}` : `the engine process (pid ${child.pid}) exited with code ${code}`, lastLines: tail.lines() }),
+        handler({ cause: signal ? `the engine process (pid ${child.pid}) was killed by ${signal}` : `the engine process (pid ${child.pid}) exited with code ${code}`, lastLines: tail.lines(), ...(signal ? { signal } : {}) }),
       ),
     terminate: () => void child.kill('SIGKILL'),
     pid: child.pid,

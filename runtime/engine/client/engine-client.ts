@@ -13,6 +13,8 @@ export interface EngineClient {
   readonly restarting: boolean;
   /** Engines started again after failures (lmforge_engine_restarts_total). */
   readonly restarts: number;
+  /** It has held requests for a while without finishing a step (or said nothing): /health says so. */
+  readonly stalled: boolean;
   /**
    * A request's events until every choice has finished; aborting `signal` (or leaving the loop)
    * cancels it. An engine error for the request is thrown as EngineRequestError.

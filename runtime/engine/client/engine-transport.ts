@@ -9,6 +9,8 @@ import type { FromWorker, ToWorker } from '../protocol.js';
 export interface EngineEnd {
   cause: string;
   lastLines: string[];
+  /** The signal that ended the process, if one did (SIGABRT: a backend abort; SIGKILL: from outside). */
+  signal?: NodeJS.Signals;
 }
 
 export interface EngineTransport {

@@ -47,6 +47,14 @@ export class EngineRequestError extends LmforgeError {
   }
 }
 
+/** SGLang's watchdog default: far beyond any step (a CPU's longest prompt chunk takes seconds), well short of for ever. */
+const DEFAULT_WATCHDOG_MS = 300_000;
+/** No progress for this long is reported as a stall: ten heartbeats, and more than a CPU's long prompt chunk takes. */
+const STALL_REPORT_MS = 10_000;
+
+/** Signals a process gets from outside, never from a fault of its own code. */
+const OUTSIDE_SIGNALS: ReadonlySet<string> = new Set(['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP']);
+
 interface Pending {
   push(event: EngineEvent): void;
   /** Lets a waiting generator look at its abort signal again. */
@@ -82,6 +90,12 @@ export class Engine {
   private readonly grammars: GrammarService;
   /** What this tick sends, in order (send). */
   private outbox: ToWorker[] = [];
+  /** When the engine last showed progress: a step, an event, or being idle (its heartbeat). */
+  private lastProgress = Date.now();
+  private lastSteps = -1;
+  private readonly watchdog: NodeJS.Timeout;
+  /** Why the watchdog ended the engine, for the log and the requests it held. */
+  private watchdogCause: string | undefined;
 
   private constructor(
     private transport: EngineTransport,
@@ -94,6 +108,32 @@ export class Engine {
     void this.grammars.warmUp();
     this.attach(transport);
     this.backoff.serving();
+    this.watchdog = setInterval(() => this.checkProgress(), 1000);
+    this.watchdog.unref();
+  }
+
+  /**
+   * Whether the engine has held requests without finishing a step (or said nothing at all) for
+   * STALL_REPORT_MS, or half the watchdog's limit if that is shorter: /health reports it, and
+   * the watchdog ends a stall that lasts.
+   */
+  get stalled(): boolean {
+    const limit = this.watchdogLimit;
+    return this.state === 'serving' && Date.now() - this.lastProgress > Math.min(STALL_REPORT_MS, limit > 0 ? limit / 2 : STALL_REPORT_MS);
+  }
+
+  private get watchdogLimit(): number {
+    return this.options.watchdogMs ?? DEFAULT_WATCHDOG_MS;
+  }
+
+  /** Ends an engine stuck past the watchdog's limit: its requests fail and another starts, as after a crash. */
+  private checkProgress(): void {
+    const limit = this.watchdogLimit;
+    if (limit <= 0 || this.state !== 'serving' || this.watchdogCause !== undefined) return;
+    const stalled = Date.now() - this.lastProgress;
+    if (stalled < limit) return;
+    this.watchdogCause = `it finished no step for ${Math.round(stalled / 1000)} s while holding requests (a native call hung?), so the watchdog ended it (--watchdog-timeout ${limit / 1000})`;
+    this.transport.terminate();
   }
 
   static async create(options: EngineInitOptions): Promise<Engine> {
@@ -222,6 +262,7 @@ export class Engine {
     if (this.state === 'stopped') return;
     const wasServing = this.state === 'serving';
     this.state = 'stopped';
+    clearInterval(this.watchdog);
     clearTimeout(this.restartTimer);
     await this.grammars.dispose();
     if (!wasServing) return;
@@ -256,6 +297,9 @@ export class Engine {
     this.transport = transport;
     // Whatever was on its way to an engine that has ended is moot (its requests failed with it).
     this.outbox = [];
+    this.lastProgress = Date.now();
+    this.lastSteps = -1;
+    this.watchdogCause = undefined;
     transport.onMessage((message) => this.onMessage(message));
     this.ended = new Promise((resolve) =>
       transport.onEnd((end) => {
@@ -266,7 +310,11 @@ export class Engine {
   }
 
   private onMessage(message: FromWorker): void {
-    if (message.type === 'events') {
+    if (message.type === 'alive') {
+      if (!message.busy || message.steps !== this.lastSteps) this.lastProgress = Date.now();
+      this.lastSteps = message.steps;
+    } else if (message.type === 'events') {
+      this.lastProgress = Date.now();
       for (const event of message.events) {
         if (event.type === 'trace') this.onTrace?.(event.entries);
         else this.pending.get(event.id)?.push(event);
@@ -287,10 +335,11 @@ export class Engine {
       this.failAll({ code: 'internal_error', message: 'the engine stopped' });
       return;
     }
-    this.failAll({ code: 'engine_failed', message: `the engine failed (${end.cause}); this request was lost: retry it` });
+    const cause = this.watchdogCause ?? end.cause;
+    this.failAll({ code: 'engine_failed', message: `the engine failed (${cause}); this request was lost: retry it` });
     this.state = 'restarting';
-    this.lastFailure = end.cause;
-    this.onLog(`engine failed: ${end.cause}${end.lastLines.length > 0 ? `; its last output:\n  ${end.lastLines.join('\n  ')}` : ''}`);
+    this.lastFailure = cause;
+    this.onLog(`engine failed: ${cause}${end.lastLines.length > 0 ? `; its last output:\n  ${end.lastLines.join('\n  ')}` : ''}`);
     this.scheduleRestart();
   }
 
@@ -358,8 +407,15 @@ function startEngine(options: EngineInitOptions): Promise<{ transport: EngineTra
       settled = true;
       const said = end.lastLines.findLast((line) => /error|abort|assert|fail|fault|memory/i.test(line)) ?? end.lastLines.at(-1);
       const cause = `${end.cause}${said ? ` after the backend wrote "${said}"` : ''}`;
-      // Dying in the probe is the backend failing on this device: the line says what to do.
-      reject(new EngineStartError(probing ? probeFailureLine(probing, cause) : `the engine ended while starting: ${cause}`, probing !== undefined));
+      // Dying in the probe is the backend failing on this device: the line says what to do. A
+      // kill from outside (the out-of-memory killer, a user) says nothing of the device.
+      const killed = end.signal !== undefined && OUTSIDE_SIGNALS.has(end.signal);
+      reject(
+        new EngineStartError(
+          probing && !killed ? probeFailureLine(probing, cause) : `the engine ended while starting: ${cause}${killed ? ' (from outside this server: the out-of-memory killer, or a user)' : ''}`,
+          probing !== undefined,
+        ),
+      );
     });
   });
 }

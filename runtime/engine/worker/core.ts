@@ -205,6 +205,11 @@ export class EngineCore {
     };
   }
 
+  /** Steps so far, and whether any request is held: a count that stays while busy means a stuck step. */
+  progress(): { steps: number; busy: boolean } {
+    return { steps: this.steps, busy: this.scheduler.running.length + this.scheduler.waiting.length > 0 };
+  }
+
   private async run(): Promise<void> {
     const profile = this.profile;
     while (!this.stopped) {

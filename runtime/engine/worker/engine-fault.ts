@@ -4,20 +4,32 @@
 // goes through ggml's own ggml_abort, the path a failed GGML_ASSERT or CUDA error takes.
 //   abort-after:N   abort once the engine has sent N generated tokens (all requests)
 //   abort-in-probe  abort in the start-up probe, as a backend that cannot run would
+//   kill-in-probe   SIGKILL itself in the probe, as the out-of-memory killer would
+//   hang-after:N    block for ever once the engine has sent N generated tokens, as a native call that hangs would
 import { ggmlApiFor } from '../../backend/ggml-api.js';
 import { loadedLlamaLibrary } from '../../backend/library.js';
 
 export interface EngineFault {
   abortAfterTokens?: number;
   abortInProbe: boolean;
+  killInProbe?: boolean;
+  hangAfterTokens?: number;
 }
 
 export function engineFault(value = process.env.LMFORGE_TEST_ENGINE_FAULT): EngineFault {
   if (!value) return { abortInProbe: false };
   if (value === 'abort-in-probe') return { abortInProbe: true };
+  if (value === 'kill-in-probe') return { abortInProbe: false, killInProbe: true };
   const after = /^abort-after:(\d+)$/.exec(value);
   if (after) return { abortAfterTokens: Number(after[1]), abortInProbe: false };
-  throw new Error(`LMFORGE_TEST_ENGINE_FAULT=${value}: expected abort-after:N or abort-in-probe`);
+  const hang = /^hang-after:(\d+)$/.exec(value);
+  if (hang) return { hangAfterTokens: Number(hang[1]), abortInProbe: false };
+  throw new Error(`LMFORGE_TEST_ENGINE_FAULT=${value}: expected abort-after:N, hang-after:N, abort-in-probe or kill-in-probe`);
+}
+
+/** Blocks this thread for ever, as a native call that never returns does: no event, no heartbeat. */
+export function hangInBackend(): never {
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
 }
 
 /** Aborts the process as the backend does: ggml_abort's message on stderr, then SIGABRT. */

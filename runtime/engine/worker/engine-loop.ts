@@ -46,7 +46,11 @@ let channel: EngineChannel | undefined;
 let hooks: EngineHooks = {};
 const post = (message: FromWorker) => channel!.post(message);
 
+/** How often a serving engine says it is alive (the server's watchdog reads it: engine.ts). */
+const HEARTBEAT_MS = 1000;
+
 let core: EngineCore | undefined;
+let heartbeat: NodeJS.Timeout | undefined;
 let model: LlamaModel | undefined;
 let context: LlamaContext | undefined;
 /** small_draft: the draft model, its context and the proposer running it. */
@@ -143,6 +147,10 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     ...(sampling === 'device' ? { deviceLinks: { outputs: sampledOutputLinks(library.path), truncations: graphTruncationLinks(library.path), sparseBias: sparseBiasLinks(library.path) } } : {}),
   });
   core.start();
+  // Sent between steps like every other message: none for a while means this thread is stuck;
+  // the same count of steps with requests held means a decode on another thread is.
+  heartbeat = setInterval(() => post({ type: 'alive', ...core!.progress() }), HEARTBEAT_MS);
+  heartbeat.unref();
   return {
     config,
     vocabSize: vocabulary.size,
@@ -205,6 +213,7 @@ function memoryOf(devices: Device[]): MemoryFacts {
 }
 
 async function shutdown(): Promise<void> {
+  clearInterval(heartbeat);
   await core?.stop();
   draft?.proposer?.dispose();
   await draft?.context?.dispose();

@@ -4,7 +4,7 @@
 // serialization, so typed arrays (grammar artifacts, token masks' inputs) keep their type.
 import { processChannel } from '../../../compiler/workers/message-channel.js';
 import type { EngineChannel } from './engine-channel.js';
-import { abortInBackend, engineFault } from './engine-fault.js';
+import { abortInBackend, engineFault, hangInBackend } from './engine-fault.js';
 import { serveEngine } from './engine-loop.js';
 import type { FromWorker } from '../protocol.js';
 
@@ -16,22 +16,23 @@ process.on('disconnect', () => process.exit(0));
 const fault = engineFault();
 let sentTokens = 0;
 
-/** The test-only switch: abort once N generated tokens have been sent. */
+/** The test-only switch: abort, or hang, once N generated tokens have been sent. */
 function countTowardsFault(message: FromWorker): void {
   if (message.type !== 'events') return;
   for (const event of message.events) if (event.type === 'delta') sentTokens += event.tokens.length;
-  if (sentTokens >= fault.abortAfterTokens!) abortInBackend(`abort after ${sentTokens} generated tokens`);
+  if (fault.abortAfterTokens !== undefined && sentTokens >= fault.abortAfterTokens) abortInBackend(`abort after ${sentTokens} generated tokens`);
+  if (fault.hangAfterTokens !== undefined && sentTokens >= fault.hangAfterTokens) hangInBackend();
 }
 
 serveEngine(
   {
     post(message) {
       server.post(message);
-      if (fault.abortAfterTokens !== undefined) countTowardsFault(message);
+      if (fault.abortAfterTokens !== undefined || fault.hangAfterTokens !== undefined) countTowardsFault(message);
     },
     on: server.on,
     // The server ends this process when 'closed' reaches it, as it ends a worker thread.
     close: () => undefined,
   },
-  { beforeProbe: fault.abortInProbe ? () => abortInBackend('abort in the start-up probe') : undefined },
+  { beforeProbe: fault.abortInProbe ? () => abortInBackend('abort in the start-up probe') : fault.killInProbe ? () => process.kill(process.pid, 'SIGKILL') : undefined },
 );
