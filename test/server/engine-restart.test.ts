@@ -188,37 +188,33 @@ crash.run();
 
 const probe = suite('engine start-up probe');
 
-probe('an engine that dies in the probe fails to start with one line: device, library, cause, fix', async () => {
-  process.env.LMFORGE_TEST_ENGINE_FAULT = 'abort-in-probe';
+/** The error Engine.create fails with when the engine's process meets `fault` while starting. */
+async function startFailure(fault: string): Promise<EngineStartError> {
+  process.env.LMFORGE_TEST_ENGINE_FAULT = fault;
   try {
     await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 256 }, threads: 1 });
-    assert.unreachable('the engine should not start');
   } catch (error) {
     assert.instance(error, EngineStartError);
-    const message = (error as Error).message;
-    assert.not.match(message, /\n/, 'one line');
-    assert.match(message, /^start-up probe failed on cpu:0 \(.+\) with .+libllama.+: the engine process \(pid \d+\) was killed by SIGABRT/);
-    assert.match(message, /; give a llama\.cpp build made for this CPU with --model-lib$/);
-    assert.ok((error as EngineStartError).userFacing);
+    return error as EngineStartError;
   } finally {
     delete process.env.LMFORGE_TEST_ENGINE_FAULT;
   }
+  throw new assert.Assertion({ message: 'the engine should not start', operator: 'throws', expects: 'an EngineStartError', actual: 'an engine' });
+}
+
+probe('an engine that dies in the probe fails to start with one line: device, library, cause, fix', async () => {
+  const error = await startFailure('abort-in-probe');
+  assert.not.match(error.message, /\n/, 'one line');
+  assert.match(error.message, /^start-up probe failed on cpu:0 \(.+\) with .+libllama.+: the engine process \(pid \d+\) was killed by SIGABRT/);
+  assert.match(error.message, /; give a llama\.cpp build made for this CPU with --model-lib$/);
+  assert.ok(error.userFacing);
 });
 
 probe('an engine killed from outside in the probe says so, and blames no library', async () => {
-  process.env.LMFORGE_TEST_ENGINE_FAULT = 'kill-in-probe';
-  try {
-    await Engine.create({ modelPath: tinyModelPath, device: 'cpu', mode: 'local', overrides: { context_window_size: 256 }, threads: 1 });
-    assert.unreachable('the engine should not start');
-  } catch (error) {
-    assert.instance(error, EngineStartError);
-    const message = (error as Error).message;
-    assert.match(message, /^the engine ended while starting: the engine process \(pid \d+\) was killed by SIGKILL/);
-    assert.match(message, /\(from outside this server: the out-of-memory killer, or a user\)$/);
-    assert.not.match(message, /--model-lib/);
-  } finally {
-    delete process.env.LMFORGE_TEST_ENGINE_FAULT;
-  }
+  const error = await startFailure('kill-in-probe');
+  assert.match(error.message, /^the engine ended while starting: the engine process \(pid \d+\) was killed by SIGKILL/);
+  assert.match(error.message, /\(from outside this server: the out-of-memory killer, or a user\)$/);
+  assert.not.match(error.message, /--model-lib/);
 });
 
 probe.run();
