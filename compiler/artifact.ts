@@ -5,6 +5,7 @@
 // loader takes zero-copy views). Loading checks magic, version and vocabulary.
 import { CompiledGrammar } from './compiled-grammar.js';
 import { GrammarError } from './errors.js';
+import { sha256Hex } from './sha256.js';
 import type { GrammarFsm } from './fsm/grammar-fsm.js';
 import type { Expr, GrammarIR } from './ir.js';
 import type { RuleMaskCache } from './mask/mask-cache.js';
@@ -53,6 +54,8 @@ interface Header {
   sections: Section[];
   /** The body's length: a copy cut inside its last padding is cut short too (absent in artifacts of lmforge before 2026-11-29). */
   bodyBytes?: number;
+  /** The body's SHA-256: a damaged byte in the tables would otherwise steer decoding wrong, silently (absent before 2026-11-29). */
+  bodySha256?: string;
 }
 
 const align8 = (n: number): number => (n + 7) & ~7;
@@ -69,7 +72,9 @@ export function serializeCompiledGrammar(compiled: CompiledGrammar, options: { w
     sections.push({ name, type: arr instanceof Int32Array ? 'i32' : arr instanceof Uint32Array ? 'u32' : 'u8', offset, length: arr.length });
     offset = align8(offset + arr.byteLength);
   }
-  const header: Header = { engine: ENGINE_VERSION, hash: compiled.hash, root: fsm.root, ruleNames: fsm.ruleNames, ir: irToJson(compiled.ir), sections, bodyBytes: offset };
+  const body = new Uint8Array(offset);
+  arrays.forEach(([, arr], i) => body.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), sections[i]!.offset));
+  const header: Header = { engine: ENGINE_VERSION, hash: compiled.hash, root: fsm.root, ruleNames: fsm.ruleNames, ir: irToJson(compiled.ir), sections, bodyBytes: offset, bodySha256: sha256Hex(body) };
   if (cache) header.vocab = cache.tokenizer.fingerprint;
   const headerBytes = new TextEncoder().encode(JSON.stringify(header));
   const start = align8(16 + headerBytes.length);
@@ -79,7 +84,7 @@ export function serializeCompiledGrammar(compiled: CompiledGrammar, options: { w
   view.setUint32(8, ARTIFACT_FORMAT_VERSION, true);
   view.setUint32(12, headerBytes.length, true);
   out.set(headerBytes, 16);
-  arrays.forEach(([, arr], i) => out.set(new Uint8Array(arr.buffer, arr.byteOffset, arr.byteLength), start + sections[i]!.offset));
+  out.set(body, start);
   return out;
 }
 
@@ -94,6 +99,8 @@ export function artifactVocabulary(bytes: Uint8Array): string | null {
  */
 export function deserializeCompiledGrammar(bytes: Uint8Array, tokenizer: TokenizerInfo | null = null, ruleMasks: RuleMaskCache | null = null): CompiledGrammar {
   const { header, start } = readHeader(bytes);
+  // The shape only: bytes read from storage are hashed where they are read (artifactProblem),
+  // not again at every hand-over in memory (compile workers, the engine), ~10 ms a MB.
   const cut = sectionBeyondEnd(header, bytes.length - start);
   if (cut) throw new GrammarError(`not a usable grammar artifact: ${cut}`);
   if (header.vocab !== undefined && tokenizer && header.vocab !== tokenizer.fingerprint) {
@@ -114,17 +121,25 @@ export function deserializeCompiledGrammar(bytes: Uint8Array, tokenizer: Tokeniz
   return compiled;
 }
 
-/** Why these bytes are not a whole artifact (wrong magic or version, a header or a section cut short), or undefined. */
+/** Why bytes read from storage are not a whole, undamaged artifact (wrong magic or version, cut short, tables whose SHA-256 differs), or undefined. */
 export function artifactProblem(bytes: Uint8Array): string | undefined {
   try {
     const { header, start } = readHeader(bytes);
-    return sectionBeyondEnd(header, bytes.length - start);
+    return bodyProblem(header, bytes.subarray(start));
   } catch (error) {
     return (error as Error).message.replace(/^not a usable grammar artifact: /, '');
   }
 }
 
 const ELEMENT_BYTES: Record<Section['type'], number> = { i32: 4, u32: 4, u8: 1 };
+
+/** What is wrong with the body the header describes: cut short, longer, a section beyond its end, or bytes changed. */
+function bodyProblem(header: Header, body: Uint8Array): string | undefined {
+  const cut = sectionBeyondEnd(header, body.length);
+  if (cut) return cut;
+  if (header.bodySha256 !== undefined && sha256Hex(body) !== header.bodySha256) return 'its tables are damaged (their SHA-256 is not the one recorded)';
+  return undefined;
+}
 
 /** A section the body is too short for: an artifact cut short (a copy that stopped, a full disk). */
 function sectionBeyondEnd(header: Header, bodyLength: number): string | undefined {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { ARTIFACT_FORMAT_VERSION, artifactProblem, deserializeCompiledGrammar, serializeCompiledGrammar } from './artifact.js';
 import type { CompiledGrammar } from './compiled-grammar.js';
 import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
+import { GrammarError } from './errors.js';
 
 /** `$LMFORGE_HOME/grammars`, LMFORGE_HOME defaulting to `~/.cache/lmforge`. */
 export function defaultGrammarCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -66,6 +67,10 @@ export class GrammarCache {
   /** The cached grammar with this hash (with masks for `tokenizer`, when given), or null. */
   read(hash: string, tokenizer: TokenizerInfo | null = null): CompiledGrammar | null {
     const path = this.pathOf(hash, tokenizer?.fingerprint);
-    return existsSync(path) ? deserializeCompiledGrammar(readFileSync(path), tokenizer) : null;
+    if (!existsSync(path)) return null;
+    const bytes = readFileSync(path);
+    const problem = artifactProblem(bytes);
+    if (problem) throw new GrammarError(`${path} is not a usable grammar artifact: ${problem}`);
+    return deserializeCompiledGrammar(bytes, tokenizer);
   }
 }

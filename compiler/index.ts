@@ -20,4 +20,4 @@ export type { EbnfOptions } from './ebnf/lower.js';
 export type { StructuralTagOptions } from './structural-tag/types.js';
 export { structuralTagFromLegacy, type LegacyTagItem } from './structural-tag/legacy.js';
 export { GrammarBuilder, type Expr, type GrammarIR, type Rule } from './ir.js';
-export { serializeCompiledGrammar, deserializeCompiledGrammar, artifactVocabulary, ARTIFACT_FORMAT_VERSION } from './artifact.js';
+export { serializeCompiledGrammar, deserializeCompiledGrammar, artifactProblem, artifactVocabulary, ARTIFACT_FORMAT_VERSION } from './artifact.js';

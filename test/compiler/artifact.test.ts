@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ARTIFACT_FORMAT_VERSION, deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarError, GrammarMatcher, serializeCompiledGrammar } from '../../compiler/index.js';
+import { ARTIFACT_FORMAT_VERSION, artifactProblem, deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarError, GrammarMatcher, serializeCompiledGrammar } from '../../compiler/index.js';
 
 const test = suite('artifact');
 
@@ -56,6 +56,13 @@ test('an artifact cut short is a GrammarError saying so, wherever it is cut; the
     assert.equal(await cache.readSpec('k'), bytes);
     writeFileSync(cache.specPathOf('k'), bytes.subarray(0, bytes.length - 10));
     assert.is(await cache.readSpec('k'), undefined, 'compiled again, not served cut short');
+    // A byte changed in the tables, the length as it was: found by the recorded SHA-256.
+    const damaged = bytes.slice();
+    damaged[damaged.length - 100]! ^= 0x5a;
+    assert.match(artifactProblem(damaged)!, /its tables are damaged \(their SHA-256 is not the one recorded\)/);
+    assert.is(artifactProblem(bytes), undefined);
+    writeFileSync(cache.specPathOf('k'), damaged);
+    assert.is(await cache.readSpec('k'), undefined, 'compiled again, not served damaged');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

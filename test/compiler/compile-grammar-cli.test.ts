@@ -50,7 +50,7 @@ test('one error line per failing input, exit status 1, the rest still compiles',
   assert.is(r.status, 1);
   assert.is(r.err.length, 4);
   assert.match(r.err[0]!, /bad-schema\.json: \/uniqueItems: the keyword 'uniqueItems' cannot be enforced/);
-  assert.match(r.err[1]!, /bad\.ebnf: line 1, column 15: expected/);
+  assert.match(r.err[1]!, /bad\.ebnf: line 1, column 15: the repetition/);
   assert.match(r.err[2]!, /broken\.json: .*JSON/);
   assert.match(r.err[3]!, /missing\.json: ENOENT/);
   // A structural tag compiles beside them.
