@@ -13,6 +13,8 @@ export class Vocabulary {
   readonly attributes: Int32Array;
   /** End-of-generation tokens (EOS, EOT, <|im_end|>, ...), sorted. */
   readonly endOfGeneration: Int32Array;
+  /** The most bytes of text one token stands for: a text of more than this × N bytes has more than N tokens. */
+  readonly longestPieceBytes: number;
   private readonly isEog: Uint8Array;
 
   private constructor(private readonly api: LlamaApi, private readonly handle: VocabHandle) {
@@ -42,6 +44,7 @@ export class Vocabulary {
       total += piece.length;
     }
     this.pieceStart[this.size] = total;
+    this.longestPieceBytes = chunks.reduce((longest, piece) => Math.max(longest, piece.length), 1);
     this.pieceBytes = new Uint8Array(total);
     for (let token = 0; token < this.size; token++) this.pieceBytes.set(chunks[token]!, this.pieceStart[token]!);
     this.endOfGeneration = Int32Array.from(eog);

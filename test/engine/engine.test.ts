@@ -136,17 +136,25 @@ test('a prompt longer than the context is refused with both numbers', async ({ e
   assert.is(after.choices[0]!.tokens.length, 3);
 });
 
-test('a text of megabytes is refused from its first part, not tokenized whole', async ({ engine }) => {
-  const huge = 'word '.repeat(400_000); // 2 MB: a million tokens; the context is 512
-  try {
-    await runToEnd(engine, { prompt: huge, maxTokens: 4 });
-    assert.unreachable('should have been refused');
-  } catch (error) {
-    const info = (error as EngineRequestError).info;
-    assert.is(info.code, 'context_length_exceeded');
-    // Counted from a prefix of (512 + 64) × 8 characters: 921 tokens, less the slack.
-    assert.match(info.message, /512 tokens, but the prompt has more than 8\d\d tokens \(its first 4608 characters alone do\)/);
-  }
+test('a text far longer than the context is refused without tokenizing it whole: by its bytes, or from a prefix', async ({ engine }) => {
+  const refusal = async (prompt: string): Promise<string> => {
+    try {
+      await runToEnd(engine, { prompt, maxTokens: 4 });
+    } catch (error) {
+      const info = (error as EngineRequestError).info;
+      assert.is(info.code, 'context_length_exceeded');
+      return info.message;
+    }
+    throw new assert.Assertion({ message: 'should have been refused', operator: 'throws', expects: 'a refusal', actual: 'an answer' });
+  };
+  // 2 MB: more tokens than 512 whatever they are, since no GPT-2 token spells more than a few dozen bytes.
+  assert.match(await refusal('word '.repeat(400_000)), /512 tokens, but the prompt has more than \d+ tokens \(2000000 bytes, and no token stands for more than \d+\)/);
+  // Within that bound, but 13 characters a token (a control token's text): the first prefix,
+  // (512 + 64) × 8 characters, has too few tokens to tell; the next, sized from it, has enough.
+  const controlRun = /512 tokens, but the prompt has more than \d+ tokens \(its first (\d+) characters alone do\)/.exec(await refusal('<|endoftext|>'.repeat(3000)));
+  assert.ok(controlRun && Number(controlRun[1]) > 4608 && Number(controlRun[1]) < 39000, `a second, larger prefix told, short of the whole text: ${controlRun?.[0]}`);
+  // Dense text: the first prefix tells.
+  assert.match(await refusal('word '.repeat(2000)), /more than 8\d\d tokens \(its first 4608 characters alone do\)/);
   const after = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 2, ignoreEos: true });
   assert.is(after.choices[0]!.tokens.length, 2);
 });

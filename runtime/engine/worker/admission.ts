@@ -84,12 +84,8 @@ export class Admission {
     if (problem) return { code: 'invalid_request', ...problem };
     const limitProblem = this.limitProblem(request);
     if (limitProblem) return limitProblem;
-    const tooLong = typeof request.prompt === 'string' ? this.textTooLong(request.prompt, request.addSpecial ?? false) : undefined;
-    if (tooLong) return tooLong;
-    const prompt =
-      typeof request.prompt === 'string'
-        ? this.vocabulary.tokenize(request.prompt, { addSpecial: request.addSpecial ?? false, parseSpecial: true })
-        : Int32Array.from(request.prompt);
+    const prompt = typeof request.prompt === 'string' ? this.tokenizeWithin(request.prompt, request.addSpecial ?? false) : Int32Array.from(request.prompt);
+    if (!(prompt instanceof Int32Array)) return prompt;
     const promptProblem = this.promptProblem(prompt, request.maxTokens);
     if (promptProblem) return promptProblem;
     const n = request.n ?? 1;
@@ -136,22 +132,32 @@ export class Admission {
   }
 
   /**
-   * A text far longer than the context, refused from its first part: tokenizing megabytes holds
-   * this thread (every running request's next step) for seconds. A prefix of a text never has
-   * many more tokens than the whole (a cut word or control token costs a few), so a prefix of
-   * more than the limit plus that slack is proof enough.
+   * The text's tokens, or its refusal when it is far longer than the context, found without
+   * tokenizing it whole: tokenizing megabytes holds this thread (every running request's next
+   * step) for seconds. A text of more bytes than the context's tokens could ever spell is
+   * refused at once; else growing prefixes are tokenized, each sized from the last one's
+   * characters per token (12 for a run of control tokens, 60 for spaces), until one has more
+   * tokens than the limit or the prefix is the whole text. A prefix of a text never has many
+   * more tokens than the whole (a cut word or control token costs a few): PREFIX_SLACK_TOKENS.
    */
-  private textTooLong(text: string, addSpecial: boolean): EngineErrorInfo | undefined {
+  private tokenizeWithin(text: string, addSpecial: boolean): Int32Array | EngineErrorInfo {
     const limit = this.limits.lengthLimit;
-    const sampleChars = (limit + PREFIX_SLACK_TOKENS) * 8;
-    if (text.length <= sampleChars) return undefined;
-    const counted = this.vocabulary.tokenize(text.slice(0, sampleChars), { addSpecial, parseSpecial: true }).length - PREFIX_SLACK_TOKENS;
-    if (counted < limit) return undefined;
-    return {
+    const tooLong = (tokens: number, how: string): EngineErrorInfo => ({
       code: 'context_length_exceeded',
       param: 'prompt',
-      message: `This model's maximum context length is ${limit} tokens, but the prompt has more than ${counted} tokens (its first ${sampleChars} characters alone do).`,
-    };
+      message: `This model's maximum context length is ${limit} tokens, but the prompt has more than ${tokens} tokens (${how}).`,
+    });
+    const bytes = Buffer.byteLength(text, 'utf8');
+    const fewest = Math.floor((bytes - 1) / this.vocabulary.longestPieceBytes);
+    if (fewest > limit + PREFIX_SLACK_TOKENS) return tooLong(fewest - 1, `${bytes} bytes, and no token stands for more than ${this.vocabulary.longestPieceBytes}`);
+    let chars = (limit + PREFIX_SLACK_TOKENS) * 8;
+    for (;;) {
+      if (chars >= text.length) return this.vocabulary.tokenize(text, { addSpecial, parseSpecial: true });
+      const sample = this.vocabulary.tokenize(text.slice(0, chars), { addSpecial, parseSpecial: true }).length;
+      if (sample - PREFIX_SLACK_TOKENS >= limit) return tooLong(sample - PREFIX_SLACK_TOKENS, `its first ${chars} characters alone do`);
+      const charsPerToken = chars / Math.max(sample, 1);
+      chars = Math.max(chars * 2, Math.ceil((limit + PREFIX_SLACK_TOKENS) * charsPerToken * 1.25));
+    }
   }
 
   /** A prompt this engine cannot take: empty, naming tokens outside its vocabulary, or leaving no room for output. */
