@@ -257,6 +257,10 @@ test('--chat-template NAME replaces the model\'s own template, and start-up says
     const sse = await (await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) })).text();
     const streamed = sse.split('\n').filter((line) => line.startsWith('data: {')).map((line) => JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? '').join('');
     assert.is(streamed, 'The The The');
+    // Under an output format every byte is the format's: a space it asks for stays.
+    const formatted = { ...body, response_format: { type: 'regex', pattern: ' The The The' } };
+    const kept = (await (await fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(formatted) })).json()) as any;
+    assert.is(kept.choices[0].message.content, ' The The The');
   });
 });
 

@@ -7,9 +7,12 @@ import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
 import type { Usage } from '../usage.js';
 
+/** A choice's first delta: its role, and content "" as OpenAI's text answers begin, or null where the answer must be a call. */
+type RoleDelta = { role: 'assistant'; content: '' | null };
+
 export interface ChatChunkChoice {
   index: number;
-  delta: MessageDelta;
+  delta: MessageDelta | RoleDelta;
   logprobs: { content: OpenAiLogprob[] } | null;
   finish_reason: ChatFinishReason | null;
 }
@@ -21,11 +24,17 @@ export interface ChatChunk extends ChunkFrame {
 }
 
 export class ChatChunks implements ChunkBuilder<ChatChunk> {
-  constructor(private readonly frame: ChunkFrame, private readonly choices: ChatChoice[]) {}
+  constructor(
+    private readonly frame: ChunkFrame,
+    private readonly choices: ChatChoice[],
+    /** tool_choice 'required' or a named function: the answer is a call, and its content null, as OpenAI's first chunk says. */
+    private readonly callForced = false,
+  ) {}
 
   *chunksFor(event: EngineEvent): Iterable<ChatChunk> {
     if (event.type === 'started') {
-      for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content: '' }, logprobs: null, finish_reason: null });
+      const content = this.callForced ? null : '';
+      for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content }, logprobs: null, finish_reason: null });
     } else if (event.type === 'delta') {
       const deltas = advance(this.choices[event.choice]!, event.text);
       const logprobs = event.logprobs?.map(toOpenAiLogprob);

@@ -38,18 +38,20 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
   }
   const signal = abortWhenClosed(res);
   const frame = chunkFrame(completionId, context);
+  const callForced = tools !== undefined && request.tool_choice != null && request.tool_choice !== 'auto' && request.tool_choice !== 'none';
   const choices = Array.from({ length: n }, (_, index): ChatChoice => ({
     finish: undefined,
     parser: toolParserFor(tools, completionId, index),
     splitter: think === 'closed' ? undefined : new ReasoningSplitter(think, thinkMarkersOf(context)),
     ...(context.tools.format.markup ? { markup: new MarkupFilter(context.tools.format.markup) } : {}),
-    ...(context.template.dropsAnswerLeadingSpace ? { leadingSpace: true } : {}),
+    // Not under an output format: its language decides every byte, a leading space too.
+    ...(context.template.dropsAnswerLeadingSpace && !spec ? { leadingSpace: true } : {}),
   }));
-  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices), { traceId: completionId, context, meter, signal });
+  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, callForced), { traceId: completionId, context, meter, signal });
   await sendCompletion(res, chunks, {
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
-    fold: new ChatResponse(frame, { choices: n, logprobs: request.logprobs === true, reasoning: think !== 'closed', toolArguments: context.tools.arguments }),
+    fold: new ChatResponse(frame, { choices: n, logprobs: request.logprobs === true, reasoning: think !== 'closed', toolArguments: context.tools.arguments, callForced }),
     meter,
   });
 }

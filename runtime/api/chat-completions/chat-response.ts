@@ -2,7 +2,7 @@
 // choice's deltas concatenated into one message, its logprobs into one list.
 import type { ToolCallArguments } from './tool-calls.js';
 import type { ChatChunk } from './chat-chunks.js';
-import type { ChatFinishReason, OpenAiLogprob } from './chat-choice.js';
+import type { ChatFinishReason, MessageDelta, OpenAiLogprob } from './chat-choice.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import { responseOf, type ChunkFold } from '../whole-response.js';
 import type { Usage } from '../usage.js';
@@ -29,6 +29,8 @@ export interface ChatResponseOptions {
   reasoning: boolean;
   /** `function.arguments` as an object or as OpenAI's JSON string. */
   toolArguments: ToolCallArguments;
+  /** tool_choice forces a call: an answer without text has content null, even where its call was cut before it began. */
+  callForced?: boolean;
 }
 
 export class ChatResponse implements ChunkFold<ChatChunk> {
@@ -39,8 +41,9 @@ export class ChatResponse implements ChunkFold<ChatChunk> {
   }
 
   add(chunk: ChatChunk): void {
-    for (const { index, delta, logprobs, finish_reason } of chunk.choices) {
+    for (const { index, delta: given, logprobs, finish_reason } of chunk.choices) {
       const choice = this.choices[index]!;
+      const delta: MessageDelta = { ...given, content: given.content ?? undefined };
       choice.content += delta.content ?? '';
       choice.reasoning += delta.reasoning_content ?? '';
       for (const piece of delta.tool_calls ?? []) {
@@ -62,8 +65,8 @@ export class ChatResponse implements ChunkFold<ChatChunk> {
     const calls = this.toolCallsOf(choice);
     return {
       role: 'assistant',
-      // As OpenAI does: no content (null, not "") beside calls.
-      content: choice.content === '' && calls.length > 0 ? null : choice.content,
+      // As OpenAI does: no content (null, not "") beside calls, a call cut short and left out too.
+      content: choice.content === '' && (choice.calls.length > 0 || this.options.callForced === true) ? null : choice.content,
       ...(this.options.reasoning ? { reasoning_content: choice.reasoning } : {}),
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
     };
