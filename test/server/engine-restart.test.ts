@@ -148,6 +148,28 @@ crash('an engine that hangs (a native call that never returns): /health says eng
   }
 });
 
+crash('an idle engine owes no steps: stopped while it holds nothing, it is neither reported stalled nor ended', async () => {
+  const { s } = await serverWithFault(undefined, undefined, 2000);
+  const pid = s.engine.pid!;
+  try {
+    process.kill(pid, 'SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    assert.equal(await healthStatus(s), { status: 200, body: { status: 'ok' } });
+    assert.is(s.engine.restarts, 0);
+    process.kill(pid, 'SIGCONT');
+    const after = await s.client.chat.completions.create({ ...request, max_tokens: 3 });
+    assert.is(after.usage?.completion_tokens, 3);
+    assert.is(s.engine.pid, pid, 'the same engine serves');
+  } finally {
+    try {
+      process.kill(pid, 'SIGCONT');
+    } catch {
+      // already gone
+    }
+    await s.close();
+  }
+});
+
 crash('LMFORGE_NATIVE_BACKTRACE=1 keeps ggml\'s backtrace on abort; otherwise the engine child gets GGML_NO_BACKTRACE', () => {
   assert.is(engineChildEnv({ PATH: '/bin' }).GGML_NO_BACKTRACE, '1');
   assert.is(engineChildEnv({ PATH: '/bin' }).PATH, '/bin');

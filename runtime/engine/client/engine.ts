@@ -119,7 +119,12 @@ export class Engine {
    */
   get stalled(): boolean {
     const limit = this.watchdogLimit;
-    return this.state === 'serving' && Date.now() - this.lastProgress > Math.min(STALL_REPORT_MS, limit > 0 ? limit / 2 : STALL_REPORT_MS);
+    return this.stalledForMs() > Math.min(STALL_REPORT_MS, limit > 0 ? limit / 2 : STALL_REPORT_MS);
+  }
+
+  /** How long the engine has held requests without progress; 0 while it holds none (idle, it owes no steps). */
+  private stalledForMs(): number {
+    return this.state === 'serving' && this.pending.size > 0 ? Date.now() - this.lastProgress : 0;
   }
 
   private get watchdogLimit(): number {
@@ -129,8 +134,8 @@ export class Engine {
   /** Ends an engine stuck past the watchdog's limit: its requests fail and another starts, as after a crash. */
   private checkProgress(): void {
     const limit = this.watchdogLimit;
-    if (limit <= 0 || this.state !== 'serving' || this.watchdogCause !== undefined) return;
-    const stalled = Date.now() - this.lastProgress;
+    if (limit <= 0 || this.watchdogCause !== undefined) return;
+    const stalled = this.stalledForMs();
     if (stalled < limit) return;
     this.watchdogCause = `it finished no step for ${Math.round(stalled / 1000)} s while holding requests (a native call hung?), so the watchdog ended it (--watchdog-timeout ${limit / 1000})`;
     this.transport.terminate();
@@ -156,6 +161,8 @@ export class Engine {
     const id = this.nextId++;
     const queue: EngineEvent[] = [];
     let notify: (() => void) | undefined;
+    // Time without progress counts from here when nothing was held: an idle engine owes no steps.
+    if (this.pending.size === 0) this.lastProgress = Date.now();
     this.pending.set(id, {
       push(event) {
         queue.push(event);
