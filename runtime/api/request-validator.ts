@@ -47,7 +47,7 @@ function describe(error: ErrorObject): { param: string; message: string } {
   }
 }
 
-const TYPE_NAMES: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object', array: 'a list', null: 'null' };
+const TYPE_NAMES: Record<string, string> = { integer: 'an integer', number: 'a number', string: 'a string', boolean: 'a boolean', object: 'an object', array: 'a list', null: 'null' };
 
 /** `['integer', 'null']` -> `an integer or null`. */
 function typeNames(types: unknown): string {

@@ -202,6 +202,9 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     );
   }
   const prefillChunkSize = Math.min(overrides.prefill_chunk_size ?? (server ? SERVER_PREFILL_CHUNK : contextWindowSize), maxTotalSeqLength);
+  // A context window beyond the cells one sequence can hold is lowered to them, an explicit one
+  // too (the engine: line says so): tests and benchmarks pair a long window with a tight pool
+  // to make sequences compete for cells, and what one sequence can use is the pool either way.
   return {
     mode,
     maxNumSequence,

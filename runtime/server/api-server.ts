@@ -271,7 +271,8 @@ export class ApiServer {
    */
   private checkContinue(req: IncomingMessage, res: ServerResponse): void {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const refusal = this.apiKeys.refusal(path, req.headers.authorization, req.method);
+    // A CORS preflight needs no key (auth.ts), whatever it expects.
+    const refusal = req.method === 'OPTIONS' ? undefined : this.apiKeys.refusal(path, req.headers.authorization, req.method);
     const tooLarge = Number(req.headers['content-length'] ?? 0) > this.options.maxBodyBytes ? new BodyTooLargeError(this.options.maxBodyBytes, false) : undefined;
     if (refusal || tooLarge) {
       sendError(res, (refusal ?? tooLarge)!, { connection: 'close', ...(refusal ? { 'www-authenticate': 'Bearer' } : {}) });

@@ -181,6 +181,7 @@ server('Expect: 100-continue: a body that would be refused is refused before it 
   const huge = await ask(`Authorization: Bearer ${KEYS[0]}\r\nContent-Length: 100000000\r\n`);
   assert.is(huge.first, 'HTTP/1.1 413 Payload Too Large');
   assert.match(huge.rest, /request_too_large/);
+  const preflight = await ask('Origin: http://app.example\r\nAccess-Control-Request-Method: POST\r\nContent-Length: 0\r\n'.replace('POST /', 'OPTIONS /'));
   const good = await ask(`Authorization: Bearer ${KEYS[0]}\r\nContent-Length: ${body.length}\r\n`, body);
   assert.is(good.first, 'HTTP/1.1 100 Continue');
   assert.match(good.rest, /^HTTP\/1.1 200 OK/);

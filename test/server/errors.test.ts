@@ -50,7 +50,7 @@ test('bad messages name the message', async ({ s }) => {
   // OpenAI's rules on tool messages: only they carry a tool_call_id, and each answers a call before it.
   const call = { role: 'assistant', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }] };
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a', tool_call_id: 'call_1' }] }, 400, 'messages[0].tool_call_id', null, /only allowed on tool messages/);
-  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'tool', tool_call_id: 'call_1', content: 'x' }] }, 400, 'messages[1]', null, /must answer a call in the assistant message before it/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'tool', tool_call_id: 'call_1', content: 'x' }] }, 400, 'messages[1]', null, /messages\[1\]: A message with role 'tool' must answer a call in the assistant message before it/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, call, { role: 'tool', tool_call_id: 'call_2', content: 'x' }] }, 400, 'messages[2].tool_call_id', null, /'call_2' answers none of the calls before it \('call_1'\)/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', tool_calls: [] }] }, 400, 'messages[1].tool_calls', null, /fewer than 1/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', audio: { id: 'x' } }] }, 400, 'messages[1].audio', null, /must be null, got \{"id":"x"\}/);

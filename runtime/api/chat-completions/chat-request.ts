@@ -67,7 +67,7 @@ function checkToolReplies(messages: readonly ChatMessage[]): void {
       calls = message.role === 'assistant' && message.tool_calls ? new Set(message.tool_calls.map((call) => call.id)) : undefined;
       return;
     }
-    if (!calls) throw badRequest(`messages[${i}]: a message with role 'tool' must answer a call in the assistant message before it ('tool_calls').`, `messages[${i}]`);
+    if (!calls) throw badRequest(`messages[${i}]: A message with role 'tool' must answer a call in the assistant message before it ('tool_calls').`, `messages[${i}]`);
     if (!calls.has(undefined) && !calls.has(message.tool_call_id)) {
       throw badRequest(`messages[${i}].tool_call_id '${message.tool_call_id}' answers none of the calls before it (${[...calls].map((id) => `'${id}'`).join(', ')}).`, `messages[${i}].tool_call_id`);
     }
