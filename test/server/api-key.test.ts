@@ -157,11 +157,11 @@ server('Expect: 100-continue: a body that would be refused is refused before it 
   const { connect } = await import('node:net');
   const { port } = new URL(s.url);
   /** The first status line the server answers the headers with, before any body is sent; then the rest once `body` is. */
-  const ask = async (headers: string, body?: string): Promise<{ first: string; rest: string }> => {
+  const ask = async (headers: string, body?: string, method = 'POST'): Promise<{ first: string; rest: string }> => {
     const socket = connect(Number(port), '127.0.0.1');
     let text = '';
     socket.on('data', (chunk) => (text += chunk.toString('latin1')));
-    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n${headers}\r\n`);
+    socket.write(`${method} /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n${headers}\r\n`);
     for (let i = 0; i < 200 && !text.includes('\r\n\r\n'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     const first = text.split('\r\n')[0]!;
     if (body === undefined) {
@@ -181,7 +181,9 @@ server('Expect: 100-continue: a body that would be refused is refused before it 
   const huge = await ask(`Authorization: Bearer ${KEYS[0]}\r\nContent-Length: 100000000\r\n`);
   assert.is(huge.first, 'HTTP/1.1 413 Payload Too Large');
   assert.match(huge.rest, /request_too_large/);
-  const preflight = await ask('Origin: http://app.example\r\nAccess-Control-Request-Method: POST\r\nContent-Length: 0\r\n'.replace('POST /', 'OPTIONS /'));
+  // A CORS preflight needs no key, whatever it expects.
+  const preflight = await ask('Origin: http://app.example\r\nAccess-Control-Request-Method: POST\r\nContent-Length: 0\r\n', undefined, 'OPTIONS');
+  assert.is.not(preflight.first, 'HTTP/1.1 401 Unauthorized');
   const good = await ask(`Authorization: Bearer ${KEYS[0]}\r\nContent-Length: ${body.length}\r\n`, body);
   assert.is(good.first, 'HTTP/1.1 100 Continue');
   assert.match(good.rest, /^HTTP\/1.1 200 OK/);
