@@ -18,7 +18,7 @@ import { generationChunks } from '../generation.js';
 import { compileOutputFormat } from '../output-format.js';
 import { grammarErrorParam, grammarSpecOf } from '../response-format.js';
 import { abortWhenClosed, sendCompletion } from '../send-completion.js';
-import { toolParserFor, toolSetupOf } from './tool-calls.js';
+import { callIsForced, toolParserFor, toolSetupOf } from './tool-calls.js';
 
 export async function completeChat(request: ChatRequest, res: ServerResponse, serverContext: CompletionContext, completionId: string, meter: RequestMeter): Promise<void> {
   // A request with tools is written in the model's tool_use template, when it has one to use.
@@ -38,7 +38,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
   }
   const signal = abortWhenClosed(res);
   const frame = chunkFrame(completionId, context);
-  const callForced = tools !== undefined && request.tool_choice != null && request.tool_choice !== 'auto' && request.tool_choice !== 'none';
+  const callForced = callIsForced(tools);
   const choices = Array.from({ length: n }, (_, index): ChatChoice => ({
     finish: undefined,
     parser: toolParserFor(tools, completionId, index),

@@ -46,10 +46,14 @@ export function toolSetupOf(request: ChatRequest, format: ToolFormat): ToolSetup
   return { format, tools, choice, parallel, spec };
 }
 
+/** tool_choice 'required' or a named function: the answer begins with a call (the grammar forces it). */
+export function callIsForced(setup: ToolSetup | undefined): boolean {
+  return setup?.choice.mode === 'required' || setup?.choice.mode === 'named';
+}
+
 /** A parser per choice when calls are possible; call ids are unique within the completion. */
 export function toolParserFor(setup: ToolSetup | undefined, completionId: string, choice: number): ToolCallParser | undefined {
   if (!setup || setup.choice.mode === 'none') return undefined;
   const schemas = new Map(setup.tools.map((tool) => [tool.name, tool.parameters]));
-  const startsWithCall = setup.choice.mode === 'required' || setup.choice.mode === 'named';
-  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`, startsWithCall);
+  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`, callIsForced(setup));
 }
