@@ -81,6 +81,11 @@ export const chatMessageSchema = {
   additionalProperties: false,
 } as const;
 
+/** The rule that `field`, when set, belongs to messages of `role` only. */
+function onlyOn(role: 'tool' | 'assistant', field: string): RequestRule {
+  return { 'x-param': field, description: `'${field}' is only allowed on ${role} messages.`, if: sets(field), then: { properties: { role: { const: role } } } };
+}
+
 const messageRules: RequestRule[] = [
   {
     'x-param': 'tool_call_id',
@@ -88,10 +93,10 @@ const messageRules: RequestRule[] = [
     if: { required: ['role'], properties: { role: { const: 'tool' } } },
     then: { required: ['tool_call_id'] },
   },
-  { 'x-param': 'tool_call_id', description: "'tool_call_id' is only allowed on tool messages.", if: { required: ['tool_call_id'] }, then: { properties: { role: { const: 'tool' } } } },
-  { 'x-param': 'tool_calls', description: "'tool_calls' is only allowed on assistant messages.", if: sets('tool_calls'), then: { properties: { role: { const: 'assistant' } } } },
-  { 'x-param': 'refusal', description: "'refusal' is only allowed on assistant messages.", if: sets('refusal'), then: { properties: { role: { const: 'assistant' } } } },
-  { 'x-param': 'annotations', description: "'annotations' is only allowed on assistant messages.", if: sets('annotations'), then: { properties: { role: { const: 'assistant' } } } },
+  onlyOn('tool', 'tool_call_id'),
+  onlyOn('assistant', 'tool_calls'),
+  onlyOn('assistant', 'refusal'),
+  onlyOn('assistant', 'annotations'),
   {
     'x-param': 'content',
     description: "A message needs 'content' (or, from the assistant, 'tool_calls' or a 'refusal').",
