@@ -101,7 +101,7 @@ export function deserializeCompiledGrammar(bytes: Uint8Array, tokenizer: Tokeniz
   const { header, start } = readHeader(bytes);
   // The shape only: bytes read from storage are hashed where they are read (artifactProblem),
   // not again at every hand-over in memory (compile workers, the engine), ~10 ms a MB.
-  const cut = sectionBeyondEnd(header, bytes.length - start);
+  const cut = shapeProblem(header, bytes.length - start);
   if (cut) throw new GrammarError(`not a usable grammar artifact: ${cut}`);
   if (header.vocab !== undefined && tokenizer && header.vocab !== tokenizer.fingerprint) {
     throw new GrammarError(`not a usable grammar artifact: its token masks are for another vocabulary (${header.vocab.slice(0, 12)}, not ${tokenizer.fingerprint.slice(0, 12)})`);
@@ -135,14 +135,14 @@ const ELEMENT_BYTES: Record<Section['type'], number> = { i32: 4, u32: 4, u8: 1 }
 
 /** What is wrong with the body the header describes: cut short, longer, a section beyond its end, or bytes changed. */
 function bodyProblem(header: Header, body: Uint8Array): string | undefined {
-  const cut = sectionBeyondEnd(header, body.length);
+  const cut = shapeProblem(header, body.length);
   if (cut) return cut;
   if (header.bodySha256 !== undefined && sha256Hex(body) !== header.bodySha256) return 'its tables are damaged (their SHA-256 is not the one recorded)';
   return undefined;
 }
 
-/** A section the body is too short for: an artifact cut short (a copy that stopped, a full disk). */
-function sectionBeyondEnd(header: Header, bodyLength: number): string | undefined {
+/** A body of another length than its header says, or too short for a section: an artifact cut short (a copy that stopped, a full disk). */
+function shapeProblem(header: Header, bodyLength: number): string | undefined {
   if (!Array.isArray(header.sections)) return 'its header lists no sections';
   if (header.bodyBytes !== undefined && bodyLength < header.bodyBytes) return `it is cut short: its body has ${bodyLength} of ${header.bodyBytes} bytes`;
   if (header.bodyBytes !== undefined && bodyLength > header.bodyBytes) return `it has ${bodyLength - header.bodyBytes} bytes more than its header says`;
