@@ -273,8 +273,9 @@ const logprobsSchema = {
         required: [...tokenLogprob.required, 'top_logprobs'],
       },
     },
+    refusal: { type: 'null', description: "OpenAI's refusal tokens: this server never refuses." },
   },
-  required: ['content'],
+  required: ['content', 'refusal'],
 } as const;
 
 export const usageSchema = {

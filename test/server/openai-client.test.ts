@@ -176,6 +176,14 @@ test('logprobs and top_logprobs', async ({ s }) => {
     assert.is(entry.top_logprobs[0]!.token, entry.token);
     assert.equal(Buffer.from(entry.bytes!).toString('utf8'), entry.token);
   }
+  // OpenAI's logprobs object has refusal beside content, null when the model answered.
+  assert.is(completion.choices[0]!.logprobs!.refusal, null);
+  const stream = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 5, temperature: 0, logprobs: true, stream: true, ...extra });
+  const streamed = [];
+  for await (const chunk of stream) if (chunk.choices[0]?.logprobs) streamed.push(chunk.choices[0].logprobs);
+  assert.ok(streamed.length > 0);
+  for (const logprobs of streamed) assert.is(logprobs.refusal, null);
+  assert.equal(streamed.flatMap((logprobs) => logprobs.content!.map((entry) => entry.token)), content.map((entry) => entry.token));
 });
 
 test('logit_bias of +100 forces a token', async ({ s }) => {

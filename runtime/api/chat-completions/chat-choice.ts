@@ -29,6 +29,14 @@ export interface OpenAiLogprob {
   top_logprobs: { token: string; logprob: number; bytes: number[] }[];
 }
 
+/** A choice's logprobs as OpenAI writes them: the answer's tokens, and `refusal` null (this server never refuses). */
+export interface ChatLogprobs {
+  content: OpenAiLogprob[];
+  refusal: null;
+}
+
+export const chatLogprobs = (content: OpenAiLogprob[]): ChatLogprobs => ({ content, refusal: null });
+
 /**
  * The deltas for more generated text (or, with `text` undefined, for the end of the output):
  * the thinking is split off first, and only the answer reaches the tool-call parser.

@@ -2,7 +2,7 @@
 // role chunk when the engine starts, the message deltas of its text (reasoning, content, tool
 // calls) with their logprobs, and a finish chunk; the usage chunk last (generation.ts).
 import type { EngineEvent } from '../../engine/protocol.js';
-import { advance, finishReasonOf, toOpenAiLogprob, type ChatChoice, type ChatFinishReason, type MessageDelta, type OpenAiLogprob } from './chat-choice.js';
+import { advance, chatLogprobs, finishReasonOf, toOpenAiLogprob, type ChatChoice, type ChatLogprobs, type ChatFinishReason, type MessageDelta } from './chat-choice.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
 import type { Usage } from '../usage.js';
@@ -13,7 +13,7 @@ type RoleDelta = { role: 'assistant'; content: '' | null };
 export interface ChatChunkChoice {
   index: number;
   delta: MessageDelta | RoleDelta;
-  logprobs: { content: OpenAiLogprob[] } | null;
+  logprobs: ChatLogprobs | null;
   finish_reason: ChatFinishReason | null;
 }
 
@@ -42,7 +42,7 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
       // text the parsers hold back) still go out with their step, on a delta without text.
       if (deltas.length === 0 && logprobs) deltas.push({});
       for (const [i, delta] of deltas.entries()) {
-        yield this.chunk({ index: event.choice, delta, logprobs: i === 0 && logprobs ? { content: logprobs } : null, finish_reason: null });
+        yield this.chunk({ index: event.choice, delta, logprobs: i === 0 && logprobs ? chatLogprobs(logprobs) : null, finish_reason: null });
       }
     } else if (event.type === 'finished') {
       const choice = this.choices[event.choice]!;

@@ -2,7 +2,7 @@
 // choice's deltas concatenated into one message, its logprobs into one list.
 import type { ToolCallArguments } from './tool-calls.js';
 import type { ChatChunk } from './chat-chunks.js';
-import type { ChatFinishReason, MessageDelta, OpenAiLogprob } from './chat-choice.js';
+import { chatLogprobs, type ChatFinishReason, type MessageDelta, type OpenAiLogprob } from './chat-choice.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import { responseOf, type ChunkFold } from '../whole-response.js';
 import type { Usage } from '../usage.js';
@@ -58,7 +58,7 @@ export class ChatResponse implements ChunkFold<ChatChunk> {
   }
 
   response(usage: Usage): object {
-    return responseOf(this.frame, 'chat.completion', this.choices, (choice) => ({ message: this.messageOf(choice), logprobs: this.options.logprobs ? { content: choice.logprobs } : null }), usage);
+    return responseOf(this.frame, 'chat.completion', this.choices, (choice) => ({ message: this.messageOf(choice), logprobs: this.options.logprobs ? chatLogprobs(choice.logprobs) : null }), usage);
   }
 
   private messageOf(choice: ChoiceSoFar): object {
