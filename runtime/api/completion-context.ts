@@ -44,4 +44,6 @@ export interface CompletionEndpoint<Request extends CompletionRequestBase> {
   complete(request: Request, res: ServerResponse, context: CompletionContext, id: string, meter: RequestMeter): Promise<void>;
   /** What the engine's `prompt` is called in this endpoint's errors. */
   prompt: string;
+  /** What the engine's `max_tokens` is called in this request's errors, where the endpoint has two names for it. */
+  maxTokensField?(request: Request): string;
 }

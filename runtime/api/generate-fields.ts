@@ -29,7 +29,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
   return {
     n: request.n ?? 1,
     ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {}),
-    stop: request.stop == null ? [] : typeof request.stop === 'string' ? [request.stop] : request.stop,
+    stop: stopStringsOf(request.stop),
     ignoreEos: request.ignore_eos ?? false,
     skipSpecialTokens: request.skip_special_tokens ?? true,
     ...(request.cache_prompt === false ? { cachePrompt: false } : {}),
@@ -46,6 +46,23 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     },
     traceId: fields.traceId,
   };
+}
+
+/** A lone UTF-16 surrogate: half of a character, which no output text holds whole. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** The stop strings as a list; one with half a character (JSON's `"\udf4f"`) would cut a character in two. */
+function stopStringsOf(stop: SharedRequestFields['stop']): string[] {
+  if (stop == null) return [];
+  const list = typeof stop === 'string' ? [stop] : stop;
+  list.forEach((text, i) => {
+    const half = LONE_SURROGATE.exec(text);
+    if (!half) return;
+    const param = typeof stop === 'string' ? 'stop' : `stop[${i}]`;
+    const code = half[0].charCodeAt(0).toString(16);
+    throw badRequest(`Invalid value for '${param}': it holds a lone UTF-16 surrogate (\\u${code}), half of a character, which no output can contain.`, param);
+  });
+  return list;
 }
 
 /** Checked before anything per choice is built: n decides how much a request allocates. */

@@ -6,9 +6,13 @@ import { EngineRequestError } from '../engine/client/engine.js';
 import { ApiError } from './api-error.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
 
-/** How the endpoint names the engine's prompt: `messages` for chat, `prompt` (or `prompt[2]`) for text. */
+/**
+ * How the endpoint names the engine's fields: its prompt `messages` for chat, `prompt` (or
+ * `prompt[2]`) for text; its output limit as the request sent it (`max_completion_tokens`).
+ */
 export interface PromptNaming {
   prompt: string;
+  maxTokens?: string;
 }
 
 /**
@@ -19,10 +23,16 @@ export function toApiError(error: unknown, naming: PromptNaming = { prompt: 'pro
   if (error instanceof InterruptedGeneration) return toApiError(error.reason, naming);
   if (error instanceof ApiError) return error;
   if (error instanceof LmforgeError && error.userFacing) {
-    // The engine names the prompt `prompt`; the endpoint names it as its request does.
-    const param = error instanceof EngineRequestError && error.param === 'prompt' ? naming.prompt : error.param;
+    // The engine names the prompt `prompt` and the output limit `max_tokens`; the endpoint names them as its request does.
+    const param = error instanceof EngineRequestError ? engineParamIn(error.param, naming) : error.param;
     return new ApiError(error.status, error.message, error.type, param, error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
   return new ApiError(500, `internal error: ${message}`, 'server_error', null, 'internal_error');
+}
+
+function engineParamIn(param: string | null, naming: PromptNaming): string | null {
+  if (param === 'prompt') return naming.prompt;
+  if (param === 'max_tokens') return naming.maxTokens ?? param;
+  return param;
 }

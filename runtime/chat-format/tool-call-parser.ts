@@ -9,7 +9,8 @@
 //     parameter at a time, the closing brace only when the call is complete.
 // The grammar guarantees the syntax of a finished output; an output cut short (max_tokens, a
 // stop string) keeps its complete calls, and its unfinished call is reported apart
-// (`begunCalls`): its arguments are not a whole JSON object.
+// (`begunCalls`): its arguments are not a whole JSON object. A call cut only in its closing
+// markup, its JSON arguments whole, is complete.
 import { callOpenings, type ToolFormat, triggersOf } from './tool-formats.js';
 import { XML_READERS } from './xml-arguments.js';
 import { withoutMarkup } from './answer-markup.js';
@@ -183,7 +184,13 @@ export function scanToolText(
       scanned.args = `{${entries.join(', ')}`;
     }
     skipWs();
-    if (!take(format.callEnd.trimStart())) return false;
+    const callEnd = format.callEnd.trimStart();
+    if (!take(callEnd)) {
+      // An output that ended (a stop string such as `</tool_call>`) after whole JSON arguments,
+      // inside the call's closing markup, made the call. XML arguments may have had more to come.
+      if (final && format.args === 'json' && callEnd.startsWith(text.slice(pos))) scanned.complete = true;
+      return false;
+    }
     if (format.args !== 'json') scanned.args += '}';
     scanned.complete = true;
     return true;

@@ -232,10 +232,11 @@ export class ApiServer {
     res.once('finish', () => {
       if (res.statusCode === 200) meter.completed();
     });
+    let request: R | undefined;
     try {
       this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
       const body = await readJsonBody(req, this.options.maxBodyBytes);
-      const request = endpoint.parse(body);
+      request = endpoint.parse(body);
       this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
       if (!this.serves(request.model)) throw this.unknownModel(request.model);
       if (this.phase !== 'ready' || !this.context) {
@@ -244,7 +245,8 @@ export class ApiServer {
       await endpoint.complete(request, res, this.context, id, meter);
     } catch (error) {
       if (error instanceof BodyAbortedError) return; // counted as a 499 when its connection closes
-      const apiError = toApiError(error, { prompt: endpoint.prompt });
+      const maxTokens = request && endpoint.maxTokensField?.(request);
+      const apiError = toApiError(error, { prompt: endpoint.prompt, ...(maxTokens ? { maxTokens } : {}) });
       if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error instanceof InterruptedGeneration ? error.reason : error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {

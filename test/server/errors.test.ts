@@ -125,6 +125,22 @@ test('a prompt longer than the context: 400 context_length_exceeded with both nu
   await expectError(s, { ...ok, messages: [{ role: 'user', content: long }] }, 400, 'messages', 'context_length_exceeded', /512 tokens.*\d{3} in the prompt/);
 });
 
+test('an output limit no prompt could leave room for names its field; one this prompt leaves no room for names the messages', async ({ s }) => {
+  await expectError(s, { ...ok, max_tokens: 512 }, 400, 'max_tokens', 'context_length_exceeded', /512 tokens, prompt included, so at most 511/);
+  await expectError(s, { ...ok, max_tokens: undefined, max_completion_tokens: 100000 }, 400, 'max_completion_tokens', 'context_length_exceeded', /100000 were requested/);
+  await expectError(s, { ...ok, max_tokens: 511 }, 400, 'messages', 'context_length_exceeded', /in the prompt, 511 in the completion/);
+  const text = await post(`${s.url}/v1/completions`, { model: ok.model, prompt: 'Hello', max_tokens: 512 });
+  assert.is(text.status, 400);
+  assert.is(text.json.error.param, 'max_tokens');
+});
+
+test('a stop string holding half a character is refused: it would cut a character in two', async ({ s }) => {
+  await expectError(s, { ...ok, stop: '\udf4f' }, 400, 'stop', null, /lone UTF-16 surrogate \(\\udf4f\)/);
+  await expectError(s, { ...ok, stop: ['ok', 'a\ud83c'] }, 400, 'stop[1]', null, /surrogate/);
+  const whole = await post(`${s.url}/v1/chat/completions`, { ...ok, max_tokens: 2, stop: ['\ud83c\udf4f'] });
+  assert.is(whole.status, 200, 'a whole pair is one character');
+});
+
 test('an unknown model is 404', async ({ s }) => {
   await expectError(s, { ...ok, model: 'gpt-4o' }, 404, 'model', 'model_not_found', /gpt-4o/);
 });

@@ -48,7 +48,7 @@ function hostileCases(): HostileCase[] {
   // Out of range and oversized.
   const sized: [string, object, string][] = [
     ['n 1e8', { n: 100000000 }, 'n'], ['n 1e300', { n: 1e300 }, 'n'], ['n 2^32', { n: 4294967296 }, 'n'], ['n 5', { n: 5 }, 'n'], ['n 0', { n: 0 }, 'n'],
-    ['max_tokens 0', { max_tokens: 0 }, 'max_tokens'], ['max_tokens 1e300', { max_tokens: 1e300 }, 'max_tokens'], ['max_tokens 600', { max_tokens: 600 }, 'messages'],
+    ['max_tokens 0', { max_tokens: 0 }, 'max_tokens'], ['max_tokens 1e300', { max_tokens: 1e300 }, 'max_tokens'], ['max_tokens 600', { max_tokens: 600 }, 'max_tokens'], ['max_tokens 500', { max_tokens: 500 }, 'messages'],
     ['top_logprobs 21', { logprobs: true, top_logprobs: 21 }, 'top_logprobs'], ['top_logprobs -1', { logprobs: true, top_logprobs: -1 }, 'top_logprobs'],
     ['temperature 3', { temperature: 3 }, 'temperature'], ['top_p -0.1', { top_p: -0.1 }, 'top_p'], ['frequency_penalty 3', { frequency_penalty: 3 }, 'frequency_penalty'],
     ['logit_bias 1025 entries', { logit_bias: Object.fromEntries(Array.from({ length: 1025 }, (_, i) => [String(i), 1])) }, 'logit_bias'],

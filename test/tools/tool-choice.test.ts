@@ -84,6 +84,23 @@ test('named: exactly one call to that function, finished as tool_calls', async (
   }
 });
 
+test('a stop string on the call\'s closing markup leaves the call made (tool_calls); one inside its arguments cuts it, whole and streamed alike', async ({ s }) => {
+  const named = { type: 'function', function: { name: 'get_time' } } as const;
+  for (let seed = 1; seed <= 3; seed++) {
+    const body = { seed, tool_choice: named, stop: ['</tool_call>'] };
+    const whole = (await ask(s, body)).choices[0]!;
+    assert.is(whole.finish_reason, 'tool_calls', `seed ${seed}: ${JSON.stringify(whole)}`);
+    assert.is(whole.message.tool_calls?.length, 1);
+    assertValidCalls(whole, `seed ${seed}`);
+    const streamed = (await s.client.chat.completions.stream({ model: TINY_MODEL_ID, messages, tools, temperature: 1, max_tokens: 120, ...body, stream: true }).finalChatCompletion()).choices[0]!;
+    assert.is(streamed.finish_reason, 'tool_calls', `seed ${seed}: streamed alike`);
+    assert.equal(streamed.message.tool_calls?.map((call) => call.function.name), ['get_time']);
+  }
+  const cut = (await ask(s, { seed: 1, tool_choice: named, stop: ['"zone"'] })).choices[0]!;
+  assert.is(cut.finish_reason, 'stop');
+  assert.is(cut.message.tool_calls, undefined, 'arguments cut short are not an object: the call is left out, as one cut by max_tokens');
+});
+
 test('parallel_tool_calls false: one call at most, and the output ends with it', async ({ s }) => {
   for (let seed = 1; seed <= 6; seed++) {
     const choice = (await ask(s, { seed, tool_choice: 'required', parallel_tool_calls: false })).choices[0]!;

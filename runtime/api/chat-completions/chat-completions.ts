@@ -61,4 +61,5 @@ export const chatCompletions: CompletionEndpoint<ChatRequest> = {
   newId: () => `chatcmpl-${randomBytes(12).toString('hex')}`,
   complete: completeChat,
   prompt: 'messages',
+  maxTokensField: (request) => (request.max_tokens == null && request.max_completion_tokens != null ? 'max_completion_tokens' : 'max_tokens'),
 };

@@ -117,8 +117,13 @@ export class Admission {
     return state;
   }
 
-  /** What this engine cannot run whatever the prompt: more choices than it decodes together, a bias on a token it lacks. */
+  /** What this engine cannot run whatever the prompt: more choices than it decodes together, more output than its context holds, a bias on a token it lacks. */
   private limitProblem(request: GenerateRequest): EngineErrorInfo | undefined {
+    const limit = this.limits.lengthLimit;
+    if (request.maxTokens !== undefined && request.maxTokens >= limit) {
+      // A prompt has at least one token: no prompt could make this fit, so the field is at fault.
+      return { code: 'context_length_exceeded', param: 'max_tokens', message: `This model's maximum context length is ${limit} tokens, prompt included, so at most ${limit - 1} can be generated; ${request.maxTokens} were requested.` };
+    }
     const n = request.n ?? 1;
     if (n > this.limits.maxNumSequence) {
       return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
