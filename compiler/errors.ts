@@ -15,7 +15,8 @@ export class GrammarError extends UserFacingError {
   readonly location: GrammarErrorLocation;
 
   constructor(message: string, location: GrammarErrorLocation = { kind: 'none' }) {
-    super(message);
+    // The grammar is the caller's: a 400 for a server, as the API answers it (invalid_grammar).
+    super(message, { status: 400, code: 'invalid_grammar' });
     this.location = location;
   }
 

@@ -44,12 +44,12 @@ export class Grammar {
   }
 
   static fromEBNF(text: string, options: EbnfOptions = {}): Grammar {
-    return new Grammar(parseEbnf(text, options));
+    return new Grammar(parseEbnf(textArgument(text, 'Grammar.fromEBNF', 'EBNF text'), options));
   }
 
   /** The whole string must match the ECMAScript regular expression. */
   static fromRegex(pattern: string): Grammar {
-    return new Grammar(regexGrammar(pattern));
+    return new Grammar(regexGrammar(textArgument(pattern, 'Grammar.fromRegex', 'a regular expression')));
   }
 
   static fromJSONSchema(schema: unknown, options: JsonSchemaOptions = {}): Grammar {
@@ -76,4 +76,10 @@ export class Grammar {
     this.text ??= grammarText(this.ir);
     return this.text;
   }
+}
+
+/** A text argument as JavaScript callers may get it wrong (undefined, a number): refused by name, not with a TypeError from inside a parser. */
+function textArgument(value: unknown, method: string, what: string): string {
+  if (typeof value !== 'string') throw new GrammarError(`${method} takes ${what} as a string, got ${value === null ? 'null' : typeof value}`);
+  return value;
 }

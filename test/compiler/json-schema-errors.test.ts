@@ -19,6 +19,22 @@ function fails(schema: unknown, pointer: string, message: RegExp, options: JsonS
   throw new Error(`expected ${JSON.stringify(schema)} to fail at ${pointer}`);
 }
 
+test('a GrammarError is the caller\'s: 400 invalid_grammar for a library user reading its fields, as the server answers it', () => {
+  try {
+    Grammar.fromJSONSchema({ type: 'intger' });
+    assert.unreachable('an unknown type compiled');
+  } catch (e) {
+    assert.instance(e, GrammarError);
+    const err = e as GrammarError;
+    assert.equal([err.status, err.type, err.code, err.userFacing], [400, 'invalid_request_error', 'invalid_grammar', true]);
+  }
+});
+
+test('a text front end given no string says so, not a TypeError from inside its parser', () => {
+  assert.throws(() => Grammar.fromEBNF(undefined as unknown as string), (e: unknown) => e instanceof GrammarError && /Grammar.fromEBNF takes EBNF text as a string, got undefined/.test(e.message));
+  assert.throws(() => Grammar.fromRegex(42 as unknown as string), (e: unknown) => e instanceof GrammarError && /Grammar.fromRegex takes a regular expression as a string, got number/.test(e.message));
+});
+
 test('assertions a grammar cannot enforce are named by pointer', () => {
   fails({ type: 'object', properties: { age: { type: 'integer', multipleOf: 1234567 } } }, '/properties/age/multipleOf', /'multipleOf' \(1234567\) needs more than 20000 automaton states/);
   fails({ type: 'integer', multipleOf: 9973, minimum: 0, maximum: 1e12 }, '/multipleOf', /together with the bounds needs more than 50000 automaton states/);

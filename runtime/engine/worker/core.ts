@@ -148,7 +148,8 @@ export class EngineCore {
     if (isAdmissionError(state)) {
       this.events.push({ type: 'error', id, error: state });
     } else if (this.scheduler.waiting.length >= this.config.maxQueuedRequests) {
-      const message = `the server is overloaded: ${this.scheduler.waiting.length} requests are already waiting; retry later`;
+      const waiting = this.scheduler.waiting.length;
+      const message = `the server is overloaded: ${waiting} ${waiting === 1 ? 'request is' : 'requests are'} already waiting; retry later`;
       this.events.push({ type: 'error', id, error: { code: 'server_is_overloaded', message } });
     } else {
       state.submittedAt = nowMicros();
