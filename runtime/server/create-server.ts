@@ -7,11 +7,10 @@
 //   await server.close();
 import type { AddressInfo } from 'node:net';
 import { defaultGrammarCacheDir } from '../../compiler/node.js';
-import { UserFacingError } from '../../compiler/lmforge-error.js';
 import type { ReasoningMode } from '../chat-format/reasoning.js';
 import type { GivenTemplate } from '../chat-format/template-choice.js';
 import type { ToolFormatKey } from '../chat-format/tool-formats.js';
-import { ENGINE_MODES, isEngineMode, type EngineMode, type KvLayout, type Overrides } from '../engine/engine-config.js';
+import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/client/engine.js';
 import type { SpeculativeMode } from '../engine/speculative-modes.js';
 import { loadCompiledArtifacts } from '../models/compiled-artifacts.js';
@@ -19,7 +18,8 @@ import { recordedTemplate } from '../models/recorded-template.js';
 import { resolveModel } from '../models/resolve-model.js';
 import { defaultServedModelName, modelAliases } from '../models/served-model-name.js';
 import { LMFORGE_VERSION } from '../version.js';
-import { ApiServer, isListenPort, PORT_RANGE } from './api-server.js';
+import { ApiServer } from './api-server.js';
+import { checkServerOptions } from './check-server-options.js';
 import type { CorsOptions } from './cors.js';
 import type { ToolCallArguments } from '../api/chat-completions/tool-calls.js';
 import type { SamplingSetting } from '../engine/sampling-setting.js';
@@ -158,17 +158,4 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     await engine.dispose();
   };
   return { url, address, modelPath: model.ggufPath, servedModelName, engine, http, artifactsNote: compiled.note, close, [Symbol.asyncDispose]: () => close() };
-}
-
-/**
- * The options a JavaScript caller may get wrong where TypeScript would have said so: refused by
- * name, before anything starts (a port of 'abc' listened on a Unix socket named abc).
- */
-function checkServerOptions(options: ServerOptions): void {
-  const wrong = (option: string, what: string, value: unknown) => new UserFacingError(`createServer: options.${option} must be ${what}, got ${JSON.stringify(value) ?? String(value)}`);
-  if (typeof options !== 'object' || options === null) throw new UserFacingError('createServer needs an options object with at least { model }');
-  if (typeof options.model !== 'string' || options.model.trim() === '') throw wrong('model', 'a GGUF file, a model folder or a known name such as smollm2', options.model);
-  if (options.port !== undefined && !isListenPort(options.port)) throw wrong('port', `an integer from ${PORT_RANGE}`, options.port);
-  if (options.host !== undefined && (typeof options.host !== 'string' || options.host === '')) throw wrong('host', 'an address or host name', options.host);
-  if (options.mode !== undefined && !isEngineMode(options.mode)) throw wrong('mode', `one of ${ENGINE_MODES.join(', ')}`, options.mode);
 }
