@@ -3,15 +3,12 @@
 // share a built-in's name is reached by a path: `./plain`.
 import { readFileSync } from 'node:fs';
 import { Template } from '@huggingface/jinja';
-import { BUILTIN_TEMPLATE_NAMES, BUILTIN_TEMPLATES, isBuiltinTemplateName } from '../runtime/chat-format/builtin-templates.js';
-import type { GivenTemplate } from '../runtime/chat-format/template-choice.js';
+import { BUILTIN_TEMPLATE_NAMES, isBuiltinTemplateName } from '../runtime/chat-format/builtin-templates.js';
+import { givenBuiltinTemplate, type GivenTemplate } from '../runtime/chat-format/template-choice.js';
 import { UsageError } from './cli-error.js';
 
 export function givenTemplateOf(value: string, readText: (path: string) => string = (path) => readFileSync(path, 'utf8')): GivenTemplate {
-  if (isBuiltinTemplateName(value)) {
-    const { source, stop } = BUILTIN_TEMPLATES[value];
-    return { source, stop, label: `${value}, built in` };
-  }
+  if (isBuiltinTemplateName(value)) return givenBuiltinTemplate(value);
   let source: string;
   try {
     source = readText(value);

@@ -24,6 +24,12 @@ export interface GivenTemplate {
   label: string;
 }
 
+/** A built-in template given by name (`--chat-template plain`, the library's `chatTemplate: 'plain'`). */
+export function givenBuiltinTemplate(name: BuiltinTemplateName): GivenTemplate {
+  const { source, stop } = BUILTIN_TEMPLATES[name];
+  return { source, stop, label: `${name}, built in` };
+}
+
 export interface TemplateChoice {
   source: string;
   /** Stop strings every request gets besides its own (a turn that no token marks). */

@@ -132,6 +132,20 @@ export function parseOverrides(text: string | undefined): Overrides {
   return overrides;
 }
 
+/**
+ * Overrides given as an object (the library's `overrides`), checked as `--overrides` text is:
+ * every key one the spec lists, every value a number in range. `name` says where they came from.
+ */
+export function checkOverrides(overrides: unknown, name: string): Overrides {
+  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new ConfigError(`${name} must be an object of engine fields, for example { max_num_sequence: 8 }`);
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!(key in RULES)) throw new ConfigError(`${name}: unknown key '${key}'; allowed keys: ${Object.keys(RULES).join(', ')}`);
+    if (typeof value !== 'number') throw new ConfigError(`${name}.${key} must be a number, got ${JSON.stringify(value) ?? String(value)}`);
+    overrideValue(key as OverrideKey, String(value), `${name}.${key}=${value}`);
+  }
+  return overrides as Overrides;
+}
+
 /** A key's value checked against its rule; errors begin with `given`, the value as the user wrote it. */
 export function overrideValue(key: OverrideKey, raw: string, given: string): number {
   const rule = RULES[key];

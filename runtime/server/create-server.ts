@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { defaultGrammarCacheDir } from '../../compiler/node.js';
 import type { ReasoningMode } from '../chat-format/reasoning.js';
 import type { GivenTemplate } from '../chat-format/template-choice.js';
+import type { BuiltinTemplateName } from '../chat-format/builtin-templates.js';
 import type { ToolFormatKey } from '../chat-format/tool-formats.js';
 import type { EngineMode, KvLayout, Overrides } from '../engine/engine-config.js';
 import { Engine } from '../engine/client/engine.js';
@@ -49,11 +50,11 @@ export interface ServerOptions {
   /** Thinking split off into reasoning_content: on, off, or auto (default: when the template writes </think>). */
   reasoning?: ReasoningMode;
   /**
-   * A chat template instead of the model's own: Jinja source, stop strings its turns need, and a
-   * label for logs (`BUILTIN_TEMPLATES.plain` plus a label is a built-in). Default: the model's,
+   * A chat template instead of the model's own: a built-in's name (`'plain'`), as
+   * `--chat-template NAME` takes it, or Jinja source, stop strings its turns need, and a label for logs. Default: the model's,
    * else one chosen from its vocabulary's turn tokens (see runtime/chat-format/template-choice.ts).
    */
-  chatTemplate?: GivenTemplate;
+  chatTemplate?: GivenTemplate | BuiltinTemplateName;
   /** Serve the web chat page at `/` (default true). */
   ui?: boolean;
   /** auto (default), or NAME[:ID] with NAME one of cuda, metal, vulkan, rocm, opencl, cpu. */
@@ -104,12 +105,12 @@ export interface LmforgeServer extends AsyncDisposable {
 }
 
 export async function createServer(options: ServerOptions): Promise<LmforgeServer> {
-  checkServerOptions(options);
+  const givenTemplate = checkServerOptions(options);
   const model = await resolveModel(options.model);
   // A compiled folder's artifacts: loaded, or rebuilt first when another lmforge or vocabulary made them.
   const compiled = await loadCompiledArtifacts(model);
   // A template chosen at compile time (--chat-template) serves as if given again; a flag wins over it.
-  const chatTemplate = options.chatTemplate ?? recordedTemplate(model.config);
+  const chatTemplate = givenTemplate ?? recordedTemplate(model.config);
   const servedModelName = options.servedModelName ?? defaultServedModelName(model);
   const http = new ApiServer({
     modelId: servedModelName,
@@ -152,7 +153,14 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     await http.drain(0); // a server that cannot load its model leaves no port open behind it
     throw error;
   }
-  http.ready(engine);
+  try {
+    http.ready(engine);
+  } catch (error) {
+    // Nothing of a server that failed to start is left running: its port, its engine process.
+    await http.drain(0);
+    await engine.dispose();
+    throw error;
+  }
   const close = async (graceMs = 0): Promise<void> => {
     await http.drain(graceMs);
     await engine.dispose();

@@ -54,6 +54,15 @@ test('a file that is no model: createServer rejects and closes the port it opene
   assert.ok(await portIsFree(port));
 });
 
+test('a built-in chat template by name, as --chat-template takes it', async () => {
+  const server = await createServer({ model: tinyModelPath, port: 0, device: 'cpu', threads: 1, overrides: { context_window_size: 256 }, grammarCacheDir: dir, chatTemplate: 'plain' });
+  try {
+    assert.match(server.http.templateNote, /^plain, built in \(--chat-template\)/);
+  } finally {
+    await server.close();
+  }
+});
+
 test('options a JavaScript caller got wrong are refused by name before anything starts', async () => {
   const refusal = async (options: Record<string, unknown>): Promise<string> => {
     let opened = false;
@@ -68,6 +77,17 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, port: 'abc' }), /^createServer: options\.port must be an integer from 0 to 65535, got "abc"$/);
   assert.match(await refusal({ model: tinyModelPath, mode: 'bogus' }), /^createServer: options\.mode must be one of local, interactive, server, got "bogus"$/);
   assert.match(await refusal({ model: 42 }), /^createServer: options\.model must be a GGUF file, a model folder or a known name/);
+  // A bad tool format failed after the model loaded, leaving the port open and the engine running.
+  assert.match(await refusal({ model: tinyModelPath, toolFormat: 'bogus' }), /^createServer: options\.toolFormat must be one of .*hermes.*, got "bogus"$/);
+  // A typo of apiKeys served with no key at all.
+  assert.match(await refusal({ model: tinyModelPath, apiKey: 'secret' }), /^createServer: unknown option 'apiKey'; the options are .*apiKeys/);
+  assert.match(await refusal({ model: tinyModelPath, apiKeys: 'secret' }), /^createServer: options\.apiKeys must be a list of keys \(strings\), got "secret"$/);
+  assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_sequence: -3 } }), /^createServer: options\.overrides\.max_num_sequence=-3 is not valid: it must be an integer ≥ 1$/);
+  assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_seqs: 3 } }), /unknown key 'max_num_seqs'/);
+  assert.match(await refusal({ model: tinyModelPath, chatTemplate: 'no-such-template' }), /^createServer: options\.chatTemplate must be a built-in template's name \(chatml, gemma, llama3, plain\)/);
+  for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 'tpu'], ['ui', 'no']] as const) {
+    assert.match(await refusal({ model: tinyModelPath, [option]: value }), new RegExp(`^createServer: options\\.${option} must be `), option);
+  }
   const { Engine } = await import('../../runtime/engine/client/engine.js');
   await Engine.create({} as never).then(
     () => assert.unreachable('Engine.create({}) should be refused'),

@@ -6,13 +6,14 @@
 //   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
 //   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
 //   await engine.dispose();
+import { existsSync } from 'node:fs';
 import { LmforgeError, type ErrorFields } from '../../../compiler/lmforge-error.js';
 import { forkEngine } from './engine-child.js';
 import { startEngineThread, type EngineEnd, type EngineTransport } from './engine-transport.js';
 import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/grammar-service.js';
 import { probeFailureLine, type ProbeTarget } from '../probe-failure.js';
 import { RestartBackoff } from './restart-backoff.js';
-import { ENGINE_MODES, isEngineMode } from '../engine-config.js';
+import { checkOverrides, ENGINE_MODES, isEngineMode } from '../engine-config.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, ToWorker, TraceEntry } from '../protocol.js';
 
@@ -147,6 +148,9 @@ export class Engine {
     if (options.mode !== undefined && !isEngineMode(options.mode)) {
       throw new EngineStartError(`Engine.create: options.mode must be one of ${ENGINE_MODES.join(', ')}, got ${JSON.stringify(options.mode)}`, true);
     }
+    if (options.overrides !== undefined) checkOverrides(options.overrides, 'Engine.create: options.overrides');
+    // llama.cpp's own failure would blame the file's format, after printing its log.
+    if (!existsSync(options.modelPath)) throw new EngineStartError(`Engine.create: options.modelPath ${options.modelPath} does not exist`, true);
     const { transport, info } = await startEngine(options);
     return new Engine(transport, info, options);
   }
