@@ -72,7 +72,7 @@ export type EngineEvent =
   | { type: 'trace'; id: number; entries: TraceEntry[] };
 
 /** engine_failed: the engine's process died (or is restarting after it did); the request was lost. */
-export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error' | 'engine_failed';
+export type EngineErrorCode = 'context_length_exceeded' | 'server_is_overloaded' | 'invalid_request' | 'internal_error' | 'engine_failed' | 'shutting_down';
 
 export interface EngineErrorInfo {
   code: EngineErrorCode;

@@ -39,6 +39,9 @@ export interface ApiServerOptions extends ConversationOptions {
 
 type Phase = 'loading' | 'ready' | 'draining';
 
+/** After the drain time, how long requests ended with an error may take to write it. */
+const WRITE_ERRORS_MS = 2_000;
+
 /** A TCP port to listen on: 0 lets the system choose. */
 export const PORT_RANGE = '0 to 65535';
 export function isListenPort(value: unknown): value is number {
@@ -178,14 +181,29 @@ export class ApiServer {
   /** Whether thinking is split off into reasoning_content, and why, for the start-up log. */
   reasoningNote = '';
 
-  /** Stops taking requests, lets running ones finish (up to `graceMs`), then closes every connection. */
+  /**
+   * Stops taking requests, lets running ones finish (up to `graceMs`), then ends those still
+   * running with a 503 `server_shutting_down` (a stream with an SSE error event and [DONE], as an
+   * engine failure ends it), gives them a moment to be written, and closes every connection.
+   */
   async drain(graceMs: number): Promise<void> {
     this.phase = 'draining';
     this.server.close();
-    if (this.inFlight > 0) {
-      await Promise.race([new Promise<void>((resolve) => (this.idle = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    if (!(await this.idleWithin(graceMs))) {
+      const ended = this.context?.engine.endRequests(`the server is shutting down and its ${graceMs / 1000} s to finish running requests are over: this one was cut short; retry it`) ?? 0;
+      if (ended > 0) console.warn(`lmforge: the drain time ran out: ${ended} ${ended === 1 ? 'request was' : 'requests were'} ended with a 503 server_shutting_down`);
+      await this.idleWithin(WRITE_ERRORS_MS);
     }
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /** Whether no request is in flight, now or within `ms`. */
+  private async idleWithin(ms: number): Promise<boolean> {
+    if (this.inFlight === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const idle = await Promise.race([new Promise<boolean>((resolve) => (this.idle = () => resolve(true))), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()))]);
+    clearTimeout(timer);
+    return idle;
   }
 
   /** What /openapi.json says of this server: its model's name and, once loaded, its limits. */

@@ -92,6 +92,11 @@ export class FakeEngine implements EngineClient {
     return Promise.resolve(tokens.map((token) => tokenTexts[token]).join(''));
   }
 
+  /** The scripts run to their end: none is held to be ended. */
+  endRequests(): number {
+    return 0;
+  }
+
   stats(): Promise<EngineStats> {
     return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, draftTokens: 0, acceptedDraftTokens: 0, grammarCacheBytes: 0, vocabularyCacheBytes: 0, draftPositions: { proposed: [], accepted: [] } });
   }

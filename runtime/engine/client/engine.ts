@@ -32,6 +32,8 @@ const ENGINE_ERROR_FIELDS: Record<EngineErrorInfo['code'], ErrorFields> = {
   internal_error: { status: 500, code: 'internal_error' },
   // The engine's process died; the server restarts it: a retry later is answered.
   engine_failed: { status: 503, code: 'engine_failed' },
+  // The server stopped before the request finished (its drain time ran out): another server answers a retry.
+  shutting_down: { status: 503, code: 'server_shutting_down' },
 };
 
 /**
@@ -267,6 +269,15 @@ export class Engine {
       this.detokenizeWaiters.set(id, { resolve, reject });
       this.send({ type: 'detokenize', id, tokens });
     });
+  }
+
+  /**
+   * Ends every request it holds with `message` (a 503 `server_shutting_down`), as a server whose
+   * drain time ran out does, so each client is told rather than cut off; returns how many.
+   */
+  endRequests(message: string): number {
+    for (const [id, pending] of this.pending) pending.push({ type: 'error', id, error: { code: 'shutting_down', message } });
+    return this.pending.size;
   }
 
   async dispose(): Promise<void> {
