@@ -4,7 +4,8 @@
 
 /**
  * Every value given for `flag`, as `--flag VALUE` or `--flag=VALUE`, before any `--`. As with
- * mri, a next argument that starts with `-` is not a value: the flag's value is then empty.
+ * the parser, a next argument that starts with `-` is not a value (the flag's value is then
+ * empty), unless it is a negative number (`--drain-seconds -1`).
  */
 export function rawOptionValues(argv: readonly string[], flag: string): string[] {
   const values: string[] = [];
@@ -12,7 +13,7 @@ export function rawOptionValues(argv: readonly string[], flag: string): string[]
     const arg = argv[i]!;
     if (arg === '--') break;
     if (arg.startsWith(`${flag}=`)) values.push(arg.slice(flag.length + 1));
-    else if (arg === flag) values.push(argv[i + 1] === undefined || argv[i + 1]!.startsWith('-') ? '' : argv[++i]!);
+    else if (arg === flag) values.push(argv[i + 1] === undefined || (argv[i + 1]!.startsWith('-') && !/^-\d/.test(argv[i + 1]!)) ? '' : argv[++i]!);
   }
   return values;
 }

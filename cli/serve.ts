@@ -92,14 +92,28 @@ export function registerServe(cli: CAC): void {
     .action(async (model: string, flags: ServeFlags) => {
       flags.apiKey = rawOptionValues(process.argv, '--api-key');
       flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
+      // Whole numbers are checked as typed: mri reads `0x10` as 16, `1e3` as 1000 and an empty value as 0.
+      for (const [flag, key] of WHOLE_NUMBER_FLAGS) {
+        const typed = rawOptionValues(process.argv, flag).at(-1);
+        if (typed !== undefined) flags[key] = typed;
+      }
       await serve(model, flags);
     });
 }
 
+/** The serve flags that take a whole number, and their field. */
+const WHOLE_NUMBER_FLAGS = [
+  ['--port', 'port'], ['--threads', 'threads'], ['--max-queued-requests', 'maxQueuedRequests'], ['--max-request-bytes', 'maxRequestBytes'],
+  ['--drain-seconds', 'drainSeconds'], ['--max-batch-size', 'maxBatchSize'], ['--max-total-seq-length', 'maxTotalSeqLength'], ['--prefill-chunk-size', 'prefillChunkSize'],
+] as const satisfies readonly (readonly [string, keyof ServeFlags])[];
+
+/** Digits only, as typed (or a default, already a number). */
+const isWholeNumberText = (value: number | string): boolean => typeof value === 'number' || /^\d+$/.test(value.trim());
+
 function positiveInteger(value: number | string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${value} is not valid: it must be a whole number ≥ 1`);
+  if (!isWholeNumberText(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${value === '' ? "''" : value} is not valid: it must be a whole number ≥ 1`);
   return n;
 }
 
@@ -204,7 +218,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
   const port = Number(flags.port);
-  if (!isListenPort(port)) throw new UsageError(`--port ${flags.port} is not valid: use ${PORT_RANGE}`);
+  if (!isWholeNumberText(flags.port) || !isListenPort(port)) throw new UsageError(`--port ${flags.port === '' ? "''" : flags.port} is not valid: use ${PORT_RANGE}`);
   const speculativeMode = flags.speculativeMode;
   if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
     throw new UsageError(`--speculative-mode '${speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);

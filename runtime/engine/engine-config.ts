@@ -194,10 +194,8 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     throw new ConfigError(`--overrides: context_window_size=${contextWindowSize} is larger than the model's context of ${facts.contextLength} tokens`);
   }
   const server = mode === 'server';
+  // The spec: "an explicit override replaces the inferred value", interactive's one sequence too.
   const maxNumSequence = overrides.max_num_sequence ?? (server ? Math.min(facts.maxParallelSequences, 128) : mode === 'local' ? 4 : 1);
-  if (mode === 'interactive' && maxNumSequence !== 1) {
-    throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} contradicts --mode interactive, which serves one request at a time`);
-  }
   if (maxNumSequence > facts.maxParallelSequences) {
     throw new ConfigError(`--overrides: max_num_sequence=${maxNumSequence} exceeds llama.cpp's limit of ${facts.maxParallelSequences} sequences`);
   }

@@ -72,6 +72,11 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   // A negative number after a space is the option's value, not a flag of its own.
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '-3'], /--max-batch-size -3 is not valid: it must be an integer ≥ 1/);
   await failsWith(['serve', tinyModelPath, '--drain-seconds', '-1'], /--drain-seconds -1 is not valid/);
+  // Whole numbers as typed: the parser read 0x10 as port 16, an empty value as port 0, 1e3 as 1000.
+  await failsWith(['serve', tinyModelPath, '--port', '0x10'], /--port 0x10 is not valid: use 0 to 65535/);
+  await failsWith(['serve', tinyModelPath, '--port', ''], /--port '' is not valid: use 0 to 65535/);
+  await failsWith(['serve', tinyModelPath, '--max-total-seq-length', '1e3'], /--max-total-seq-length 1e3 is not valid: it must be an integer ≥ 16/);
+  await failsWith(['serve', tinyModelPath, '--threads', '99999999999999999999'], /--threads 99999999999999999999 is not valid: it must be a whole number ≥ 1/);
   // A flag given twice says so (cac joined the values: "--port 8631,8632 is not valid").
   await failsWith(['serve', tinyModelPath, '--port', '8631', '--port', '8632'], /--port is given 2 times; give it once/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);

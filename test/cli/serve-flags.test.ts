@@ -40,6 +40,9 @@ test('option values are read as typed: number-like keys and names keep their tex
   assert.equal(rawOptionValues(argv, '--api-key'), ['0123', '1e3,a', '']);
   assert.equal(rawOptionValues(argv, '--served-model-name'), ['007']);
   assert.equal(rawOptionValues(argv, '--host'), []);
+  // A negative number after a space is the flag's value, as the parser takes it.
+  assert.equal(rawOptionValues(['--drain-seconds', '-1', '--port', '-x'], '--drain-seconds'), ['-1']);
+  assert.equal(rawOptionValues(['--drain-seconds', '-1', '--port', '-x'], '--port'), ['']);
 });
 
 test('API keys: repeated flags and commas; LMFORGE_API_KEY only when no flag is given', () => {

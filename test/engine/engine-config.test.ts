@@ -184,7 +184,9 @@ test('unknown keys, bad values and impossible combinations name the key', () => 
   );
   throwsConfig(() => parseOverrides('attention_sink_size=4'), /attention_sink_size=4 cannot be honoured/);
   throwsConfig(() => computeEngineConfig('local', parseOverrides('context_window_size=9000'), facts), /context_window_size=9000 is larger than the model's context of 8192/);
-  throwsConfig(() => computeEngineConfig('interactive', parseOverrides('max_num_sequence=4'), facts), /max_num_sequence=4 contradicts --mode interactive/);
+  // An explicit override replaces what the mode infers (the spec's Limits), interactive's one sequence too.
+  assert.is(computeEngineConfig('interactive', parseOverrides('max_num_sequence=4'), facts).maxNumSequence, 4);
+  assert.is(computeEngineConfig('interactive', {}, facts).maxNumSequence, 1);
   throwsConfig(() => computeEngineConfig('local', parseOverrides('max_num_sequence=300'), facts), /exceeds llama\.cpp's limit of 256/);
   throwsConfig(() => parseMode('batch'), /--mode 'batch' is not valid: use one of local, interactive, server/);
 });
