@@ -41,9 +41,10 @@ export function chatPageHandler(notFound: (req: Request, res: ServerResponse) =>
   });
   return (req: Request, res: ServerResponse): void => {
     const original = req.url;
-    // sirv reads req.url: `/` is the index, `/ui/NAME` the file NAME; the index has no second name.
+    // sirv reads req.url: `/` is the index, `/ui/NAME` the file NAME; the index has no second
+    // name (from `/ui/` its relative links would point into /ui/ui/).
     const name = req.path === '/' ? '/index.html' : req.path.slice(CHAT_PAGE_PREFIX.length - 1);
-    if (name === '/index.html' && req.path !== '/') return notFound(req, res);
+    if (req.path !== '/' && (name === '/' || name.endsWith('/') || name === '/index.html')) return notFound(req, res);
     req.url = name;
     serve(req, res, () => {
       req.url = original;
