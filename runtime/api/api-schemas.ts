@@ -139,9 +139,9 @@ export const sharedRequestProperties = {
   stream: { type: ['boolean', 'null'], default: false },
   stream_options: {
     type: ['object', 'null'],
-    properties: { include_usage: { type: 'boolean' } },
+    properties: { include_usage: { type: 'boolean' }, include_obfuscation: { type: 'boolean' } },
     additionalProperties: false,
-    description: 'Only with stream: true. include_usage adds a last chunk with usage and no choices.',
+    description: "Only with stream: true. include_usage adds a last chunk with usage and no choices; include_obfuscation (default false here, true on OpenAI's) pads every other chunk with an 'obfuscation' field of random length.",
   },
   temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
   top_p: { type: ['number', 'null'], minimum: 0, maximum: 1, default: 1, description: "OpenAI's range: 0 keeps only the most likely token (as a vanishing nucleus would)." },

@@ -1,5 +1,6 @@
 // The streamed answer (stream: true): a completion's chunks as server-sent events, as they come.
 // The whole answer (whole-response.ts) folds the same chunks, so the two cannot differ.
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { RequestMeter } from '../telemetry/request-meter.js';
 import { isUsageChunk, type CompletionChunk } from './completion-chunk.js';
@@ -12,7 +13,7 @@ import { endEventStream, openEventStream, sendEvent } from './sse.js';
  * chunk goes out only when the client asked for it (stream_options.include_usage), and then
  * every other chunk says `"usage": null`, as OpenAI's do.
  */
-export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; meter: RequestMeter }): Promise<void> {
+export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; obfuscate: boolean; meter: RequestMeter }): Promise<void> {
   let opened = false;
   try {
     for await (const chunk of chunks) {
@@ -20,7 +21,8 @@ export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<Co
       if (usage && !options.includeUsage) continue;
       if (!opened) openEventStream(res);
       opened = true;
-      sendEvent(res, options.includeUsage && !usage ? { ...chunk, usage: null } : chunk);
+      const sent = options.includeUsage && !usage ? { ...chunk, usage: null } : chunk;
+      sendEvent(res, options.obfuscate && !usage ? { ...sent, obfuscation: padding() } : sent);
     }
   } catch (error) {
     if (opened && error instanceof InterruptedGeneration) options.meter.choicesEnded(error.outcomes);
@@ -30,4 +32,14 @@ export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<Co
   if (!opened && res.destroyed) return;
   if (!opened) openEventStream(res);
   endEventStream(res);
+}
+
+/**
+ * OpenAI's stream obfuscation: a chunk's size tells an observer of encrypted traffic how long
+ * its text is (a side channel on the tokens); random characters of random length, 1 to 48,
+ * hide it.
+ */
+function padding(): string {
+  const bytes = randomBytes(37);
+  return bytes.subarray(1).toString('base64url').slice(0, 1 + (bytes[0]! % 48));
 }

@@ -9,6 +9,8 @@ export interface SendOptions<Chunk> {
   stream: boolean;
   /** stream_options.include_usage: the stream's last chunk carries the usage. */
   includeUsage: boolean;
+  /** stream_options.include_obfuscation: every other chunk is padded to a random length. */
+  obfuscate: boolean;
   /** How the whole response is built from the chunks. */
   fold: ChunkFold<Chunk>;
   meter: RequestMeter;

@@ -72,6 +72,32 @@ test('cache_prompt: false computes the whole prompt, though the cache holds it',
   assert.is(usage!.prompt_tokens_details!.cached_tokens, 0);
 });
 
+test('stream_options.include_obfuscation pads each chunk but the usage one with random characters of random length; off, none', async ({ s }) => {
+  const request = { model: TINY_MODEL_ID, messages, max_tokens: 12, temperature: 0, stream: true as const };
+  const padded = await s.client.chat.completions.create({ ...request, stream_options: { include_usage: true, include_obfuscation: true } });
+  const lengths = new Set<number>();
+  let text = '';
+  for await (const chunk of padded) {
+    const obfuscation = (chunk as { obfuscation?: unknown }).obfuscation;
+    if (chunk.usage) {
+      assert.is(obfuscation, undefined, 'the usage chunk is not padded');
+      continue;
+    }
+    assert.type(obfuscation, 'string');
+    assert.match(obfuscation as string, /^[A-Za-z0-9_-]{1,48}$/);
+    lengths.add((obfuscation as string).length);
+    text += chunk.choices[0]?.delta.content ?? '';
+  }
+  assert.ok(lengths.size > 1, 'lengths vary');
+  const plain = await s.client.chat.completions.create({ ...request, stream_options: { include_obfuscation: false } });
+  let plainText = '';
+  for await (const chunk of plain) {
+    assert.not.ok('obfuscation' in chunk);
+    plainText += chunk.choices[0]?.delta.content ?? '';
+  }
+  assert.is(text, plainText, 'the padding changes nothing else');
+});
+
 test('cache_prompt must be a boolean', async ({ s }) => {
   const response = await fetch(`${s.url}/v1/chat/completions`, {
     method: 'POST',

@@ -51,6 +51,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
   await sendCompletion(res, chunks, {
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
+    obfuscate: request.stream_options?.include_obfuscation === true,
     fold: new ChatResponse(frame, { choices: n, logprobs: request.logprobs === true, reasoning: think !== 'closed', toolArguments: context.tools.arguments, callForced }),
     meter,
   });

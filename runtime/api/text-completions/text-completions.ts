@@ -42,6 +42,7 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   await sendCompletion(res, chunks, {
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
+    obfuscate: request.stream_options?.include_obfuscation === true,
     fold: new TextCompletionResponse(frame, { choices: prompts.length * n, logprobs }),
     meter,
   });
