@@ -1,5 +1,6 @@
 // The HTTP server: routes, CORS, API keys, body limits, errors (answered in one place),
 // metrics, readiness and graceful draining. It talks to the engine only through EngineClient.
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import polka, { type Handler, type Request } from 'polka';
@@ -78,6 +79,11 @@ export class ApiServer {
       server: this.server,
       onNoMatch: (req, res) => this.noMatch(req, res),
       onError: (error, _req, res) => sendError(res, toApiError(error)),
+    });
+    // As OpenAI's: a client (the SDKs' `_request_id`) and the log can name one request.
+    app.use((_req, res, next) => {
+      res.setHeader('x-request-id', `req_${randomBytes(12).toString('hex')}`);
+      next();
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
     app.use((req, res, next) => this.applyCors(req, res, next));
@@ -265,7 +271,7 @@ export class ApiServer {
       if (error instanceof BodyAbortedError) return; // counted as a 499 when its connection closes
       const maxTokens = request && endpoint.maxTokensField?.(request);
       const apiError = toApiError(error, { prompt: endpoint.prompt, ...(maxTokens ? { maxTokens } : {}) });
-      if (apiError.status === 500) console.error('lmforge: internal error while serving a request:', error instanceof InterruptedGeneration ? error.reason : error);
+      if (apiError.status === 500) console.error(`lmforge: internal error while serving request ${res.getHeader('x-request-id')}:`, error instanceof InterruptedGeneration ? error.reason : error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {
       this.inFlight--;

@@ -28,6 +28,8 @@ export class CorsPolicy {
       'access-control-allow-origin': anyOrigin ? '*' : origin,
       ...(anyOrigin ? {} : { vary: 'Origin' }),
       ...(this.options.allowCredentials ? { 'access-control-allow-credentials': 'true' } : {}),
+      // A page may read which request it was (and a 503's back-off), not only the safelisted headers.
+      'access-control-expose-headers': 'x-request-id, retry-after',
     };
   }
 

@@ -37,6 +37,20 @@ open('ordinary responses carry the allow-origin header only for cross-origin req
   assert.is(errorWithOrigin.headers.get('access-control-allow-origin'), '*', 'errors carry CORS headers too');
   const sameOrigin = await fetch(`${s.url}/v1/models`);
   assert.is(sameOrigin.headers.get('access-control-allow-origin'), null);
+  // A page may read the request id and a 503's Retry-After, which are not safelisted headers.
+  assert.is(withOrigin.headers.get('access-control-expose-headers'), 'x-request-id, retry-after');
+});
+
+open('every response names its request in x-request-id, as OpenAI\'s do (the SDK\'s _request_id)', async ({ s }) => {
+  const ids = [];
+  for (const response of [await fetch(`${s.url}/v1/models`), await post(`${s.url}/v1/chat/completions`, '{'), await fetch(`${s.url}/nope`)]) {
+    const id = response.headers.get('x-request-id');
+    assert.match(id ?? '', /^req_[0-9a-f]{24}$/);
+    ids.push(id);
+  }
+  assert.is(new Set(ids).size, ids.length, 'each its own');
+  const completion = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'hi' }], max_tokens: 1 });
+  assert.match(completion._request_id ?? '', /^req_[0-9a-f]{24}$/);
 });
 
 open('/health is 200 when ready; /docs and /openapi.json come from the validator\'s schemas', async ({ s }) => {
