@@ -85,7 +85,7 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_sequence: -3 } }), /^createServer: options\.overrides\.max_num_sequence=-3 is not valid: it must be an integer ≥ 1$/);
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_seqs: 3 } }), /unknown key 'max_num_seqs'/);
   assert.match(await refusal({ model: tinyModelPath, chatTemplate: 'no-such-template' }), /^createServer: options\.chatTemplate must be a built-in template's name \(chatml, gemma, llama3, plain\)/);
-  for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 'tpu'], ['ui', 'no']] as const) {
+  for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 7], ['ui', 'no']] as const) {
     assert.match(await refusal({ model: tinyModelPath, [option]: value }), new RegExp(`^createServer: options\\.${option} must be `), option);
   }
   const { Engine } = await import('../../runtime/engine/client/engine.js');
