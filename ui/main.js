@@ -17,7 +17,8 @@ let chatNumber = 0; // "New chat" moves it on: a reply stopped by it joins no hi
 function setBusy(busy) {
   $('send').hidden = busy;
   $('stop').hidden = !busy;
-  $('regenerate').disabled = busy || !history.some((message) => message.role === 'assistant');
+  // Regenerate asks again for the last reply, or retries one that failed before it wrote anything.
+  $('regenerate').disabled = busy || history.length === 0;
   document.body.dataset.busy = String(busy);
 }
 
@@ -34,17 +35,25 @@ function addDelta(message, delta) {
   }
 }
 
-async function reply() {
-  let settings;
+/** The settings as request fields, or undefined with the reason shown where it can be seen (on a phone the panel scrolls). */
+function checkedSettings() {
   try {
-    settings = readSettings();
+    const settings = readSettings();
     $('settings-error').hidden = true;
+    return settings;
   } catch (error) {
     $('settings-error').textContent = error.message;
     $('settings-error').hidden = false;
     $('settings').open = true;
-    return;
+    $('settings-error').scrollIntoView({ block: 'nearest' });
+    return undefined;
   }
+}
+
+/** 401: the key was refused, or none was given. */
+const keyProblem = () => (storedKey() ? 'That key was refused.' : undefined);
+
+async function reply(settings) {
   const messages = [...(settings.system ? [{ role: 'system', content: settings.system }] : []), ...history];
   const chat = chatNumber;
   const view = new ReplyView();
@@ -79,7 +88,7 @@ async function reply() {
     else {
       state = 'error';
       failure = error instanceof ApiError ? error : { message: String(error.message ?? error) };
-      if (error instanceof ApiError && error.status === 401) askForKey('That key was refused.');
+      if (error instanceof ApiError && error.status === 401) askForKey(keyProblem());
     }
   }
   const ended = performance.now();
@@ -109,10 +118,13 @@ function remember(message, state) {
 function send() {
   const text = $('prompt').value;
   if (running || text.trim() === '') return;
+  // Settings that cannot be sent keep the message in the composer and out of the history.
+  const settings = checkedSettings();
+  if (!settings) return;
   $('prompt').value = '';
   history.push({ role: 'user', content: text });
   showUserMessage(text);
-  void reply();
+  void reply(settings);
 }
 
 function stop() {
@@ -120,10 +132,13 @@ function stop() {
 }
 
 function regenerate() {
-  if (running || history.at(-1)?.role !== 'assistant') return;
-  history.pop();
+  if (running || history.length === 0) return;
+  const settings = checkedSettings();
+  if (!settings) return;
+  // The last reply, or the failed one that wrote nothing to the history (its bubble shows the error).
+  if (history.at(-1).role === 'assistant') history.pop();
   removeLastReply();
-  void reply();
+  void reply(settings);
 }
 
 function askForKey(problem) {
@@ -139,7 +154,7 @@ async function connect() {
     model = await servedModel();
     $('model').textContent = model;
   } catch (error) {
-    if (error instanceof ApiError && error.status === 401) askForKey(storedKey() ? 'That key was refused.' : undefined);
+    if (error instanceof ApiError && error.status === 401) askForKey(keyProblem());
     else $('model').textContent = `unreachable: ${error.message}`;
   }
 }

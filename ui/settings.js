@@ -32,7 +32,7 @@ function parseBox(text, what) {
 function responseFormat(choice, body) {
   if (choice === 'none') return undefined;
   if (choice === 'json_object') return { type: 'json_object' };
-  if (body.trim() === '') throw new Error(`The ${BOX_TITLES[choice].split(':')[0].toLowerCase()} box is empty.`);
+  if (body.trim() === '') throw new Error(`The ${choice === 'json_schema' ? 'JSON schema' : 'structural tag'} box is empty.`);
   const value = parseBox(body, `The ${choice === 'json_schema' ? 'schema' : 'structural tag'}`);
   if (choice === 'json_schema') return { type: 'json_schema', json_schema: { name: 'page_schema', schema: value, strict: true } };
   return { type: 'structural_tag', format: value };

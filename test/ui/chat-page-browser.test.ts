@@ -211,13 +211,41 @@ test('a bad schema box is refused in the page, naming the box; nothing is sent',
   await setField(page, 'format_body', '{"type": ');
   const before = requested.length;
   const replies = await page.locator('#conversation > li.assistant').count();
+  const asked = await page.locator('#conversation > li.user').count();
   await page.fill('#prompt', 'x');
   await page.press('#prompt', 'Enter');
   await page.waitForSelector('#settings-error:not([hidden])');
   assert.match((await page.textContent('#settings-error'))!, /^The schema is not JSON/);
   assert.is(await page.locator('#conversation > li.assistant').count(), replies);
   assert.not.ok(requested.slice(before).some((url) => url.endsWith('/v1/chat/completions')));
+  // The message is not lost, and not left in the history to be sent twice.
+  assert.is(await page.inputValue('#prompt'), 'x', 'the message stays in the composer');
+  assert.is(await page.locator('#conversation > li.user').count(), asked, 'no turn was added');
   await page.selectOption('#settings-form [name="format"]', 'none');
+  await setField(page, 'max_tokens', '4');
+  const body = (await send(page, 'y')).postDataJSON();
+  assert.not.ok(body.messages.some((message: { content: string }) => message.content === 'x'), 'the refused message was never part of the history');
+  await replyState(page, 'done');
+});
+
+test('a reply the server refused is retried by Regenerate once the setting is fixed, replacing its error', async ({ page, errors }) => {
+  const logged = errors.length;
+  await setField(page, 'temperature', '5');
+  await send(page, 'Say hi');
+  await replyState(page, 'error');
+  assert.match(await replyText(page).then(async (text) => text + (await page.textContent(lastReply))), /temperature/);
+  assert.ok(await page.isEnabled('#regenerate'), 'a failed reply can be asked for again');
+  const replies = await page.locator('#conversation > li.assistant').count();
+  await setField(page, 'temperature', '0.7');
+  const sent = page.waitForRequest((request) => request.url().endsWith('/v1/chat/completions'));
+  await page.click('#regenerate');
+  const body = (await sent).postDataJSON();
+  assert.equal(body.messages.at(-1), { role: 'user', content: 'Say hi' });
+  assert.is(body.messages.filter((message: { content: string }) => message.content === 'Say hi').length, 1, 'asked once, not twice');
+  await replyState(page, 'done');
+  assert.is(await page.locator('#conversation > li.assistant').count(), replies, 'the error is replaced');
+  // The browser logs the refused request's 400; it was asked for.
+  errors.splice(logged);
 });
 
 test('the live view shows what /metrics says: KV cells and prefix-cache hits', async ({ s, page }) => {
