@@ -24,10 +24,12 @@ const toolCall = {
       properties: {
         name: { type: 'string', minLength: 1, maxLength: LIMITS.shortString },
         arguments: { description: 'An object keyed by parameter name, or that object as a JSON string.', type: ['object', 'string'] },
+        parsed_arguments: { description: "The arguments as an SDK's parse() helper read them into its reply: accepted in the history and not sent to the model." },
       },
       required: ['name', 'arguments'],
       additionalProperties: false,
     },
+    index: { type: 'integer', minimum: 0, description: "A streamed call's index, as an SDK's reply assembled from a stream keeps it: accepted in the history and not sent to the model." },
   },
   required: ['function'],
   additionalProperties: false,
@@ -64,7 +66,7 @@ export const chatMessageSchema = {
     },
     content: {
       description: 'Text, or a list of text parts (concatenated).',
-      anyOf: [{ type: 'string' }, { type: 'array', items: textPart }, { type: 'null' }],
+      anyOf: [{ type: 'string' }, { type: 'array', items: textPart, minItems: 1 }, { type: 'null' }],
     },
     name: { type: 'string', maxLength: LIMITS.shortString },
     tool_calls: { type: ['array', 'null'], items: toolCall, minItems: 1, maxItems: LIMITS.tools },
@@ -76,6 +78,7 @@ export const chatMessageSchema = {
     annotations: { type: ['array', 'null'], description: "An assistant reply's citations, as OpenAI's replies carry them: accepted in the history and not sent to the model." },
     audio: { type: 'null', description: 'Only null: this server has no audio replies to refer to.' },
     function_call: { type: 'null', description: "Only null: OpenAI's deprecated single call; send tool_calls." },
+    parsed: { description: "The content as an SDK's parse() helper read it into its reply: accepted in the history and not sent to the model." },
   },
   required: ['role'],
   additionalProperties: false,
@@ -97,6 +100,7 @@ const messageRules: RequestRule[] = [
   onlyOn('assistant', 'tool_calls'),
   onlyOn('assistant', 'refusal'),
   onlyOn('assistant', 'annotations'),
+  onlyOn('assistant', 'parsed'),
   {
     'x-param': 'content',
     description: "A message needs 'content' (or, from the assistant, 'tool_calls' or a 'refusal').",
@@ -201,12 +205,14 @@ export const chatCompletionRequestSchema = {
     tools: {
       type: ['array', 'null'],
       items: toolSchema,
+      minItems: 1,
       maxItems: LIMITS.tools,
       description: 'Tools the model may call. Each name is unique; each parameters schema must compile (enforced on the arguments while decoding).',
     },
     tool_choice: {
       anyOf: [
-        { enum: ['none', 'auto', 'required'] },
+        // Typed, so an object is told what is wrong inside it rather than that it is not one of the strings.
+        { type: 'string', enum: ['none', 'auto', 'required'] },
         {
           type: 'object',
           properties: {

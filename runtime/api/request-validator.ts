@@ -86,7 +86,11 @@ function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
     shapes - typeMisses === 1
       ? errors.find((error) => error.instancePath.startsWith(`${anyOf.instancePath}/`))
       : undefined;
-  const sameField = errors.find((error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf');
+  // A branch whose type missed says nothing more about the value (its enum was for another type).
+  const missedBranches = errors.filter((error) => error.keyword === 'type' && error.instancePath === anyOf.instancePath).map((error) => error.schemaPath.replace(/type$/, ''));
+  const sameField = errors.find(
+    (error) => error.instancePath === anyOf.instancePath && error.keyword !== 'type' && error.keyword !== 'anyOf' && !missedBranches.some((branch) => error.schemaPath.startsWith(branch)),
+  );
   return inside ?? sameField ?? (shapesOf(anyOf) ? anyOf : errors[0]);
 }
 

@@ -56,6 +56,14 @@ test('bad messages name the message', async ({ s }) => {
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', audio: { id: 'x' } }] }, 400, 'messages[1].audio', null, /must be null, got \{"id":"x"\}/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a', refusal: 'no' }] }, 400, 'messages[0].refusal', null, /only allowed on assistant messages/);
   await expectError(s, { model: TINY_MODEL_ID }, 400, 'messages', null, /Missing required parameter/);
+  // Every call is answered before the conversation goes on, or ends (OpenAI's rule).
+  const two = { role: 'assistant', tool_calls: [call.tool_calls[0], { id: 'call_2', type: 'function', function: { name: 'f', arguments: '{}' } }] };
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, two, { role: 'tool', tool_call_id: 'call_1', content: 'x' }, { role: 'user', content: 'next' }] }, 400, 'messages[1].tool_calls', null, /must be followed by tool messages answering each 'tool_call_id'; 'call_2' has no answer/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, call] }, 400, 'messages[1].tool_calls', null, /'call_1' has no answer/);
+  await expectError(s, { ...ok, tools: [] }, 400, 'tools', null, /fewer than 1 items/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [] }] }, 400, 'messages[0].content', null, /fewer than 1 items/);
+  // An object tool_choice is told what is wrong inside it, not that it is none of the strings.
+  await expectError(s, { ...ok, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { function: { name: 'f' } } }, 400, 'tool_choice.type', null, /Missing required parameter: 'tool_choice.type'/);
 });
 
 test("a reply replayed as history the way OpenAI's SDKs write it (every field, unset ones null) is taken", async ({ s }) => {
@@ -69,6 +77,11 @@ test("a reply replayed as history the way OpenAI's SDKs write it (every field, u
     { role: 'tool', tool_call_id: 'call_1', content: 'x' },
     { role: 'assistant', content: null, refusal: 'I cannot help with that.' },
     { role: 'user', content: 'c' },
+    // The SDKs' parse() and stream helpers add these to the replies they return.
+    { ...reply, content: null, parsed: null, tool_calls: [{ ...call, id: 'call_2', index: 0, function: { ...call.function, parsed_arguments: {} } }] },
+    { role: 'tool', tool_call_id: 'call_2', content: 'y' },
+    { ...reply, content: '{"a": 1}', parsed: { a: 1 } },
+    { role: 'user', content: 'd' },
   ];
   const answer = await post(`${s.url}/v1/chat/completions`, { ...ok, messages, max_tokens: 2 });
   assert.is(answer.status, 200, answer.text);

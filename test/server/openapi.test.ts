@@ -36,6 +36,7 @@ const breaking: Record<string, Record<string, object>> = {
     'messages[0].tool_calls': { ...chat, messages: [{ role: 'user', content: 'x', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }] },
     'messages[0].refusal': { ...chat, messages: [{ role: 'user', content: 'x', refusal: 'no' }] },
     'messages[0].annotations': { ...chat, messages: [{ role: 'user', content: 'x', annotations: [] }] },
+    'messages[0].parsed': { ...chat, messages: [{ role: 'user', content: 'x', parsed: { a: 1 } }] },
     'messages[0].content': { ...chat, messages: [{ role: 'user' }] },
   },
   '/v1/completions': {

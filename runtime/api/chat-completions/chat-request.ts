@@ -56,22 +56,36 @@ export function parseChatRequest(body: unknown): ChatRequest {
 }
 
 /**
- * OpenAI's rule: a tool message answers a call of the assistant message before it (other
- * replies may sit between them), by one of its ids when the calls carry ids; a template renders
- * a reply beside its call, and a reply to nothing would be shown to the model as one.
+ * OpenAI's rules: a tool message answers a call of the assistant message before it (other
+ * replies may sit between them), by one of its ids when the calls carry ids; and every call with
+ * an id is answered before the next message of another role (or the end). A template renders a
+ * reply beside its call: a reply to nothing, or a call left without one, would be shown to the
+ * model as a conversation that never happened.
  */
 function checkToolReplies(messages: readonly ChatMessage[]): void {
   let calls: ReadonlySet<string | undefined> | undefined;
+  let unanswered = new Set<string>();
+  let caller = -1;
+  const checkAnswered = () => {
+    const [missing] = unanswered;
+    if (missing === undefined) return;
+    throw badRequest(`messages[${caller}].tool_calls: an assistant message with 'tool_calls' must be followed by tool messages answering each 'tool_call_id'; '${missing}' has no answer.`, `messages[${caller}].tool_calls`);
+  };
   messages.forEach((message, i) => {
     if (message.role !== 'tool') {
+      checkAnswered();
       calls = message.role === 'assistant' && message.tool_calls ? new Set(message.tool_calls.map((call) => call.id)) : undefined;
+      unanswered = new Set([...(calls ?? [])].filter((id): id is string => id !== undefined && id !== ''));
+      caller = i;
       return;
     }
+    unanswered.delete(message.tool_call_id!);
     if (!calls) throw badRequest(`messages[${i}]: A message with role 'tool' must answer a call in the assistant message before it ('tool_calls').`, `messages[${i}]`);
     if (!calls.has(undefined) && !calls.has(message.tool_call_id)) {
       throw badRequest(`messages[${i}].tool_call_id '${message.tool_call_id}' answers none of the calls before it (${[...calls].map((id) => `'${id}'`).join(', ')}).`, `messages[${i}].tool_call_id`);
     }
   });
+  checkAnswered();
 }
 
 /** What the rules cannot say about tools: unique names, object parameters, a named choice among them (schemas compile later, per tool format). */
