@@ -9,6 +9,7 @@ import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
+import { MAX_TIMER_MS } from '../runtime/server/check-server-options.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat-format/tool-formats.js';
@@ -92,40 +93,48 @@ export function registerServe(cli: CAC): void {
     .action(async (model: string, flags: ServeFlags) => {
       flags.apiKey = rawOptionValues(process.argv, '--api-key');
       flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
-      // Whole numbers are checked as typed: mri reads `0x10` as 16, `1e3` as 1000 and an empty value as 0.
-      for (const [flag, key] of WHOLE_NUMBER_FLAGS) {
-        const typed = rawOptionValues(process.argv, flag).at(-1);
+      // Numbers are checked as typed: mri reads `0x10` as 16, `1e3` as 1000 and an empty value as 0
+      // (an empty --watchdog-timeout was "never"). cac takes the camelCase spelling too.
+      for (const [flag, key] of NUMBER_FLAGS) {
+        const typed = [...rawOptionValues(process.argv, flag), ...rawOptionValues(process.argv, `--${key}`)].at(-1);
         if (typed !== undefined) flags[key] = typed;
       }
       await serve(model, flags);
     });
 }
 
-/** The serve flags that take a whole number, and their field. */
-const WHOLE_NUMBER_FLAGS = [
+/** The serve flags that take a number, and their field. */
+const NUMBER_FLAGS = [
   ['--port', 'port'], ['--threads', 'threads'], ['--max-queued-requests', 'maxQueuedRequests'], ['--max-request-bytes', 'maxRequestBytes'],
   ['--drain-seconds', 'drainSeconds'], ['--max-batch-size', 'maxBatchSize'], ['--max-total-seq-length', 'maxTotalSeqLength'], ['--prefill-chunk-size', 'prefillChunkSize'],
+  ['--grammar-timeout', 'grammarTimeout'], ['--watchdog-timeout', 'watchdogTimeout'],
 ] as const satisfies readonly (readonly [string, keyof ServeFlags])[];
 
 /** Digits only, as typed (or a default, already a number). */
 const isWholeNumberText = (value: number | string): boolean => typeof value === 'number' || /^\d+$/.test(value.trim());
+/** Digits with a decimal fraction or none, as typed. */
+const isDecimalText = (value: number | string): boolean => typeof value === 'number' || /^\d+(\.\d+)?$/.test(value.trim());
+/** A value as a message quotes it: an empty one shows. */
+const typed = (value: number | string): string => (value === '' ? "''" : String(value));
+/** Node's timers hold 2³¹ − 1 ms: a longer time would fire at once. */
+const MAX_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 function positiveInteger(value: number | string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!isWholeNumberText(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${value === '' ? "''" : value} is not valid: it must be a whole number ≥ 1`);
+  if (!isWholeNumberText(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number ≥ 1`);
   return n;
 }
 
 function positiveNumber(value: number | string, flag: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} ${value} is not valid: it must be a number of seconds > 0`);
+  if (!isDecimalText(value) || !(n > 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds > 0 and at most ${MAX_SECONDS}`);
   return n;
 }
 
 function secondsOrZero(value: number | string, flag: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n < 0) throw new UsageError(`${flag} ${value} is not valid: it must be a number of seconds ≥ 0 (0: never)`);
+  if (!isDecimalText(value) || !(n >= 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds from 0 (never) to ${MAX_SECONDS}`);
   return n;
 }
 
@@ -153,7 +162,7 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   for (const [flag, key, value] of legacy) {
     if (value === undefined) continue;
     // The same rule as --overrides key=N (max_total_seq_length ≥ 16, ...), named as typed.
-    const n = overrideValue(key, String(value).trim(), `${flag} ${value}`);
+    const n = overrideValue(key, String(value).trim(), `${flag} ${value === '' ? "''" : value}`);
     if (merged[key] !== undefined) throw new UsageError(`${flag} and --overrides ${key} both set the same limit; give one`);
     merged[key] = n;
   }
@@ -218,7 +227,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
   const port = Number(flags.port);
-  if (!isWholeNumberText(flags.port) || !isListenPort(port)) throw new UsageError(`--port ${flags.port === '' ? "''" : flags.port} is not valid: use ${PORT_RANGE}`);
+  if (!isWholeNumberText(flags.port) || !isListenPort(port)) throw new UsageError(`--port ${typed(flags.port)} is not valid: use ${PORT_RANGE}`);
   const speculativeMode = flags.speculativeMode;
   if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
     throw new UsageError(`--speculative-mode '${speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);
@@ -261,7 +270,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     maxQueuedRequests: positiveInteger(flags.maxQueuedRequests, '--max-queued-requests')!,
     maxRequestBytes: positiveInteger(flags.maxRequestBytes, '--max-request-bytes')!,
     threads: positiveInteger(flags.threads, '--threads'),
-    drainMs: positiveInteger(flags.drainSeconds, '--drain-seconds')! * 1000,
+    drainMs: Math.min(positiveInteger(flags.drainSeconds, '--drain-seconds')!, MAX_SECONDS) * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
     watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,
   };

@@ -44,7 +44,7 @@ export class Grammar {
   }
 
   static fromEBNF(text: string, options: EbnfOptions = {}): Grammar {
-    return new Grammar(parseEbnf(textArgument(text, 'Grammar.fromEBNF', 'EBNF text'), options));
+    return new Grammar(parseEbnf(textArgument(text, 'Grammar.fromEBNF', 'EBNF text'), options ?? {}));
   }
 
   /** The whole string must match the ECMAScript regular expression. */
@@ -53,13 +53,13 @@ export class Grammar {
   }
 
   static fromJSONSchema(schema: unknown, options: JsonSchemaOptions = {}): Grammar {
-    return new Grammar(jsonSchemaToGrammar(schema, options));
+    return new Grammar(jsonSchemaToGrammar(schema, options ?? {})); // null from JavaScript is no options
   }
 
   /** A structural tag: `{type: "structural_tag", format}` or a bare format node (see
    * structural-tag/). Tokens given as text need `options.resolveToken`. */
   static fromStructuralTag(tag: unknown, options: StructuralTagOptions = {}): Grammar {
-    return new Grammar(structuralTagToGrammar(tag, options));
+    return new Grammar(structuralTagToGrammar(tag, options ?? {}));
   }
 
   /** Any JSON value; whitespace runs bounded unless `maxWhitespace: null` (builtin-json.ts). */

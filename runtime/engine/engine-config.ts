@@ -121,7 +121,7 @@ export function parseOverrides(text: string | undefined): Overrides {
     const eq = part.indexOf('=');
     const key = (eq < 0 ? part : part.slice(0, eq)).trim();
     const raw = eq < 0 ? '' : part.slice(eq + 1).trim();
-    if (!(key in RULES)) {
+    if (!Object.hasOwn(RULES, key)) {
       throw new ConfigError(`--overrides: unknown key '${key}'; allowed keys: ${Object.keys(RULES).join(', ')}`);
     }
     const rule = RULES[key as OverrideKey];
@@ -137,9 +137,11 @@ export function parseOverrides(text: string | undefined): Overrides {
  * every key one the spec lists, every value a number in range. `name` says where they came from.
  */
 export function checkOverrides(overrides: unknown, name: string): Overrides {
-  if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new ConfigError(`${name} must be an object of engine fields, for example { max_num_sequence: 8 }`);
+  // A plain object: a Map's or a class's entries are not its own keys, and would be dropped unseen.
+  const plain = typeof overrides === 'object' && overrides !== null && [Object.prototype, null].includes(Object.getPrototypeOf(overrides));
+  if (!plain) throw new ConfigError(`${name} must be a plain object of engine fields, for example { max_num_sequence: 8 }`);
   for (const [key, value] of Object.entries(overrides)) {
-    if (!(key in RULES)) throw new ConfigError(`${name}: unknown key '${key}'; allowed keys: ${Object.keys(RULES).join(', ')}`);
+    if (!Object.hasOwn(RULES, key)) throw new ConfigError(`${name}: unknown key '${key}'; allowed keys: ${Object.keys(RULES).join(', ')}`);
     if (typeof value !== 'number') throw new ConfigError(`${name}.${key} must be a number, got ${JSON.stringify(value) ?? String(value)}`);
     overrideValue(key as OverrideKey, String(value), `${name}.${key}=${value}`);
   }

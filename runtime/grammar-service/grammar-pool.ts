@@ -101,7 +101,7 @@ export class GrammarPool {
 
   constructor(private readonly options: GrammarPoolOptions) {
     this.size = Math.max(1, Math.floor(options.workers ?? defaultGrammarWorkers()));
-    this.maxQueueWaitMs = options.maxQueueWaitMs ?? Math.max(60_000, 6 * options.timeoutMs);
+    this.maxQueueWaitMs = options.maxQueueWaitMs ?? Math.min(Math.max(60_000, 6 * options.timeoutMs), 2 ** 31 - 1); // a longer timer would fire at once
   }
 
   /** Starts every worker now; settles when each is ready (or failed to start). Never rejects. */

@@ -56,7 +56,8 @@ export class ApiServer {
   private readonly cors: CorsPolicy;
   private readonly tracer: TraceBuffer | undefined;
   private readonly created = Math.floor(Date.now() / 1000);
-  private inFlight = 0;
+  /** Completion requests being answered: from their first byte to their answer's last. */
+  private readonly inFlight = new Set<ServerResponse>();
   private idle: (() => void) | undefined;
   private readonly sockets = new Set<import('node:net').Socket>();
   private readonly apiKeys: ApiKeys;
@@ -196,16 +197,22 @@ export class ApiServer {
     this.phase = 'draining';
     this.server.close();
     if (!(await this.idleWithin(graceMs))) {
-      const ended = this.context?.engine.endRequests(`the server is shutting down and its ${graceMs / 1000} s to finish running requests are over: this one was cut short; retry it`) ?? 0;
-      if (ended > 0) console.warn(`lmforge: the drain time ran out: ${ended} ${ended === 1 ? 'request was' : 'requests were'} ended with a 503 server_shutting_down`);
+      const message = `the server is shutting down and its ${graceMs / 1000} s to finish running requests are over: this one was cut short; retry it`;
+      const ended = this.inFlight.size;
+      this.context?.engine.endRequests(message);
       await this.idleWithin(WRITE_ERRORS_MS);
+      // Those the engine did not hold (a body still arriving, a format compiling) are answered here.
+      const answered = [...this.inFlight].filter((res) => !res.writableEnded);
+      for (const res of answered) sendError(res, new ApiError(503, message, 'server_error', null, 'server_shutting_down'), { connection: 'close' });
+      await Promise.race([Promise.all(answered.map((res) => new Promise((resolve) => res.once('finish', resolve)))), new Promise((resolve) => setTimeout(resolve, WRITE_ERRORS_MS).unref())]);
+      console.warn(`lmforge: the drain time ran out: ${ended} ${ended === 1 ? 'request was' : 'requests were'} ended with a 503 server_shutting_down`);
     }
     for (const socket of this.sockets) socket.destroy();
   }
 
   /** Whether no request is in flight, now or within `ms`. */
   private async idleWithin(ms: number): Promise<boolean> {
-    if (this.inFlight === 0) return true;
+    if (this.inFlight.size === 0) return true;
     let timer: NodeJS.Timeout | undefined;
     const idle = await Promise.race([new Promise<boolean>((resolve) => (this.idle = () => resolve(true))), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms).unref()))]);
     clearTimeout(timer);
@@ -250,7 +257,7 @@ export class ApiServer {
   }
 
   private async complete<R extends CompletionRequestBase>(req: IncomingMessage, res: ServerResponse, endpoint: CompletionEndpoint<R>): Promise<void> {
-    this.inFlight++;
+    this.inFlight.add(res);
     const id = endpoint.newId();
     const meter = new RequestMeter(this.metrics);
     res.once('finish', () => {
@@ -274,8 +281,8 @@ export class ApiServer {
       if (apiError.status === 500) console.error(`lmforge: internal error while serving request ${res.getHeader('x-request-id')}:`, error instanceof InterruptedGeneration ? error.reason : error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {
-      this.inFlight--;
-      if (this.inFlight === 0) this.idle?.();
+      this.inFlight.delete(res);
+      if (this.inFlight.size === 0) this.idle?.();
     }
   }
 

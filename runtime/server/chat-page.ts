@@ -44,7 +44,14 @@ export function chatPageHandler(notFound: (req: Request, res: ServerResponse) =>
     // sirv reads req.url: `/` is the index, `/ui/NAME` the file NAME; the index has no second
     // name (from `/ui/` its relative links would point into /ui/ui/).
     const name = req.path === '/' ? '/index.html' : req.path.slice(CHAT_PAGE_PREFIX.length - 1);
-    if (req.path !== '/' && (name === '/' || name.endsWith('/') || name === '/index.html')) return notFound(req, res);
+    // As sirv will read it: `%69ndex.html` is index.html too.
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(name);
+    } catch {
+      return notFound(req, res);
+    }
+    if (req.path !== '/' && (decoded === '/' || decoded.endsWith('/') || decoded === '/index.html')) return notFound(req, res);
     req.url = name;
     serve(req, res, () => {
       req.url = original;

@@ -7,6 +7,7 @@ import { isToolFormatKey, TOOL_FORMAT_KEYS } from '../chat-format/tool-formats.j
 import { checkOverrides, ENGINE_MODES, isEngineMode, KV_LAYOUTS } from '../engine/engine-config.js';
 import { SAMPLING_SETTINGS } from '../engine/sampling-setting.js';
 import { SPECULATIVE_MODES_AVAILABLE } from '../engine/speculative-modes.js';
+import { Template } from '@huggingface/jinja';
 import { isListenPort, PORT_RANGE } from './api-server.js';
 import type { ServerOptions } from './server-options.js';
 
@@ -21,7 +22,23 @@ type Unlisted = Exclude<keyof ServerOptions, (typeof OPTION_NAMES)[number]>;
 const allListed: Unlisted extends never ? true : Unlisted = true;
 void allListed;
 
-const isText = (value: unknown): value is string => typeof value === 'string' && value !== '';
+const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+const isTextList = (value: unknown): boolean => Array.isArray(value) && value.every(isText);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+/** Node's timers hold 2³¹ − 1 ms (24.8 days); a longer one fires at once. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+const isMilliseconds = (min: number) => (value: unknown): boolean => typeof value === 'number' && value >= min && value <= MAX_TIMER_MS;
+const CORS_FIELDS = { allowCredentials: 'true or false', allowedOrigins: 'a list of origins (strings, or "*")', allowedMethods: 'a list of methods (strings, or "*")', allowedHeaders: 'a list of headers (strings, or "*")' } as const;
+
+/** A value as an error quotes it: JSON where it has one (a BigInt has none). */
+function quoted(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
 const isOneOf = (values: readonly string[], value: unknown): boolean => typeof value === 'string' && values.includes(value);
 
@@ -32,7 +49,7 @@ const isOneOf = (values: readonly string[], value: unknown): boolean => typeof v
  * built-in's name resolved as `--chat-template NAME` resolves it.
  */
 export function checkServerOptions(options: ServerOptions): GivenTemplate | undefined {
-  const wrong = (option: string, what: string, value: unknown) => new UserFacingError(`createServer: options.${option} must be ${what}, got ${JSON.stringify(value) ?? String(value)}`);
+  const wrong = (option: string, what: string, value: unknown) => new UserFacingError(`createServer: options.${option} must be ${what}, got ${quoted(value)}`);
   if (typeof options !== 'object' || options === null) throw new UserFacingError('createServer needs an options object with at least { model }');
   const unknown = Object.keys(options).find((key) => !(OPTION_NAMES as readonly string[]).includes(key));
   if (unknown !== undefined) throw new UserFacingError(`createServer: unknown option '${unknown}'; the options are ${OPTION_NAMES.join(', ')}`);
@@ -44,8 +61,14 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('host', isText, 'an address or host name');
   given('mode', (value) => typeof value === 'string' && isEngineMode(value), `one of ${ENGINE_MODES.join(', ')}`);
   given('servedModelName', isText, 'a name');
-  given('apiKeys', (value) => Array.isArray(value) && value.every(isText), 'a list of keys (strings)');
-  given('cors', (value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'an object of CORS settings');
+  given('apiKeys', isTextList, 'a list of keys (strings)');
+  // A bad field here failed at the first request with an Origin header, and took the process down.
+  given('cors', isPlainObject, `an object of CORS settings (${Object.keys(CORS_FIELDS).join(', ')})`);
+  for (const [field, value] of Object.entries(options.cors ?? {})) {
+    if (!Object.hasOwn(CORS_FIELDS, field)) throw new UserFacingError(`createServer: unknown option 'cors.${field}'; the CORS settings are ${Object.keys(CORS_FIELDS).join(', ')}`);
+    const ok = field === 'allowCredentials' ? typeof value === 'boolean' : isTextList(value);
+    if (!ok) throw wrong(`cors.${field}`, CORS_FIELDS[field as keyof typeof CORS_FIELDS], value);
+  }
   given('toolFormat', (value) => typeof value === 'string' && isToolFormatKey(value), `one of ${TOOL_FORMAT_KEYS.join(', ')}`);
   given('toolCallArguments', (value) => isOneOf(['object', 'string'], value), "'object' or 'string'");
   given('reasoning', (value) => isOneOf(REASONING_MODES, value), `one of ${REASONING_MODES.join(', ')}`);
@@ -53,8 +76,8 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('sampling', (value) => isOneOf(SAMPLING_SETTINGS, value), `one of ${SAMPLING_SETTINGS.join(', ')}`);
   given('speculativeMode', (value) => isOneOf(SPECULATIVE_MODES_AVAILABLE, value), `one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);
   for (const key of ['maxRequestBytes', 'threads', 'maxQueuedRequests'] as const) given(key, isCount, 'a whole number ≥ 1');
-  given('grammarTimeoutMs', (value) => typeof value === 'number' && Number.isFinite(value) && value > 0, 'a number of milliseconds > 0');
-  given('watchdogMs', (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0, 'a number of milliseconds ≥ 0 (0: never)');
+  given('grammarTimeoutMs', (value) => isMilliseconds(0)(value) && (value as number) > 0, `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`);
+  given('watchdogMs', isMilliseconds(0), `a number of milliseconds from 0 (never) to ${MAX_TIMER_MS}`);
   for (const key of ['tracing', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');
   for (const key of ['modelLib', 'draftModel', 'grammarCacheDir'] as const) given(key, isText, 'a path');
   given('onListening', (value) => typeof value === 'function', 'a function');
@@ -69,7 +92,13 @@ function chatTemplateOf(value: unknown, wrong: (option: string, what: string, va
   if (value === undefined) return undefined;
   if (typeof value === 'string' && isBuiltinTemplateName(value)) return givenBuiltinTemplate(value);
   const template = value as Partial<GivenTemplate> | null;
-  if (typeof template === 'object' && template !== null && isText(template.source) && Array.isArray(template.stop) && template.stop.every((s) => typeof s === 'string') && typeof template.label === 'string') {
+  if (typeof template === 'object' && template !== null && isText(template.source) && isTextList(template.stop ?? 0) && isText(template.label)) {
+    // Parsed now, as --chat-template is: a syntax error found after the model loaded cost the load.
+    try {
+      new Template(template.source);
+    } catch (error) {
+      throw wrong('chatTemplate', `valid Jinja (${(error as Error).message})`, `${template.source.slice(0, 40)}…`);
+    }
     return template as GivenTemplate;
   }
   throw wrong('chatTemplate', `a built-in template's name (${BUILTIN_TEMPLATE_NAMES.join(', ')}) or { source, stop, label } (a Jinja file's text as source)`, typeof value === 'string' ? value : '(an object without source, stop and label)');

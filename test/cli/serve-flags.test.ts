@@ -65,7 +65,10 @@ test('--watchdog-timeout: seconds ≥ 0, 0 for never', () => {
   assert.is(checkServeFlags(defaults, {}).watchdogMs, 300_000);
   assert.is(checkServeFlags({ ...defaults, watchdogTimeout: '0' }, {}).watchdogMs, 0);
   assert.is(checkServeFlags({ ...defaults, watchdogTimeout: '2.5' }, {}).watchdogMs, 2500);
-  for (const bad of ['-1', 'soon', 'Infinity']) throwsError(() => checkServeFlags({ ...defaults, watchdogTimeout: bad }, {}), UsageError, new RegExp(`--watchdog-timeout ${bad} is not valid: it must be a number of seconds ≥ 0 \\(0: never\\)`));
+  // As typed (an empty value was 0, never), and within what a timer holds (a longer one fired at once).
+  for (const bad of ['-1', 'soon', 'Infinity', '', '0x10', '3000000']) {
+    throwsError(() => checkServeFlags({ ...defaults, watchdogTimeout: bad }, {}), UsageError, new RegExp(`--watchdog-timeout ${bad === '' ? "''" : bad} is not valid: it must be a number of seconds from 0 \\(never\\) to 2147483`));
+  }
 });
 
 test('--kv-layout: shared or per-sequence, checked before anything loads', () => {

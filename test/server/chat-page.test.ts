@@ -67,7 +67,7 @@ test('a CSP keeps the page to this server: its own scripts and styles, fetches t
 });
 
 test('other paths are 404s in the error envelope; the index has one name; POST / is not the page', async ({ s }) => {
-  for (const [method, path] of [['GET', '/ui/nope.js'], ['GET', '/ui/index.html'], ['GET', '/ui/'], ['GET', '/ui/../package.json'], ['GET', '/ui/%2e%2e/package.json'], ['POST', '/']] as const) {
+  for (const [method, path] of [['GET', '/ui/nope.js'], ['GET', '/ui/index.html'], ['GET', '/ui/'], ['GET', '/ui/%69ndex.html'], ['GET', '/ui/../package.json'], ['GET', '/ui/%2e%2e/package.json'], ['POST', '/']] as const) {
     const response = await fetch(`${s.url}${path}`, { method, headers: { authorization: 'Bearer k' } });
     assert.is(response.status, 404, `${method} ${path}`);
     assert.is(((await response.json()) as { error: { code: string } }).error.code, 'not_found', `${method} ${path}`);

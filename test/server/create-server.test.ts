@@ -85,6 +85,19 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_sequence: -3 } }), /^createServer: options\.overrides\.max_num_sequence=-3 is not valid: it must be an integer ≥ 1$/);
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_seqs: 3 } }), /unknown key 'max_num_seqs'/);
   assert.match(await refusal({ model: tinyModelPath, chatTemplate: 'no-such-template' }), /^createServer: options\.chatTemplate must be a built-in template's name \(chatml, gemma, llama3, plain\)/);
+  // A bad CORS field took the whole process down at the first request with an Origin header.
+  assert.match(await refusal({ model: tinyModelPath, cors: { allowedOrigins: null } }), /^createServer: options\.cors\.allowedOrigins must be a list of origins/);
+  assert.match(await refusal({ model: tinyModelPath, cors: { allowedMethods: 'POST' } }), /^createServer: options\.cors\.allowedMethods must be a list of methods/);
+  assert.match(await refusal({ model: tinyModelPath, cors: { foo: 1 } }), /^createServer: unknown option 'cors\.foo'/);
+  // A template whose stop strings could never be sent, or whose Jinja does not parse, is refused before the model loads.
+  assert.match(await refusal({ model: tinyModelPath, chatTemplate: { source: '{{ x }}', stop: [''], label: 'l' } }), /^createServer: options\.chatTemplate must be/);
+  assert.match(await refusal({ model: tinyModelPath, chatTemplate: { source: '{% if %}', stop: [], label: 'bad' } }), /^createServer: options\.chatTemplate must be valid Jinja/);
+  // Node's timers hold 2³¹ − 1 ms; a longer one fired at once.
+  assert.match(await refusal({ model: tinyModelPath, grammarTimeoutMs: 3e9 }), /^createServer: options\.grammarTimeoutMs must be a number of milliseconds > 0 and at most 2147483647/);
+  // Names every object has are not engine fields; a Map's entries are not its keys.
+  assert.match(await refusal({ model: tinyModelPath, overrides: { toString: 1 } }), /unknown key 'toString'/);
+  assert.match(await refusal({ model: tinyModelPath, overrides: new Map([['max_num_sequence', 2]]) }), /must be a plain object of engine fields/);
+  assert.match(await refusal({ model: tinyModelPath, threads: 5n }), /^createServer: options\.threads must be a whole number ≥ 1, got 5$/);
   for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 7], ['ui', 'no']] as const) {
     assert.match(await refusal({ model: tinyModelPath, [option]: value }), new RegExp(`^createServer: options\\.${option} must be `), option);
   }
@@ -92,6 +105,10 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   await Engine.create({} as never).then(
     () => assert.unreachable('Engine.create({}) should be refused'),
     (error: Error) => assert.match(error.message, /^Engine\.create: options\.modelPath must be the path of a GGUF file, got undefined$/),
+  );
+  await Engine.create({ modelPath: dir, device: 'cpu', mode: 'local', overrides: {} }).then(
+    () => assert.unreachable('a folder is no model'),
+    (error: Error) => assert.match(error.message, /is not a file \(a GGUF file is needed\)$/),
   );
 });
 

@@ -1,6 +1,8 @@
 // A server whose drain time runs out tells each request still running why it ends: a stream gets
 // an SSE error event (503 server_shutting_down) and [DONE], a queued whole request a 503, as an
-// engine failure ends them, rather than a connection cut with no answer.
+// engine failure ends them, and so does one whose body is still arriving, rather than a
+// connection cut with no answer.
+import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
@@ -21,6 +23,12 @@ test('running and queued requests end with 503 server_shutting_down, the stream 
   const reader = streamed.body!.getReader();
   let text = new TextDecoder().decode((await reader.read()).value);
   const queued = post(`${s.url}/v1/chat/completions`, body);
+  // A body still arriving: the engine never saw this one, the server answers it itself.
+  const uploading = connect(Number(new URL(s.url).port), '127.0.0.1');
+  let uploadAnswer = '';
+  uploading.on('data', (data) => (uploadAnswer += data));
+  const uploadEnded = new Promise((resolve) => uploading.on('close', resolve));
+  uploading.write('POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"model": ');
   await new Promise((resolve) => setTimeout(resolve, 50)); // the queued request reaches the engine
   const warnings: string[] = [];
   const warn = console.warn;
@@ -39,7 +47,10 @@ test('running and queued requests end with 503 server_shutting_down, the stream 
   const whole = await queued;
   assert.is(whole.status, 503);
   assert.is(whole.json.error.code, 'server_shutting_down');
-  assert.equal(warnings, ['lmforge: the drain time ran out: 2 requests were ended with a 503 server_shutting_down']);
+  await uploadEnded;
+  assert.match(uploadAnswer, /^HTTP\/1\.1 503 /);
+  assert.match(uploadAnswer, /"code":"server_shutting_down"/);
+  assert.equal(warnings, ['lmforge: the drain time ran out: 3 requests were ended with a 503 server_shutting_down']);
 });
 
 test.run();

@@ -6,7 +6,7 @@
 //   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
 //   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
 //   await engine.dispose();
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { LmforgeError, type ErrorFields } from '../../../compiler/lmforge-error.js';
 import { forkEngine } from './engine-child.js';
 import { startEngineThread, type EngineEnd, type EngineTransport } from './engine-transport.js';
@@ -153,6 +153,7 @@ export class Engine {
     if (options.overrides !== undefined) checkOverrides(options.overrides, 'Engine.create: options.overrides');
     // llama.cpp's own failure would blame the file's format, after printing its log.
     if (!existsSync(options.modelPath)) throw new EngineStartError(`Engine.create: options.modelPath ${options.modelPath} does not exist`, true);
+    if (!statSync(options.modelPath).isFile()) throw new EngineStartError(`Engine.create: options.modelPath ${options.modelPath} is not a file (a GGUF file is needed)`, true);
     const { transport, info } = await startEngine(options);
     return new Engine(transport, info, options);
   }
