@@ -312,7 +312,13 @@ export class ToolCallParser {
     const scan = scanToolText(this.format, this.tools, this.text, final, this.resume);
     this.resume = scan.stable;
     const content = withoutMarkup(scan.content, this.format.markup ?? [], final);
-    const visible = this.startsWithCall && scan.calls.length === 0 ? preambleText(this.format, scan.content, final) : final && scan.calls.length === 0 ? content : content.trimEnd();
+    let visible = this.startsWithCall && scan.calls.length === 0 ? preambleText(this.format, scan.content, final) : final && scan.calls.length === 0 ? content : content.trimEnd();
+    // A forced answer is calls only: what follows the last call, when max_tokens cuts it, is
+    // the next call's unfinished opener, never content.
+    if (final && this.startsWithCall && scan.calls.length > 0) {
+      const cut = Math.max(...triggersOf(this.format).map((trigger) => partialSuffix(visible, trigger)));
+      visible = visible.slice(0, visible.length - cut).trimEnd();
+    }
     const delta: ParsedDelta = {};
     if (visible.length > this.contentSent) {
       delta.content = visible.slice(this.contentSent);

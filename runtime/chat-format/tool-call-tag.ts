@@ -1,8 +1,9 @@
 // The structural tag that enforces `tool_choice` while decoding, for one tool format:
 //   auto      free text and calls (triggered_tags on the format's trigger)
-//   required  at least one call (+ at_least_one: the output starts with a call; for formats
+//   required  calls only, at least one, as OpenAI's, vLLM's and llama-server's are: the output
+//             starts with a call and ends after the last (whitespace between calls); for formats
 //             with a section, exactly one section; where the format has a preamble message,
-//             gpt-oss's, at most one such message may come first)
+//             gpt-oss's, at most one such message may come first
 //   named     exactly one call to that function, nothing else
 //   parallel_tool_calls: false   at most one call (stop_after_first)
 // Every call's arguments follow its `parameters` schema (as JSON, or in the format's XML style).
@@ -69,7 +70,10 @@ export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[]
   const forced = (node: object): object => (format.around ? { type: 'sequence', elements: [...format.around.before, node, ...format.around.after] } : node);
   let top: object;
   if (!format.section) {
-    top = named ? forced(calls.length === 1 ? calls[0]! : { type: 'or', elements: calls }) : choice.mode === 'required' && format.around ? forced(triggered(calls)) : triggered(calls);
+    const one = calls.length === 1 ? calls[0]! : { type: 'or', elements: calls };
+    // Text after a required call ran to max_tokens (finish_reason "length") and broke the SDKs' tool helpers.
+    const callsOnly = parallel ? { type: 'sequence', elements: [one, { type: 'star', content: { type: 'sequence', elements: [SPACE, one] } }] } : one;
+    top = named ? forced(one) : choice.mode === 'required' ? forced(callsOnly) : triggered(calls);
   } else {
     const { begin, end, open, close } = format.section;
     const inner = sectionCalls(format, calls, !named && parallel);

@@ -31,6 +31,18 @@ test('required: free thinking, then a call; the call must come after </think>', 
   assert.not.ok(required(`hmm</think>more thinking</think>\n\n${call}`), 'the thinking ends at the first </think>');
 });
 
+test('required: calls only, as OpenAI\'s are: several between whitespace, nothing after the last; auto allows text after one', () => {
+  const required = accepts(grammarFromSpec(tagSpec('required')));
+  assert.ok(required(call));
+  assert.ok(required(`${call}\n${call}`), 'parallel calls');
+  assert.not.ok(required(`${call}\n\nThe note is written.`), 'text after the call ran to max_tokens');
+  assert.not.ok(required(`Sure. ${call}`), 'text before the call');
+  const single = accepts(grammarFromSpec({ kind: 'structural_tag', tag: toolCallTag(TOOL_FORMATS.hermes, tools, { mode: 'required' }, false) }));
+  assert.ok(single(call));
+  assert.not.ok(single(`${call}\n${call}`), 'parallel_tool_calls false: one call');
+  assert.ok(accepts(grammarFromSpec(tagSpec('auto')))(`${call}\n\nThe note is written.`));
+});
+
 test('the model may open the block itself; auto and response_format follow the thinking', () => {
   assert.ok(wrapped(tagSpec('required'), 'model')(`<think>\nhm\n</think>\n\n${call}`));
   assert.not.ok(wrapped(tagSpec('required'), 'model')(`hm\n</think>\n\n${call}`), 'must open with <think>');

@@ -52,7 +52,9 @@ test('required: every response starts with a valid call', async ({ s }) => {
     const choice = (await ask(s, { seed, tool_choice: 'required' })).choices[0]!;
     assert.ok((choice.message.tool_calls?.length ?? 0) >= 1, `seed ${seed}: ${JSON.stringify(choice.message)}`);
     assertValidCalls(choice, `seed ${seed}`);
-    // A call made, then either the model ended (tool_calls) or max_tokens cut the text after it.
+    // Calls only, as OpenAI's: no text around them (a next call's opener cut by max_tokens is
+    // none), and the output ends after the last call unless max_tokens cut a further call short.
+    assert.is(choice.message.content, null, `seed ${seed}: ${JSON.stringify(choice.message)}`);
     assert.ok(choice.finish_reason === 'tool_calls' || choice.finish_reason === 'length', `seed ${seed}: ${choice.finish_reason}`);
   }
 });
