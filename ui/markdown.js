@@ -33,8 +33,14 @@ const BULLET = /^\s*[-*+]\s+(.*)$/;
 const NUMBERED = /^\s*(\d{1,9})[.)]\s+(.*)$/;
 const QUOTE = /^\s*>\s?(.*)$/;
 
+/** Quotes nest this deep at most: each level is a call, and a reply of thousands of `>` overflowed the stack. */
+const MAX_QUOTE_DEPTH = 16;
+
+/** Whether a line closes a fence opened by `marker`: the marker's character, as many or more, and nothing else (CommonMark). */
+const closesFence = (line, marker) => line.trim().startsWith(marker) && line.trim().replaceAll(marker[0], '') === '';
+
 /** The HTML of a Markdown text. */
-export function renderMarkdown(text) {
+export function renderMarkdown(text, depth = 0) {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const out = [];
   let i = 0;
@@ -45,7 +51,7 @@ export function renderMarkdown(text) {
       const marker = fence[1];
       const language = fence[2].replace(/[^\w-]/g, '');
       const code = [];
-      for (i++; i < lines.length && !lines[i].trimStart().startsWith(marker); i++) code.push(lines[i]);
+      for (i++; i < lines.length && !closesFence(lines[i], marker); i++) code.push(lines[i]);
       i++; // the closing fence (or the end)
       const attribute = language ? ` class="language-${language}" data-language="${language}"` : '';
       out.push(`<pre><code${attribute}>${escapeHtml(code.join('\n'))}</code></pre>`);
@@ -75,10 +81,10 @@ export function renderMarkdown(text) {
       out.push(`<${list.tag}${first !== 1 ? ` start="${first}"` : ''}>${items.join('')}</${list.tag}>`);
       continue;
     }
-    if (QUOTE.test(line)) {
+    if (QUOTE.test(line) && depth < MAX_QUOTE_DEPTH) {
       const quoted = [];
       for (; i < lines.length && QUOTE.test(lines[i]); i++) quoted.push(QUOTE.exec(lines[i])[1]);
-      out.push(`<blockquote>${renderMarkdown(quoted.join('\n'))}</blockquote>`);
+      out.push(`<blockquote>${renderMarkdown(quoted.join('\n'), depth + 1)}</blockquote>`);
       continue;
     }
     // A paragraph runs to a blank line or the start of another block.

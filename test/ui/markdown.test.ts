@@ -20,6 +20,13 @@ test('blocks: headings, paragraphs with line breaks, lists, quotes, rules, fence
   assert.is(renderMarkdown('```python\nprint("<hi>")\n\n  x = 1\n```\nafter'), '<pre><code class="language-python" data-language="python">print(&quot;&lt;hi&gt;&quot;)\n\n  x = 1</code></pre>\n<p>after</p>');
   assert.is(renderMarkdown('text\n```\ncode'), '<p>text</p>\n<pre><code>code</code></pre>', 'a fence still open (a streaming reply) is code to the end');
   assert.is(renderMarkdown('~~~\n```\n~~~'), '<pre><code>```</code></pre>', 'a fence closes only with its own marker');
+  assert.is(renderMarkdown('```\na\n```python\nb\n```'), '<pre><code>a\n```python\nb</code></pre>', 'a line with an info string opens, never closes (CommonMark)');
+});
+
+test('quotes nest 16 deep at most: thousands of > (degenerate output) are drawn, not a stack overflow', () => {
+  const html = renderMarkdown(`${'>'.repeat(20000)} x`);
+  assert.is(html.match(/<blockquote>/g)!.length, 16);
+  assert.ok(html.includes('&gt;'.repeat(100)), 'the rest is text');
 });
 
 test('inline: code spans keep their text, bold, italics, strike; words with _ and sums with * stay text', () => {
