@@ -115,6 +115,19 @@ function remember(message, state) {
   }
 }
 
+/**
+ * The page runs no tools, but a conversation goes on only once each call has an answer (OpenAI's
+ * rule, which the server keeps): the model is told, in each call's answer, that it was not run.
+ */
+function answerCalls() {
+  const last = history.at(-1);
+  for (const call of last?.role === 'assistant' ? (last.tool_calls ?? []) : []) {
+    history.push({ role: 'tool', tool_call_id: call.id, content: NOT_RUN });
+  }
+}
+
+const NOT_RUN = 'Not run: the chat page runs no tools.';
+
 function send() {
   const text = $('prompt').value;
   if (running || text.trim() === '') return;
@@ -122,6 +135,7 @@ function send() {
   const settings = checkedSettings();
   if (!settings) return;
   $('prompt').value = '';
+  answerCalls();
   history.push({ role: 'user', content: text });
   showUserMessage(text);
   void reply(settings);

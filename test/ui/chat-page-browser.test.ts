@@ -200,6 +200,14 @@ test('tools with tool_choice required: the reply shows the call', async ({ page 
     const args = /^get_weather\((.*)\)$/s.exec(call ?? '')?.[1];
     assert.ok(args !== undefined, `a call: ${call}`);
     assert.type(JSON.parse(args).city, 'string');
+    // The page runs no tools; the conversation goes on with each call answered as not run.
+    await page.selectOption('#settings-form [name="tool_choice"]', 'none');
+    const next = (await send(page, 'Thanks')).postDataJSON() as { messages: { role: string; tool_calls?: { id: string }[] }[] };
+    const at = next.messages.findLastIndex((message) => message.tool_calls !== undefined);
+    const calls = next.messages[at]!.tool_calls!;
+    assert.ok(calls.length >= 1);
+    assert.equal(next.messages.slice(at + 1), [...calls.map((c) => ({ role: 'tool', tool_call_id: c.id, content: 'Not run: the chat page runs no tools.' })), { role: 'user', content: 'Thanks' }]);
+    await replyState(page, 'done');
   } finally {
     await setField(page, 'tools', '');
     await page.selectOption('#settings-form [name="tool_choice"]', 'auto');
