@@ -132,14 +132,17 @@ export function parseOverrides(text: string | undefined): Overrides {
   return overrides;
 }
 
+/** An object literal's kind of object: a Map's or a class's entries are not its own keys, and would be dropped unseen. */
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+
 /**
  * Overrides given as an object (the library's `overrides`), checked as `--overrides` text is:
  * every key one the spec lists, every value a number in range. `name` says where they came from.
  */
+
 export function checkOverrides(overrides: unknown, name: string): Overrides {
-  // A plain object: a Map's or a class's entries are not its own keys, and would be dropped unseen.
-  const plain = typeof overrides === 'object' && overrides !== null && [Object.prototype, null].includes(Object.getPrototypeOf(overrides));
-  if (!plain) throw new ConfigError(`${name} must be a plain object of engine fields, for example { max_num_sequence: 8 }`);
+  if (!isPlainObject(overrides)) throw new ConfigError(`${name} must be a plain object of engine fields, for example { max_num_sequence: 8 }`);
   for (const [key, value] of Object.entries(overrides)) {
     if (!Object.hasOwn(RULES, key)) throw new ConfigError(`${name}: unknown key '${key}'; allowed keys: ${Object.keys(RULES).join(', ')}`);
     if (typeof value !== 'number') throw new ConfigError(`${name}.${key} must be a number, got ${JSON.stringify(value) ?? String(value)}`);

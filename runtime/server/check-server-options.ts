@@ -4,7 +4,7 @@ import { BUILTIN_TEMPLATE_NAMES, isBuiltinTemplateName } from '../chat-format/bu
 import { REASONING_MODES } from '../chat-format/reasoning.js';
 import { givenBuiltinTemplate, type GivenTemplate } from '../chat-format/template-choice.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS } from '../chat-format/tool-formats.js';
-import { checkOverrides, ENGINE_MODES, isEngineMode, KV_LAYOUTS } from '../engine/engine-config.js';
+import { checkOverrides, ENGINE_MODES, isEngineMode, isPlainObject, KV_LAYOUTS } from '../engine/engine-config.js';
 import { SAMPLING_SETTINGS } from '../engine/sampling-setting.js';
 import { SPECULATIVE_MODES_AVAILABLE } from '../engine/speculative-modes.js';
 import { Template } from '@huggingface/jinja';
@@ -24,11 +24,9 @@ void allListed;
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 const isTextList = (value: unknown): boolean => Array.isArray(value) && value.every(isText);
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && [Object.prototype, null].includes(Object.getPrototypeOf(value));
 /** Node's timers hold 2³¹ − 1 ms (24.8 days); a longer one fires at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
-const isMilliseconds = (min: number) => (value: unknown): boolean => typeof value === 'number' && value >= min && value <= MAX_TIMER_MS;
+const isMilliseconds = (value: unknown): boolean => typeof value === 'number' && value >= 0 && value <= MAX_TIMER_MS;
 const CORS_FIELDS = { allowCredentials: 'true or false', allowedOrigins: 'a list of origins (strings, or "*")', allowedMethods: 'a list of methods (strings, or "*")', allowedHeaders: 'a list of headers (strings, or "*")' } as const;
 
 /** A value as an error quotes it: JSON where it has one (a BigInt has none). */
@@ -56,7 +54,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   const given = <K extends keyof ServerOptions>(key: K, ok: (value: unknown) => boolean, what: string) => {
     if (options[key] !== undefined && !ok(options[key])) throw wrong(key, what, options[key]);
   };
-  if (!isText(options.model) || options.model.trim() === '') throw wrong('model', 'a GGUF file, a model folder or a known name such as smollm2', options.model);
+  if (!isText(options.model)) throw wrong('model', 'a GGUF file, a model folder or a known name such as smollm2', options.model);
   given('port', isListenPort, `an integer from ${PORT_RANGE}`);
   given('host', isText, 'an address or host name');
   given('mode', (value) => typeof value === 'string' && isEngineMode(value), `one of ${ENGINE_MODES.join(', ')}`);
@@ -76,8 +74,8 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('sampling', (value) => isOneOf(SAMPLING_SETTINGS, value), `one of ${SAMPLING_SETTINGS.join(', ')}`);
   given('speculativeMode', (value) => isOneOf(SPECULATIVE_MODES_AVAILABLE, value), `one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);
   for (const key of ['maxRequestBytes', 'threads', 'maxQueuedRequests'] as const) given(key, isCount, 'a whole number ≥ 1');
-  given('grammarTimeoutMs', (value) => isMilliseconds(0)(value) && (value as number) > 0, `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`);
-  given('watchdogMs', isMilliseconds(0), `a number of milliseconds from 0 (never) to ${MAX_TIMER_MS}`);
+  given('grammarTimeoutMs', (value) => isMilliseconds(value) && (value as number) > 0, `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`);
+  given('watchdogMs', isMilliseconds, `a number of milliseconds from 0 (never) to ${MAX_TIMER_MS}`);
   for (const key of ['tracing', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');
   for (const key of ['modelLib', 'draftModel', 'grammarCacheDir'] as const) given(key, isText, 'a path');
   given('onListening', (value) => typeof value === 'function', 'a function');

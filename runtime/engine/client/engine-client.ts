@@ -25,8 +25,8 @@ export interface EngineClient {
   /** The text of token ids (a prompt given as tokens, echoed back). */
   detokenize(tokens: readonly number[]): Promise<string>;
   stats(): Promise<EngineStats>;
-  /** Ends every request it holds with a 503 `server_shutting_down` saying `message`; returns how many. */
-  endRequests(message: string): number;
+  /** Ends every request it holds with a 503 `server_shutting_down` saying `message`. */
+  endRequests(message: string): void;
   readonly grammarCacheCounts: GrammarCacheCounts;
   /** Bytes of compiled output formats kept in memory on this thread (grammar-service.ts). */
   readonly grammarArtifactCacheBytes: number;

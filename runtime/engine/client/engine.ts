@@ -274,11 +274,10 @@ export class Engine {
 
   /**
    * Ends every request it holds with `message` (a 503 `server_shutting_down`), as a server whose
-   * drain time ran out does, so each client is told rather than cut off; returns how many.
+   * drain time ran out does, so each client is told rather than cut off.
    */
-  endRequests(message: string): number {
+  endRequests(message: string): void {
     for (const [id, pending] of this.pending) pending.push({ type: 'error', id, error: { code: 'shutting_down', message } });
-    return this.pending.size;
   }
 
   async dispose(): Promise<void> {
