@@ -126,6 +126,12 @@ function positiveInteger(value: number | string | undefined, flag: string): numb
   return n;
 }
 
+function wholeSeconds(value: number | string, flag: string): number {
+  const n = Number(value);
+  if (!isWholeNumberText(value) || !(n >= 1) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number of seconds from 1 to ${MAX_SECONDS}`);
+  return n;
+}
+
 function positiveNumber(value: number | string, flag: string): number {
   const n = Number(value);
   if (!isDecimalText(value) || !(n > 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds > 0 and at most ${MAX_SECONDS}`);
@@ -270,7 +276,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     maxQueuedRequests: positiveInteger(flags.maxQueuedRequests, '--max-queued-requests')!,
     maxRequestBytes: positiveInteger(flags.maxRequestBytes, '--max-request-bytes')!,
     threads: positiveInteger(flags.threads, '--threads'),
-    drainMs: Math.min(positiveInteger(flags.drainSeconds, '--drain-seconds')!, MAX_SECONDS) * 1000,
+    drainMs: wholeSeconds(flags.drainSeconds, '--drain-seconds') * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
     watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,
   };

@@ -72,6 +72,8 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   // A negative number after a space is the option's value, not a flag of its own.
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '-3'], /--max-batch-size -3 is not valid: it must be an integer ≥ 1/);
   await failsWith(['serve', tinyModelPath, '--drain-seconds', '-1'], /--drain-seconds -1 is not valid/);
+  // Past Node's longest timer it is refused, as the other seconds flags are (it was cut to 24.8 days unsaid).
+  await failsWith(['serve', tinyModelPath, '--drain-seconds', '9999999999'], /--drain-seconds 9999999999 is not valid: it must be a whole number of seconds from 1 to 2147483/);
   // Whole numbers as typed: the parser read 0x10 as port 16, an empty value as port 0, 1e3 as 1000.
   await failsWith(['serve', tinyModelPath, '--port', '0x10'], /--port 0x10 is not valid: use 0 to 65535/);
   await failsWith(['serve', tinyModelPath, '--port', ''], /--port '' is not valid: use 0 to 65535/);
