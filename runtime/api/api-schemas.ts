@@ -6,12 +6,17 @@ import { sets, type RequestRule } from './request-rules.js';
 import { samplingFieldProperties } from './sampling-fields.js';
 
 // A part's `type` first: an image or audio part is told as such, at its entry, not as a bad `content`.
-const textPart = {
+// A refusal part is an assistant's (a rule below refuses it in other roles), as OpenAI takes them.
+const contentPart = {
   type: 'object',
-  description: 'A text part',
+  description: 'A text part, or in an assistant message a refusal part',
   if: { properties: { type: { const: 'text' } }, required: ['type'] },
   then: { properties: { type: {}, text: { type: 'string' } }, required: ['text'], additionalProperties: false },
-  else: { required: ['type'], properties: { type: { const: 'text', description: 'only text parts: this server reads no images, audio or files' } } },
+  else: {
+    if: { properties: { type: { const: 'refusal' } }, required: ['type'] },
+    then: { properties: { type: {}, refusal: { type: 'string' } }, required: ['refusal'], additionalProperties: false },
+    else: { required: ['type'], properties: { type: { const: 'text', description: "only text parts, and an assistant's refusal parts: this server reads no images, audio or files" } } },
+  },
 } as const;
 
 const toolCall = {
@@ -65,8 +70,8 @@ export const chatMessageSchema = {
       description: "'developer' is OpenAI's newer name for the system instructions: the chat template gets it as 'system'.",
     },
     content: {
-      description: 'Text, or a list of text parts (concatenated).',
-      anyOf: [{ type: 'string' }, { type: 'array', items: textPart, minItems: 1 }, { type: 'null' }],
+      description: "Text, or a list of text parts (concatenated; an assistant's refusal parts count as its text).",
+      anyOf: [{ type: 'string' }, { type: 'array', items: contentPart, minItems: 1 }, { type: 'null' }],
     },
     name: { type: 'string', maxLength: LIMITS.shortString },
     tool_calls: { type: ['array', 'null'], items: toolCall, minItems: 1, maxItems: LIMITS.tools },
@@ -101,6 +106,12 @@ const messageRules: RequestRule[] = [
   onlyOn('assistant', 'refusal'),
   onlyOn('assistant', 'annotations'),
   onlyOn('assistant', 'parsed'),
+  {
+    'x-param': 'content',
+    description: "A 'refusal' content part is only allowed on assistant messages (it is what the assistant said instead of an answer).",
+    if: { required: ['content'], properties: { content: { type: 'array', contains: { required: ['type'], properties: { type: { const: 'refusal' } } } } } },
+    then: { properties: { role: { const: 'assistant' } } },
+  },
   {
     'x-param': 'content',
     description: "A message needs 'content' (or, from the assistant, 'tool_calls' or a 'refusal').",
@@ -143,7 +154,7 @@ export const sharedRequestProperties = {
   stream: { type: ['boolean', 'null'], default: false },
   stream_options: {
     type: ['object', 'null'],
-    properties: { include_usage: { type: 'boolean' }, include_obfuscation: { type: 'boolean' } },
+    properties: { include_usage: { type: ['boolean', 'null'] }, include_obfuscation: { type: ['boolean', 'null'] } },
     additionalProperties: false,
     description: "Only with stream: true. include_usage adds a last chunk with usage and no choices; include_obfuscation (default false here, true on OpenAI's) pads every other chunk with an 'obfuscation' field of random length.",
   },

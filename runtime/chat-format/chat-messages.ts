@@ -15,7 +15,8 @@ export interface TemplateMessage {
 
 export interface IncomingMessage {
   role: string;
-  content?: string | { type: 'text'; text: string }[] | null;
+  /** Text parts; an assistant's refusal parts are its text too. */
+  content?: string | ({ type: 'text'; text: string } | { type: 'refusal'; refusal: string })[] | null;
   name?: string;
   tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[] | null;
   tool_call_id?: string;
@@ -34,7 +35,7 @@ export function toTemplateTools(tools: readonly IncomingTool[]): IncomingTool[] 
 
 export function toTemplateMessages(messages: readonly IncomingMessage[]): TemplateMessage[] {
   return messages.map((message, index) => {
-    const content = typeof message.content === 'string' ? message.content : message.content ? message.content.map((part) => part.text).join('') : (message.refusal ?? '');
+    const content = typeof message.content === 'string' ? message.content : message.content ? message.content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('') : (message.refusal ?? '');
     // OpenAI's developer messages are the system instructions; chat templates know only 'system'.
     const out: TemplateMessage = { role: message.role === 'developer' ? 'system' : message.role, content };
     if (message.name !== undefined) out.name = message.name;

@@ -42,7 +42,7 @@ test('bad messages name the message', async ({ s }) => {
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'user' }] }, 400, 'messages[1].content');
   // A part other than text is named at its entry, and why.
   const image = { type: 'image_url', image_url: { url: 'http://x/y.png' } };
-  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, image] }] }, 400, 'messages[0].content[1].type', null, /must be "text" \(only text parts: this server reads no images, audio or files\), got "image_url"/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, image] }] }, 400, 'messages[0].content[1].type', null, /must be "text" \(only text parts, and an assistant's refusal parts: this server reads no images, audio or files\), got "image_url"/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ text: 'a' }] }] }, 400, 'messages[0].content[0].type', null, /Missing required parameter/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 400, 'messages[0].content[0].text', null, /Missing required parameter/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 5 }] }, 400, 'messages[0].content', null, /Text, or a list of text parts/);
@@ -55,6 +55,8 @@ test('bad messages name the message', async ({ s }) => {
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', tool_calls: [] }] }, 400, 'messages[1].tool_calls', null, /fewer than 1/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, { role: 'assistant', content: 'b', audio: { id: 'x' } }] }, 400, 'messages[1].audio', null, /must be null, got \{"id":"x"\}/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a', refusal: 'no' }] }, 400, 'messages[0].refusal', null, /only allowed on assistant messages/);
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'refusal', refusal: 'no' }] }] }, 400, 'messages[0].content', null, /A 'refusal' content part is only allowed on assistant messages/);
+  await expectError(s, { ...ok, messages: [{ role: 'assistant', content: [{ type: 'refusal' }] }, { role: 'user', content: 'a' }] }, 400, 'messages[0].content[0].refusal', null, /Missing required parameter/);
   await expectError(s, { model: TINY_MODEL_ID }, 400, 'messages', null, /Missing required parameter/);
   // Every call is answered before the conversation goes on, or ends (OpenAI's rule).
   const two = { role: 'assistant', tool_calls: [call.tool_calls[0], { id: 'call_2', type: 'function', function: { name: 'f', arguments: '{}' } }] };
@@ -82,6 +84,9 @@ test("a reply replayed as history the way OpenAI's SDKs write it (every field, u
     { role: 'tool', tool_call_id: 'call_2', content: 'y' },
     { ...reply, content: '{"a": 1}', parsed: { a: 1 } },
     { role: 'user', content: 'd' },
+    // OpenAI's assistant messages take refusal parts beside text parts.
+    { role: 'assistant', content: [{ type: 'text', text: 'Partly: ' }, { type: 'refusal', refusal: 'I cannot say more.' }] },
+    { role: 'user', content: 'e' },
   ];
   const answer = await post(`${s.url}/v1/chat/completions`, { ...ok, messages, max_tokens: 2 });
   assert.is(answer.status, 200, answer.text);
@@ -98,6 +103,11 @@ test('null where OpenAI allows it is the field left out', async ({ s }) => {
   assert.is(response.json.usage.completion_tokens, 2);
   const text = await post(`${s.url}/v1/completions`, { model: ok.model, prompt: 'hi', max_tokens: 2, n: null, stream: null, frequency_penalty: null, presence_penalty: null });
   assert.is(text.status, 200, text.text);
+  // stream_options' own fields too (vLLM's and OpenAI's SDK types have them optional): no usage chunk, no padding.
+  const streamed = await post(`${s.url}/v1/chat/completions`, { ...ok, max_tokens: 2, stream: true, stream_options: { include_usage: null, include_obfuscation: null } });
+  assert.is(streamed.status, 200, streamed.text);
+  assert.ok(streamed.text.includes('data: [DONE]'));
+  assert.not.match(streamed.text, /"usage":\{|"obfuscation"/);
   // Still refused where no null is allowed, and a null that leaves a rule unmet.
   await expectError(s, { ...ok, messages: null }, 400, 'messages');
   await expectError(s, { ...ok, logprobs: null, top_logprobs: 3 }, 400, 'top_logprobs', null, /requires 'logprobs' to be true/);

@@ -27,7 +27,7 @@ export interface ChatRequest extends SamplingFields {
   seed?: number | null;
   stop?: string | string[] | null;
   stream?: boolean | null;
-  stream_options?: { include_usage?: boolean; include_obfuscation?: boolean } | null;
+  stream_options?: { include_usage?: boolean | null; include_obfuscation?: boolean | null } | null;
   temperature?: number | null;
   top_p?: number | null;
   tools?: ChatTool[] | null;
