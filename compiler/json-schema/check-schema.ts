@@ -12,6 +12,7 @@ const ENFORCED = new Set([
   'minProperties', 'maxProperties', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'minItems', 'maxItems',
   'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
   'uniqueItems', // false only: true is refused below
+  'nullable', // OpenAPI 3.0's, as OpenAI's SDKs write it: null joins the `type` beside it (parts.ts)
 ]);
 const ANNOTATIONS = new Set([
   'title', 'description', 'examples', 'default', '$comment', '$schema', 'deprecated', 'readOnly',
@@ -50,6 +51,11 @@ function walk(schema: unknown, pointer: string, isRoot: boolean): void {
     if (!ENFORCED.has(key)) {
       throw GrammarError.at(at, `the keyword '${key}' cannot be enforced by a grammar`);
     }
+  }
+  if ('nullable' in s && typeof s.nullable !== 'boolean') throw GrammarError.at(pointerJoin(pointer, 'nullable'), "'nullable' must be true or false");
+  // As OpenAPI 3.0.3 and ajv read it: without a `type` beside it, it would allow nothing more.
+  if (s.nullable === true && s.type === undefined) {
+    throw GrammarError.at(pointerJoin(pointer, 'nullable'), `'nullable' adds null to the 'type' beside it, and there is none here: give a 'type', or write {"anyOf": [{…}, {"type": "null"}]}`);
   }
   if (s.uniqueItems === true) throw GrammarError.at(pointerJoin(pointer, 'uniqueItems'), "the keyword 'uniqueItems' cannot be enforced by a grammar");
   if (typeof s.format === 'string' && !(s.format in FORMATS)) {

@@ -116,13 +116,14 @@ export function tightest(parts: Part[], keyword: string, larger: boolean): numbe
 const ALL_TYPES = ['null', 'boolean', 'integer', 'number', 'string', 'array', 'object'];
 
 /** The JSON types every part allows ('integer' apart from 'number': a number that is whole),
- * in the order the first part with a `type` writes them. */
+ * in the order the first part with a `type` writes them; OpenAPI's `nullable: true` adds null
+ * to its part's `type` (its enum or const still decides whether null is among the values). */
 export function commonTypes(parts: Part[]): string[] {
   let types: string[] | null = null;
   for (const p of parts) {
     const t = p.schema.type;
     if (t === undefined) continue;
-    const own = typeof t === 'string' ? [t] : (t as string[]);
+    const own = [...(typeof t === 'string' ? [t] : (t as string[])), ...(p.schema.nullable === true ? ['null'] : [])];
     const withInteger = own.flatMap((x) => (x === 'number' && !own.includes('integer') ? ['number', 'integer'] : [x]));
     types = types === null ? withInteger : types.filter((x) => withInteger.includes(x));
   }

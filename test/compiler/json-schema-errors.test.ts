@@ -42,6 +42,8 @@ test('assertions a grammar cannot enforce are named by pointer', () => {
   fails({ if: { type: 'string' }, then: { minLength: 1 } }, '/if', /'if'/);
   fails({ type: 'array', items: { contains: { const: 1 } } }, '/items/contains', /'contains'/);
   fails({ type: 'array', uniqueItems: true }, '/uniqueItems', /'uniqueItems'/);
+  fails({ properties: { a: { nullable: true, minLength: 1 } } }, '/properties/a/nullable', /'nullable' adds null to the 'type' beside it, and there is none here/);
+  fails({ type: 'string', nullable: 'yes' }, '/nullable', /must be (true or false|boolean)/);
   fails({ type: 'object', anyOf: [{ properties: { a: { type: 'string' } } }, { required: ['b'] }], unevaluatedProperties: false }, '/unevaluatedProperties', /beside 'anyOf' or 'oneOf'/);
   fails({ allOf: [{ $ref: '#' }], type: 'string' }, '', /part of itself/);
   fails({ $defs: { a: { type: 'object', dependentRequired: { x: ['y'] } } } }, '/$defs/a/dependentRequired', /'dependentRequired'/);

@@ -88,6 +88,15 @@ test('allOf: objects, types, enums, numeric bounds, $ref and anyOf with siblings
   agrees('oneOf siblings', { type: 'object', properties: { k: {}, a: {} }, oneOf: [{ properties: { k: { const: 'x' } }, required: ['k'] }, { properties: { k: { const: 'ab' }, a: { type: 'integer' } }, required: ['k', 'a'] }] }, ['k', 'a'], [{ k: 'x' }, { k: 'ab', a: 5 }, { k: 'ab' }], ['k', 'a']);
 });
 
+test("OpenAPI 3.0's nullable, as OpenAI's SDKs write a zod .nullable(): null joins the type beside it, an enum still decides", () => {
+  agrees('nullable property', { type: 'object', properties: { city: { type: 'string' }, mayor: { type: 'string', nullable: true } }, required: ['city', 'mayor'], additionalProperties: false }, ['city', 'mayor'], [{ city: 'x', mayor: null }, { city: 'x', mayor: 'a' }, { city: null, mayor: 'a' }], ['city', 'mayor']);
+  agrees('nullable type list', { type: ['integer', 'boolean'], nullable: true }, [], [null, 5, true, 'x']);
+  agrees('nullable enum without null', { type: 'string', enum: ['a', 'ab'], nullable: true }, [], [null, 'a', 'x']);
+  agrees('nullable enum with null', { type: 'string', enum: ['a', null], nullable: true }, [], [null, 'a', 'ab']);
+  agrees('nullable false', { type: 'string', nullable: false, maxLength: 2 }, [], [null, 'a', 'abc']);
+  agrees('nullable in allOf', { allOf: [{ type: 'string', nullable: true }, { type: ['string', 'null'], maxLength: 1 }] }, [], [null, 'a', 'ab']);
+});
+
 test('arrays: draft-07 tuples with additionalItems, unevaluatedItems, allOf of arrays', () => {
   agrees('tuple draft-07', { $schema: DRAFT_07, type: 'array', items: [{ type: 'integer' }, { type: 'string' }], additionalItems: { type: 'boolean' }, maxItems: 4 }, [], [[5, 'x', true], [5], [5, 'x', 5]]);
   agrees('tuple without $schema', { type: 'array', items: [{ type: 'integer' }], additionalItems: false }, [], [[], [5], [5, 7]]);
