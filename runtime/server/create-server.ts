@@ -42,7 +42,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
   // A compiled folder's artifacts: loaded, or rebuilt first when another lmforge or vocabulary made them.
   const compiled = await loadCompiledArtifacts(model);
   // A template chosen at compile time (--chat-template) serves as if given again; a flag wins over it.
-  const chatTemplate = givenTemplate ?? recordedTemplate(model.config);
+  const chatTemplate = givenTemplate ?? recordedTemplate(model.config, model.folder);
   const servedModelName = options.servedModelName ?? defaultServedModelName(model);
   const http = new ApiServer({
     modelId: servedModelName,

@@ -140,4 +140,21 @@ test('a template chosen with compile --chat-template is the one serve DIR render
   }
 });
 
+test('a recorded template edited into bad Jinja is refused by file and field before the model loads (it was an internal error with a stack)', async () => {
+  const out = join(dir, 'edited');
+  const check = await checkModel(tinyUntemplatedModelPath, { chatTemplate: { ...BUILTIN_TEMPLATES.chatml, label: 'chatml, built in' } });
+  await writeCompiledFolder(tinyUntemplatedModelPath, check, out);
+  const configPath = join(out, 'lmforge-config.json');
+  const config = JSON.parse(await readFile(configPath, 'utf8'));
+  config.chat_template.source = '{% for m in messages %}{{ m.content ';
+  await writeFile(configPath, JSON.stringify(config));
+  const error = await serve(out).then(async (server) => {
+    await server.close();
+    return undefined;
+  }, (e: Error) => e);
+  assert.is(error?.name, 'ModelError', String(error));
+  assert.ok(error!.message.includes(`${configPath}: chat_template.source is not a valid Jinja template`), error!.message);
+  assert.match(error!.message, /compile the folder again, or give --chat-template/);
+});
+
 test.run();
