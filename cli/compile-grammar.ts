@@ -13,6 +13,7 @@ import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
 import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { UserFacingError } from '../compiler/lmforge-error.js';
+import { MAX_INDENT } from '../compiler/json-schema/options.js';
 
 export interface CompileGrammarFlags {
   ebnf?: string;
@@ -58,7 +59,13 @@ function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
     if (!Number.isSafeInteger(count) || count < 0) throw new CompileGrammarUsageError(`--max-whitespace-count must be a whole number of at least 0, not '${flags.maxWhitespaceCount}'`);
     options.maxWhitespaceCount = count;
   }
-  if (flags.indent !== undefined) options.indent = Number(flags.indent);
+  if (flags.indent !== undefined) {
+    const indent = Number(flags.indent);
+    if (!/^\d+$/.test(String(flags.indent)) || indent > MAX_INDENT) throw new CompileGrammarUsageError(`--indent must be a whole number of spaces from 0 to ${MAX_INDENT}, not '${flags.indent}'`);
+    // Free whitespace already takes any layout: an indent there would be dropped unsaid.
+    if (options.anyWhitespace) throw new CompileGrammarUsageError('--indent lays out JSON only with --no-any-whitespace (free whitespace already takes any indent)');
+    options.indent = indent;
+  }
   if (flags.itemSeparator !== undefined || flags.keySeparator !== undefined) {
     options.separators = [String(flags.itemSeparator ?? ','), String(flags.keySeparator ?? ':')];
   }

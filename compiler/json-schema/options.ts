@@ -64,6 +64,16 @@ export function maxWhitespaceCountOf(value: number | undefined): number | undefi
   return value;
 }
 
+/** Widest pretty-printing indent: a line at the deepest level is at most a few thousand spaces. */
+export const MAX_INDENT = 64;
+
+/** The `indent` option checked: a whole number of spaces from 0 to MAX_INDENT (undefined: not set). */
+export function indentOf(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value < 0 || value > MAX_INDENT) throw new GrammarError(`indent must be a whole number of spaces from 0 to ${MAX_INDENT}, not ${value}`);
+  return value;
+}
+
 /** A whitespace run of at most `count` characters of any kind (xgrammar's `max_whitespace_cnt`). */
 export function whitespaceCount(count: number): Expr {
   return rep(WS_CLASS, 0, count);
@@ -88,7 +98,8 @@ export class Formatting {
 
   constructor(options: JsonSchemaOptions) {
     this.anyWhitespace = options.anyWhitespace ?? true;
-    this.indent = this.anyWhitespace ? null : options.indent ?? null;
+    const indent = indentOf(options.indent);
+    this.indent = this.anyWhitespace ? null : indent ?? null;
     const max = maxWhitespaceOf(options.maxWhitespace);
     const count = maxWhitespaceCountOf(options.maxWhitespaceCount);
     this.wsExpr = count !== undefined ? whitespaceCount(count) : whitespace(max);

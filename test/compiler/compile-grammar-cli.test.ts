@@ -144,4 +144,14 @@ test('--max-whitespace-count bounds JSON schemas and the json_schema nodes of st
   }
 });
 
+test('--indent is a whole number of spaces up to 64, with --no-any-whitespace (abc and 1.5 were taken, and without it the indent was dropped unsaid)', () => {
+  const usage = (flags: Record<string, unknown>, message: RegExp) =>
+    assert.throws(() => run([join(dir, 'tool.json')], flags), (e: unknown) => (e as { userFacing?: boolean }).userFacing === true && message.test((e as Error).message));
+  for (const bad of ['abc', '1.5', '-3', '65']) usage({ anyWhitespace: false, indent: bad }, /--indent must be a whole number of spaces from 0 to 64/);
+  usage({ indent: '2' }, /--indent lays out JSON only with --no-any-whitespace/);
+  assert.is(run([join(dir, 'tool.json')], { anyWhitespace: false, indent: '2' }).status, 0);
+  // The library refuses it too, by its own name.
+  assert.throws(() => Grammar.fromJSONSchema({ type: 'object' }, { anyWhitespace: false, indent: Number.NaN }), /indent must be a whole number of spaces from 0 to 64, not NaN/);
+});
+
 test.run();
