@@ -8,7 +8,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { CAC } from 'cac';
-import { Grammar, GrammarCompiler, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarError, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
 import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
 import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
@@ -72,8 +72,16 @@ function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
   return options;
 }
 
+/** A definition file's JSON; a file with another ending is read as JSON too, and its error says so. */
 function readJson(path: string): unknown {
-  return JSON.parse(readFileSync(path, 'utf8'));
+  const text = readFileSync(path, 'utf8');
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const why = (error as Error).message.replace(/\s+/g, ' ');
+    const read = extname(path).toLowerCase() === '.json' ? '' : ' (a file not ending in .ebnf, .gbnf or .regex is read as a JSON schema or structural tag)';
+    throw new GrammarError(`not valid JSON${read}: ${why}`);
+  }
 }
 
 function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSchemaOptions): Input[] {

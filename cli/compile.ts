@@ -74,37 +74,57 @@ async function writeFolder(ggufPath: string, check: ModelCheck, out: string): Pr
   }
 }
 
-/** Files of grammar definitions: the files named, and those of each folder named (one level). */
-export function definitionFiles(paths: string[], cwd: string): string[] {
+/** An input that could not be read as definitions, reported as a failed result. */
+interface Unreadable {
+  input: string;
+  message: string;
+}
+
+/** Files of grammar definitions: the files named, and those of each folder named (one level); and the paths that hold none. */
+export function definitionFiles(paths: string[], cwd: string): { files: string[]; unreadable: Unreadable[] } {
   const files: string[] = [];
+  const unreadable: Unreadable[] = [];
   for (const path of paths) {
     const full = resolve(cwd, path);
     const info = statSync(full, { throwIfNoEntry: false });
-    if (!info) throw new UsageError(`${path}: no such file or folder`);
-    if (!info.isDirectory()) {
+    if (!info) {
+      unreadable.push({ input: path, message: 'no such file or folder' });
+    } else if (!info.isDirectory()) {
       files.push(full);
-      continue;
+    } else {
+      const inside = readdirSync(full).filter((name) => DEFINITION_EXTENSIONS.has(extname(name).toLowerCase())).sort();
+      if (inside.length === 0) unreadable.push({ input: path, message: `a folder with no definition files (${[...DEFINITION_EXTENSIONS].join(', ')})` });
+      files.push(...inside.map((name) => join(full, name)));
     }
-    const inside = readdirSync(full).filter((name) => DEFINITION_EXTENSIONS.has(extname(name).toLowerCase())).sort();
-    if (inside.length === 0) throw new UsageError(`${path} holds no definition files (${[...DEFINITION_EXTENSIONS].join(', ')})`);
-    files.push(...inside.map((name) => join(full, name)));
   }
-  return files;
+  return { files, unreadable };
 }
 
-/** `compile --check`: each definition compiles (against the model's vocabulary with --model). Returns the exit status. */
+/**
+ * `compile --check`: each definition compiles (against the model's vocabulary with --model).
+ * A path that holds none is one failed result, as a definition that does not compile is, so the
+ * others are still checked and --json still prints its report. Returns the exit status.
+ */
 export async function runCompileCheck(paths: string[], flags: CompileFlags, io: CompileIo): Promise<number> {
   if (paths.length === 0) throw new UsageError('compile --check needs files or folders of definitions (structural tags, JSON schemas, .regex, .ebnf)');
-  const files = definitionFiles(paths, io.cwd ?? process.cwd());
+  const { files, unreadable } = definitionFiles(paths, io.cwd ?? process.cwd());
   const vocabulary = flags.model !== undefined ? await modelVocabulary(String(flags.model), io.env) : undefined;
   const results: { input: string; ok: boolean; message: string }[] = [];
   const quiet = flags.json === true;
-  const status = runCompileGrammar(files, { check: true }, {
-    log: (line) => !quiet && io.log(line),
-    error: (line) => !quiet && io.error(line),
-    result: (outcome) => results.push(outcome),
-    ...(io.env ? { env: io.env } : {}),
-  }, vocabulary);
+  for (const { input, message } of unreadable) {
+    results.push({ input, ok: false, message });
+    if (!quiet) io.error(`lmforge: ${input}: ${message}`);
+  }
+  const compiled =
+    files.length === 0
+      ? 0
+      : runCompileGrammar(files, { check: true }, {
+          log: (line) => !quiet && io.log(line),
+          error: (line) => !quiet && io.error(line),
+          result: (outcome) => results.push(outcome),
+          ...(io.env ? { env: io.env } : {}),
+        }, vocabulary);
+  const status = unreadable.length > 0 ? 1 : compiled;
   if (quiet) io.log(JSON.stringify({ passed: status === 0, ...(flags.model !== undefined ? { model: String(flags.model) } : {}), results }, null, 2));
   else io.log(`${results.filter((r) => r.ok).length} of ${results.length} definitions compiled${flags.model !== undefined ? ` against ${flags.model}'s vocabulary` : ''}`);
   return status;

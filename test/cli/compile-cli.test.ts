@@ -182,6 +182,17 @@ test('compile --check over a folder of definitions: every file reported, exit 1 
   assert.is(bad.code, 1);
   assert.match(bad.stderr, /bad\.regex: /);
   assert.match(bad.stdout, /4 of 5 definitions compiled/);
+  // A path that holds no definitions is one failed result: the others are still checked, and --json still reports (it printed nothing).
+  mkdirSync(join(dir, 'empty'));
+  const missing = await run(['compile', '--check', join(dir, 'nosuch.ebnf'), join(dir, 'empty'), join(defs, 'a.ebnf'), '--json']);
+  assert.is(missing.code, 1);
+  const partial = JSON.parse(missing.stdout);
+  assert.is(partial.passed, false);
+  assert.equal(partial.results.map((r: { ok: boolean; message: string }) => [r.ok, r.message.replace(/ \(.*/, '')]), [[false, 'no such file or folder'], [false, 'a folder with no definition files'], [true, '1 rules, 2 states']]);
+  // A file named that is not a definition file is read as JSON, and its error says so on one line.
+  const notes = await run(['compile', '--check', join(defs, 'notes.txt')]);
+  assert.is(notes.code, 1);
+  assert.match(notes.stderr, /notes\.txt: not valid JSON \(a file not ending in \.ebnf, \.gbnf or \.regex is read as a JSON schema or structural tag\): Unexpected token .* is not valid JSON\n/);
 });
 
 test.run();
