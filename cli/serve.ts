@@ -152,7 +152,8 @@ function jsonList(value: string, flag: string): string[] {
     parsed = undefined;
   }
   if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) {
-    throw new UsageError(`${flag} ${value} is not valid: it must be a JSON list of strings, for example '["http://localhost:3000"]'`);
+    const example = { '--allowed-methods': '["GET", "POST"]', '--allowed-headers': '["Authorization", "Content-Type"]' }[flag] ?? '["http://localhost:3000"]';
+    throw new UsageError(`${flag} ${value} is not valid: it must be a JSON list of strings, for example '${example}'`);
   }
   return parsed;
 }
@@ -166,7 +167,8 @@ export function mergeLegacyLimits(overrides: Overrides, flags: ServeFlags): Over
   ] as const;
   const merged = { ...overrides };
   for (const [flag, key, value] of legacy) {
-    if (value === undefined) continue;
+    // None is the older variant's own word for "compute it automatically", as leaving the flag out does.
+    if (value === undefined || /^none$/i.test(String(value).trim())) continue;
     // The same rule as --overrides key=N (max_total_seq_length ≥ 16, ...), named as typed.
     const n = overrideValue(key, String(value).trim(), `${flag} ${value === '' ? "''" : value}`);
     if (merged[key] !== undefined) throw new UsageError(`${flag} and --overrides ${key} both set the same limit; give one`);
@@ -226,6 +228,10 @@ export function describeSpeculation(mode: SpeculativeMode, draftModel: string | 
 
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
 export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
+  // A switch given a value (--enable-tracing=false) reached here as the text 'false': on by one reading, off by another.
+  for (const [flag, key] of [['--enable-tracing', 'enableTracing'], ['--allow-credentials', 'allowCredentials']] as const) {
+    if (flags[key] !== undefined && typeof flags[key] !== 'boolean') throw new UsageError(`${flag} takes no value (got '${String(flags[key])}'): give it alone to turn it on, leave it out for off`);
+  }
   const mode = parseMode(flags.mode);
   const kvLayout = parseKvLayout(String(flags.kvLayout));
   const sampling = String(flags.sampling ?? 'auto');
@@ -343,7 +349,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`artifacts: ${server.artifactsNote}`);
   console.log(`sampling: ${describeSampling(info.sampling, checked.sampling)}`);
   console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
-  if (flags.enableTracing) console.log(`tracing: on, at ${url}/debug/trace`);
+  if (flags.enableTracing === true) console.log(`tracing: on, at ${url}/debug/trace`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${openPaths(flags.ui !== false).join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);
   console.log(`chat:    ${flags.ui === false ? 'off (--no-ui)' : `${url}/ (the web chat page)`}`);

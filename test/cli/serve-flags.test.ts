@@ -61,6 +61,17 @@ test('--sampling: auto, device or host, checked before anything loads', () => {
   throwsError(() => checkServeFlags({ ...defaults, sampling: 'gpu' }, {}), UsageError, /--sampling 'gpu' is not valid: use one of auto, device, host/);
 });
 
+test("switches take no value (--enable-tracing=false said tracing was on, and was off); the older variant's None is automatic", () => {
+  for (const [key, flag] of [['enableTracing', '--enable-tracing'], ['allowCredentials', '--allow-credentials']] as const) {
+    for (const value of ['false', 'yes', '']) throwsError(() => checkServeFlags({ ...defaults, [key]: value } as ServeFlags, {}), UsageError, new RegExp(`${flag} takes no value \\(got '${value}'\\)`));
+    assert.ok(checkServeFlags({ ...defaults, [key]: true }, {}));
+  }
+  // The spec: "Set to None to compute it automatically", as leaving the flag out does.
+  for (const none of ['None', 'none']) assert.equal(checkServeFlags({ ...defaults, maxTotalSeqLength: none, maxBatchSize: none, prefillChunkSize: none }, {}).overrides, checkServeFlags(defaults, {}).overrides);
+  assert.is(checkServeFlags({ ...defaults, maxTotalSeqLength: '2048' }, {}).overrides.max_total_seq_length, 2048);
+  throwsError(() => checkServeFlags({ ...defaults, allowedMethods: '[1]' }, {}), UsageError, /--allowed-methods \[1\] is not valid: it must be a JSON list of strings, for example '\["GET", "POST"\]'/);
+});
+
 test('--watchdog-timeout: seconds ≥ 0, 0 for never', () => {
   assert.is(checkServeFlags(defaults, {}).watchdogMs, 300_000);
   assert.is(checkServeFlags({ ...defaults, watchdogTimeout: '0' }, {}).watchdogMs, 0);
