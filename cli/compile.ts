@@ -57,9 +57,14 @@ export async function runCompileModel(spec: string, flags: CompileFlags, io: Com
   } else if (written && 'error' in written) {
     io.error(`not compiled: ${written.error}`);
   } else {
-    io.log(written ? `compiled: ${written.folder} (serve it with: lmforge serve ${written.folder})` : `not compiled: ${check.lines.filter((l) => l.status === 'fail').length} check(s) failed`);
+    io.log(written ? `compiled: ${written.folder} (serve it with: lmforge serve ${shellWord(written.folder)})` : `not compiled: ${check.lines.filter((l) => l.status === 'fail').length} check(s) failed`);
   }
   return written && 'folder' in written ? 0 : 1;
+}
+
+/** A path as a shell reads it back: quoted when it holds a space or another special character, so the hint pastes. */
+export function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The compiled folder, or why it could not be written there (a file system's refusal is the user's to mend, not a bug). */

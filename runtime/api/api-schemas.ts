@@ -15,7 +15,12 @@ const contentPart = {
   else: {
     if: { properties: { type: { const: 'refusal' } }, required: ['type'] },
     then: { properties: { type: {}, refusal: { type: 'string' } }, required: ['refusal'], additionalProperties: false },
-    else: { required: ['type'], properties: { type: { const: 'text', description: "only text parts, and an assistant's refusal parts: this server reads no images, audio or files" } } },
+    else: {
+      // The spec's "structured data for tool-generated messages": an object with no `type`, its JSON the text (a rule below keeps it to tool messages).
+      if: { not: { required: ['type'] } },
+      then: { description: "A tool message's structured data (an object without 'type'): the model reads its JSON." },
+      else: { properties: { type: { const: 'text', description: "only text parts, and an assistant's refusal parts: this server reads no images, audio or files" } } },
+    },
   },
 } as const;
 
@@ -70,7 +75,7 @@ export const chatMessageSchema = {
       description: "'developer' is OpenAI's newer name for the system instructions: the chat template gets it as 'system'.",
     },
     content: {
-      description: "Text, or a list of text parts (concatenated; an assistant's refusal parts count as its text).",
+      description: "Text, or a list of text parts (concatenated; an assistant's refusal parts count as its text; a tool message's objects without 'type' are structured data, each read as its JSON on a line of its own).",
       anyOf: [{ type: 'string' }, { type: 'array', items: contentPart, minItems: 1 }, { type: 'null' }],
     },
     name: { type: 'string', maxLength: LIMITS.shortString },
@@ -114,6 +119,12 @@ const messageRules: RequestRule[] = [
   },
   {
     'x-param': 'content',
+    description: "A content part without 'type' (structured data) is only allowed on tool messages; other messages take text parts ({\"type\": \"text\", \"text\": …}).",
+    if: { required: ['content'], properties: { content: { type: 'array', contains: { type: 'object', not: { required: ['type'] } } } } },
+    then: { properties: { role: { const: 'tool' } } },
+  },
+  {
+    'x-param': 'content',
     description: "A message needs 'content' (or, from the assistant, 'tool_calls' or a 'refusal').",
     if: { not: { anyOf: [sets('tool_calls'), sets('refusal')] } },
     then: sets('content'),
@@ -140,7 +151,7 @@ export const sharedRequestProperties = {
     maximum: Number.MAX_SAFE_INTEGER,
     description:
       'Seeds the sampler: the same request with the same seed gives the same output when its prompt is computed the same way. ' +
-      'A prompt partly served from the prefix cache, or computed into other cells of the KV pool (which cells the prefix cache keeps decides), rounds differently, which can change a seeded (or, rarely, a greedy) answer: exact reproduction needs a server whose prefix cache is off (prefix_cache_max_num_recycling_seqs=0) with one request at a time; cache_prompt: false removes the cache hit\'s share. ' +
+      'A prompt partly served from the prefix cache, or computed into other cells of the KV pool (which cells the prefix cache keeps decides), rounds differently, which can change a seeded (or, rarely, a greedy) answer: exact reproduction needs a server whose prefix cache is off (prefix_cache_max_num_recycling_seqs=0) and thread count fixed (--threads), with one request at a time; cache_prompt: false removes the cache hit\'s share. ' +
       'A server sampling in the model\'s graph (system_fingerprint ending in _device-sampling) draws with llama.cpp\'s generator: the same seed gives other text there than on a server sampling on the host.',
   },
   stop: {
@@ -333,7 +344,7 @@ export function completionEnvelope(options: { description: string; object: strin
 }
 
 /** A response's assistant message always has its role and content (null beside tool calls). */
-const responseMessageSchema = { ...chatMessageSchema, required: ['role', 'content'] } as const;
+const responseMessageSchema = { ...chatMessageSchema, required: ['role', 'content', 'refusal'] } as const;
 
 /** Response and stream chunk differ only in `object`, the message field and the finish reasons. */
 function chatCompletionSchema(options: { description: string; object: string; messageField: 'message' | 'delta'; finishReasons: (string | null)[] }) {

@@ -15,8 +15,8 @@ export interface TemplateMessage {
 
 export interface IncomingMessage {
   role: string;
-  /** Text parts; an assistant's refusal parts are its text too. */
-  content?: string | ({ type: 'text'; text: string } | { type: 'refusal'; refusal: string })[] | null;
+  /** Text parts; an assistant's refusal parts are its text too; a tool message's objects without `type` are structured data. */
+  content?: string | ({ type: 'text'; text: string } | { type: 'refusal'; refusal: string } | { type?: undefined; [field: string]: unknown })[] | null;
   name?: string;
   tool_calls?: { id?: string; type?: 'function'; function: { name: string; arguments: string | Record<string, unknown> } }[] | null;
   tool_call_id?: string;
@@ -35,7 +35,7 @@ export function toTemplateTools(tools: readonly IncomingTool[]): IncomingTool[] 
 
 export function toTemplateMessages(messages: readonly IncomingMessage[]): TemplateMessage[] {
   return messages.map((message, index) => {
-    const content = typeof message.content === 'string' ? message.content : message.content ? message.content.map((part) => (part.type === 'refusal' ? part.refusal : part.text)).join('') : (message.refusal ?? '');
+    const content = typeof message.content === 'string' ? message.content : message.content ? partsText(message.content) : (message.refusal ?? '');
     // OpenAI's developer messages are the system instructions; chat templates know only 'system'.
     const out: TemplateMessage = { role: message.role === 'developer' ? 'system' : message.role, content };
     if (message.name !== undefined) out.name = message.name;
@@ -49,6 +49,12 @@ export function toTemplateMessages(messages: readonly IncomingMessage[]): Templa
     }
     return out;
   });
+}
+
+/** Parts as one text: text parts joined as written; with structured data among them, each part on a line of its own, an object as its JSON. */
+function partsText(parts: NonNullable<Exclude<IncomingMessage['content'], string>>): string {
+  const texts = parts.map((part) => (part.type === 'text' ? part.text : part.type === 'refusal' ? part.refusal : JSON.stringify(part)));
+  return texts.join(parts.some((part) => part.type === undefined) ? '\n' : '');
 }
 
 function parseArguments(value: string | Record<string, unknown>): Record<string, unknown> | string {

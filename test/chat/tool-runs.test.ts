@@ -58,4 +58,15 @@ test('templates that accept tool messages in a row get them as sent', () => {
   assert.throws(() => refusing.render(history), (error: unknown) => error instanceof ChatTemplateError && /no/.test((error as Error).message));
 });
 
+test("a tool message's structured data reads as its JSON, a line each; text parts alone join as written; refusal parts are an assistant's text", () => {
+  const [tool, plain, refused] = toTemplateMessages([
+    { role: 'tool', tool_call_id: 'c1', content: [{ temperature: '20C', sky: 'sunny' }, { type: 'text', text: 'as of noon' }] },
+    { role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Partly: ' }, { type: 'refusal', refusal: 'no more.' }] },
+  ]);
+  assert.is(tool!.content, '{"temperature":"20C","sky":"sunny"}\nas of noon');
+  assert.is(plain!.content, 'ab');
+  assert.is(refused!.content, 'Partly: no more.');
+});
+
 test.run();

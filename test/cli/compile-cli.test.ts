@@ -6,6 +6,8 @@ import { dirname, join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tinyModelPath, tinyUntemplatedModelPath } from '../../fixtures/paths.js';
+import { execFileSync } from 'node:child_process';
+import { shellWord } from '../../cli/compile.js';
 import { Grammar, GrammarCompiler, GrammarMatcher, TokenizerInfo, artifactVocabulary } from '../../compiler/index.js';
 import { toolCallTag } from '../../runtime/chat-format/tool-call-tag.js';
 import { TOOL_FORMATS, type ToolFormatKey } from '../../runtime/chat-format/tool-formats.js';
@@ -193,6 +195,13 @@ test('compile --check over a folder of definitions: every file reported, exit 1 
   const notes = await run(['compile', '--check', join(defs, 'notes.txt')]);
   assert.is(notes.code, 1);
   assert.match(notes.stderr, /notes\.txt: not valid JSON \(a file not ending in \.ebnf, \.gbnf or \.regex is read as a JSON schema or structural tag\): Unexpected token .* is not valid JSON\n/);
+});
+
+test("the 'serve it with' hint pastes into a shell: a path with spaces, quotes or other letters is quoted, a plain one kept", () => {
+  assert.is(shellWord('dist/SmolLM2-135M-Instruct.Q4_1'), 'dist/SmolLM2-135M-Instruct.Q4_1');
+  for (const path of ['/tmp/sp ace/out ü', "it's here", 'a$b`c"d', '*']) {
+    assert.is(execFileSync('sh', ['-c', `printf %s ${shellWord(path)}`], { encoding: 'utf8' }), path);
+  }
 });
 
 test.run();

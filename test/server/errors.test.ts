@@ -43,7 +43,8 @@ test('bad messages name the message', async ({ s }) => {
   // A part other than text is named at its entry, and why.
   const image = { type: 'image_url', image_url: { url: 'http://x/y.png' } };
   await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, image] }] }, 400, 'messages[0].content[1].type', null, /must be "text" \(only text parts, and an assistant's refusal parts: this server reads no images, audio or files\), got "image_url"/);
-  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ text: 'a' }] }] }, 400, 'messages[0].content[0].type', null, /Missing required parameter/);
+  // A part without type is a tool message's structured data; elsewhere the rule says what a part must be.
+  await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ text: 'a' }] }] }, 400, 'messages[0].content', null, /A content part without 'type' \(structured data\) is only allowed on tool messages; other messages take text parts/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: [{ type: 'text' }] }] }, 400, 'messages[0].content[0].text', null, /Missing required parameter/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 5 }] }, 400, 'messages[0].content', null, /Text, or a list of text parts/);
   await expectError(s, { ...ok, messages: [{ role: 'tool', content: 'x' }] }, 400, 'messages[0].tool_call_id');
@@ -84,6 +85,9 @@ test("a reply replayed as history the way OpenAI's SDKs write it (every field, u
     { role: 'tool', tool_call_id: 'call_2', content: 'y' },
     { ...reply, content: '{"a": 1}', parsed: { a: 1 } },
     { role: 'user', content: 'd' },
+    // The spec's structured data for tool-generated messages: objects without 'type', read as their JSON.
+    { role: 'assistant', content: null, tool_calls: [{ ...call, id: 'call_3' }] },
+    { role: 'tool', tool_call_id: 'call_3', content: [{ temperature: '20C', sky: 'sunny' }, { type: 'text', text: 'as of noon' }] },
     // OpenAI's assistant messages take refusal parts beside text parts.
     { role: 'assistant', content: [{ type: 'text', text: 'Partly: ' }, { type: 'refusal', refusal: 'I cannot say more.' }] },
     { role: 'user', content: 'e' },

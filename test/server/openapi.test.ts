@@ -38,6 +38,8 @@ const breaking: Record<string, Record<string, object>> = {
     'messages[0].annotations': { ...chat, messages: [{ role: 'user', content: 'x', annotations: [] }] },
     'messages[0].parsed': { ...chat, messages: [{ role: 'user', content: 'x', parsed: { a: 1 } }] },
     'messages[0].content': { ...chat, messages: [{ role: 'user' }] },
+    'messages[0].content (a refusal part from the user)': { ...chat, messages: [{ role: 'user', content: [{ type: 'refusal', refusal: 'no' }] }] },
+    'messages[0].content (structured data from the user)': { ...chat, messages: [{ role: 'user', content: [{ sky: 'sunny' }] }] },
   },
   '/v1/completions': {
     stream_options: { ...text, stream_options: { include_usage: true } },

@@ -69,6 +69,8 @@ export class ChatResponse implements ChunkFold<ChatChunk> {
       content: choice.content === '' && (choice.calls.length > 0 || this.options.callForced === true) ? null : choice.content,
       ...(this.options.reasoning ? { reasoning_content: choice.reasoning } : {}),
       ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      // OpenAI's message has it, null when the model answered (the SDKs' types require it); this server never refuses.
+      refusal: null,
     };
   }
 
