@@ -204,6 +204,9 @@ test('logprobs and top_logprobs', async ({ s }) => {
   }
   // OpenAI's logprobs object has refusal beside content, null when the model answered.
   assert.is(completion.choices[0]!.logprobs!.refusal, null);
+  // So has the message (the SDKs' types require the field; it was left out).
+  assert.ok(Object.hasOwn(completion.choices[0]!.message, 'refusal'));
+  assert.is(completion.choices[0]!.message.refusal, null);
   const stream = await s.client.chat.completions.create({ model: TINY_MODEL_ID, messages, max_tokens: 5, temperature: 0, logprobs: true, stream: true, ...extra });
   const streamed = [];
   for await (const chunk of stream) if (chunk.choices[0]?.logprobs) streamed.push(chunk.choices[0].logprobs);
