@@ -1,15 +1,20 @@
 // ECMAScript regular expressions (parsed with regexpp) lowered to the grammar IR.
 // Semantics: a whole-string match; `^`/`$` only at the ends of top-level alternatives; `.`
 // excludes line terminators, as in JavaScript without the s flag; lazy quantifiers match the
-// same language as greedy ones. What a grammar cannot express (back-references, lookaround,
-// `\b`, `\p{..}`, anchors in the middle) is an error naming the feature and its offset.
+// same language as greedy ones. A lookahead in a top-level alternative (zod's email pattern
+// starts with two) is the rest of the text intersected with, or less, the texts its body
+// starts. What a grammar cannot express (back-references, lookbehind, a lookahead inside a
+// group or quantifier, `\b`, `\p{..}`, anchors in the middle) is an error naming the feature
+// and its offset.
 import { type AST, RegExpParser } from '@eslint-community/regexpp';
 import { normalizeRanges, complementRanges, encodableRanges, isSurrogate, MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
 import { type Expr, type GrammarIR, nothing, type Ranges } from '../ir.js';
 import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
-import { MAX_AUTOMATON_STATES, MAX_NESTING, MAX_REGEX_LENGTH } from '../limits.js';
+import { MAX_AUTOMATON_STATES, MAX_LANGUAGE_STATES, MAX_NESTING, MAX_REGEX_LENGTH } from '../limits.js';
 import { checkNonEmpty } from '../passes/empty-language.js';
+import { dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
+import { intersectDfa, subtractDfa } from '../dfa/product.js';
 import { DOT, escapeSet } from './char-sets.js';
 
 export interface RegexOptions {
@@ -110,7 +115,8 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
       case 'Backreference':
         throw unsupported(node, 'the back-reference');
       case 'Assertion':
-        if (node.kind === 'lookahead' || node.kind === 'lookbehind') throw unsupported(node, `the ${node.kind}`);
+        if (node.kind === 'lookahead') throw unsupported(node, 'the lookahead inside a group or quantifier (only one in a top-level alternative is)');
+        if (node.kind === 'lookbehind') throw unsupported(node, 'the lookbehind');
         if (node.kind === 'word') throw unsupported(node, 'the word boundary');
         throw unsupported(node, `the anchor (only allowed at the start or end of the pattern)`);
     }
@@ -130,15 +136,44 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
       elements.pop();
       anchoredEnd = true;
     }
-    const items = elements.map(element);
-    if (options.search) {
-      const anything: Expr = { kind: 'repeat', body: chars(ANY), min: 0, max: -1 };
-      if (!anchoredStart) items.unshift(anything);
-      if (!anchoredEnd) items.push(anything);
+    const anything: Expr = { kind: 'repeat', body: chars(ANY), min: 0, max: -1 };
+    const lookaheads = elements.filter((e): e is AST.LookaheadAssertion => e.type === 'Assertion' && e.kind === 'lookahead');
+    // Split at each lookahead: what follows it is constrained, up to the end of the text.
+    const segments: Expr[][] = [[]];
+    for (const e of elements) {
+      if (e.type === 'Assertion' && e.kind === 'lookahead') segments.push([]);
+      else segments.at(-1)!.push(element(e));
     }
-    return { kind: 'seq', items } as Expr;
+    if (options.search && !anchoredStart) segments[0]!.unshift(anything);
+    if (options.search && !anchoredEnd) segments.at(-1)!.push(anything);
+    let rest: Expr = { kind: 'seq', items: segments.at(-1)! };
+    for (let k = lookaheads.length - 1; k >= 0; k--) {
+      rest = { kind: 'seq', items: [...segments[k]!, lookingAhead(lookaheads[k]!, rest)] };
+    }
+    return rest;
   });
   return { kind: 'choice', items: top };
+
+  /** `rest`, the text from the assertion to the end, where it does (or, negated, does not) start with the body. */
+  function lookingAhead(node: AST.LookaheadAssertion, rest: Expr): Expr {
+    // Each of its alternatives starts the rest of the text; one ending in `$` is all of it.
+    const body: Expr = {
+      kind: 'choice',
+      items: node.alternatives.map((alt) => {
+        const last = alt.elements.at(-1);
+        const toEnd = last?.type === 'Assertion' && last.kind === 'end';
+        const items = (toEnd ? alt.elements.slice(0, -1) : alt.elements).map(element);
+        return { kind: 'seq', items: toEnd ? items : [...items, { kind: 'repeat', body: chars(ANY), min: 0, max: -1 }] } as Expr;
+      }),
+    };
+    try {
+      const [text, starts] = [dfaOfExpr(rest), dfaOfExpr(body)];
+      return dfaExpr(node.negate ? subtractDfa(text, starts) : intersectDfa(text, starts));
+    } catch (error) {
+      if (!(error instanceof LanguageTooLarge)) throw error;
+      throw new GrammarError(`regex: the lookahead '${node.raw}' at offset ${node.start} with what follows it needs more than ${MAX_LANGUAGE_STATES} automaton states (the limit)`, { kind: 'regex', offset: node.start });
+    }
+  }
 }
 
 /** A grammar whose root is the whole-string regex; refused when it matches no string. */
