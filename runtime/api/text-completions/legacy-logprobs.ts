@@ -1,7 +1,7 @@
 // Logprobs as the legacy completions API writes them: four parallel lists, one entry per token.
 // `top_logprobs` maps token text to logprob and always holds the sampled token (so it may have
 // one more entry than asked for, as OpenAI's does); `text_offset` is where each token starts in
-// the choice's text.
+// the choice's text, in code points (Python's characters, as OpenAI's and vLLM's offsets count).
 import type { TokenLogprob } from '../../engine/protocol.js';
 
 export interface LegacyLogprobs {
@@ -24,40 +24,56 @@ export function legacyTokenText(bytes: number[]): string {
 
 export const emptyLegacyLogprobs = (): LegacyLogprobs => ({ tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] });
 
-/**
- * The entries of tokens that added `text` to a choice whose text was `offset` characters long.
- * The tokens of one delta split its text by their bytes (a token whose bytes end inside a
- * character starts where that character does).
- */
-export function legacyLogprobsOf(entries: readonly TokenLogprob[], offset: number, text: string): LegacyLogprobs {
+/** The legacy lists of tokens whose places in the choice's text are known. */
+export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset: number }[]): LegacyLogprobs {
   const out = emptyLegacyLogprobs();
-  let bytesBefore: number[] = [];
-  for (const entry of entries) {
-    const charsBefore = Math.min(charactersIn(bytesBefore), text.length);
+  for (const { entry, offset } of placed) {
     out.tokens.push(legacyTokenText(entry.bytes));
     out.token_logprobs.push(entry.logprob);
-    out.text_offset.push(offset + charsBefore);
+    out.text_offset.push(offset);
     const top: Record<string, number> = {};
     for (const candidate of entry.top) top[legacyTokenText(candidate.bytes)] ??= candidate.logprob;
     top[legacyTokenText(entry.bytes)] ??= entry.logprob;
     out.top_logprobs.push(top);
-    bytesBefore = bytesBefore.concat(entry.bytes);
   }
   return out;
 }
 
-/** Characters (UTF-16 units, as JavaScript counts them) of the whole characters in `bytes`. */
-function charactersIn(bytes: number[]): number {
-  let end = bytes.length;
-  // Leave out a character the bytes only begin.
+/** Characters as Python (OpenAI's and vLLM's clients) counts them: code points, not UTF-16 units. */
+export const codePointsIn = (text: string): number => {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+};
+
+/**
+ * Where each token starts in the text its tokens decode to, in code points: a token that ends
+ * inside a character leaves it to the next, and starts where that character does.
+ */
+export class TokenPlaces {
+  private chars = 0;
+  private tail: number[] = [];
+
+  /** The place of a token with these bytes, which then count as before the next. */
+  next(bytes: readonly number[]): number {
+    const at = this.chars;
+    const all = this.tail.concat(bytes);
+    const end = wholeCharactersEnd(all);
+    this.chars += codePointsIn(Buffer.from(all.slice(0, end)).toString('utf8'));
+    this.tail = all.slice(end);
+    return at;
+  }
+}
+
+/** How many of `bytes` make whole UTF-8 characters: all but a character they only begin. */
+function wholeCharactersEnd(bytes: readonly number[]): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const byte = bytes[bytes.length - back]!;
     if ((byte & 0xc0) === 0x80) continue;
     const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    if (length > back) end = bytes.length - back;
-    break;
+    return length > back ? bytes.length - back : bytes.length;
   }
-  return Buffer.from(bytes.slice(0, end)).toString('utf8').length;
+  return bytes.length;
 }
 
 /** Appends `more` to `into` (a choice's lists grow chunk by chunk). */
