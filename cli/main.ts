@@ -8,7 +8,7 @@ import { registerBench } from './bench.js';
 import { registerTrainHeads } from './train-heads.js';
 import { registerBackend } from './backend.js';
 import { reportCliError } from './cli-error.js';
-import { joinNegativeValues, refuseRepeatedOptions } from './option-values.js';
+import { joinNegativeValues, kebabCaseOptions, refuseRepeatedOptions, refuseSwitchValues } from './option-values.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
 const cli = cac('lmforge');
@@ -25,6 +25,8 @@ cli.help((sections) => sections.map((section) => ({ ...section, body: section.bo
 cli.version(LMFORGE_VERSION);
 
 try {
+  // One spelling of each flag (cac takes camelCase too), for cac and for the checks that read process.argv.
+  process.argv = kebabCaseOptions(process.argv);
   cli.parse(joinNegativeValues(cli, process.argv), { run: false });
   // cac has printed them; `lmforge nosuch --help` printed the general help, and is still a mistake.
   if ((cli.options.help || cli.options.version) && (cli.matchedCommand || cli.args.length === 0)) process.exit(0);
@@ -38,6 +40,7 @@ try {
     process.exit(cli.args.length > 0 ? 1 : 0);
   }
   refuseRepeatedOptions(cli.matchedCommand, cli.options);
+  refuseSwitchValues(cli.matchedCommand, process.argv);
   await cli.runMatchedCommand();
 } catch (error) {
   reportCliError(error);

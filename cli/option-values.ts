@@ -1,7 +1,9 @@
 // How an option's value is read, where cac (through mri) reads it otherwise than a user means:
-// a negative number after a space (`--drain-seconds -1`) is taken for a flag of its own, and a
-// flag given twice becomes a list whose joined text (`8631,8632`) the option's check rejects
-// without saying why.
+// a negative number after a space (`--drain-seconds -1`) is taken for a flag of its own; a flag
+// given twice becomes a list whose joined text (`8631,8632`) the option's check rejects without
+// saying why; a switch given a value (`--enable-tracing=false`) keeps the text, truthy; and cac
+// takes every flag in camelCase too (`--apiKey`), which the checks that read the command line as
+// typed did not see (a key given so served with no key).
 import type { CAC, Command } from 'cac';
 import { UsageError } from './cli-error.js';
 
@@ -26,6 +28,25 @@ function flagsOf(option: Option): string[] {
   return option.rawName.replace(/[<[].*$/, '').match(/--?[\w-]+/g) ?? [];
 }
 
+/** `--apiKey` as `--api-key`, before any `--`: one spelling for cac and for the checks that read the command line as typed. */
+export function kebabCaseOptions(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) => {
+    if ((end !== -1 && i >= end) || !/^--[a-z][A-Za-z0-9]*[A-Z]/.test(arg)) return arg;
+    const [name, ...value] = arg.split('=');
+    return [name!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), ...value].join('=');
+  });
+}
+
+/** Throws for a switch given a value (`--enable-tracing=false`, `--any-order=no`, even `--x=`): it would keep the text, which reads as on. */
+export function refuseSwitchValues(command: Command, argv: readonly string[]): void {
+  const switches = new Set(command.options.filter((option) => !takesValue(option)).flatMap(flagsOf).flatMap((flag) => [flag, flag.replace(/^--no-/, '--')]));
+  for (const arg of argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)) {
+    const [flag, ...value] = arg.split('=');
+    if (value.length > 0 && switches.has(flag!)) throw new UsageError(`${flag} is a switch and takes no value (got '${value.join('=')}'): give it alone, or leave it out`);
+  }
+}
+
 /** `--flag -3` as `--flag=-3` for the command's options that take a value, so the option's own check sees -3. */
 export function joinNegativeValues(cli: CAC, argv: readonly string[]): string[] {
   const flags = new Set(commandOf(cli, argv).options.filter(takesValue).flatMap(flagsOf));
@@ -47,9 +68,9 @@ export function joinNegativeValues(cli: CAC, argv: readonly string[]): string[] 
   return joined;
 }
 
-/** Throws for an option that takes one value and was given several. */
+/** Throws for an option that takes one value, or a switch, given several times (a switch's list read as off). */
 export function refuseRepeatedOptions(command: Command, parsed: Record<string, unknown>): void {
-  for (const option of command.options.filter(takesValue)) {
+  for (const option of command.options) {
     const name = option.names.find((n) => n in parsed);
     if (name === undefined || REPEATABLE.has(name) || !Array.isArray(parsed[name])) continue;
     throw new UsageError(`${flagsOf(option).at(-1) ?? name} is given ${(parsed[name] as unknown[]).length} times; give it once`);

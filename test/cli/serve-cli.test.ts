@@ -72,6 +72,14 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   // A negative number after a space is the option's value, not a flag of its own.
   await failsWith(['serve', tinyModelPath, '--max-batch-size', '-3'], /--max-batch-size -3 is not valid: it must be an integer ≥ 1/);
   await failsWith(['serve', tinyModelPath, '--drain-seconds', '-1'], /--drain-seconds -1 is not valid/);
+  // A switch given a value kept the text, which read as on (--enable-tracing=false printed 'tracing: on'); twice, a list read as off.
+  await failsWith(['serve', tinyModelPath, '--enable-tracing=false'], /--enable-tracing is a switch and takes no value \(got 'false'\)/);
+  await failsWith(['serve', tinyModelPath, '--enableTracing='], /--enable-tracing is a switch and takes no value \(got ''\)/);
+  await failsWith(['serve', tinyModelPath, '--no-ui=false'], /--no-ui is a switch and takes no value/);
+  await failsWith(['serve', tinyModelPath, '--enable-tracing', '--enable-tracing'], /--enable-tracing is given 2 times; give it once/);
+  await failsWith(['serve', tinyModelPath, '--kvLayout', 'shared', '--kv-layout', 'shared'], /--kv-layout is given 2 times; give it once/);
+  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--any-order', '--any-order'], /--any-order is given 2 times; give it once/);
+  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--strict-mode=false'], /--strict-mode is a switch and takes no value/);
   // Past Node's longest timer it is refused, as the other seconds flags are (it was cut to 24.8 days unsaid).
   await failsWith(['serve', tinyModelPath, '--drain-seconds', '9999999999'], /--drain-seconds 9999999999 is not valid: it must be a whole number of seconds from 1 to 2147483/);
   // Whole numbers as typed: the parser read 0x10 as port 16, an empty value as port 0, 1e3 as 1000.
@@ -179,8 +187,9 @@ test('LMFORGE_API_KEY (comma-separated) guards the server; the model is served a
   });
 });
 
-test('--api-key, repeated and comma-separated, kept exactly as typed, replaces LMFORGE_API_KEY; --served-model-name names the model', async () => {
-  await whileServing(['--api-key', '0123', '--api-key', 'b,c', '--served-model-name', 'my-model'], { LMFORGE_API_KEY: 'from-env' }, async (run, url) => {
+test('--api-key, repeated and comma-separated, kept exactly as typed, replaces LMFORGE_API_KEY; --served-model-name names the model; camelCase spellings count the same', async () => {
+  // cac takes --apiKey too: read only as --api-key, a key given so served with no key.
+  await whileServing(['--api-key', '0123', '--apiKey', 'b,c', '--servedModelName', 'my-model'], { LMFORGE_API_KEY: 'from-env' }, async (run, url) => {
     assert.match(run.stdout(), /api key: +required \(3 keys\)/);
     assert.match(run.stdout(), /model: +my-model from /);
     for (const key of ['0123', 'b', 'c']) assert.is((await fetch(`${url}/v1/models/my-model`, { headers: withKey(key) })).status, 200, key);
