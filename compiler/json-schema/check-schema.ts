@@ -17,6 +17,9 @@ const ENFORCED = new Set([
 const ANNOTATIONS = new Set([
   'title', 'description', 'examples', 'default', '$comment', '$schema', 'deprecated', 'readOnly',
   'writeOnly', 'contentMediaType', 'contentEncoding', 'contentSchema', '$vocabulary',
+  // OpenAPI's hint of which oneOf/anyOf branch a property's value selects (pydantic writes it for
+  // discriminated unions): the branches themselves say it, and are enforced.
+  'discriminator',
 ]);
 
 const metaValidators = new Map<Dialect, Ajv>();
@@ -53,6 +56,9 @@ function walk(schema: unknown, pointer: string, isRoot: boolean): void {
     }
   }
   if ('nullable' in s && typeof s.nullable !== 'boolean') throw GrammarError.at(pointerJoin(pointer, 'nullable'), "'nullable' must be true or false");
+  if (s.nullable === false && (s.type === 'null' || (Array.isArray(s.type) && s.type.includes('null')))) {
+    throw GrammarError.at(pointerJoin(pointer, 'nullable'), "'nullable': false contradicts the 'type' beside it, which allows null (as ajv reads it)");
+  }
   // As OpenAPI 3.0.3 and ajv read it: without a `type` beside it, it would allow nothing more.
   if (s.nullable === true && s.type === undefined) {
     throw GrammarError.at(pointerJoin(pointer, 'nullable'), `'nullable' adds null to the 'type' beside it, and there is none here: give a 'type', or write {"anyOf": [{…}, {"type": "null"}]}`);

@@ -34,7 +34,7 @@ export function partsOfConjunction(schema: Schema): Part[] | null {
 /** Keywords that do not constrain a value (nor point at schemas that would). */
 export const NON_ASSERTIONS = new Set([
   'title', 'description', 'examples', 'default', '$comment', '$schema', '$id', '$defs', 'definitions',
-  'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding', 'contentSchema', '$vocabulary',
+  'deprecated', 'readOnly', 'writeOnly', 'contentMediaType', 'contentEncoding', 'contentSchema', '$vocabulary', 'discriminator',
 ]);
 
 export function hasAssertions(schema: Record<string, unknown>): boolean {

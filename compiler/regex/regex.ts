@@ -140,29 +140,39 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
     const lookaheads = elements.filter((e): e is AST.LookaheadAssertion => e.type === 'Assertion' && e.kind === 'lookahead');
     // Split at each lookahead: what follows it is constrained, up to the end of the text.
     const segments: Expr[][] = [[]];
+    // Whether each lookahead sits where the text starts, so a `^` opening its body holds (pydantic's Decimal pattern has one).
+    const atStart: boolean[] = [];
     for (const e of elements) {
-      if (e.type === 'Assertion' && e.kind === 'lookahead') segments.push([]);
-      else segments.at(-1)!.push(element(e));
+      if (e.type === 'Assertion' && e.kind === 'lookahead') {
+        atStart.push((anchoredStart || !options.search) && segments.every((segment) => segment.length === 0));
+        segments.push([]);
+      } else segments.at(-1)!.push(element(e));
     }
     if (options.search && !anchoredStart) segments[0]!.unshift(anything);
     if (options.search && !anchoredEnd) segments.at(-1)!.push(anything);
     let rest: Expr = { kind: 'seq', items: segments.at(-1)! };
     for (let k = lookaheads.length - 1; k >= 0; k--) {
-      rest = { kind: 'seq', items: [...segments[k]!, lookingAhead(lookaheads[k]!, rest)] };
+      rest = { kind: 'seq', items: [...segments[k]!, lookingAhead(lookaheads[k]!, rest, atStart[k]!)] };
     }
     return rest;
   });
   return { kind: 'choice', items: top };
 
   /** `rest`, the text from the assertion to the end, where it does (or, negated, does not) start with the body. */
-  function lookingAhead(node: AST.LookaheadAssertion, rest: Expr): Expr {
+  function lookingAhead(node: AST.LookaheadAssertion, rest: Expr, atStart: boolean): Expr {
     // Each of its alternatives starts the rest of the text; one ending in `$` is all of it.
     const body: Expr = {
       kind: 'choice',
       items: node.alternatives.map((alt) => {
-        const last = alt.elements.at(-1);
+        let elements = alt.elements;
+        const first = elements[0];
+        if (first?.type === 'Assertion' && first.kind === 'start') {
+          if (!atStart) throw unsupported(first, 'the anchor (in a lookahead, only where the text starts)');
+          elements = elements.slice(1);
+        }
+        const last = elements.at(-1);
         const toEnd = last?.type === 'Assertion' && last.kind === 'end';
-        const items = (toEnd ? alt.elements.slice(0, -1) : alt.elements).map(element);
+        const items = (toEnd ? elements.slice(0, -1) : elements).map(element);
         return { kind: 'seq', items: toEnd ? items : [...items, { kind: 'repeat', body: chars(ANY), min: 0, max: -1 }] } as Expr;
       }),
     };

@@ -151,7 +151,9 @@ function viewOf(schema: Schema, root: Schema, depth = 0): StringView {
     const listed = values.filter((v): v is string => typeof v === 'string');
     view = { others: new Set(values.filter((v) => typeof v !== 'string').map(typeOf)), strings: listed.length > 0, listed, free: false };
   } else {
-    const types = s.type === undefined ? [...OTHER_TYPES, 'string'] : typeof s.type === 'string' ? [s.type] : (s.type as string[]);
+    const declared = s.type === undefined ? [...OTHER_TYPES, 'string'] : typeof s.type === 'string' ? [s.type] : (s.type as string[]);
+    // OpenAPI's nullable adds null to the type beside it, as the grammar reads it (compiler/json-schema/parts.ts).
+    const types = s.nullable === true ? [...declared, 'null'] : declared;
     const strings = types.includes('string');
     view = { others: new Set(types.filter((t) => t !== 'string')), strings, listed: [], free: strings && !['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s) };
   }

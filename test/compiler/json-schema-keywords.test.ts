@@ -97,6 +97,11 @@ test("OpenAPI 3.0's nullable, as OpenAI's SDKs write a zod .nullable(): null joi
   agrees('nullable in allOf', { allOf: [{ type: 'string', nullable: true }, { type: ['string', 'null'], maxLength: 1 }] }, [], [null, 'a', 'ab']);
 });
 
+test("OpenAPI's discriminator, as pydantic writes a discriminated union, is an annotation: the branches' consts decide", () => {
+  const branch = (kind: string, field: string) => ({ type: 'object', properties: { kind: { const: kind }, [field]: { type: 'integer' } }, required: ['kind', field], additionalProperties: false });
+  agrees('discriminator', { oneOf: [branch('a', 'x'), branch('b', 'y')], discriminator: { propertyName: 'kind', mapping: { a: '#/oneOf/0', b: '#/oneOf/1' } } }, ['kind', 'x', 'y'], [{ kind: 'a', x: 5 }, { kind: 'b', y: 5 }, { kind: 'a', y: 5 }], ['kind', 'x', 'y']);
+});
+
 test('arrays: draft-07 tuples with additionalItems, unevaluatedItems, allOf of arrays', () => {
   agrees('tuple draft-07', { $schema: DRAFT_07, type: 'array', items: [{ type: 'integer' }, { type: 'string' }], additionalItems: { type: 'boolean' }, maxItems: 4 }, [], [[5, 'x', true], [5], [5, 'x', 5]]);
   agrees('tuple without $schema', { type: 'array', items: [{ type: 'integer' }], additionalItems: false }, [], [[], [5], [5, 7]]);

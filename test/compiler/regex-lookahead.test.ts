@@ -39,6 +39,12 @@ test("zod's email pattern: no leading dot, no two dots in a row", () => {
   agrees(ZOD_EMAIL, ['a@b.co', '.a@b.co', 'a..b@c.de', 'a.b@c.de', "o'neil+x@mail.example.org", 'a@b.c', 'a@-b.co', 'a_@b.co', 'a.@b.co'], 'ab.@-1');
 });
 
+test("pydantic's Decimal pattern (a `^` opening the lookahead's body, where the text starts) and a password-style pattern", () => {
+  agrees('^(?!^[-+.]*$)[+-]?0*\\d*\\.?\\d*$', ['1', '-1.5', '.', '-', '+.', '007', '1.2.3', ''], '+-.01');
+  agrees('^(?=.*[A-Z])(?=.*\\d).{3,5}$', ['aB1', 'ab1', 'AB', 'A1xyz', 'A1xyzw'], 'aB1');
+  assert.throws(() => Grammar.fromRegex('a(?=^b)'), /the anchor \(in a lookahead, only where the text starts\) '\^' at offset 4/);
+});
+
 test('positive and negative lookaheads at the start, the middle and the end; searched and anchored', () => {
   agrees('^(?=.*\\d)[a-z0-9]{3,5}$', ['abc', 'ab1', '1111', 'abcdef1'], 'ab1');
   agrees('a(?!b)', ['a', 'ab', 'ac', 'bab', 'aab'], 'abc');

@@ -42,6 +42,8 @@ test('a parameters schema that does not compile is named down to the spot', asyn
   const bad = { type: 'object', properties: { x: { type: 'array', uniqueItems: true } } };
   await expect400(s, { tools: [fn('a'), fn('b'), fn('c', bad)] }, 'tools[2].function.parameters/properties/x/uniqueItems');
   await expect400(s, { tools: [fn('a', { type: 'string' })] }, 'tools[0].function.parameters/type', /object/);
+  // nullable at the root let the arguments be null: a required call vanished, or its markup leaked into the arguments.
+  await expect400(s, { tools: [fn('a', { type: 'object', nullable: true, properties: {} })] }, 'tools[0].function.parameters/nullable', /'nullable' at the root of its parameters would let them be null/);
   const response = await post(`${s.url}/v1/chat/completions`, { ...base, tools: [fn('c', bad)] });
   assert.is(response.json.error.code, 'invalid_tool_schema');
 });

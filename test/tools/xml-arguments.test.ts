@@ -19,6 +19,11 @@ test('untyped styles: the schema decides between a string and another type', () 
   const nullable = { type: ['string', 'null'] };
   assert.is(read('qwen_xml', q('null'), nullable)?.value, null);
   assert.is(read('qwen_xml', q('"Paris"'), nullable)?.value, '"Paris"', 'a JSON string is a string as written, quotes included');
+  // OpenAPI's nullable, as OpenAI's SDKs write a zod .nullable(): null is null, as with the type list ("null" before).
+  for (const type of ['integer', 'boolean', 'object', 'string']) assert.is(read('qwen_xml', q('null'), { type, nullable: true })?.value, null, type);
+  assert.is(read('minimax_xml', '<parameter name="v">null</parameter>', { type: 'boolean', nullable: true })?.value, null);
+  assert.is(read('glm_xml', '<arg_key>v</arg_key><arg_value>null</arg_value>', { allOf: [{ type: 'integer', nullable: true }, { type: ['null', 'string'] }] })?.value, null);
+  assert.is(read('qwen_xml', q('null'), { type: 'string', nullable: false })?.value, 'null');
   assert.is(read('qwen_xml', q('5'), { type: 'string' })?.value, '5', 'a string schema keeps digits a string');
   assert.is(read('qwen_xml', q('true'), { type: ['string', 'integer'] })?.value, 'true', 'JSON of a type the schema does not allow is the string');
   assert.is(read('qwen_xml', q('2.5'), { anyOf: [{ type: 'string' }, { type: 'integer' }] })?.value, '2.5');

@@ -97,6 +97,8 @@ function checkTools(request: ChatRequest): void {
     names.add(tool.function.name);
     const type = tool.function.parameters?.type;
     if (type !== undefined && type !== 'object') throw badRequest(`tools[${i}].function.parameters must describe an object (type 'object').`, `tools[${i}].function.parameters/type`);
+    // A call's arguments are an object: a null one is no call a template or a client can take.
+    if (tool.function.parameters?.nullable === true) throw badRequest(`tools[${i}].function.parameters: a call's arguments are an object; 'nullable' at the root of its parameters would let them be null.`, `tools[${i}].function.parameters/nullable`);
   });
   const choice = request.tool_choice;
   if (typeof choice === 'object' && choice !== null && !names.has(choice.function.name)) {
