@@ -14,6 +14,7 @@ import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-voca
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { UserFacingError } from '../compiler/lmforge-error.js';
 import { MAX_INDENT } from '../compiler/json-schema/options.js';
+import { rawOptionValues } from './raw-option.js';
 
 export interface CompileGrammarFlags {
   ebnf?: string;
@@ -56,7 +57,7 @@ function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
   };
   if (flags.maxWhitespaceCount !== undefined) {
     const count = Number(flags.maxWhitespaceCount);
-    if (!Number.isSafeInteger(count) || count < 0) throw new CompileGrammarUsageError(`--max-whitespace-count must be a whole number of at least 0, not '${flags.maxWhitespaceCount}'`);
+    if (!/^\d+$/.test(String(flags.maxWhitespaceCount)) || !Number.isSafeInteger(count)) throw new CompileGrammarUsageError(`--max-whitespace-count must be a whole number of at least 0, not '${flags.maxWhitespaceCount}'`);
     options.maxWhitespaceCount = count;
   }
   if (flags.indent !== undefined) {
@@ -67,6 +68,8 @@ function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
     options.indent = indent;
   }
   if (flags.itemSeparator !== undefined || flags.keySeparator !== undefined) {
+    // As xgrammar's: free whitespace writes its own separators, and these would be dropped unsaid.
+    if (options.anyWhitespace) throw new CompileGrammarUsageError(`${flags.itemSeparator !== undefined ? '--item-separator' : '--key-separator'} lays out JSON only with --no-any-whitespace (free whitespace takes any spacing around ',' and ':')`);
     options.separators = [String(flags.itemSeparator ?? ','), String(flags.keySeparator ?? ':')];
   }
   return options;
@@ -207,6 +210,11 @@ export function registerCompileGrammar(cli: CAC): void {
     .example('lmforge compile-grammar --check grammars/*.json grammars/*.ebnf')
     .example('lmforge compile-grammar --model smollm2 grammars/json.ebnf')
     .action(async (files: string[], flags: CompileGrammarFlags) => {
+      // Numbers as typed: the parser reads 0x2 as 2 and 1e2 as 100 (option-values.ts), and separators keep their text.
+      for (const [flag, key] of [['--indent', 'indent'], ['--max-whitespace-count', 'maxWhitespaceCount'], ['--item-separator', 'itemSeparator'], ['--key-separator', 'keySeparator']] as const) {
+        const typed = rawOptionValues(process.argv, flag)[0];
+        if (typed !== undefined) (flags as Record<string, unknown>)[key] = typed;
+      }
       const vocabulary = flags.model !== undefined ? await modelVocabulary(String(flags.model)) : undefined;
       const status = runCompileGrammar(files, flags, { log: (l) => console.log(l), error: (l) => console.error(l) }, vocabulary);
       if (status !== 0) process.exitCode = status;

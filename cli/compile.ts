@@ -16,6 +16,7 @@ import { resolveModel } from '../runtime/models/resolve-model.js';
 import { knownModels } from '../runtime/models/known-models.js';
 import { givenTemplateOf } from './chat-template-option.js';
 import { UsageError } from './cli-error.js';
+import { UserFacingError } from '../compiler/lmforge-error.js';
 import { modelVocabulary, runCompileGrammar } from './compile-grammar.js';
 
 export interface CompileFlags {
@@ -99,7 +100,12 @@ export function definitionFiles(paths: string[], cwd: string): { files: string[]
     } else {
       const inside = readdirSync(full).filter((name) => DEFINITION_EXTENSIONS.has(extname(name).toLowerCase())).sort();
       if (inside.length === 0) unreadable.push({ input: path, message: `a folder with no definition files (${[...DEFINITION_EXTENSIONS].join(', ')})` });
-      files.push(...inside.map((name) => join(full, name)));
+      for (const name of inside) {
+        // A folder named like a definition (sub.json), or a link to nothing, is one failed result, not the run's end.
+        const entry = statSync(join(full, name), { throwIfNoEntry: false });
+        if (entry?.isFile()) files.push(join(full, name));
+        else unreadable.push({ input: join(full, name), message: entry ? 'a folder, not a definition file (folders are read one level deep)' : 'a link to nothing' });
+      }
     }
   }
   return { files, unreadable };
@@ -113,9 +119,17 @@ export function definitionFiles(paths: string[], cwd: string): { files: string[]
 export async function runCompileCheck(paths: string[], flags: CompileFlags, io: CompileIo): Promise<number> {
   if (paths.length === 0) throw new UsageError('compile --check needs files or folders of definitions (structural tags, JSON schemas, .regex, .ebnf)');
   const { files, unreadable } = definitionFiles(paths, io.cwd ?? process.cwd());
-  const vocabulary = flags.model !== undefined ? await modelVocabulary(String(flags.model), io.env) : undefined;
   const results: { input: string; ok: boolean; message: string }[] = [];
   const quiet = flags.json === true;
+  let vocabulary: Awaited<ReturnType<typeof modelVocabulary>> | undefined;
+  try {
+    vocabulary = flags.model !== undefined ? await modelVocabulary(String(flags.model), io.env) : undefined;
+  } catch (error) {
+    if (!quiet || !(error instanceof UserFacingError)) throw error;
+    // --json always prints its report: a model that cannot be read is its error, as compile MODEL --json writes it.
+    io.log(JSON.stringify({ passed: false, model: String(flags.model), error: error.message, results }, null, 2));
+    return 1;
+  }
   for (const { input, message } of unreadable) {
     results.push({ input, ok: false, message });
     if (!quiet) io.error(`lmforge: ${input}: ${message}`);

@@ -8,14 +8,19 @@ import { ModelError } from './model-errors.js';
 
 export function recordedTemplate(config: Record<string, unknown> | undefined, folder = '.'): GivenTemplate | undefined {
   const recorded = config?.chat_template as { source?: unknown; stop?: unknown; given?: unknown; label?: unknown } | null | undefined;
-  if (!recorded || recorded.given !== true || typeof recorded.source !== 'string') return undefined;
-  // Parsed now, as --chat-template is: an edited file's syntax error was an internal error with a stack.
+  // Checked now, as --chat-template is: an edited file failed later (an internal error with a stack,
+  // or every request a 400 blaming its client), or served the model's own template unsaid.
+  const wrong = (field: string, what: string) => new ModelError(`${join(folder, 'lmforge-config.json')}: ${field} ${what}; compile the folder again, or give --chat-template`, 'invalid_model');
+  if (recorded === undefined || recorded === null) return undefined;
+  if (typeof recorded !== 'object' || Array.isArray(recorded)) throw wrong('chat_template', 'must be an object');
+  if (recorded.given !== true) return undefined;
+  if (typeof recorded.source !== 'string') throw wrong('chat_template.source', 'must be the template text');
   try {
     new Template(recorded.source);
   } catch (error) {
-    const file = join(folder, 'lmforge-config.json');
-    throw new ModelError(`${file}: chat_template.source is not a valid Jinja template (${(error as Error).message}); compile the folder again, or give --chat-template`, 'invalid_model');
+    throw wrong('chat_template.source', `is not a valid Jinja template (${(error as Error).message})`);
   }
-  const stop = Array.isArray(recorded.stop) ? recorded.stop.filter((s): s is string => typeof s === 'string') : [];
+  const stop = recorded.stop ?? [];
+  if (!Array.isArray(stop) || !stop.every((s) => typeof s === 'string' && s !== '')) throw wrong('chat_template.stop', 'must be a list of non-empty strings');
   return { source: recorded.source, stop, label: `${typeof recorded.label === 'string' ? recorded.label : 'a template'} from lmforge-config.json` };
 }

@@ -191,6 +191,18 @@ test('compile --check over a folder of definitions: every file reported, exit 1 
   const partial = JSON.parse(missing.stdout);
   assert.is(partial.passed, false);
   assert.equal(partial.results.map((r: { ok: boolean; message: string }) => [r.ok, r.message.replace(/ \(.*/, '')]), [[false, 'no such file or folder'], [false, 'a folder with no definition files'], [true, '1 rules, 2 states']]);
+  // A folder named like a definition, or a link to nothing, inside a folder: one failed result each (the run ended with no report).
+  const odd = join(dir, 'odd');
+  mkdirSync(join(odd, 'sub.json'), { recursive: true });
+  symlinkSync(join(dir, 'nowhere'), join(odd, 'dead.json'));
+  writeFileSync(join(odd, 'ok.json'), '{"type": "string"}');
+  const oddRun = await run(['compile', '--check', odd, '--json']);
+  assert.is(oddRun.code, 1, oddRun.stderr);
+  assert.equal(JSON.parse(oddRun.stdout).results.map((r: { input: string; ok: boolean }) => [r.input.slice(odd.length + 1), r.ok]), [['dead.json', false], ['sub.json', false], ['ok.json', true]]);
+  // A model that cannot be read is the report's error under --json, not a line on stderr alone.
+  const noModel = await run(['compile', '--check', odd, '--json', '--model', join(dir, 'no-such-model.gguf')]);
+  assert.is(noModel.code, 1);
+  assert.match(JSON.parse(noModel.stdout).error, /not found/);
   // A file named that is not a definition file is read as JSON, and its error says so on one line.
   const notes = await run(['compile', '--check', join(defs, 'notes.txt')]);
   assert.is(notes.code, 1);

@@ -80,6 +80,10 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--kvLayout', 'shared', '--kv-layout', 'shared'], /--kv-layout is given 2 times; give it once/);
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--any-order', '--any-order'], /--any-order is given 2 times; give it once/);
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--strict-mode=false'], /--strict-mode is a switch and takes no value/);
+  // compile-grammar's numbers as typed too (0x2 was 2), and separators that free whitespace would drop are refused.
+  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--no-any-whitespace', '--indent', '0x2'], /--indent must be a whole number of spaces from 0 to 64, not '0x2'/);
+  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--max-whitespace-count', '1e2'], /--max-whitespace-count must be a whole number of at least 0, not '1e2'/);
+  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--item-separator', 'abc'], /--item-separator lays out JSON only with --no-any-whitespace/);
   // Past Node's longest timer it is refused, as the other seconds flags are (it was cut to 24.8 days unsaid).
   await failsWith(['serve', tinyModelPath, '--drain-seconds', '9999999999'], /--drain-seconds 9999999999 is not valid: it must be a whole number of seconds from 1 to 2147483/);
   // Whole numbers as typed: the parser read 0x10 as port 16, an empty value as port 0, 1e3 as 1000.

@@ -155,6 +155,22 @@ test('a recorded template edited into bad Jinja is refused by file and field bef
   assert.is(error?.name, 'ModelError', String(error));
   assert.ok(error!.message.includes(`${configPath}: chat_template.source is not a valid Jinja template`), error!.message);
   assert.match(error!.message, /compile the folder again, or give --chat-template/);
+  // Other edits are refused by field too: an empty stop string made every request a 400 blaming its client, a wrong type served the model's own template unsaid.
+  for (const [edit, message] of [
+    [(c: { chat_template: Record<string, unknown> }) => (c.chat_template.stop = ['']), /chat_template\.stop must be a list of non-empty strings/],
+    [(c: { chat_template: Record<string, unknown> }) => (c.chat_template.source = 123), /chat_template\.source must be the template text/],
+    [(c: { chat_template: unknown }) => (c.chat_template = 'chatml'), /chat_template must be an object/],
+  ] as const) {
+    const edited = JSON.parse(JSON.stringify(config));
+    edited.chat_template.source = BUILTIN_TEMPLATES.chatml.source;
+    edit(edited);
+    await writeFile(configPath, JSON.stringify(edited));
+    const refused = await serve(out).then(async (server) => {
+      await server.close();
+      return undefined;
+    }, (e: Error) => e);
+    assert.match(String(refused?.message), message);
+  }
 });
 
 test.run();
