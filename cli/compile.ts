@@ -108,7 +108,8 @@ export function definitionFiles(paths: string[], cwd: string): { files: string[]
       }
     }
   }
-  return { files, unreadable };
+  // A file named again, or inside a folder named too, is checked once.
+  return { files: [...new Set(files)], unreadable: unreadable.filter((u, i) => unreadable.findIndex((v) => v.input === u.input) === i) };
 }
 
 /**

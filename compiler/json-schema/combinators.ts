@@ -99,14 +99,17 @@ function canonical(v: unknown): string {
 function disjoint(a: Part[], b: Part[], resolve: Resolve, depth: number): boolean {
   if (depth > 8) return false;
   const tb = typesOf(b);
-  if (![...typesOf(a)].some((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')))) return true;
+  const shared = [...typesOf(a)].filter((t) => tb.has(t) || (t === 'integer' && tb.has('number')) || (t === 'number' && tb.has('integer')));
+  if (shared.length === 0) return true;
   const va = listedValues(a);
   const vb = listedValues(b);
   if (va && vb) {
     const set = new Set(va.map(canonical));
     if (!vb.some((v) => set.has(canonical(v)))) return true;
   }
-  // A discriminator: a property both require, whose schemas are disjoint.
+  // A discriminator: a property both require, whose schemas are disjoint. It parts objects only:
+  // a value of another type both allow (a null beside nullable, any value without a type) matches both.
+  if (shared.some((t) => t !== 'object')) return false;
   const required = (parts: Part[]): Set<string> => new Set(parts.flatMap((p) => (Array.isArray(p.schema.required) ? (p.schema.required as string[]) : [])));
   const propertyParts = (parts: Part[], name: string): Part[] | null => {
     const out: Part[] = [];

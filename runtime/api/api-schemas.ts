@@ -267,6 +267,7 @@ const deltaSchema = {
   properties: {
     role: { const: 'assistant' },
     content: { type: ['string', 'null'] },
+    refusal: { type: 'null', description: "In the first delta, beside the role, as OpenAI's: this server never refuses." },
     reasoning_content: { type: 'string', description: 'The next piece of the thinking (reasoning models; an addition).' },
     tool_calls: {
       type: 'array',

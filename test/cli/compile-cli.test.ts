@@ -199,6 +199,9 @@ test('compile --check over a folder of definitions: every file reported, exit 1 
   const oddRun = await run(['compile', '--check', odd, '--json']);
   assert.is(oddRun.code, 1, oddRun.stderr);
   assert.equal(JSON.parse(oddRun.stdout).results.map((r: { input: string; ok: boolean }) => [r.input.slice(odd.length + 1), r.ok]), [['dead.json', false], ['sub.json', false], ['ok.json', true]]);
+  // Named again, or inside a folder named too, an input is reported once.
+  const again = await run(['compile', '--check', odd, join(odd, 'ok.json'), odd, '--json']);
+  assert.is(JSON.parse(again.stdout).results.length, 3);
   // A model that cannot be read is the report's error under --json, not a line on stderr alone.
   const noModel = await run(['compile', '--check', odd, '--json', '--model', join(dir, 'no-such-model.gguf')]);
   assert.is(noModel.code, 1);

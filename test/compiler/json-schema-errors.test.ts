@@ -45,6 +45,10 @@ test('assertions a grammar cannot enforce are named by pointer', () => {
   fails({ properties: { a: { nullable: true, minLength: 1 } } }, '/properties/a/nullable', /'nullable' adds null to the 'type' beside it, and there is none here/);
   fails({ type: 'string', nullable: 'yes' }, '/nullable', /must be (true or false|boolean)/);
   fails({ type: ['string', 'null'], nullable: false }, '/nullable', /'nullable': false contradicts the 'type' beside it/);
+  // A required discriminator parts objects only: without a type both branches match [], "s" or null (the grammar took them).
+  const branch = (kind: string) => ({ properties: { kind: { const: kind } }, required: ['kind'] });
+  fails({ oneOf: [branch('x'), branch('y')] }, '/oneOf', /branches 0 and 1 may both match a value/);
+  fails({ type: 'object', nullable: true, oneOf: [branch('x'), branch('y')] }, '/oneOf', /branches 0 and 1 may both match a value/);
   fails({ type: 'object', anyOf: [{ properties: { a: { type: 'string' } } }, { required: ['b'] }], unevaluatedProperties: false }, '/unevaluatedProperties', /beside 'anyOf' or 'oneOf'/);
   fails({ allOf: [{ $ref: '#' }], type: 'string' }, '', /part of itself/);
   fails({ $defs: { a: { type: 'object', dependentRequired: { x: ['y'] } } } }, '/$defs/a/dependentRequired', /'dependentRequired'/);

@@ -28,7 +28,7 @@ test('an engine failure mid-stream ends the stream with an error event after wha
     const events = sseEvents(response.text) as any[];
     assert.equal(
       events.slice(0, 3).map((event) => event.choices[0].delta),
-      [{ role: 'assistant', content: '' }, { content: 'Hel' }, { content: 'lo' }],
+      [{ role: 'assistant', content: '', refusal: null }, { content: 'Hel' }, { content: 'lo' }],
     );
     assert.equal(events[3], { error: { message: 'decode failed: the device went away', type: 'server_error', param: null, code: 'internal_error' } });
     assert.is(events[4], '[DONE]');
@@ -40,7 +40,7 @@ test('an engine failure part way through a whole response keeps the output, fini
   await withFakeEngineServer(failsPartWay, async (s) => {
     const response = await post(`${s.url}/v1/chat/completions`, chat());
     assert.is(response.status, 200, response.text);
-    assert.equal(response.json.choices, [{ index: 0, message: { role: 'assistant', content: 'Hello' }, logprobs: null, finish_reason: 'error' }]);
+    assert.equal(response.json.choices, [{ index: 0, message: { role: 'assistant', content: 'Hello', refusal: null }, logprobs: null, finish_reason: 'error' }]);
     assert.equal(response.json.usage, { prompt_tokens: 7, completion_tokens: 0, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } });
   });
 });

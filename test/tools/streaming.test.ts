@@ -66,7 +66,7 @@ test('deltas: index, id, type and name in the first entry of a call, arguments i
   let finish: string | null = null;
   let first = true;
   for await (const chunk of stream) {
-    if (first) assert.equal(chunk.choices[0]?.delta, { role: 'assistant', content: null }, 'the role chunk of a forced call, as OpenAI sends it');
+    if (first) assert.equal(chunk.choices[0]?.delta, { role: 'assistant', content: null, refusal: null }, 'the role chunk of a forced call, as OpenAI sends it');
     first = false;
     entries.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
     finish = chunk.choices[0]?.finish_reason ?? finish;

@@ -8,7 +8,8 @@ import type { ChunkBuilder } from '../generation.js';
 import type { Usage } from '../usage.js';
 
 /** A choice's first delta: its role, and content "" as OpenAI's text answers begin, or null where the answer must be a call. */
-type RoleDelta = { role: 'assistant'; content: '' | null };
+/** The first delta, as OpenAI's: the role, no content yet, and refusal null (this server never refuses). */
+type RoleDelta = { role: 'assistant'; content: '' | null; refusal: null };
 
 export interface ChatChunkChoice {
   index: number;
@@ -34,7 +35,7 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
   *chunksFor(event: EngineEvent): Iterable<ChatChunk> {
     if (event.type === 'started') {
       const content = this.callForced ? null : '';
-      for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content }, logprobs: null, finish_reason: null });
+      for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: null });
     } else if (event.type === 'delta') {
       const deltas = advance(this.choices[event.choice]!, event.text);
       const logprobs = event.logprobs?.map(toOpenAiLogprob);
