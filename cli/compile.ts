@@ -185,6 +185,7 @@ export function registerCompile(cli: CAC): void {
       const io: CompileIo = { log: (line) => console.log(line), error: (line) => console.error(line) };
       let status: number;
       if (flags.check) {
+        if (flags.chatTemplate !== undefined || flags.out !== undefined) throw new UsageError(`${flags.chatTemplate !== undefined ? '--chat-template' : '--out'} goes with compile MODEL; --check validates definitions and writes nothing`);
         status = await runCompileCheck(inputs, flags, io);
       } else {
         if (inputs.length !== 1) throw new UsageError('compile takes one MODEL (a GGUF file, a model folder or a name); for definition files use --check');

@@ -8,7 +8,7 @@ import { registerBench } from './bench.js';
 import { registerTrainHeads } from './train-heads.js';
 import { registerBackend } from './backend.js';
 import { reportCliError } from './cli-error.js';
-import { joinNegativeValues, kebabCaseOptions, refuseRepeatedOptions, refuseSwitchValues } from './option-values.js';
+import { joinNegativeValues, kebabCaseOptions, readTextAsTyped, refuseRepeatedOptions, refuseSwitchValues, refuseUnreadArguments } from './option-values.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
 const cli = cac('lmforge');
@@ -27,9 +27,18 @@ cli.version(LMFORGE_VERSION);
 try {
   // One spelling of each flag (cac takes camelCase too), for cac and for the checks that read process.argv.
   process.argv = kebabCaseOptions(process.argv);
+  refuseUnreadArguments(process.argv);
   cli.parse(joinNegativeValues(cli, process.argv), { run: false });
-  // cac has printed them; `lmforge nosuch --help` printed the general help, and is still a mistake.
-  if ((cli.options.help || cli.options.version) && (cli.matchedCommand || cli.args.length === 0)) process.exit(0);
+  // cac has printed the help; `lmforge nosuch --help` printed the general help, and is still a mistake.
+  // With a command's arguments (`serve smollm2 --help`) cac leaves them in args and matches no command.
+  const first = process.argv.slice(2).find((arg) => !arg.startsWith('-'));
+  const named = cli.commands.some((command) => command.name === first);
+  if (cli.options.help && (cli.matchedCommand || cli.args.length === 0 || named)) process.exit(0);
+  if (cli.options.version) {
+    // cac prints it only when no command matched (`serve --version` printed nothing).
+    if (cli.matchedCommand || named) cli.outputVersion();
+    process.exit(0);
+  }
   if (!cli.matchedCommand) {
     if (cli.options.help) {
       console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
@@ -39,6 +48,7 @@ try {
     if (cli.args.length > 0) console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
     process.exit(cli.args.length > 0 ? 1 : 0);
   }
+  readTextAsTyped(cli.matchedCommand, cli.options, process.argv);
   refuseRepeatedOptions(cli.matchedCommand, cli.options);
   refuseSwitchValues(cli.matchedCommand, process.argv);
   await cli.runMatchedCommand();

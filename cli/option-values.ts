@@ -6,6 +6,7 @@
 // typed did not see (a key given so served with no key).
 import type { CAC, Command } from 'cac';
 import { UsageError } from './cli-error.js';
+import { rawOptionValues } from './raw-option.js';
 
 /** Options that may be given more than once (their values accumulate). */
 const REPEATABLE = new Set(['apiKey']);
@@ -28,22 +29,58 @@ function flagsOf(option: Option): string[] {
   return option.rawName.replace(/[<[].*$/, '').match(/--?[\w-]+/g) ?? [];
 }
 
-/** `--apiKey` as `--api-key`, before any `--`: one spelling for cac and for the checks that read the command line as typed. */
+/** `--apiKey` (or `--served-modelName`) as `--api-key`, before any `--`: one spelling for cac and for the checks that read the command line as typed. */
 export function kebabCaseOptions(argv: readonly string[]): string[] {
   const end = argv.indexOf('--');
   return argv.map((arg, i) => {
-    if ((end !== -1 && i >= end) || !/^--[a-z][A-Za-z0-9]*[A-Z]/.test(arg)) return arg;
+    if ((end !== -1 && i >= end) || !/^--[^=]*[A-Z]/.test(arg)) return arg;
     const [name, ...value] = arg.split('=');
-    return [name!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), ...value].join('=');
+    return [`--${name!.slice(2).replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase()}`, ...value].join('=');
   });
 }
 
-/** Throws for a switch given a value (`--enable-tracing=false`, `--any-order=no`, even `--x=`): it would keep the text, which reads as on. */
+/**
+ * Throws for what the parser would read otherwise than typed: a dotted name (`--api-key.x KEY`
+ * became a nested object, and the server ran with no key) and arguments after `--` (dropped:
+ * `pull -- gemma3-270m` pulled the default model).
+ */
+export function refuseUnreadArguments(argv: readonly string[]): void {
+  const end = argv.indexOf('--');
+  const dotted = argv.slice(0, end === -1 ? argv.length : end).find((arg) => /^--[^=]*\./.test(arg));
+  if (dotted !== undefined) throw new UsageError(`${dotted.split('=')[0]} is not an option: option names have no dots`);
+  if (end !== -1 && end < argv.length - 1) throw new UsageError(`arguments after '--' are not read (${argv.slice(end + 1).join(' ')}): give them before it`);
+}
+
+/** Placeholders of options whose value is text: read as typed, since the parser turns `0123` into 123 (a regex, a file name, a model name). */
+const TEXT_VALUES = new Set(['model', 'json', 'key', 'template', 'device', 'file', 'text', 'layout', 'mode', 'id', 'path', 'dir', 'pairs', 'host', 'name', 'where', 'pattern', 'style', 'form', 'url']);
+
+/** Sets each text option the command line gives to its text as typed (a list when given several times, which the repeat check names). */
+export function readTextAsTyped(command: Command, parsed: Record<string, unknown>, argv: readonly string[]): void {
+  for (const option of command.options) {
+    const placeholder = /[<[]([\w-]+)[>\]]/.exec(option.rawName)?.[1];
+    if (placeholder === undefined || !TEXT_VALUES.has(placeholder)) continue;
+    const typed = flagsOf(option).filter((flag) => flag.startsWith('--')).flatMap((flag) => rawOptionValues(argv, flag));
+    if (typed.length === 0) continue;
+    for (const name of option.names) parsed[name] = typed.length === 1 ? typed[0] : typed;
+  }
+}
+
+/**
+ * Throws for a switch given a value (`--enable-tracing=false`, `--any-order=no`, even `--x=`),
+ * which kept the text (read as on), or given more than once in any of its forms (`--no-ui
+ * --no-ui`, `--ui --no-ui`), which the parser folds into one value unsaid.
+ */
 export function refuseSwitchValues(command: Command, argv: readonly string[]): void {
-  const switches = new Set(command.options.filter((option) => !takesValue(option)).flatMap(flagsOf).flatMap((flag) => [flag, flag.replace(/^--no-/, '--')]));
-  for (const arg of argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length)) {
-    const [flag, ...value] = arg.split('=');
-    if (value.length > 0 && switches.has(flag!)) throw new UsageError(`${flag} is a switch and takes no value (got '${value.join('=')}'): give it alone, or leave it out`);
+  const given = argv.slice(0, argv.includes('--') ? argv.indexOf('--') : argv.length);
+  for (const option of command.options.filter((o) => !takesValue(o))) {
+    const spellings = new Set(flagsOf(option).filter((flag) => flag.startsWith('--')).flatMap((flag) => [flag, flag.replace(/^--no-/, '--'), flag.replace(/^--(?!no-)/, '--no-')]));
+    const uses = given.filter((arg) => spellings.has(arg.split('=')[0]!));
+    const valued = uses.find((arg) => arg.includes('='));
+    if (valued !== undefined) {
+      const [flag, ...value] = valued.split('=');
+      throw new UsageError(`${flag} is a switch and takes no value (got '${value.join('=')}'): give it alone, or leave it out`);
+    }
+    if (uses.length > 1) throw new UsageError(`${flagsOf(option).at(-1)} is given ${uses.length} times (${uses.join(' ')}); give it once`);
   }
 }
 

@@ -12,6 +12,13 @@ import { freePort, startCli as start, waitForLine, type CliRun } from '../helper
 
 const test = suite('lmforge serve (CLI)');
 
+/** A command that ends by itself: its exit status and output. */
+async function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = start(args, {});
+  const code = await run.exit;
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
+}
+
 async function failsWith(args: string[], pattern: RegExp, env: Record<string, string> = {}): Promise<void> {
   const run = start(args, env);
   // A server that starts instead of refusing fails the test rather than leaving it waiting.
@@ -45,6 +52,21 @@ test('serve --help documents every option of the spec with its default', async (
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
     assert.ok(help.includes(fallback), `${fallback} is shown`);
   }
+});
+
+test("help and version under a command given its arguments: printed, exit 0 (it said the model was an unknown command, and --version printed nothing); a text value keeps its text", async () => {
+  for (const args of [['serve', tinyModelPath, '--help'], ['compile', 'smollm2', '-h'], ['backend', 'build', 'cuda', '--help']]) {
+    const run = await runCli(args);
+    assert.is(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
+    assert.match(run.stdout, /Usage:/);
+    assert.not.match(run.stderr, /unknown command/);
+  }
+  const version = await runCli(['serve', '--version']);
+  assert.is(version.code, 0);
+  assert.match(version.stdout, /^lmforge\/\d+\.\d+\.\d+/);
+  // The parser read 0123 as 123: another regex, compiled and called ok.
+  const regex = await runCli(['compile-grammar', '--check', '--regex', '0123']);
+  assert.match(regex.stdout, /ok regex "0123"/);
 });
 
 test('bad flags fail before loading anything, each with one line naming it', async () => {
@@ -84,6 +106,15 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--no-any-whitespace', '--indent', '0x2'], /--indent must be a whole number of spaces from 0 to 64, not '0x2'/);
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--max-whitespace-count', '1e2'], /--max-whitespace-count must be a whole number of at least 0, not '1e2'/);
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--item-separator', 'abc'], /--item-separator lays out JSON only with --no-any-whitespace/);
+  // What the parser would read otherwise than typed: a dotted name became a nested option (a key given so served with no key),
+  // arguments after -- were dropped (pull -- gemma3-270m pulled the default), a mixed-case name slipped past the as-typed reads.
+  await failsWith(['serve', tinyModelPath, '--api-key.x', 'secret'], /--api-key\.x is not an option: option names have no dots/);
+  await failsWith(['pull', '--', 'gemma3-270m'], /arguments after '--' are not read \(gemma3-270m\)/);
+  await failsWith(['serve', tinyModelPath, '--max-batchSize', '0x2'], /--max-batch-size 0x2 is not valid/);
+  await failsWith(['serve', tinyModelPath, '--no-ui', '--noUi'], /--no-ui is given 2 times \(--no-ui --no-ui\); give it once/);
+  await failsWith(['serve', tinyModelPath, '--ui', '--no-ui'], /--no-ui is given 2 times/);
+  await failsWith(['serve', tinyModelPath, '--Foo'], /Unknown option `--foo`/);
+  await failsWith(['compile', '--check', tinyModelPath, '--chat-template', 'chatml'], /--chat-template goes with compile MODEL; --check validates definitions/);
   // Past Node's longest timer it is refused, as the other seconds flags are (it was cut to 24.8 days unsaid).
   await failsWith(['serve', tinyModelPath, '--drain-seconds', '9999999999'], /--drain-seconds 9999999999 is not valid: it must be a whole number of seconds from 1 to 2147483/);
   // Whole numbers as typed: the parser read 0x10 as port 16, an empty value as port 0, 1e3 as 1000.
