@@ -60,6 +60,18 @@ test('offsets count code points: an emoji is one character, and a token that end
   assert.equal(logprobs.tokens.slice(2, 4), ['bytes:\\xf0\\x9f', 'bytes:\\x98\\x86']);
 });
 
+test('a special token the text leaves out (skip_special_tokens) takes no room: the tokens after it point at their own text', () => {
+  // The audit's case: <|im_start|> tokens hidden from the text shifted every later offset by their 12 characters.
+  const { text, logprobs, streamed } = run([
+    delta('', token('<|im_start|>')), delta('', token('<|im_start|>')), delta('system', token('system')), delta('', token('<|im_start|>')), delta('system', token('system')), finished,
+  ]);
+  assert.is(text, 'systemsystem');
+  assert.equal(logprobs.text_offset, [0, 0, 0, 6, 6]);
+  // The second "system" goes out with its own text, not held to the finish.
+  const withText = streamed.filter((chunk) => chunk.choices[0]!.text === 'system');
+  assert.equal(withText.map((chunk) => chunk.choices[0]!.logprobs!.tokens.at(-1)), ['system', 'system']);
+});
+
 test('with echo the offsets start after the prompt, in code points', () => {
   const { text, logprobs } = run([delta('b', token('b')), delta('c', token('c')), finished], 'a😀');
   assert.is(text, 'a😀bc');

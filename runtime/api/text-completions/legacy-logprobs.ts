@@ -46,22 +46,15 @@ export const codePointsIn = (text: string): number => {
   return n;
 };
 
-/**
- * Where each token starts in the text its tokens decode to, in code points: a token that ends
- * inside a character leaves it to the next, and starts where that character does.
- */
-export class TokenPlaces {
-  private chars = 0;
+/** The characters (code points) each token's bytes complete: a token that ends inside a character leaves it to the next. */
+export class TokenCharacters {
   private tail: number[] = [];
 
-  /** The place of a token with these bytes, which then count as before the next. */
-  next(bytes: readonly number[]): number {
-    const at = this.chars;
+  next(bytes: readonly number[]): string[] {
     const all = this.tail.concat(bytes);
     const end = wholeCharactersEnd(all);
-    this.chars += codePointsIn(Buffer.from(all.slice(0, end)).toString('utf8'));
     this.tail = all.slice(end);
-    return at;
+    return [...Buffer.from(all.slice(0, end)).toString('utf8')];
   }
 }
 

@@ -4,7 +4,7 @@
 import type { EngineEvent, FinishReason, TokenLogprob } from '../../engine/protocol.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
-import { codePointsIn, legacyLogprobsOf, type LegacyLogprobs, TokenPlaces } from './legacy-logprobs.js';
+import { codePointsIn, legacyLogprobsOf, type LegacyLogprobs, TokenCharacters } from './legacy-logprobs.js';
 import type { Usage } from '../usage.js';
 
 export interface TextChunkChoice {
@@ -23,17 +23,19 @@ export interface TextCompletionChunk extends ChunkFrame {
 interface TextChoice {
   /** The prompt still to be echoed in front of the choice's next piece ('' once sent, or without echo). */
   echo: string;
-  /** Code points of text sent so far, the echo's included. */
-  sent: number;
-  /** Where each token starts, after the echo. */
-  places: TokenPlaces;
   echoLength: number;
+  /** The text sent so far after the echo, a code point an entry. */
+  sent: string[];
+  /** Where in `sent` the next token's text starts. */
+  cursor: number;
+  characters: TokenCharacters;
   /**
-   * Tokens whose text has not gone out yet: held back while it may begin a stop string, or
-   * never sent (the stop string's own). Each goes out in the chunk whose text reaches it; those
-   * left go out with the finish, at the text's end.
+   * Tokens not placed yet, each with the characters its bytes complete: placed where their text
+   * shows in what was sent, so each goes out in the chunk whose text reaches it (text held back
+   * while it may begin a stop string comes later than its token). A token whose text is not
+   * there (a special token the text leaves out, a stop string's own) stays where the text is.
    */
-  waiting: { entry: TokenLogprob; offset: number }[];
+  waiting: { entry: TokenLogprob; chars: string[] }[];
   finish: FinishReason | undefined;
 }
 
@@ -53,7 +55,7 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
   constructor(private readonly frame: ChunkFrame, private readonly options: TextChunkOptions) {
     this.choices = Array.from({ length: options.prompts * options.n }, (_, index) => {
       const echo = options.echoes?.[Math.floor(index / options.n)] ?? '';
-      return { echo, sent: 0, places: new TokenPlaces(), echoLength: codePointsIn(echo), waiting: [], finish: undefined };
+      return { echo, echoLength: codePointsIn(echo), sent: [], cursor: 0, characters: new TokenCharacters(), waiting: [], finish: undefined };
     });
   }
 
@@ -61,19 +63,16 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
     if (event.type === 'delta') {
       const choice = this.choices[event.choice]!;
       const text = this.takeEcho(choice) + event.text;
-      if (this.options.logprobs) for (const entry of event.logprobs ?? []) choice.waiting.push({ entry, offset: choice.echoLength + choice.places.next(entry.bytes) });
-      choice.sent += codePointsIn(text);
-      const reached = choice.waiting.findIndex((token) => token.offset >= choice.sent);
-      const placed = choice.waiting.splice(0, reached === -1 ? choice.waiting.length : reached);
+      if (this.options.logprobs) for (const entry of event.logprobs ?? []) choice.waiting.push({ entry, chars: choice.characters.next(entry.bytes) });
+      choice.sent.push(...event.text);
+      const placed = this.place(choice, false);
       if (text === '' && placed.length === 0) return;
       yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs ? legacyLogprobsOf(placed) : null, finish_reason: null });
     } else if (event.type === 'finished') {
       const choice = this.choices[event.choice]!;
       choice.finish = event.reason;
-      const text = this.takeEcho(choice);
-      choice.sent += codePointsIn(text);
-      const left = choice.waiting.splice(0).map((token) => ({ ...token, offset: Math.min(token.offset, choice.sent) }));
-      yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs && left.length > 0 ? legacyLogprobsOf(left) : null, finish_reason: event.reason });
+      const left = this.place(choice, true);
+      yield this.chunk({ index: event.choice, text: this.takeEcho(choice), logprobs: this.options.logprobs && left.length > 0 ? legacyLogprobsOf(left) : null, finish_reason: event.reason });
     }
   }
 
@@ -83,6 +82,26 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
 
   usageChunk(usage: Usage): TextCompletionChunk {
     return { ...this.frame, object: 'text_completion', choices: [], usage };
+  }
+
+  /** The waiting tokens whose place the text sent so far shows (all of them once the choice is finished), in order. */
+  private place(choice: TextChoice, finished: boolean): { entry: TokenLogprob; offset: number }[] {
+    const placed: { entry: TokenLogprob; offset: number }[] = [];
+    while (choice.waiting.length > 0) {
+      const { entry, chars } = choice.waiting[0]!;
+      const ahead = choice.sent.slice(choice.cursor, choice.cursor + Math.max(chars.length, 1));
+      // Its text is there: it starts at the cursor, which moves past it.
+      const shown = chars.length > 0 && ahead.length === chars.length && ahead.every((c, i) => c === chars[i]);
+      // Its text is not, nor ever will be: what was sent after the cursor already differs from it.
+      const absent = chars.length > 0 && ahead.some((c, i) => c !== chars[i]);
+      // A token that only begins a character waits for that character.
+      const begun = chars.length === 0 && ahead.length > 0;
+      if (!shown && !absent && !begun && !finished) break;
+      placed.push({ entry, offset: choice.echoLength + choice.cursor });
+      if (shown) choice.cursor += chars.length;
+      choice.waiting.shift();
+    }
+    return placed;
   }
 
   /** The echoed prompt goes out once, in front of the choice's first piece. */
