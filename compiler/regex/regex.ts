@@ -10,7 +10,7 @@ import { type AST, RegExpParser } from '@eslint-community/regexpp';
 import { normalizeRanges, complementRanges, encodableRanges, isSurrogate, MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
 import { type Expr, type GrammarIR, nothing, type Ranges } from '../ir.js';
-import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
+import { beyondExpansionLimit, expandedStates, repeatStates } from '../expanded-size.js';
 import { MAX_AUTOMATON_STATES, MAX_LANGUAGE_STATES, MAX_NESTING, MAX_REGEX_LENGTH } from '../limits.js';
 import { checkNonEmpty } from '../passes/empty-language.js';
 import { dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
@@ -25,6 +25,9 @@ export interface RegexOptions {
 }
 
 const ANY: Ranges = [0, MAX_CODE_POINT];
+
+/** Most states of a lookahead's rest and body together, before they are built as automata (about a second of work). */
+const MAX_LOOKAHEAD_STATES = 4096;
 
 function unsupported(node: { start: number; raw: string }, feature: string): GrammarError {
   return new GrammarError(`regex: ${feature} '${node.raw}' at offset ${node.start} cannot be expressed by a grammar`, {
@@ -176,6 +179,10 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
         return { kind: 'seq', items: toEnd ? items : [...items, { kind: 'repeat', body: chars(ANY), min: 0, max: -1 }] } as Expr;
       }),
     };
+    // Built as automata, the rest and the body cost in their size (minimising a long chain is slow: 20 s for `(?=a)[a-z]{1,10000}`).
+    if (expandedStates(rest) + expandedStates(body) > MAX_LOOKAHEAD_STATES) {
+      throw new GrammarError(`regex: the lookahead '${node.raw}' at offset ${node.start} with what follows it needs more than ${MAX_LOOKAHEAD_STATES} automaton states (the limit for a lookahead)`, { kind: 'regex', offset: node.start });
+    }
     try {
       const [text, starts] = [dfaOfExpr(rest), dfaOfExpr(body)];
       return dfaExpr(node.negate ? subtractDfa(text, starts) : intersectDfa(text, starts));

@@ -59,6 +59,8 @@ test('a lookahead inside a group or quantifier stays an error naming it; a whole
   assert.throws(() => Grammar.fromRegex('(?:(?!a)b)*'), /the lookahead inside a group or quantifier/);
   assert.throws(() => Grammar.fromRegex('a(?=b)'), /no value can match/);
   assert.ok(accepts(Grammar.fromRegex('a(?=b)b'))('ab'));
+  // A lookahead before a long counted run is refused at once by its size (building it took 20 s and more, then the state limit).
+  assert.throws(() => Grammar.fromRegex('(?=a)[a-z]{1,10000}'), /the lookahead '\(\?=a\)' at offset 0 with what follows it needs more than 4096 automaton states/);
 });
 
 test.run();
