@@ -45,8 +45,11 @@ try {
       process.exit(1);
     }
     cli.outputHelp();
+    // An option with no command (`lmforge --foo`) is as much a mistake as an unknown command.
+    const option = process.argv.slice(2).find((arg) => arg.startsWith('-'));
     if (cli.args.length > 0) console.error(`lmforge: unknown command '${cli.args[0]}' (the commands are listed above)`);
-    process.exit(cli.args.length > 0 ? 1 : 0);
+    else if (option !== undefined) console.error(`lmforge: ${option.split('=')[0]} is not an option of lmforge itself; the commands are listed above, each with its own options`);
+    process.exit(cli.args.length > 0 || option !== undefined ? 1 : 0);
   }
   readTextAsTyped(cli.matchedCommand, cli.options, process.argv);
   refuseRepeatedOptions(cli.matchedCommand, cli.options);

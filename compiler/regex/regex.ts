@@ -196,6 +196,12 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
 /** A grammar whose root is the whole-string regex; refused when it matches no string. */
 export function regexGrammar(pattern: string): GrammarIR {
   const grammar: GrammarIR = { rules: [{ name: 'root', body: regexToExpr(pattern), lookahead: null, exactLookahead: false }], root: 0 };
-  checkNonEmpty(grammar);
+  try {
+    checkNonEmpty(grammar);
+  } catch (error) {
+    // Emptiness found nowhere in particular is the pattern's as a whole (`a(?=b)` as a whole match).
+    if (error instanceof GrammarError && error.location.kind === 'none') throw new GrammarError('regex: the pattern matches no string (as a whole match)', { kind: 'regex', offset: 0 });
+    throw error;
+  }
   return grammar;
 }

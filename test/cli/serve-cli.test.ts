@@ -64,6 +64,10 @@ test("help and version under a command given its arguments: printed, exit 0 (it 
   const version = await runCli(['serve', '--version']);
   assert.is(version.code, 0);
   assert.match(version.stdout, /^lmforge\/\d+\.\d+\.\d+/);
+  // An option with no command is a mistake, as an unknown command is (it printed the help and exited 0).
+  const bare = await runCli(['--foo']);
+  assert.is(bare.code, 1);
+  assert.match(bare.stderr, /--foo is not an option of lmforge itself/);
   // The parser read 0123 as 123: another regex, compiled and called ok.
   const regex = await runCli(['compile-grammar', '--check', '--regex', '0123']);
   assert.match(regex.stdout, /ok regex "0123"/);
