@@ -10,6 +10,7 @@ import { UserFacingError } from '../compiler/lmforge-error.js';
 interface BenchFlags {
   url?: string;
   model?: string;
+  apiKey?: string;
   concurrency?: number;
   requestRate?: number;
   numPrompts: number;
@@ -29,6 +30,7 @@ export function registerBench(cli: CAC): void {
     .command('bench', 'Measure an OpenAI-compatible server: TTFT, TPOT, ITL and throughput of streamed chat completions')
     .option('--url <url>', 'Server base URL, e.g. http://127.0.0.1:8000 (required)')
     .option('--model <id>', 'Model id to send (default: the first id of GET /v1/models)')
+    .option('--api-key <key>', 'Sent as Authorization: Bearer KEY, for a server started with a key (default: $LMFORGE_API_KEY\'s first key, else none)')
     .option('--concurrency <n>', 'Requests in flight, closed loop (default: 1); with --request-rate, the cap on them')
     .option('--request-rate <r>', 'Poisson arrivals per second, open loop (default: off)')
     .option('--num-prompts <n>', 'Requests to send', { default: 32 })
@@ -46,6 +48,7 @@ export function registerBench(cli: CAC): void {
       const report = await runBenchmark({
         url: flags.url,
         model: flags.model === undefined ? undefined : String(flags.model),
+        apiKey: benchApiKey(flags.apiKey, process.env.LMFORGE_API_KEY),
         concurrency: flags.concurrency,
         requestRate: flags.requestRate,
         numPrompts: flags.numPrompts,
@@ -61,6 +64,15 @@ export function registerBench(cli: CAC): void {
       console.log(flags.json ? JSON.stringify(report) : formatReport(report));
       if (report.completed === 0) process.exitCode = 1;
     });
+}
+
+/** The key to send: the flag's, else the first of LMFORGE_API_KEY's (the list serve reads), else none. */
+export function benchApiKey(flag: string | undefined, env: string | undefined): string | undefined {
+  if (flag !== undefined) {
+    if (String(flag).trim() === '') throw new BenchUsageError('--api-key needs a key');
+    return String(flag);
+  }
+  return env?.split(',').map((key) => key.trim()).find((key) => key !== '');
 }
 
 class BenchUsageError extends UserFacingError {

@@ -14,6 +14,8 @@ export interface BenchOptions {
   url: string;
   /** Model id to send; default: the first id GET /v1/models lists. */
   model?: string;
+  /** Sent as Authorization: Bearer KEY, for a server that requires a key. */
+  apiKey?: string;
   /** Requests in flight (closed loop), or the cap on them with requestRate. Default 1. */
   concurrency?: number;
   /** Poisson arrivals per second (open loop); unset means closed loop. */
@@ -81,12 +83,13 @@ export async function runBenchmark(options: BenchOptions): Promise<BenchReport> 
   const seed = options.seed ?? 0;
   const rate = options.requestRate;
   const concurrency = options.concurrency ?? (rate === undefined ? 1 : undefined);
-  const model = options.model ?? (await firstModelId(url));
+  const model = options.model ?? (await firstModelId(url, options.apiKey));
   const prompts = makePrompts(numPrompts, inputLen, seed);
   const send = (prompt: string) =>
     streamChatCompletion({
       url,
       model,
+      ...(options.apiKey !== undefined ? { apiKey: options.apiKey } : {}),
       prompt,
       maxTokens: outputLen,
       temperature: options.temperature ?? 0,
@@ -199,13 +202,16 @@ async function openLoop(prompts: string[], rate: number, cap: number | undefined
   return Promise.all(inFlight);
 }
 
-async function firstModelId(url: string): Promise<string> {
+async function firstModelId(url: string, apiKey: string | undefined): Promise<string> {
   let body: { data?: { id?: unknown }[] };
   try {
-    const response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${url}/v1/models`, { signal: AbortSignal.timeout(10_000), headers: apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` } });
+    // The server is up and wants a key: "is the server up?" sent people the wrong way.
+    if (response.status === 401) throw new BenchOptionError(`${url}/v1/models wants an API key (HTTP 401): pass --api-key KEY${apiKey === undefined ? '' : ' (this one was refused)'}`);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     body = (await response.json()) as typeof body;
   } catch (error) {
+    if (error instanceof BenchOptionError) throw error;
     throw new BenchOptionError(`could not list the models at ${url}/v1/models (${describeFetchError(error)}); is the server up? or pass --model`);
   }
   const id = body.data?.[0]?.id;

@@ -17,6 +17,8 @@ export interface ChatMessage {
 export interface RequestSpec {
   url: string;
   model: string;
+  /** Sent as Authorization: Bearer KEY. */
+  apiKey?: string;
   /** One user message; ignored when `messages` is given. */
   prompt: string;
   /** The whole conversation, for benchmarks that replay chat history. */
@@ -162,7 +164,7 @@ export async function streamChatCompletion(spec: RequestSpec): Promise<RequestRe
 function postChat(spec: RequestSpec, signal: AbortSignal, dispatcher?: Dispatcher): Promise<Response> {
   return fetch(`${spec.url}/v1/chat/completions`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...(spec.apiKey !== undefined ? { authorization: `Bearer ${spec.apiKey}` } : {}) },
     body: JSON.stringify({
       model: spec.model,
       messages: spec.messages ?? [{ role: 'user', content: spec.prompt }],

@@ -127,6 +127,8 @@ export function parseOverrides(text: string | undefined): Overrides {
     const rule = RULES[key as OverrideKey];
     if (eq < 0 || raw === '') throw new ConfigError(`--overrides: ${key} needs a value (${key}=VALUE)`);
     if (key in overrides) throw new ConfigError(`--overrides: ${key} is given twice`);
+    // `a=1,b=2`: the second pair read as the first's value; say which separator the spec uses.
+    if (/,\s*[a-z_]+\s*=/.test(raw)) throw new ConfigError(`--overrides: ${key}=${raw} is not valid: separate pairs with ';', not ',' (${part.trim().replace(/,\s*(?=[a-z_]+\s*=)/g, ';')})`);
     overrides[key as OverrideKey] = overrideValue(key as OverrideKey, raw, `--overrides: ${key}=${raw}`);
   }
   return overrides;

@@ -170,6 +170,7 @@ test('unknown keys, bad values and impossible combinations name the key', () => 
   throwsConfig(() => parseOverrides('gpu_memory_utilization=1.5'), /gpu_memory_utilization=1\.5 is not valid: it must be a number in \(0, 1\]/);
   throwsConfig(() => parseOverrides('max_num_sequence'), /max_num_sequence needs a value/);
   throwsConfig(() => parseOverrides('max_num_sequence=2;max_num_sequence=3'), /max_num_sequence is given twice/);
+  throwsConfig(() => parseOverrides('max_num_sequence=8,prefill_chunk_size=512'), /separate pairs with ';', not ',' \(max_num_sequence=8;prefill_chunk_size=512\)/);
   // An explicit chunk beyond the KV cache is refused, not quietly lowered; the preset's is lowered to fit.
   throwsConfig(
     () => computeEngineConfig('local', parseOverrides('max_total_seq_length=1000;prefill_chunk_size=4000'), facts),
