@@ -210,8 +210,8 @@ export function registerCompileGrammar(cli: CAC): void {
     .example('lmforge compile-grammar --check grammars/*.json grammars/*.ebnf')
     .example('lmforge compile-grammar --model smollm2 grammars/json.ebnf')
     .action(async (files: string[], flags: CompileGrammarFlags) => {
-      // Numbers as typed: the parser reads 0x2 as 2 and 1e2 as 100 (option-values.ts), and separators keep their text.
-      for (const [flag, key] of [['--indent', 'indent'], ['--max-whitespace-count', 'maxWhitespaceCount'], ['--item-separator', 'itemSeparator'], ['--key-separator', 'keySeparator']] as const) {
+      // Numbers as typed: the parser reads 0x2 as 2 and 1e2 as 100 (the separators, text, main.ts reads as typed).
+      for (const [flag, key] of [['--indent', 'indent'], ['--max-whitespace-count', 'maxWhitespaceCount']] as const) {
         const typed = rawOptionValues(process.argv, flag)[0];
         if (typed !== undefined) (flags as Record<string, unknown>)[key] = typed;
       }

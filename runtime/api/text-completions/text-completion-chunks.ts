@@ -63,8 +63,11 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
     if (event.type === 'delta') {
       const choice = this.choices[event.choice]!;
       const text = this.takeEcho(choice) + event.text;
-      if (this.options.logprobs) for (const entry of event.logprobs ?? []) choice.waiting.push({ entry, chars: choice.characters.next(entry.bytes) });
-      choice.sent.push(...event.text);
+      // Only logprobs need the text kept, to place their tokens in it.
+      if (this.options.logprobs) {
+        for (const entry of event.logprobs ?? []) choice.waiting.push({ entry, chars: choice.characters.next(entry.bytes) });
+        choice.sent.push(...event.text);
+      }
       const placed = this.place(choice, false);
       if (text === '' && placed.length === 0) return;
       yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs ? legacyLogprobsOf(placed) : null, finish_reason: null });
