@@ -8,6 +8,7 @@ import type { CAC } from 'cac';
 import { buildCudaBackend } from '../runtime/backend/cuda/build-cuda-backend.js';
 import { installedBinaryFolder, prebuiltPackageFor } from '../runtime/backend/library.js';
 import { UsageError } from './cli-error.js';
+import { numberAsTyped } from './option-values.js';
 
 interface BackendFlags {
   arch?: string | number;
@@ -36,7 +37,7 @@ export function registerBackend(cli: CAC): void {
 }
 
 function positive(flag: string, value: string | number): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} ${value}: expected a positive whole number`);
+  const n = numberAsTyped(value);
+  if (!Number.isSafeInteger(n) || n <= 0) throw new UsageError(`${flag} ${value}: expected a positive whole number`);
   return n;
 }

@@ -6,22 +6,23 @@ import type { CAC } from 'cac';
 import { formatReport } from './serve-bench/format-report.js';
 import { parseExtraBody, runBenchmark } from './serve-bench/run-benchmark.js';
 import { UserFacingError } from '../compiler/lmforge-error.js';
+import { numberAsTyped } from './option-values.js';
 
 interface BenchFlags {
   url?: string;
   model?: string;
   apiKey?: string;
-  concurrency?: number;
-  requestRate?: number;
-  numPrompts: number;
-  inputLen: number;
-  outputLen: number;
-  temperature: number;
-  topLogprobs?: number;
+  concurrency?: number | string;
+  requestRate?: number | string;
+  numPrompts: number | string;
+  inputLen: number | string;
+  outputLen: number | string;
+  temperature: number | string;
+  topLogprobs?: number | string;
   extraBody?: string;
-  seed: number;
-  warmup: number;
-  timeout: number;
+  seed: number | string;
+  warmup: number | string;
+  timeout: number | string;
   json?: boolean;
 }
 
@@ -49,21 +50,29 @@ export function registerBench(cli: CAC): void {
         url: flags.url,
         model: flags.model === undefined ? undefined : String(flags.model),
         apiKey: benchApiKey(flags.apiKey, process.env.LMFORGE_API_KEY),
-        concurrency: flags.concurrency,
-        requestRate: flags.requestRate,
-        numPrompts: flags.numPrompts,
-        inputLen: flags.inputLen,
-        outputLen: flags.outputLen,
-        temperature: flags.temperature,
-        topLogprobs: flags.topLogprobs,
+        concurrency: numberOf(flags.concurrency, '--concurrency'),
+        requestRate: numberOf(flags.requestRate, '--request-rate'),
+        numPrompts: numberOf(flags.numPrompts, '--num-prompts'),
+        inputLen: numberOf(flags.inputLen, '--input-len'),
+        outputLen: numberOf(flags.outputLen, '--output-len'),
+        temperature: numberOf(flags.temperature, '--temperature'),
+        topLogprobs: numberOf(flags.topLogprobs, '--top-logprobs'),
         extraBody: flags.extraBody === undefined ? undefined : parseExtraBody(String(flags.extraBody)),
-        seed: flags.seed,
-        warmup: flags.warmup,
-        timeoutMs: flags.timeout * 1000,
+        seed: numberOf(flags.seed, '--seed'),
+        warmup: numberOf(flags.warmup, '--warmup'),
+        timeoutMs: numberOf(flags.timeout, '--timeout')! * 1000, // cac's default is given
       });
       console.log(flags.json ? JSON.stringify(report) : formatReport(report));
       if (report.completed === 0) process.exitCode = 1;
     });
+}
+
+/** A number flag as typed, in decimal digits (runBenchmark checks its range); the parser read 0x2 as 2. */
+function numberOf(value: number | string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = numberAsTyped(value, { signed: true, fraction: true });
+  if (Number.isNaN(n)) throw new BenchUsageError(`${flag} must be a number in decimal digits, got '${value}'`);
+  return n;
 }
 
 /** The key to send: the flag's, else the first of LMFORGE_API_KEY's (the list serve reads), else none. */

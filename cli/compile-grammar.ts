@@ -14,7 +14,7 @@ import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-voca
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { UserFacingError } from '../compiler/lmforge-error.js';
 import { MAX_INDENT } from '../compiler/json-schema/options.js';
-import { rawOptionValues } from './raw-option.js';
+import { numberAsTyped } from './option-values.js';
 
 export interface CompileGrammarFlags {
   ebnf?: string;
@@ -22,8 +22,8 @@ export interface CompileGrammarFlags {
   regex?: string | number;
   jsonSchema?: string;
   anyWhitespace?: boolean;
-  maxWhitespaceCount?: number;
-  indent?: number;
+  maxWhitespaceCount?: number | string;
+  indent?: number | string;
   itemSeparator?: string;
   keySeparator?: string;
   strictMode?: boolean;
@@ -56,13 +56,13 @@ function schemaOptions(flags: CompileGrammarFlags): JsonSchemaOptions {
     style: (flags.style ?? 'json') as JsonSchemaStyle,
   };
   if (flags.maxWhitespaceCount !== undefined) {
-    const count = Number(flags.maxWhitespaceCount);
-    if (!/^\d+$/.test(String(flags.maxWhitespaceCount)) || !Number.isSafeInteger(count)) throw new CompileGrammarUsageError(`--max-whitespace-count must be a whole number of at least 0, not '${flags.maxWhitespaceCount}'`);
+    const count = numberAsTyped(flags.maxWhitespaceCount);
+    if (!Number.isSafeInteger(count)) throw new CompileGrammarUsageError(`--max-whitespace-count must be a whole number of at least 0, not '${flags.maxWhitespaceCount}'`);
     options.maxWhitespaceCount = count;
   }
   if (flags.indent !== undefined) {
-    const indent = Number(flags.indent);
-    if (!/^\d+$/.test(String(flags.indent)) || indent > MAX_INDENT) throw new CompileGrammarUsageError(`--indent must be a whole number of spaces from 0 to ${MAX_INDENT}, not '${flags.indent}'`);
+    const indent = numberAsTyped(flags.indent);
+    if (!(indent <= MAX_INDENT)) throw new CompileGrammarUsageError(`--indent must be a whole number of spaces from 0 to ${MAX_INDENT}, not '${flags.indent}'`);
     // Free whitespace already takes any layout: an indent there would be dropped unsaid.
     if (options.anyWhitespace) throw new CompileGrammarUsageError('--indent lays out JSON only with --no-any-whitespace (free whitespace already takes any indent)');
     options.indent = indent;
@@ -210,11 +210,6 @@ export function registerCompileGrammar(cli: CAC): void {
     .example('lmforge compile-grammar --check grammars/*.json grammars/*.ebnf')
     .example('lmforge compile-grammar --model smollm2 grammars/json.ebnf')
     .action(async (files: string[], flags: CompileGrammarFlags) => {
-      // Numbers as typed: the parser reads 0x2 as 2 and 1e2 as 100 (the separators, text, main.ts reads as typed).
-      for (const [flag, key] of [['--indent', 'indent'], ['--max-whitespace-count', 'maxWhitespaceCount']] as const) {
-        const typed = rawOptionValues(process.argv, flag)[0];
-        if (typed !== undefined) (flags as Record<string, unknown>)[key] = typed;
-      }
       const vocabulary = flags.model !== undefined ? await modelVocabulary(String(flags.model)) : undefined;
       const status = runCompileGrammar(files, flags, { log: (l) => console.log(l), error: (l) => console.error(l) }, vocabulary);
       if (status !== 0) process.exitCode = status;

@@ -8,7 +8,7 @@ import { registerBench } from './bench.js';
 import { registerTrainHeads } from './train-heads.js';
 import { registerBackend } from './backend.js';
 import { reportCliError } from './cli-error.js';
-import { joinNegativeValues, kebabCaseOptions, readTextAsTyped, refuseRepeatedOptions, refuseSwitchValues, refuseUnreadArguments } from './option-values.js';
+import { joinNegativeValues, kebabCaseOptions, readValuesAsTyped, refuseRepeatedOptions, refuseSwitchValues, refuseUnreadArguments } from './option-values.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
 const cli = cac('lmforge');
@@ -51,9 +51,9 @@ try {
     else if (option !== undefined) console.error(`lmforge: ${option.split('=')[0]} is not an option of lmforge itself; the commands are listed above, each with its own options`);
     process.exit(cli.args.length > 0 || option !== undefined ? 1 : 0);
   }
-  readTextAsTyped(cli.matchedCommand, cli.options, process.argv);
-  refuseRepeatedOptions(cli.matchedCommand, cli.options);
   refuseSwitchValues(cli.matchedCommand, process.argv);
+  readValuesAsTyped(cli.matchedCommand, cli.options, process.argv);
+  refuseRepeatedOptions(cli.matchedCommand, cli.options);
   await cli.runMatchedCommand();
 } catch (error) {
   reportCliError(error);

@@ -1,7 +1,8 @@
 // How an option's value is read, where cac (through mri) reads it otherwise than a user means:
 // a negative number after a space (`--drain-seconds -1`) is taken for a flag of its own; a flag
 // given twice becomes a list whose joined text (`8631,8632`) the option's check rejects without
-// saying why; a switch given a value (`--enable-tracing=false`) keeps the text, truthy; and cac
+// saying why; a value is turned into a number where it looks like one (`0123`, `0x10`, an empty
+// value as 0); a switch given a value (`--enable-tracing=false`) keeps the text, truthy; and cac
 // takes every flag in camelCase too (`--apiKey`), which the checks that read the command line as
 // typed did not see (a key given so served with no key).
 import type { CAC, Command } from 'cac';
@@ -51,18 +52,28 @@ export function refuseUnreadArguments(argv: readonly string[]): void {
   if (end !== -1 && end < argv.length - 1) throw new UsageError(`arguments after '--' are not read (${argv.slice(end + 1).join(' ')}): give them before it`);
 }
 
-/** Placeholders of options whose value is text: read as typed, since the parser turns `0123` into 123 (a regex, a file name, a model name). */
-const TEXT_VALUES = new Set(['model', 'json', 'key', 'template', 'device', 'file', 'text', 'layout', 'mode', 'id', 'path', 'dir', 'pairs', 'host', 'name', 'where', 'pattern', 'style', 'form', 'url']);
-
-/** Sets each text option the command line gives to its text as typed (a list when given several times, which the repeat check names). */
-export function readTextAsTyped(command: Command, parsed: Record<string, unknown>, argv: readonly string[]): void {
-  for (const option of command.options) {
-    const placeholder = /[<[]([\w-]+)[>\]]/.exec(option.rawName)?.[1];
-    if (placeholder === undefined || !TEXT_VALUES.has(placeholder)) continue;
+/**
+ * Sets each option the command line gives a value to, to that value as typed (a list when given
+ * several times, which the repeat check names): the parser reads `0123` as 123, `0x10` as 16,
+ * `1e3` as 1000 and an empty value as 0, so a key, a regex or a name would change and a number
+ * would pass its check in a form nobody meant. Each command checks numbers with numberAsTyped.
+ */
+export function readValuesAsTyped(command: Command, parsed: Record<string, unknown>, argv: readonly string[]): void {
+  for (const option of command.options.filter(takesValue)) {
     const typed = flagsOf(option).filter((flag) => flag.startsWith('--')).flatMap((flag) => rawOptionValues(argv, flag));
     if (typed.length === 0) continue;
     for (const name of option.names) parsed[name] = typed.length === 1 ? typed[0] : typed;
   }
+}
+
+/**
+ * The number a value is as typed: digits, with a leading minus where `signed` and a decimal
+ * fraction where `fraction`; NaN for any other text. A default is a number already.
+ */
+export function numberAsTyped(value: number | string, { signed = false, fraction = false } = {}): number {
+  if (typeof value === 'number') return value;
+  const pattern = new RegExp(`^${signed ? '-?' : ''}\\d+${fraction ? '(\\.\\d+)?' : ''}$`);
+  return pattern.test(value.trim()) ? Number(value) : NaN;
 }
 
 /**
@@ -105,9 +116,9 @@ export function joinNegativeValues(cli: CAC, argv: readonly string[]): string[] 
   return joined;
 }
 
-/** Throws for an option that takes one value, or a switch, given several times (a switch's list read as off). */
+/** Throws for an option that takes one value given several times (a switch's repeats are refuseSwitchValues'). */
 export function refuseRepeatedOptions(command: Command, parsed: Record<string, unknown>): void {
-  for (const option of command.options) {
+  for (const option of command.options.filter(takesValue)) {
     const name = option.names.find((n) => n in parsed);
     if (name === undefined || REPEATABLE.has(name) || !Array.isArray(parsed[name])) continue;
     throw new UsageError(`${flagsOf(option).at(-1) ?? name} is given ${(parsed[name] as unknown[]).length} times; give it once`);

@@ -8,7 +8,7 @@ import { createServer } from '../runtime/server/create-server.js';
 import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
-import { rawOptionValues } from './raw-option.js';
+import { numberAsTyped } from './option-values.js';
 import { MAX_TIMER_MS } from '../runtime/server/check-server-options.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reasoning.js';
@@ -46,9 +46,9 @@ export interface ServeFlags {
   toolCallArguments: string;
   reasoning: string;
   chatTemplate?: string;
-  /** Each value as typed (see raw-option.ts). */
-  apiKey?: string[];
-  servedModelName?: string[];
+  /** Each value as typed: one, or a list when repeated. */
+  apiKey?: string | string[];
+  servedModelName?: string;
   /** False with --no-ui. */
   ui?: boolean;
 }
@@ -91,29 +91,10 @@ export function registerServe(cli: CAC): void {
     .option('--no-ui', 'Do not serve the web chat page at / (a 404 there instead)')
     .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: MODEL as typed when it is a name, like smollm2; for a path, the GGUF file\'s stem or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
-      flags.apiKey = rawOptionValues(process.argv, '--api-key');
-      flags.servedModelName = rawOptionValues(process.argv, '--served-model-name');
-      // Numbers are checked as typed: mri reads `0x10` as 16, `1e3` as 1000 and an empty value as 0
-      // (an empty --watchdog-timeout was "never"). cac takes the camelCase spelling too.
-      for (const [flag, key] of NUMBER_FLAGS) {
-        const typed = [...rawOptionValues(process.argv, flag), ...rawOptionValues(process.argv, `--${key}`)].at(-1);
-        if (typed !== undefined) flags[key] = typed;
-      }
       await serve(model, flags);
     });
 }
 
-/** The serve flags that take a number, and their field. */
-const NUMBER_FLAGS = [
-  ['--port', 'port'], ['--threads', 'threads'], ['--max-queued-requests', 'maxQueuedRequests'], ['--max-request-bytes', 'maxRequestBytes'],
-  ['--drain-seconds', 'drainSeconds'], ['--max-batch-size', 'maxBatchSize'], ['--max-total-seq-length', 'maxTotalSeqLength'], ['--prefill-chunk-size', 'prefillChunkSize'],
-  ['--grammar-timeout', 'grammarTimeout'], ['--watchdog-timeout', 'watchdogTimeout'],
-] as const satisfies readonly (readonly [string, keyof ServeFlags])[];
-
-/** Digits only, as typed (or a default, already a number). */
-const isWholeNumberText = (value: number | string): boolean => typeof value === 'number' || /^\d+$/.test(value.trim());
-/** Digits with a decimal fraction or none, as typed. */
-const isDecimalText = (value: number | string): boolean => typeof value === 'number' || /^\d+(\.\d+)?$/.test(value.trim());
 /** A value as a message quotes it: an empty one shows. */
 const typed = (value: number | string): string => (value === '' ? "''" : String(value));
 /** Node's timers hold 2³¹ − 1 ms: a longer time would fire at once. */
@@ -121,26 +102,26 @@ const MAX_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
 function positiveInteger(value: number | string | undefined, flag: string): number | undefined {
   if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!isWholeNumberText(value) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number ≥ 1`);
+  const n = numberAsTyped(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number ≥ 1`);
   return n;
 }
 
 function wholeSeconds(value: number | string, flag: string): number {
-  const n = Number(value);
-  if (!isWholeNumberText(value) || !(n >= 1) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number of seconds from 1 to ${MAX_SECONDS}`);
+  const n = numberAsTyped(value);
+  if (!(n >= 1) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number of seconds from 1 to ${MAX_SECONDS}`);
   return n;
 }
 
 function positiveNumber(value: number | string, flag: string): number {
-  const n = Number(value);
-  if (!isDecimalText(value) || !(n > 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds > 0 and at most ${MAX_SECONDS}`);
+  const n = numberAsTyped(value, { fraction: true });
+  if (!(n > 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds > 0 and at most ${MAX_SECONDS}`);
   return n;
 }
 
 function secondsOrZero(value: number | string, flag: string): number {
-  const n = Number(value);
-  if (!isDecimalText(value) || !(n >= 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds from 0 (never) to ${MAX_SECONDS}`);
+  const n = numberAsTyped(value, { fraction: true });
+  if (!(n >= 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds from 0 (never) to ${MAX_SECONDS}`);
   return n;
 }
 
@@ -206,9 +187,8 @@ export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv)
   return keys;
 }
 
-function servedModelNameOf(values: readonly string[]): string | undefined {
-  if (values.length > 1) throw new UsageError(`--served-model-name is given ${values.length} times; give one name`);
-  const name = values[0]?.trim();
+function servedModelNameOf(value: string | undefined): string | undefined {
+  const name = value?.trim();
   if (name === '') throw new UsageError('--served-model-name needs a name after it');
   return name;
 }
@@ -228,18 +208,14 @@ export function describeSpeculation(mode: SpeculativeMode, draftModel: string | 
 
 /** Every flag checked before anything is loaded, so a typo costs no model load. */
 export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env) {
-  // A switch given a value (--enable-tracing=false) reached here as the text 'false': on by one reading, off by another.
-  for (const [flag, key] of [['--enable-tracing', 'enableTracing'], ['--allow-credentials', 'allowCredentials']] as const) {
-    if (flags[key] !== undefined && typeof flags[key] !== 'boolean') throw new UsageError(`${flag} takes no value (got '${String(flags[key])}'): give it alone to turn it on, leave it out for off`);
-  }
   const mode = parseMode(flags.mode);
   const kvLayout = parseKvLayout(String(flags.kvLayout));
   const sampling = String(flags.sampling ?? 'auto');
   if (!(SAMPLING_SETTINGS as readonly string[]).includes(sampling)) throw new UsageError(`--sampling '${sampling}' is not valid: use one of ${SAMPLING_SETTINGS.join(', ')}`);
   const overrides = mergeLegacyLimits(parseOverrides(flags.overrides), flags);
   parseDeviceSpec(flags.device);
-  const port = Number(flags.port);
-  if (!isWholeNumberText(flags.port) || !isListenPort(port)) throw new UsageError(`--port ${typed(flags.port)} is not valid: use ${PORT_RANGE}`);
+  const port = numberAsTyped(flags.port);
+  if (!isListenPort(port)) throw new UsageError(`--port ${typed(flags.port)} is not valid: use ${PORT_RANGE}`);
   const speculativeMode = flags.speculativeMode;
   if (!(SPECULATIVE_MODES_AVAILABLE as readonly string[]).includes(speculativeMode)) {
     throw new UsageError(`--speculative-mode '${speculativeMode}' is not valid: use one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);
@@ -257,7 +233,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
   if (!(REASONING_MODES as readonly string[]).includes(flags.reasoning)) {
     throw new UsageError(`--reasoning '${flags.reasoning}' is not valid: use one of ${REASONING_MODES.join(', ')}`);
   }
-  const servedModelName = servedModelNameOf(flags.servedModelName ?? []);
+  const servedModelName = servedModelNameOf(flags.servedModelName);
   const chatTemplate = flags.chatTemplate === undefined ? undefined : givenTemplateOf(String(flags.chatTemplate));
   return {
     mode,
@@ -266,7 +242,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     overrides,
     speculativeMode: speculativeMode as SpeculativeMode,
     ...(draftModel ? { draftModel } : {}),
-    apiKeys: apiKeysOf(flags.apiKey ?? [], env),
+    apiKeys: apiKeysOf([flags.apiKey ?? []].flat(), env),
     ...(servedModelName !== undefined ? { servedModelName } : {}),
     ...(chatTemplate ? { chatTemplate } : {}),
     reasoning: flags.reasoning as ReasoningMode,

@@ -18,6 +18,7 @@ import { DEFAULT_MODEL } from '../runtime/models/known-models.js';
 import { collectSelfDistillation } from './training/self-distill.js';
 import { trainingPrompts } from './training/training-prompts.js';
 import { UsageError } from './cli-error.js';
+import { numberAsTyped } from './option-values.js';
 
 const run = promisify(execFile);
 // Beside the sources in a checkout (cli/..), at the package root once built (dist/cli/../..).
@@ -50,8 +51,8 @@ export function registerTrainHeads(cli: CAC): void {
     .option('--keep-data', 'Keep the recorded hidden states (under $LMFORGE_HOME/train-heads)')
     .action(async (model: string | undefined, flags: TrainFlags) => {
       const count = (value: string, flag: string, least = 1) => {
-        const n = Number(value);
-        if (!Number.isInteger(n) || n < least) throw new UsageError(`${flag} ${value} is not valid: give an integer ≥ ${least}`);
+        const n = numberAsTyped(value);
+        if (!Number.isSafeInteger(n) || n < least) throw new UsageError(`${flag} ${value} is not valid: give an integer ≥ ${least}`);
         return n;
       };
       const heads = count(flags.heads, '--heads');

@@ -132,7 +132,7 @@ function checkOptions(options: BenchOptions): void {
     const own = BENCH_FIELDS[field];
     if (own !== undefined) throw new BenchOptionError(`--extra-body may not set ${field}: the benchmark sets it${own ? `; use ${own}` : ''}`);
   }
-  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new BenchOptionError(`--timeout must be positive, got ${options.timeoutMs}`);
+  if (options.timeoutMs !== undefined && !(options.timeoutMs > 0)) throw new BenchOptionError(`--timeout must be a positive number of seconds, got ${options.timeoutMs / 1000}`);
   if (!/^https?:\/\/[^/]/.test(options.url)) throw new BenchOptionError(`--url must be an http(s) URL such as http://127.0.0.1:8000, got '${options.url}'`);
 }
 

@@ -29,7 +29,7 @@ test('only cuda can be built, and only with build', async () => {
 });
 
 test('--arch and --jobs take positive whole numbers', async () => {
-  for (const [flag, value] of [['--arch', 'sm90'], ['--jobs', '0']] as const) {
+  for (const [flag, value] of [['--arch', 'sm90'], ['--jobs', '0'], ['--jobs', '0x4']] as const) {
     const result = await run(['backend', 'build', 'cuda', flag, value]);
     assert.is(result.code, 1);
     assert.is(result.stderr, `lmforge: ${flag} ${value}: expected a positive whole number\n`);

@@ -102,9 +102,9 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--enable-tracing=false'], /--enable-tracing is a switch and takes no value \(got 'false'\)/);
   await failsWith(['serve', tinyModelPath, '--enableTracing='], /--enable-tracing is a switch and takes no value \(got ''\)/);
   await failsWith(['serve', tinyModelPath, '--no-ui=false'], /--no-ui is a switch and takes no value/);
-  await failsWith(['serve', tinyModelPath, '--enable-tracing', '--enable-tracing'], /--enable-tracing is given 2 times; give it once/);
+  await failsWith(['serve', tinyModelPath, '--enable-tracing', '--enable-tracing'], /--enable-tracing is given 2 times \(--enable-tracing --enable-tracing\); give it once/);
   await failsWith(['serve', tinyModelPath, '--kvLayout', 'shared', '--kv-layout', 'shared'], /--kv-layout is given 2 times; give it once/);
-  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--any-order', '--any-order'], /--any-order is given 2 times; give it once/);
+  await failsWith(['compile-grammar', '--check', '--regex', 'a', '--any-order', '--any-order'], /--any-order is given 2 times \(--any-order --any-order\); give it once/);
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--strict-mode=false'], /--strict-mode is a switch and takes no value/);
   // compile-grammar's numbers as typed too (0x2 was 2), and separators that free whitespace would drop are refused.
   await failsWith(['compile-grammar', '--check', '--regex', 'a', '--no-any-whitespace', '--indent', '0x2'], /--indent must be a whole number of spaces from 0 to 64, not '0x2'/);
@@ -126,6 +126,11 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--port', ''], /--port '' is not valid: use 0 to 65535/);
   await failsWith(['serve', tinyModelPath, '--max-total-seq-length', '1e3'], /--max-total-seq-length 1e3 is not valid: it must be an integer ≥ 16/);
   await failsWith(['serve', tinyModelPath, '--threads', '99999999999999999999'], /--threads 99999999999999999999 is not valid: it must be a whole number ≥ 1/);
+  // Every command's numbers as typed: bench and train-heads took 0x2 as 2, and bench's --timeout was quoted in milliseconds.
+  await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--num-prompts', '0x2'], /--num-prompts must be a number in decimal digits, got '0x2'/);
+  await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--timeout', '-1'], /--timeout must be a positive number of seconds, got -1$/);
+  await failsWith(['train-heads', '--heads', '0x3'], /--heads 0x3 is not valid/);
+  await failsWith(['serve', tinyModelPath, '--served-model-name', 'a', '--servedModelName', 'b'], /--served-model-name is given 2 times; give it once/);
   // A flag given twice says so (cac joined the values: "--port 8631,8632 is not valid").
   await failsWith(['serve', tinyModelPath, '--port', '8631', '--port', '8632'], /--port is given 2 times; give it once/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
