@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { APIError } from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -204,6 +205,42 @@ crash('SIGKILL of the engine process (as an out-of-memory kill): the same', asyn
   } finally {
     await s.close();
   }
+});
+
+/** The pids of this process's children now (but ps itself). */
+function childPids(): number[] {
+  const out = execFileSync('ps', ['--ppid', String(process.pid), '-o', 'pid=,comm='], { encoding: 'utf8' });
+  return out.split('\n').map((line) => line.trim().split(/\s+/)).filter(([pid, command]) => Number(pid) > 0 && command !== 'ps').map(([pid]) => Number(pid));
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+crash('a server closed while another engine is still starting after a failure leaves no engine process behind', async () => {
+  const { s } = await serverWithFault(undefined);
+  const before = new Set(childPids());
+  let starting: number | undefined;
+  try {
+    // The engine started after the failure blocks in its start-up probe, as a long model load does.
+    process.env.LMFORGE_TEST_ENGINE_FAULT = 'hang-in-probe';
+    process.kill(s.engine.pid!, 'SIGKILL');
+    for (const deadline = Date.now() + 20_000; starting === undefined && Date.now() < deadline; ) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      starting = childPids().find((pid) => !before.has(pid));
+    }
+    assert.type(starting, 'number', 'another engine process started');
+    assert.equal(await healthStatus(s), { status: 503, body: { status: 'engine_restarting' } });
+  } finally {
+    delete process.env.LMFORGE_TEST_ENGINE_FAULT;
+    await s.close();
+  }
+  assert.not.ok(isRunning(starting!), `the starting engine (pid ${starting}) was ended with the server, not left behind`);
 });
 
 crash.run();

@@ -82,6 +82,9 @@ export class Engine {
   private ended!: Promise<void>;
   private readonly backoff = new RestartBackoff();
   private restartTimer: NodeJS.Timeout | undefined;
+  /** The restart under way, and what ends the engine it is starting (dispose does, not to leave it behind). */
+  private restartRun: Promise<void> | undefined;
+  private restartAbort: AbortController | undefined;
   private restartCount = 0;
   /** Why the engine last failed, for the requests refused while it restarts. */
   private lastFailure = '';
@@ -287,7 +290,12 @@ export class Engine {
     clearInterval(this.watchdog);
     clearTimeout(this.restartTimer);
     await this.grammars.dispose();
-    if (!wasServing) return;
+    if (!wasServing) {
+      // An engine still loading after a failure would outlive this process: it ends now.
+      this.restartAbort?.abort();
+      await this.restartRun;
+      return;
+    }
     this.send({ type: 'shutdown' });
     const timeout = setTimeout(() => this.transport.terminate(), 10_000);
     await this.ended;
@@ -368,13 +376,14 @@ export class Engine {
   private scheduleRestart(): void {
     const delay = this.backoff.failed();
     this.onLog(`engine: starting it again in ${delay / 1000} s; /health answers 503 until it is ready`);
-    this.restartTimer = setTimeout(() => void this.restart(), delay);
+    this.restartTimer = setTimeout(() => (this.restartRun = this.restart()), delay);
   }
 
   private async restart(): Promise<void> {
     this.restartCount++;
+    this.restartAbort = new AbortController();
     try {
-      const { transport } = await startEngine(this.options);
+      const { transport } = await startEngine(this.options, this.restartAbort.signal);
       if (this.state === 'stopped') {
         transport.terminate();
         return;
@@ -405,9 +414,10 @@ export class Engine {
   }
 }
 
-/** Starts an engine's thread or process and waits until it is ready (or says why it cannot be). */
-function startEngine(options: EngineInitOptions): Promise<{ transport: EngineTransport; info: EngineInfo }> {
+/** Starts an engine's thread or process and waits until it is ready (or says why it cannot be); `signal` ends it while it starts. */
+function startEngine(options: EngineInitOptions, signal?: AbortSignal): Promise<{ transport: EngineTransport; info: EngineInfo }> {
   const transport = options.isolation === 'thread' ? startEngineThread() : forkEngine();
+  signal?.addEventListener('abort', () => transport.terminate(), { once: true });
   transport.send({ type: 'init', options });
   return new Promise((resolve, reject) => {
     let settled = false;

@@ -6,6 +6,7 @@
 //   abort-in-probe  abort in the start-up probe, as a backend that cannot run would
 //   kill-in-probe   SIGKILL itself in the probe, as the out-of-memory killer would
 //   hang-after:N    block for ever once the engine has sent N generated tokens, as a native call that hangs would
+//   hang-in-probe   block for ever in the start-up probe, as a model that takes long to load does
 import { ggmlApiFor } from '../../backend/ggml-api.js';
 import { loadedLlamaLibrary } from '../../backend/library.js';
 
@@ -13,6 +14,7 @@ export interface EngineFault {
   abortAfterTokens?: number;
   abortInProbe: boolean;
   killInProbe?: boolean;
+  hangInProbe?: boolean;
   hangAfterTokens?: number;
 }
 
@@ -20,11 +22,12 @@ export function engineFault(value = process.env.LMFORGE_TEST_ENGINE_FAULT): Engi
   if (!value) return { abortInProbe: false };
   if (value === 'abort-in-probe') return { abortInProbe: true };
   if (value === 'kill-in-probe') return { abortInProbe: false, killInProbe: true };
+  if (value === 'hang-in-probe') return { abortInProbe: false, hangInProbe: true };
   const after = /^abort-after:(\d+)$/.exec(value);
   if (after) return { abortAfterTokens: Number(after[1]), abortInProbe: false };
   const hang = /^hang-after:(\d+)$/.exec(value);
   if (hang) return { hangAfterTokens: Number(hang[1]), abortInProbe: false };
-  throw new Error(`LMFORGE_TEST_ENGINE_FAULT=${value}: expected abort-after:N, hang-after:N, abort-in-probe or kill-in-probe`);
+  throw new Error(`LMFORGE_TEST_ENGINE_FAULT=${value}: expected abort-after:N, hang-after:N, abort-in-probe, kill-in-probe or hang-in-probe`);
 }
 
 /** Blocks this thread for ever, as a native call that never returns does: no event, no heartbeat. */

@@ -24,6 +24,14 @@ function countTowardsFault(message: FromWorker): void {
   if (fault.hangAfterTokens !== undefined && sentTokens >= fault.hangAfterTokens) hangInBackend();
 }
 
+/** What the test-only switch does before the start-up probe, if anything. */
+function probeFault(): (() => void) | undefined {
+  if (fault.abortInProbe) return () => abortInBackend('abort in the start-up probe');
+  if (fault.killInProbe) return () => process.kill(process.pid, 'SIGKILL');
+  if (fault.hangInProbe) return hangInBackend;
+  return undefined;
+}
+
 serveEngine(
   {
     post(message) {
@@ -34,5 +42,5 @@ serveEngine(
     // The server ends this process when 'closed' reaches it, as it ends a worker thread.
     close: () => undefined,
   },
-  { beforeProbe: fault.abortInProbe ? () => abortInBackend('abort in the start-up probe') : fault.killInProbe ? () => process.kill(process.pid, 'SIGKILL') : undefined },
+  { beforeProbe: probeFault() },
 );
