@@ -25,7 +25,8 @@ export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<Co
       sendEvent(res, options.obfuscate && !usage ? { ...sent, obfuscation: padding() } : sent);
     }
   } catch (error) {
-    if (opened && error instanceof InterruptedGeneration) options.meter.choicesEnded(error.outcomes);
+    // Its choices ended in error, as a last event or, before the stream opened, as an HTTP error.
+    if (error instanceof InterruptedGeneration) options.meter.choicesEnded(error.outcomes);
     throw error;
   }
   // No chunk at all: the client left before the engine started, and nothing is to be answered.

@@ -24,8 +24,10 @@ export async function wholeResponse<Chunk extends CompletionChunk>(chunks: Async
       else fold.add(chunk);
     }
   } catch (error) {
-    if (!(error instanceof InterruptedGeneration) || !error.keepsPartialOutput) throw error;
+    if (!(error instanceof InterruptedGeneration)) throw error;
+    // Its choices ended in error whether or not the answer keeps their output (else a 503).
     meter.choicesEnded(error.outcomes);
+    if (!error.keepsPartialOutput) throw error;
     return fold.response(error.usage);
   }
   return usage && fold.response(usage);

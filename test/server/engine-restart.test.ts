@@ -85,6 +85,11 @@ async function restartsMetric(s: TinyServer): Promise<number> {
   return sampleValue(families, 'lmforge_engine_restarts_total');
 }
 
+async function choicesEndedInError(s: TinyServer): Promise<number> {
+  const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
+  return sampleValue(families, 'lmforge_choices_finished_total', { finish_reason: 'error' });
+}
+
 /** After the failure: 503 while restarting, then 200, a request that succeeds, and the restart counted. */
 async function assertRecovers(s: TinyServer, firstHealth: { status: number; body: { status: string } }): Promise<void> {
   assert.equal(firstHealth, { status: 503, body: { status: 'engine_restarting' } }, 'right after the failure, /health says the engine is restarting');
@@ -177,10 +182,11 @@ crash('LMFORGE_NATIVE_BACKTRACE=1 keeps ggml\'s backtrace on abort; otherwise th
   assert.is(engineChildEnv({ LMFORGE_NATIVE_BACKTRACE: '1' }).GGML_NO_BACKTRACE, undefined);
 });
 
-crash('SIGKILL of the engine process (as an out-of-memory kill): the same', async () => {
+crash('SIGKILL of the engine process (as an out-of-memory kill): the same, and /metrics counts both choices as ended in error', async () => {
   const { s, log } = await serverWithFault(undefined);
   try {
     const enginePid = s.engine.pid!;
+    const errorsBefore = await choicesEndedInError(s);
     let chunks = 0;
     let killed = false;
     const streamed = outcome(
@@ -200,6 +206,8 @@ crash('SIGKILL of the engine process (as an out-of-memory kill): the same', asyn
       { status: undefined, code: 'engine_failed' },
       { status: 503, code: 'engine_failed' },
     ]);
+    // The whole request's 503 was not counted.
+    assert.is((await choicesEndedInError(s)) - errorsBefore, 2, 'both choices counted as ended in error');
     await assertRecovers(s, firstHealth);
     assert.match(log.join('\n'), new RegExp(`engine failed: the engine process \\(pid ${enginePid}\\) was killed by SIGKILL`));
   } finally {
