@@ -45,6 +45,32 @@ const toolCall = {
   additionalProperties: false,
 } as const;
 
+/** {"type": "function", "function": {"name": NAME}}: one tool, named. */
+const namedFunction = {
+  type: 'object',
+  properties: {
+    type: { const: 'function' },
+    function: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
+  },
+  required: ['type', 'function'],
+  additionalProperties: false,
+} as const;
+
+/** {"type": "allowed_tools", "allowed_tools": {"mode", "tools"}}: calls to some of the tools only. */
+const allowedTools = {
+  properties: {
+    type: true,
+    allowed_tools: {
+      type: 'object',
+      properties: { mode: { enum: ['auto', 'required'] }, tools: { type: 'array', minItems: 1, items: namedFunction } },
+      required: ['mode', 'tools'],
+      additionalProperties: false,
+    },
+  },
+  required: ['allowed_tools'],
+  additionalProperties: false,
+} as const;
+
 const toolSchema = {
   type: 'object',
   description: 'ChatTool',
@@ -237,17 +263,17 @@ export const chatCompletionRequestSchema = {
         { type: 'string', enum: ['none', 'auto', 'required'] },
         {
           type: 'object',
-          properties: {
-            type: { const: 'function' },
-            function: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'], additionalProperties: false },
-          },
-          required: ['type', 'function'],
-          additionalProperties: false,
+          properties: { type: { enum: ['function', 'allowed_tools'] } },
+          required: ['type'],
+          allOf: [
+            { if: { required: ['type'], properties: { type: { const: 'allowed_tools' } } }, then: allowedTools },
+            { if: { required: ['type'], properties: { type: { const: 'function' } } }, then: namedFunction },
+          ],
         },
         { type: 'null' },
       ],
       description:
-        '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call) or {"type": "function", "function": {"name"}} (exactly that call, one of the tools). Needs tools.',
+        '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call), {"type": "function", "function": {"name"}} (exactly that call, one of the tools) or {"type": "allowed_tools", "allowed_tools": {"mode": "auto" | "required", "tools": [{"type": "function", "function": {"name"}}, ...]}} (calls to those tools only; the prompt still lists every tool). Needs tools.',
     },
     parallel_tool_calls: { type: ['boolean', 'null'], default: true, description: 'false allows one call at most.' },
     store: {

@@ -18,9 +18,9 @@ export interface ToolDefinition {
 
 export type ToolChoice = { mode: 'none' } | { mode: 'auto' } | { mode: 'required' } | { mode: 'named'; name: string };
 
-/** OpenAI allows `parameters` to be left out (no arguments) or to leave out `type: "object"`. */
+/** OpenAI allows `parameters` to be left out ("an empty parameter list": the arguments are `{}`) or to leave out `type: "object"`. */
 export function argumentsSchema(parameters: unknown): Record<string, unknown> {
-  if (parameters === undefined) return { type: 'object', properties: {} };
+  if (parameters === undefined) return { type: 'object', properties: {}, additionalProperties: false };
   const schema = parameters as Record<string, unknown>;
   return schema.type === undefined ? { ...schema, type: 'object' } : schema;
 }

@@ -31,6 +31,28 @@ test('tool_choice naming an unknown tool, or without tools', async ({ s }) => {
   await expect400(s, { parallel_tool_calls: false }, 'parallel_tool_calls');
 });
 
+test("tool_choice's allowed_tools: names among the tools, a mode of auto or required; another type is named as such", async ({ s }) => {
+  const allowed = (mode: string, ...names: string[]) => ({ type: 'allowed_tools', allowed_tools: { mode, tools: names.map((name) => ({ type: 'function', function: { name } })) } });
+  await expect400(s, { tools: [fn('a')], tool_choice: allowed('required', 'a', 'b') }, 'tool_choice.allowed_tools.tools[1].function.name', /'b', which is not among the tools/);
+  await expect400(s, { tools: [fn('a')], tool_choice: allowed('sometimes', 'a') }, 'tool_choice.allowed_tools.mode');
+  await expect400(s, { tools: [fn('a')], tool_choice: allowed('auto') }, 'tool_choice.allowed_tools.tools');
+  await expect400(s, { tools: [fn('a')], tool_choice: { type: 'allowed_tools' } }, 'tool_choice.allowed_tools');
+  // It was told 'tool_choice.function' was missing.
+  await expect400(s, { tools: [fn('a')], tool_choice: { type: 'custom', custom: { name: 'a' } } }, 'tool_choice.type', /must be one of "function", "allowed_tools"/);
+});
+
+test('allowed_tools limits calls to the tools it names, whatever the model would pick', async ({ s }) => {
+  const tools = [fn('a'), fn('b'), { type: 'function', function: { name: 'c' } }];
+  for (let seed = 0; seed < 4; seed++) {
+    const tool_choice = { type: 'allowed_tools', allowed_tools: { mode: 'required', tools: [{ type: 'function', function: { name: 'c' } }] } };
+    const response = await post(`${s.url}/v1/chat/completions`, { ...base, max_tokens: 60, temperature: 1, seed, tools, tool_choice });
+    assert.is(response.status, 200, response.text);
+    const calls = response.json.choices[0].message.tool_calls as { function: { name: string } }[];
+    assert.ok(calls.length > 0, response.text);
+    assert.ok(calls.every((call) => call.function.name === 'c'), response.text);
+  }
+});
+
 test('duplicate and malformed names, wrong tool type', async ({ s }) => {
   await expect400(s, { tools: [fn('a'), fn('b'), fn('a')] }, 'tools[2].function.name', /unique/);
   await expect400(s, { tools: [fn('has space')] }, 'tools[0].function.name');
@@ -65,6 +87,22 @@ test('valid tools without parameters or type are accepted', async ({ s }) => {
     tool_choice: 'required',
   });
   assert.is(response.status, 200, response.text);
+});
+
+test('a tool without parameters takes no arguments, as OpenAI defines it: its call is {} (any object was allowed, and ran to max_tokens)', async ({ s }) => {
+  for (let seed = 0; seed < 3; seed++) {
+    const response = await post(`${s.url}/v1/chat/completions`, {
+      ...base,
+      max_tokens: 60,
+      temperature: 1,
+      seed,
+      tools: [{ type: 'function', function: { name: 'now' } }],
+      tool_choice: { type: 'function', function: { name: 'now' } },
+    });
+    assert.is(response.status, 200, response.text);
+    assert.is(response.json.choices[0].finish_reason, 'tool_calls', response.text);
+    assert.equal(response.json.choices[0].message.tool_calls.map((call: { function: object }) => call.function), [{ name: 'now', arguments: {} }]);
+  }
 });
 
 test.run();

@@ -15,7 +15,7 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
   const messages = toTemplateMessages(request.messages);
   const prompt = context.tools.templateKnowsTools
     ? context.template.render(messages, { addGenerationPrompt: true, ...(request.tools?.length ? { tools: toTemplateTools(request.tools) } : {}) })
-    : context.template.render(withToolPrompt(messages, tools?.tools ?? [], context.tools.format), { addGenerationPrompt: true });
+    : context.template.render(withToolPrompt(messages, tools?.offered ?? [], context.tools.format), { addGenerationPrompt: true });
   const shared = generateFieldsOf(request, {
     maxTokens: request.max_tokens ?? request.max_completion_tokens ?? undefined,
     logprobs: request.logprobs ?? false,

@@ -11,6 +11,12 @@ export interface ChatTool {
   function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
 }
 
+/** A tool named in tool_choice. */
+export interface NamedFunction {
+  type: 'function';
+  function: { name: string };
+}
+
 export type ChatMessage = IncomingMessage & { role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' };
 
 export interface ChatRequest extends SamplingFields {
@@ -31,7 +37,7 @@ export interface ChatRequest extends SamplingFields {
   temperature?: number | null;
   top_p?: number | null;
   tools?: ChatTool[] | null;
-  tool_choice?: 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } } | null;
+  tool_choice?: 'none' | 'auto' | 'required' | NamedFunction | { type: 'allowed_tools'; allowed_tools: { mode: 'auto' | 'required'; tools: NamedFunction[] } } | null;
   parallel_tool_calls?: boolean | null;
   store?: false | null;
   user?: string | null;
@@ -100,8 +106,13 @@ function checkTools(request: ChatRequest): void {
     // A call's arguments are an object: a null one is no call a template or a client can take.
     if (tool.function.parameters?.nullable === true) throw badRequest(`tools[${i}].function.parameters: a call's arguments are an object; 'nullable' at the root of its parameters would let them be null.`, `tools[${i}].function.parameters/nullable`);
   });
-  const choice = request.tool_choice;
-  if (typeof choice === 'object' && choice !== null && !names.has(choice.function.name)) {
+  const choice = typeof request.tool_choice === 'object' ? request.tool_choice : undefined;
+  if (choice?.type === 'function' && !names.has(choice.function.name)) {
     throw badRequest(`tool_choice names the function '${choice.function.name}', which is not among the tools.`, 'tool_choice.function.name');
+  }
+  if (choice?.type === 'allowed_tools') {
+    choice.allowed_tools.tools.forEach((tool, i) => {
+      if (!names.has(tool.function.name)) throw badRequest(`tool_choice.allowed_tools names the function '${tool.function.name}', which is not among the tools.`, `tool_choice.allowed_tools.tools[${i}].function.name`);
+    });
   }
 }

@@ -14,6 +14,9 @@ export type ToolCallArguments = 'object' | 'string';
 
 export interface ToolSetup {
   format: ToolFormat;
+  /** Every tool, as the prompt lists them. */
+  offered: ToolDefinition[];
+  /** The tools the model may call: all, or tool_choice's allowed_tools. */
   tools: ToolDefinition[];
   choice: ToolChoice;
   parallel: boolean;
@@ -23,13 +26,20 @@ export interface ToolSetup {
 
 function choiceOf(request: ChatRequest): ToolChoice {
   const choice = request.tool_choice ?? 'auto';
-  return typeof choice === 'string' ? { mode: choice } : { mode: 'named', name: choice.function.name };
+  if (typeof choice === 'string') return { mode: choice };
+  return choice.type === 'allowed_tools' ? { mode: choice.allowed_tools.mode } : { mode: 'named', name: choice.function.name };
+}
+
+/** The names tool_choice's allowed_tools limits calls to, or undefined for every tool. */
+function allowedNames(request: ChatRequest): Set<string> | undefined {
+  const choice = request.tool_choice;
+  return typeof choice === 'object' && choice?.type === 'allowed_tools' ? new Set(choice.allowed_tools.tools.map((tool) => tool.function.name)) : undefined;
 }
 
 /** undefined without tools; a 400 naming the spot when a parameters schema does not compile. */
 export function toolSetupOf(request: ChatRequest, format: ToolFormat): ToolSetup | undefined {
   if (!request.tools || request.tools.length === 0) return undefined;
-  const tools = request.tools.map((tool, i): ToolDefinition => {
+  const offered = request.tools.map((tool, i): ToolDefinition => {
     const parameters = argumentsSchema(tool.function.parameters);
     try {
       Grammar.fromJSONSchema(parameters, format.args === 'json' ? {} : { style: format.args });
@@ -40,10 +50,13 @@ export function toolSetupOf(request: ChatRequest, format: ToolFormat): ToolSetup
     }
     return { name: tool.function.name, ...(tool.function.description !== undefined ? { description: tool.function.description } : {}), parameters };
   });
+  const allowed = allowedNames(request);
+  // Only the allowed tools can be called; the prompt lists them all (so it stays the same, and cached, as the allowed set changes).
+  const tools = allowed ? offered.filter((tool) => allowed.has(tool.name)) : offered;
   const choice = choiceOf(request);
   const parallel = request.parallel_tool_calls ?? true;
   const spec: GrammarSpec | undefined = choice.mode === 'none' ? undefined : { kind: 'structural_tag', tag: toolCallTag(format, tools, choice, parallel) };
-  return { format, tools, choice, parallel, spec };
+  return { format, offered, tools, choice, parallel, spec };
 }
 
 /** tool_choice 'required' or a named function: the answer begins with a call (the grammar forces it). */
