@@ -261,4 +261,16 @@ overload('a full queue answers 503 server_is_overloaded while queued requests st
   }
 });
 
+overload('requests that arrive together count as waiting only beyond the free sequences (two of three were refused with a sequence free for each)', async () => {
+  const s = await startTinyServer({ engine: { overrides: { context_window_size: 512, max_num_sequence: 2 }, maxQueuedRequests: 1 } });
+  try {
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all([0, 1, 2].map(() => post(`${s.url}/v1/chat/completions`, { ...ok, max_tokens: 20, ignore_eos: true })));
+      assert.equal(answers.map((answer) => answer.status), [200, 200, 200], answers.map((answer) => answer.text).join('\n'));
+    }
+  } finally {
+    await s.close();
+  }
+});
+
 overload.run();

@@ -147,8 +147,8 @@ export class EngineCore {
     const state = this.admitted(id, request);
     if (isAdmissionError(state)) {
       this.events.push({ type: 'error', id, error: state });
-    } else if (this.scheduler.waiting.length >= this.config.maxQueuedRequests) {
-      const waiting = this.scheduler.waiting.length;
+    } else if (this.scheduler.waitingBeyondFreeSlots(state) > this.config.maxQueuedRequests) {
+      const waiting = this.scheduler.waitingBeyondFreeSlots();
       const message = `the server is overloaded: ${waiting} ${waiting === 1 ? 'request is' : 'requests are'} already waiting; retry later`;
       this.events.push({ type: 'error', id, error: { code: 'server_is_overloaded', message } });
     } else {

@@ -104,6 +104,11 @@ export class KvManager {
     return this.recycled.size;
   }
 
+  /** Slots a new sequence could take now. */
+  get freeRunningSlots(): number {
+    return this.options.runningSlots - this.runningSlotsInUse;
+  }
+
   canAllocate(sequences: number): boolean {
     return this.runningSlotsInUse + sequences <= this.options.runningSlots;
   }

@@ -86,6 +86,23 @@ export class Scheduler {
     this.waiting.push(state);
   }
 
+  /**
+   * Of the waiting requests, and `also` after them, how many the free slots will not take at
+   * the next admission: those that truly wait. Requests that arrive together are all waiting
+   * until the next step admits them, while slots may be free for each.
+   */
+  waitingBeyondFreeSlots(also?: RequestState): number {
+    const queue = also ? [...this.waiting, also] : this.waiting;
+    let free = this.kv.freeRunningSlots;
+    let taken = 0;
+    for (const state of queue) {
+      if (state.live.length > free) break;
+      free -= state.live.length;
+      taken++;
+    }
+    return queue.length - taken;
+  }
+
   /** Admits what fits, then plans the next step within the step budget and the KV budget. */
   schedule(): StepPlan {
     this.admit();
