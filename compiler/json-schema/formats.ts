@@ -4,8 +4,8 @@
 // validators. The choices, per format, are in compiler/README.md; in short:
 // - date, time, date-time (RFC 3339): days per month and leap years checked; offsets written
 //   `Z` or `±hh:mm` as the RFC's grammar says (ajv also takes `+hh` and `+hhmm`); a leap
-//   second (:60) only at 23:59 UTC, written with `Z` or a whole-hour offset; `T` or `t` between
-//   date and time, no space.
+//   second (:60) only at 23:59 UTC, written with `Z` or a whole-hour offset; a fraction of a
+//   second of at most 9 digits; `T` or `t` between date and time, no space.
 // - email (RFC 5321 Mailbox): a dot-atom or quoted local part (`"a b"@x.org`, beyond ajv,
 //   which refuses quoted ones), a domain of two or more labels, as ajv; no address literals.
 // - hostname (RFC 1123): labels of letters, digits and inner hyphens, 1-63 characters, no
@@ -30,7 +30,8 @@ const LEAP_YEAR = '(?:\\d\\d(?:[02468][48]|[13579][26]|[2468]0)|(?:[02468][048]|
 const DATE = `(?:\\d{4}-(?:(?:0[13578]|1[02])-${DAY31}|(?:0[469]|11)-${DAY30}|02-${DAY28})|${LEAP_YEAR}-02-29)`;
 
 const pad = (n: number): string => String(n).padStart(2, '0');
-const FRACTION = '(?:\\.\\d+)?';
+/** A fraction of a second of 1 to 9 digits (nanoseconds, the finest any common date-time type keeps): the RFC sets no bound, and without one a model may write digits until max_tokens. */
+const FRACTION = '(?:\\.\\d{1,9})?';
 /** A leap second: 23:59:60 UTC, as local time with Z or a whole-hour offset. */
 const LEAP_SECOND = [
   `23:59:60${FRACTION}(?:[zZ]|[+-]00:00)`,
