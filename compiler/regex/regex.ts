@@ -5,7 +5,9 @@
 // starts with two) is the rest of the text intersected with, or less, the texts its body
 // starts. What a grammar cannot express (back-references, lookbehind, a lookahead inside a
 // group or quantifier, `\b`, `\p{..}`, anchors in the middle) is an error naming the feature
-// and its offset.
+// and its offset. Flags: a leading `(?i)` (Python's and PCRE's spelling, which the reference
+// engine takes) makes the whole pattern caseless; a modifier group `(?i:..)`, `(?s:..)`,
+// `(?-i:..)` (ECMAScript 2025) sets caseless matching or `.` matching line breaks inside it.
 import { type AST, RegExpParser } from '@eslint-community/regexpp';
 import { normalizeRanges, complementRanges, encodableRanges, isSurrogate, MAX_CODE_POINT } from '../charset.js';
 import { GrammarError } from '../errors.js';
@@ -15,6 +17,7 @@ import { MAX_AUTOMATON_STATES, MAX_LANGUAGE_STATES, MAX_NESTING, MAX_REGEX_LENGT
 import { checkNonEmpty } from '../passes/empty-language.js';
 import { dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { intersectDfa, subtractDfa } from '../dfa/product.js';
+import { caseFolded } from './case-fold.js';
 import { DOT, escapeSet } from './char-sets.js';
 
 export interface RegexOptions {
@@ -52,26 +55,43 @@ function checkLimits(pattern: string): void {
   }
 }
 
-function parse(pattern: string): AST.Pattern {
+/** Python's and PCRE's whole-pattern caseless flag, taken at the start only. */
+const LEADING_CASELESS = '(?i)';
+
+/** The pattern's tree, and whether it opened with `(?i)` (parsed as an empty group, which keeps every offset, then dropped). */
+function parse(pattern: string): { ast: AST.Pattern; caseless: boolean } {
   checkLimits(pattern);
+  const caseless = pattern.startsWith(LEADING_CASELESS);
+  const source = caseless ? `(?:)${pattern.slice(LEADING_CASELESS.length)}` : pattern;
   const parser = new RegExpParser({ ecmaVersion: 2025 });
+  let ast: AST.Pattern;
   try {
-    return parser.parsePattern(pattern, 0, pattern.length, { unicode: true });
+    ast = parser.parsePattern(source, 0, source.length, { unicode: true });
   } catch (unicodeError) {
     try {
-      return parser.parsePattern(pattern, 0, pattern.length, { unicode: false });
+      ast = parser.parsePattern(source, 0, source.length, { unicode: false });
     } catch {
       const e = unicodeError as Error & { index?: number };
       const offset = e.index ?? 0;
+      // regexpp says 'Invalid group' of Python's inline flags anywhere but a leading (?i).
+      const flags = /^\(\?[a-zA-Z-]+\)/.exec(source.slice(offset - 1))?.[0];
+      if (flags !== undefined) throw new GrammarError(`regex: the inline flags '${flags}' at offset ${offset - 1}: only a leading (?i) is taken, or a modifier group such as (?i:...) or (?s:...)`, { kind: 'regex', offset: offset - 1 });
       const reason = e.message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, '');
       throw new GrammarError(`regex: ${reason} at offset ${offset}`, { kind: 'regex', offset });
     }
   }
+  if (caseless) ast.alternatives[0]!.elements.shift();
+  return { ast, caseless };
 }
 
 export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
-  const chars = options.chars ?? ((ranges: Ranges): Expr => ({ kind: 'class', ranges }));
-  const ast = parse(pattern);
+  const written = options.chars ?? ((ranges: Ranges): Expr => ({ kind: 'class', ranges }));
+  const parsed = parse(pattern);
+  const ast = parsed.ast;
+  // The flags where the lowering is: set for the whole pattern, and for the inside of a modifier group.
+  let caseless = parsed.caseless;
+  let dotAll = false;
+  const chars = (ranges: Ranges): Expr => written(caseless ? caseFolded(ranges) : ranges);
 
   const classRanges = (node: AST.CharacterClass): number[] => {
     const pairs: number[] = [];
@@ -81,7 +101,8 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
       else if (el.type === 'CharacterSet' && el.kind !== 'property') pairs.push(...escapeSet(el.kind, el.negate));
       else throw unsupported(el, 'the class element');
     }
-    const ranges = normalizeRanges(pairs);
+    // Caseless, a negated class leaves out every case of what it lists (/[^a]/i does not match A).
+    const ranges = caseless ? caseFolded(normalizeRanges(pairs)) : normalizeRanges(pairs);
     return encodableRanges(node.negate ? complementRanges(ranges) : ranges);
   };
 
@@ -91,18 +112,20 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
         if (isSurrogate(node.value)) return nothing(`'${node.raw}' at offset ${node.start} is half of a UTF-16 surrogate pair, which no UTF-8 text holds`, { kind: 'regex', offset: node.start });
         return chars([node.value, node.value]);
       case 'CharacterSet':
-        if (node.kind === 'any') return chars(DOT);
+        if (node.kind === 'any') return written(dotAll ? ANY : DOT);
         if (node.kind === 'property') throw unsupported(node, 'the Unicode property escape');
-        return chars(escapeSet(node.kind, node.negate));
+        return written(escapeSet(node.kind, node.negate));
       case 'CharacterClass': {
         const ranges = classRanges(node);
         // Only an error if the pattern cannot do without it (passes/empty-language.ts).
         if (ranges.length === 0) return nothing(`the class '${node.raw}' at offset ${node.start} matches no character`, { kind: 'regex', offset: node.start });
-        return chars(ranges);
+        return written(ranges);
       }
       case 'ExpressionCharacterClass':
         throw unsupported(node, 'the set operation');
       case 'Group':
+        if (node.modifiers) return withModifiers(node.modifiers, () => ({ kind: 'choice', items: node.alternatives.map(alternative) }));
+        return { kind: 'choice', items: node.alternatives.map(alternative) };
       case 'CapturingGroup':
         return { kind: 'choice', items: node.alternatives.map(alternative) };
       case 'Quantifier': {
@@ -126,6 +149,20 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
   };
 
   const alternative = (node: AST.Alternative): Expr => ({ kind: 'seq', items: node.elements.map(element) });
+
+  /** The group's inside lowered with its flags added and removed (m changes nothing: anchors stand only at the ends). */
+  function withModifiers(modifiers: AST.Modifiers, lower: () => Expr): Expr {
+    const saved = [caseless, dotAll];
+    if (modifiers.add.ignoreCase) caseless = true;
+    if (modifiers.add.dotAll) dotAll = true;
+    if (modifiers.remove?.ignoreCase) caseless = false;
+    if (modifiers.remove?.dotAll) dotAll = false;
+    try {
+      return lower();
+    } finally {
+      [caseless, dotAll] = saved as [boolean, boolean];
+    }
+  }
 
   const top = ast.alternatives.map((alt) => {
     const elements = alt.elements.slice();

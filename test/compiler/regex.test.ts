@@ -41,6 +41,24 @@ test('quantifiers including lazy and large bounds', () => {
   assert.not.ok(regex('z{130,}')('z'.repeat(129)));
 });
 
+test("flags: a leading (?i) (Python's spelling) makes the pattern caseless; modifier groups (?i:..), (?s:..), (?-i:..) set flags inside (they were read without them)", () => {
+  const hello = regex('(?i)hello');
+  for (const text of ['hello', 'HELLO', 'HeLlO']) assert.ok(hello(text), text);
+  assert.not.ok(hello('hellø'));
+  assert.ok(regex('(?i)^[a-c]+É$')('AbCé'), 'classes and non-ASCII letters fold too');
+  assert.not.ok(regex('(?i)[^a]')('A'), 'a caseless negated class leaves out every case of what it lists');
+  assert.ok(regex('(?i)[^a]')('b'));
+  assert.ok(regex('a(?i:b)c')('aBc'));
+  assert.not.ok(regex('a(?i:b)c')('aBC'), 'only inside the group');
+  assert.not.ok(regex('(?i)a(?-i:b)')('AB'));
+  assert.ok(regex('(?i)a(?-i:b)')('Ab'));
+  assert.ok(regex('a(?s:.)b')('a\nb'), '(?s:.) takes a line break');
+  assert.not.ok(regex('a.b')('a\nb'));
+  assert.ok(regex('(?i)\\d+x')('12X'));
+  // pydantic's constr(pattern=...) users write (?i); JSON Schema's search semantics keep it.
+  assert.ok(Grammar.fromJSONSchema({ type: 'string', pattern: '(?i)^ab' }) instanceof Grammar);
+});
+
 test('anchors at the ends are accepted; the match is always whole', () => {
   const ok = regex('^ab$|^cd');
   assert.ok(ok('ab'));
@@ -69,6 +87,9 @@ test('unsupported features are errors naming the feature and its offset', () => 
     ['a^b', /anchor .* at offset 1/, 1],
     ['[a\\p{L}]', /class element '\\p\{L\}' at offset 2/, 2],
     ['(a$)b', /anchor/, 2],
+    // Inline flags other than a leading (?i) are named as such (it said 'Invalid group').
+    ['a(?i)b', /the inline flags '\(\?i\)' at offset 1: only a leading \(\?i\) is taken/, 1],
+    ['(?x)a b', /the inline flags '\(\?x\)' at offset 0/, 0],
   ];
   for (const [pattern, message, offset] of cases) {
     const e = errorOf(pattern);
