@@ -95,4 +95,21 @@ test('a Content-Length shorter than the body gets the error envelope, not a bare
   assert.match(error.message, /Content-Length/);
 });
 
+test('an HTTP/1.0 client gets its stream whole, and is not told the connection stays open (it is closed at the end)', async ({ s }) => {
+  const { port } = new URL(s.url);
+  const body = JSON.stringify({ ...ok, stream: true, max_tokens: 3 });
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1');
+    let text = '';
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('end', () => resolve(text));
+    socket.on('error', reject);
+    socket.write(`POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  });
+  const [head, events] = answer.split('\r\n\r\n');
+  assert.match(head!, /^HTTP\/1\.1 200 /);
+  assert.not.match(head!, /connection: keep-alive/i);
+  assert.match(events!, /data: \[DONE\]\n\n$/);
+});
+
 test.run();
