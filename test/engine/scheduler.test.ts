@@ -24,7 +24,8 @@ function setup(options: Setup = {}) {
   const cache = new FakeKvCache();
   const recyclingSlots = options.recyclingSlots ?? 4;
   const kv = new KvManager(cache, { cells: options.cells ?? 10_000, runningSlots: options.runningSlots ?? 4, recyclingSlots });
-  const budget = options.budget ?? new StepBudget({ chunk: options.chunk ?? 512 });
+  // Lone prompts take whole chunks (a granule of the chunk): what these tests look at is how steps are shared.
+  const budget = options.budget ?? new StepBudget({ chunk: options.chunk ?? 512, granule: options.chunk ?? 512 });
   const limits = { maxTotalSeqLength: options.cells ?? 10_000, batchCapacity: 4096, shareAcrossRequests: recyclingSlots > 0 };
   const scheduler = new Scheduler(kv, options.promptStepFloor === undefined ? limits : { ...limits, promptStepFloor: options.promptStepFloor }, budget);
   let nextId = 1;

@@ -13,10 +13,24 @@ function learnt(): StepBudget {
   return budget;
 }
 
-test('a lone request prefills whole chunks; before any cost is known, streams get the first guess', () => {
+test('before any cost is known, a lone request prefills one micro-batch and streams get the first guess', () => {
   const budget = new StepBudget({ chunk: 2048, firstGuess: 64 });
-  assert.is(budget.catchUpTokens(0), 2048);
+  assert.is(budget.catchUpTokens(0), 512);
   assert.is(budget.catchUpTokens(3), 64);
+  assert.is(new StepBudget({ chunk: 100 }).catchUpTokens(0), 100, 'never above the chunk');
+});
+
+test('a lone request prefills about a second a step, in whole micro-batches, up to the chunk (a cancel waited out a whole long prefill)', () => {
+  const budget = new StepBudget({ chunk: 8192 });
+  budget.observe(0, 512, 102_400); // 0.2 ms a prompt token: 5,000 a second
+  assert.is(budget.catchUpTokens(0), 4608, 'nine micro-batches, the most within a second');
+  const slow = new StepBudget({ chunk: 8192 });
+  slow.observe(0, 512, 5_000_000); // 10 ms a token
+  assert.is(slow.catchUpTokens(0), 512, 'at least one micro-batch');
+  const fast = new StepBudget({ chunk: 8192 });
+  fast.observe(0, 8192, 50_000); // a GPU
+  assert.is(fast.catchUpTokens(0), 8192, 'the chunk bounds it');
+  assert.is(learnt().catchUpTokens(0), 512);
 });
 
 test('beside streams, prompt tokens keep the step near `slowdown` decode steps', () => {

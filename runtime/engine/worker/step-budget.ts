@@ -1,5 +1,9 @@
-// How many tokens the next step may carry. A lone request prefills at full speed (the whole
-// prefill_chunk_size); while streams are decoding, the prompt tokens that join their step are
+// How many tokens the next step may carry. A lone request prefills at full speed, in steps of
+// up to about a second by the learnt cost (up to prefill_chunk_size), so a cancelled prompt
+// stops, and a request that arrives starts, within about that long (a 5,000-token prompt was
+// one step of 60-150 s on a loaded 2-core machine, which an abort could not cut short); the
+// steps are whole micro-batches, cut where llama.cpp cuts one long step, so the arithmetic and
+// the output are the same. While streams are decoding, the prompt tokens that join their step are
 // bounded so that a step takes about `slowdown` times a plain decode step (Sarathi-Serve's
 // stall-free batching): a long prompt arriving no longer freezes every stream for its whole
 // prefill. The costs are learnt from the steps themselves, so the budget follows the device,
@@ -21,6 +25,7 @@
 // ~160-token prompts): throughput 1.03× (0.84× with slices), TTFT 0.18× (1.8×), ITL 0.98×
 // (0.85×); bench:prefix multi-turn, TTFT at turns 2-6: 0.41-0.49× (1.1-1.7× with slices).
 
+import { MICRO_BATCH_TOKENS } from '../../backend/context.js';
 import type { KvLayout } from '../engine-config.js';
 
 export interface StepBudgetOptions {
@@ -34,6 +39,10 @@ export interface StepBudgetOptions {
   firstGuess?: number;
   /** A prompt with at most this many tokens left is computed whole, whatever streams run (default 256). */
   wholePrompt?: number;
+  /** Longest a step with no stream beside it may take by the learnt costs, in microseconds (default 1 s). */
+  loneStepMicros?: number;
+  /** What a lone step's prompt tokens are a multiple of (default llama.cpp's micro-batch, MICRO_BATCH_TOKENS). */
+  granule?: number;
 }
 
 /**
@@ -77,11 +86,19 @@ export class StepBudget {
    * serves several waiting prompts per stream: the allowance grows with that ratio.
    */
   catchUpTokens(decoding: number, prompts = 1): number {
-    if (decoding === 0) return this.options.chunk;
+    if (decoding === 0) return this.loneTokens();
     if (this.decodeMicros === undefined || this.tokenMicros === undefined) return this.firstGuess;
     const spare = (this.slowdown - 1) * this.decodeMicros * Math.max(1, prompts / decoding);
     const affordable = Math.floor(spare / Math.max(this.tokenMicros, 1e-3));
     return Math.max(this.minTokens, Math.min(this.options.chunk, affordable));
+  }
+
+  /** Prompt tokens of a step with no stream beside it: whole micro-batches, about loneStepMicros of them once a cost is known, one before. */
+  private loneTokens(): number {
+    const granule = Math.min(this.options.granule ?? MICRO_BATCH_TOKENS, this.options.chunk);
+    if (this.tokenMicros === undefined) return granule;
+    const affordable = Math.floor((this.options.loneStepMicros ?? 1_000_000) / Math.max(this.tokenMicros, 1e-3) / granule) * granule;
+    return Math.min(this.options.chunk, Math.max(granule, affordable));
   }
 
   /** Learns from a finished step: its one-token entries, its prompt tokens and how long it took. */
