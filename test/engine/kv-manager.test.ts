@@ -39,6 +39,23 @@ test('a finished sequence leaves its cells; a prompt that starts the same shares
   assert.is(kv.cachedOnlyCells, 8, 'the 8 cells after the split point are only cached');
 });
 
+test("a sequence that may share only with its request's own choices finds its first choice's prompt past a longer cached twin (cache_prompt false with n > 1 computed the prompt once a choice, and ran out of cells)", () => {
+  const { cache, kv, run, compute } = setup();
+  const prompt = range(100, 140);
+  // An earlier request left the same prompt, and more, in the cache.
+  const earlier = run([...prompt, 1, 2, 3]);
+  kv.release(earlier.slot, true);
+  // This request computes its own copy of the prompt (its first choice may not take the cache's) ...
+  const first = kv.allocate();
+  compute(first, prompt);
+  // ... and its second choice takes the first's cells, not none.
+  const second = kv.allocate();
+  const ownChoices = (holder: number) => holder === first;
+  assert.is(kv.share(second, prompt, prompt.length - 1, ownChoices), prompt.length - 1);
+  for (const p of range(0, 39)) assert.ok(cache.shareCell(first, second, p), `position ${p} is the first choice's cell`);
+  assert.not.ok(cache.shareCell(earlier.slot, second, 0), 'none of the earlier request\'s cells');
+});
+
 test('a match never takes the last token: its logits are needed', () => {
   const { kv, run } = setup();
   const a = run(range(0, 10));

@@ -145,7 +145,7 @@ export class KvManager {
    */
   share(slot: number, tokens: ArrayLike<number>, limit: number, mayShareWith: (holder: number) => boolean = () => true): number {
     const tail = this.tails.get(slot)!;
-    const found = this.tree.match(tokens, limit, tail);
+    const found = this.tree.match(tokens, limit, tail, (node) => this.holderOf(node, slot, mayShareWith) >= 0);
     // Holders of a node hold its ancestors too: walk up to the deepest node an allowed holder has.
     let node = found.node;
     let matched = found.length;

@@ -44,9 +44,11 @@ export class KvTree {
 
   /**
    * The longest cached prefix of `tokens`, at most `limit` long, on a path through `from`
-   * (a node whose tokens match tokens up to from.end; the root by default).
+   * (a node whose tokens match tokens up to from.end; the root by default), through nodes
+   * `usable` accepts (a request that may share only with its own choices must find its first
+   * choice's prompt, not a longer twin another request left in the cache).
    */
-  match(tokens: ArrayLike<number>, limit: number, from: KvNode = this.root): TreeMatch {
+  match(tokens: ArrayLike<number>, limit: number, from: KvNode = this.root, usable: (node: KvNode) => boolean = () => true): TreeMatch {
     let node = from;
     let length = from.end;
     for (;;) {
@@ -54,7 +56,7 @@ export class KvTree {
       let best: KvNode | undefined;
       let bestLength = 0;
       for (const child of node.children) {
-        if (child.tokens[0] !== tokens[length]) continue;
+        if (child.tokens[0] !== tokens[length] || !usable(child)) continue;
         const common = commonLength(child.tokens, tokens, length, limit);
         if (common > bestLength) [best, bestLength] = [child, common];
       }
