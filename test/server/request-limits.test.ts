@@ -4,7 +4,7 @@
 import { connect } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
+import { post, startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
 import { expectError, okRequest as ok } from '../helpers/api-errors.js';
 import { REQUEST_LIMITS } from '../../runtime/api/request-limits.js';
 import { pathDeeperThan } from '../../runtime/server/read-body.js';
@@ -113,3 +113,30 @@ test('an HTTP/1.0 client gets its stream whole, and is not told the connection s
 });
 
 test.run();
+
+const pool = suite('n choices in the shared KV cells');
+
+pool('choices that could not all reach max_tokens in the cells all sequences share are refused by n; without max_tokens they share them; a cache_prompt false repeat fits as the first did', async () => {
+  // 256 cells for all: the request is alone, so no other could be preempted to make room.
+  const s = await startTinyServer({ engine: { overrides: { max_num_sequence: 4, max_total_seq_length: 256 } } });
+  try {
+    const { max_tokens: _, ...withoutMaxTokens } = ok;
+    const request = { ...withoutMaxTokens, n: 4, temperature: 0, ignore_eos: true };
+    // Its decode failed part-way: a 200 whose choices all ended in error, with no tokens counted.
+    await expectError(s, { ...request, max_tokens: 60 }, 400, 'n', null, /need up to \d+ KV cells, and this server has 256 for all sequences together \(max_total_seq_length\): lower n or max_tokens/);
+    const shared = await post(`${s.url}/v1/chat/completions`, request);
+    assert.is(shared.status, 200, shared.text);
+    const prompt = shared.json.usage.prompt_tokens as number;
+    assert.equal(shared.json.choices.map((c: { finish_reason: string }) => c.finish_reason), ['length', 'length', 'length', 'length']);
+    assert.is(shared.json.usage.completion_tokens, 4 * Math.floor((256 - prompt) / 4), 'each choice filled its part of the cells');
+    for (let k = 0; k < 2; k++) {
+      const again = await post(`${s.url}/v1/chat/completions`, { ...request, max_tokens: 30, cache_prompt: false });
+      assert.equal(again.json.choices?.map((c: { finish_reason: string }) => c.finish_reason), ['length', 'length', 'length', 'length'], again.text);
+      assert.is(again.json.usage.completion_tokens, 120);
+    }
+  } finally {
+    await s.close();
+  }
+});
+
+pool.run();

@@ -28,6 +28,8 @@ export interface AdmissionLimits {
   maxNumSequence: number;
   /** Longest a sequence may grow: the context window, within the shared KV budget. */
   lengthLimit: number;
+  /** KV cells all sequences share (max_total_seq_length in the shared layout; undefined with a stream of cells per sequence). */
+  sharedCells?: number;
 }
 
 /**
@@ -86,9 +88,9 @@ export class Admission {
     if (limitProblem) return limitProblem;
     const prompt = typeof request.prompt === 'string' ? this.tokenizeWithin(request.prompt, request.addSpecial ?? false) : Int32Array.from(request.prompt);
     if (!(prompt instanceof Int32Array)) return prompt;
-    const promptProblem = this.promptProblem(prompt, request.maxTokens);
-    if (promptProblem) return promptProblem;
     const n = request.n ?? 1;
+    const promptProblem = this.promptProblem(prompt, request.maxTokens) ?? this.choicesProblem(prompt.length, request.maxTokens, n);
+    if (promptProblem) return promptProblem;
     const sampling: SamplingParams = { ...defaultSamplingParams, ...request.sampling };
     let grammar: CompiledGrammar | undefined;
     if (request.grammar) {
@@ -98,7 +100,7 @@ export class Admission {
         return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
       }
     }
-    const state = new RequestState(id, request, prompt.length, this.limits.lengthLimit, sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, request.maxTokens, n), sampling.logprobs, this.turnOpenersOf(request.turnOpener));
     const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
@@ -182,6 +184,32 @@ export class Admission {
           ? `This model's maximum context length is ${limit} tokens, but the prompt has ${prompt.length} tokens, leaving no room for output.`
           : `This model's maximum context length is ${limit} tokens, but ${prompt.length + wanted} were requested (${prompt.length} in the prompt, ${wanted} in the completion).`,
     };
+  }
+
+  /**
+   * Choices that could not all reach max_tokens in the cells every sequence shares: alone in
+   * the engine, the request could not make room by preempting another, and its decode failed
+   * part-way (a 200 whose choices all ended in error).
+   */
+  private choicesProblem(promptLength: number, maxTokens: number | undefined, n: number): EngineErrorInfo | undefined {
+    const cells = this.limits.sharedCells;
+    if (cells === undefined || maxTokens === undefined || n === 1 || promptLength + n * maxTokens <= cells) return undefined;
+    return {
+      code: 'invalid_request',
+      param: 'n',
+      message: `n=${n} choices of up to ${maxTokens} tokens after a ${promptLength}-token prompt need up to ${promptLength + n * maxTokens} KV cells, and this server has ${cells} for all sequences together (max_total_seq_length): lower n or max_tokens`,
+    };
+  }
+
+  /**
+   * Longest each choice may grow. Without max_tokens, n choices share the cells every sequence
+   * shares: each may fill its part of what the prompt leaves (finish_reason "length"), so that
+   * alone they always fit.
+   */
+  private choiceLengthLimit(promptLength: number, maxTokens: number | undefined, n: number): number {
+    const cells = this.limits.sharedCells;
+    if (cells === undefined || maxTokens !== undefined || n === 1) return this.limits.lengthLimit;
+    return Math.min(this.limits.lengthLimit, promptLength + Math.floor((cells - promptLength) / n));
   }
 
   /** The control tokens (end-of-generation and protocol ones aside) in the text a template opens a turn with. */

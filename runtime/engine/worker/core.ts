@@ -117,7 +117,7 @@ export class EngineCore {
       this.speculation && ((sequence, most, width) => this.speculation!.propose(sequence, most, width)),
       options.sampling === 'device' ? (sequence, slot) => this.deviceSampling!.rankSlot(sequence, slot) : undefined,
     );
-    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit }, { vocabularyTables: options.vocabularyTables });
+    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit, ...(config.kvLayout === 'shared' ? { sharedCells: config.maxTotalSeqLength } : {}) }, { vocabularyTables: options.vocabularyTables });
     this.committer = new TokenCommitter(vocabulary);
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
