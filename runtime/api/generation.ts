@@ -33,9 +33,14 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
   let hadOutput = false;
   let promptTokens = 0;
   let completionTokens = 0;
+  /** Tokens of choices still running, by engine request and choice: an interrupted answer's usage counts them too. */
+  const unfinishedTokens = new Map<string, number>();
   /** Prompt tokens served from the prefix cache, by engine request (its choices share one prompt). */
   const cachedTokens = new Map<number, number>();
-  const usage = () => usageOf(promptTokens, completionTokens, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0));
+  const usage = () => {
+    const unfinished = [...unfinishedTokens.values()].reduce((sum, n) => sum + n, 0);
+    return usageOf(promptTokens, completionTokens + unfinished, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0));
+  };
   const outcomes = (unfinished: ChoiceOutcome) => builder.finishReasons().map((reason) => reason ?? unfinished);
   try {
     for await (const event of events) {
@@ -46,7 +51,10 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
         tracer?.instant(run.traceId, 'tokenized', { prompt_tokens: event.promptTokens });
       } else if (event.type === 'delta') {
         hadOutput ||= event.text !== '';
+        const key = `${event.id}:${event.choice}`;
+        unfinishedTokens.set(key, (unfinishedTokens.get(key) ?? 0) + event.tokens.length);
       } else if (event.type === 'finished') {
+        unfinishedTokens.delete(`${event.id}:${event.choice}`);
         completionTokens += event.completionTokens;
         cachedTokens.set(event.id, event.cachedTokens);
         hadOutput ||= event.completionTokens > 0;

@@ -10,7 +10,7 @@ export class InterruptedGeneration extends LmforgeError {
   override name = 'InterruptedGeneration';
   constructor(
     readonly reason: unknown,
-    /** Tokens so far: the prompt, and the choices that finished. */
+    /** Tokens so far: the prompt, and what every choice generated, finished or not. */
     readonly usage: Usage,
     /** How each choice ended: its finish reason, or `error` for those cut off. */
     readonly outcomes: ChoiceOutcome[],

@@ -36,12 +36,12 @@ test('an engine failure mid-stream ends the stream with an error event after wha
   });
 });
 
-test('an engine failure part way through a whole response keeps the output, finish_reason "error"', async () => {
+test('an engine failure part way through a whole response keeps the output, finish_reason "error", and counts its tokens (usage said 0)', async () => {
   await withFakeEngineServer(failsPartWay, async (s) => {
     const response = await post(`${s.url}/v1/chat/completions`, chat());
     assert.is(response.status, 200, response.text);
     assert.equal(response.json.choices, [{ index: 0, message: { role: 'assistant', content: 'Hello', refusal: null }, logprobs: null, finish_reason: 'error' }]);
-    assert.equal(response.json.usage, { prompt_tokens: 7, completion_tokens: 0, total_tokens: 7, prompt_tokens_details: { cached_tokens: 0 } });
+    assert.equal(response.json.usage, { prompt_tokens: 7, completion_tokens: 5, total_tokens: 12, prompt_tokens_details: { cached_tokens: 0 } });
   });
 });
 
