@@ -8,7 +8,7 @@ import { registerBench } from './bench.js';
 import { registerTrainHeads } from './train-heads.js';
 import { registerBackend } from './backend.js';
 import { reportCliError } from './cli-error.js';
-import { joinNegativeValues, kebabCaseOptions, readValuesAsTyped, refuseRepeatedOptions, refuseSwitchValues, refuseUnreadArguments } from './option-values.js';
+import { joinDashValues, kebabCaseOptions, readValuesAsTyped, refuseRepeatedOptions, refuseSwitchValues, refuseUnreadArguments } from './option-values.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 
 const cli = cac('lmforge');
@@ -28,7 +28,9 @@ try {
   // One spelling of each flag (cac takes camelCase too), for cac and for the checks that read process.argv.
   process.argv = kebabCaseOptions(process.argv);
   refuseUnreadArguments(process.argv);
-  cli.parse(joinNegativeValues(cli, process.argv), { run: false });
+  // Values that start with '-' joined to their flags, for cac and for the as-typed reads alike.
+  process.argv = joinDashValues(cli, process.argv);
+  cli.parse(process.argv, { run: false });
   // cac has printed the help; `lmforge nosuch --help` printed the general help, and is still a mistake.
   // With a command's arguments (`serve smollm2 --help`) cac leaves them in args and matches no command.
   const first = process.argv.slice(2).find((arg) => !arg.startsWith('-'));

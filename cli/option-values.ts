@@ -1,5 +1,5 @@
 // How an option's value is read, where cac (through mri) reads it otherwise than a user means:
-// a negative number after a space (`--drain-seconds -1`) is taken for a flag of its own; a flag
+// a value that starts with `-` (`--drain-seconds -1`, `--regex -?\d+`) is taken for flags of its own; a flag
 // given twice becomes a list whose joined text (`8631,8632`) the option's check rejects without
 // saying why; a value is turned into a number where it looks like one (`0123`, `0x10`, an empty
 // value as 0); a switch given a value (`--enable-tracing=false`) keeps the text, truthy; and cac
@@ -9,8 +9,8 @@ import type { CAC, Command } from 'cac';
 import { UsageError } from './cli-error.js';
 import { rawOptionValues } from './raw-option.js';
 
-/** Options that may be given more than once (their values accumulate). */
-const REPEATABLE = new Set(['apiKey']);
+/** Options that may be given more than once (their values accumulate), by command: serve takes several keys (bench sends one). */
+const REPEATABLE: Readonly<Record<string, readonly string[]>> = { serve: ['apiKey'] };
 
 /** The command the arguments name (the first that is not an option), else the global one. */
 function commandOf(cli: CAC, argv: readonly string[]): Command {
@@ -95,9 +95,24 @@ export function refuseSwitchValues(command: Command, argv: readonly string[]): v
   }
 }
 
-/** `--flag -3` as `--flag=-3` for the command's options that take a value, so the option's own check sees -3. */
-export function joinNegativeValues(cli: CAC, argv: readonly string[]): string[] {
-  const flags = new Set(commandOf(cli, argv).options.filter(takesValue).flatMap(flagsOf));
+/** Whether the option must have a value (`--port <port>`; `--out [dir]` may go without). */
+function needsValue(option: Option): boolean {
+  return option.rawName.includes('<');
+}
+
+/**
+ * `--flag VALUE` as `--flag=VALUE` where VALUE starts with `-` and is no flag of the command
+ * (`--drain-seconds -1`, `--regex -?\d+`, `--api-key -abc`), so the option's own check sees
+ * it: the parser took it for flags of its own (`Unknown option -?`). A flag that needs a value
+ * and has none (`--regex` last, or before another flag) is refused by name: the parser read it
+ * as empty text, and an empty regex compiled.
+ */
+export function joinDashValues(cli: CAC, argv: readonly string[]): string[] {
+  const command = commandOf(cli, argv);
+  const options = [...command.options, ...(command === cli.globalCommand ? [] : cli.globalCommand.options)];
+  const flags = new Set(options.flatMap(flagsOf).flatMap((flag) => [flag, flag.replace(/^--no-/, '--'), flag.replace(/^--(?!no-)/, '--no-')]));
+  const valued = new Set(command.options.filter(needsValue).flatMap(flagsOf));
+  const isFlag = (arg: string) => flags.has(arg.split('=')[0]!);
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -105,8 +120,13 @@ export function joinNegativeValues(cli: CAC, argv: readonly string[]): string[] 
       joined.push(...argv.slice(i));
       break;
     }
+    if (!valued.has(arg)) {
+      joined.push(arg);
+      continue;
+    }
     const next = argv[i + 1];
-    if (flags.has(arg) && next !== undefined && /^-\d/.test(next)) {
+    if (next === undefined || isFlag(next)) throw new UsageError(`${arg} needs a value${next === undefined ? '' : ` (${next} is a flag of its own; a value spelt like a flag goes as ${arg}=VALUE)`}`);
+    if (next.startsWith('-')) {
       joined.push(`${arg}=${next}`);
       i++;
     } else {
@@ -120,7 +140,7 @@ export function joinNegativeValues(cli: CAC, argv: readonly string[]): string[] 
 export function refuseRepeatedOptions(command: Command, parsed: Record<string, unknown>): void {
   for (const option of command.options.filter(takesValue)) {
     const name = option.names.find((n) => n in parsed);
-    if (name === undefined || REPEATABLE.has(name) || !Array.isArray(parsed[name])) continue;
+    if (name === undefined || REPEATABLE[command.name]?.includes(name) || !Array.isArray(parsed[name])) continue;
     throw new UsageError(`${flagsOf(option).at(-1) ?? name} is given ${(parsed[name] as unknown[]).length} times; give it once`);
   }
 }

@@ -131,6 +131,14 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--timeout', '-1'], /--timeout must be a positive number of seconds, got -1$/);
   await failsWith(['train-heads', '--heads', '0x3'], /--heads 0x3 is not valid/);
   await failsWith(['serve', tinyModelPath, '--served-model-name', 'a', '--servedModelName', 'b'], /--served-model-name is given 2 times; give it once/);
+  // A flag that needs a value and has none (an empty regex compiled), and bench's one key given twice (sent joined by a comma).
+  await failsWith(['compile-grammar', '--check', '--regex'], /--regex needs a value$/);
+  await failsWith(['compile-grammar', '--check', '--regex', '--any-order'], /--regex needs a value \(--any-order is a flag of its own; a value spelt like a flag goes as --regex=VALUE\)/);
+  await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--api-key', 'a', '--api-key', 'b'], /--api-key is given 2 times; give it once/);
+  // A value that starts with '-' and is no flag is the value (it was 'Unknown option `-?`').
+  const dashValue = await runCli(['compile-grammar', '--check', '--regex', '-?\\d+']);
+  assert.is(dashValue.code, 0, dashValue.stderr);
+  assert.match(dashValue.stdout, /^ok regex "-\?\\\\d\+"/);
   // A flag given twice says so (cac joined the values: "--port 8631,8632 is not valid").
   await failsWith(['serve', tinyModelPath, '--port', '8631', '--port', '8632'], /--port is given 2 times; give it once/);
   await failsWith(['serve', '/no/such/model.gguf'], /\/no\/such\/model\.gguf/);
