@@ -2,6 +2,7 @@
 // template (the model's own or --chat-template's, and its tool_use template for requests with
 // tools), the tool-call format each is written in, and whether the model thinks. Each choice
 // comes with its reason, for the start-up log.
+import { UserFacingError } from '../../compiler/lmforge-error.js';
 import { ChatTemplate } from '../chat-format/chat-template.js';
 import { chooseChatTemplate, chooseToolTemplate, type GivenTemplate, type TemplateChoice } from '../chat-format/template-choice.js';
 import { modelThinks, type ReasoningMode } from '../chat-format/reasoning.js';
@@ -35,15 +36,27 @@ export function chooseConversation(info: EngineClient['info'], options: Conversa
   const plain = conventionsOf(chosen, info, options);
   const forTools = chooseToolTemplate(info, chosen, options.chatTemplate);
   const withTools = forTools ? conventionsOf(forTools, info, options) : undefined;
+  const problem = plain.conventions.template.trialRenderProblem();
+  // A template given (or recorded by compile) is refused at start; the model's own is said, as
+  // text completions still serve without it.
+  if (problem !== undefined && options.chatTemplate) {
+    throw new TemplateRenderError(`the chat template ${options.chatTemplate.label} cannot render a conversation of one user message: ${problem}`);
+  }
+  const broken = problem === undefined ? '' : `; it cannot render a conversation of one user message (${problem}), so chat completions answer 400: give --chat-template`;
   return {
     conventions: plain.conventions,
     ...(withTools ? { withTools: withTools.conventions } : {}),
     notes: {
-      template: chosen.note + (forTools ? `; with tools, ${forTools.note}` : ''),
+      template: chosen.note + broken + (forTools ? `; with tools, ${forTools.note}` : ''),
       toolFormat: plain.toolFormatNote + (withTools ? `; with tools, ${withTools.toolFormatNote}` : ''),
       reasoning: plain.reasoningNote,
     },
   };
+}
+
+/** A chat template given to the server that cannot render a conversation. */
+export class TemplateRenderError extends UserFacingError {
+  override name = 'TemplateRenderError';
 }
 
 /** A template's conventions: its tool-call format and whether the model thinks, with the start-up notes. */

@@ -73,6 +73,20 @@ export class ChatTemplate {
     return this.toolRunsRefused;
   }
 
+  /**
+   * Why the template cannot render the simplest conversation (one user message), or undefined:
+   * one that fails there (a filter the engine lacks, a variable it needs and is not given) would
+   * answer every chat request with a 400 that blames the messages.
+   */
+  trialRenderProblem(): string | undefined {
+    try {
+      this.renderAsIs([{ role: 'user', content: 'Hello' }], { addGenerationPrompt: true });
+      return undefined;
+    } catch (error) {
+      return (error as Error).message.replace(/^the chat template refused these messages: /, '');
+    }
+  }
+
   render(messages: TemplateMessage[], options: RenderOptions = {}): string {
     return this.renderAsIs(this.refusesToolRuns ? mergeToolRuns(messages) : messages, options);
   }

@@ -8,6 +8,8 @@ import { ggufValue, readGGUF } from '../../compiler/gguf/gguf-file.js';
 import { tokenizerJsonPath } from '../../fixtures/grammar-inputs.js';
 import { vocabularyPath } from '../../fixtures/vocabularies.js';
 import { BUILTIN_TEMPLATES } from '../../runtime/chat-format/builtin-templates.js';
+import { chooseConversation } from '../../runtime/api/conversation.js';
+import type { EngineClient } from '../../runtime/engine/client/engine-client.js';
 import { chooseChatTemplate, chooseToolTemplate, type TemplateFacts } from '../../runtime/chat-format/template-choice.js';
 
 const test = suite('chat template choice');
@@ -89,6 +91,13 @@ test("tokenizer.chat_template.tool_use serves requests with tools when the defau
   assert.is(chooseToolTemplate(model('llama', 'gpt-2', plainTurns), chosen), undefined, 'no tool_use template');
   const given = { source: 'mine', stop: [], label: 'my.jinja' };
   assert.is(chooseToolTemplate(facts, chooseChatTemplate(facts, given), given), undefined, '--chat-template serves every request');
+});
+
+test("a model's own template that cannot render one user message is said in the start-up note (chat completions would each be a 400 blaming the messages)", () => {
+  const info = { ...model('llama', 'gpt-2', '{{ messages[0].content | no_such_filter }}'), bosText: '', eosText: '' } as unknown as EngineClient['info'];
+  const conversation = chooseConversation(info, {});
+  assert.match(conversation.notes.template, /cannot render a conversation of one user message \(.*no_such_filter.*\), so chat completions answer 400: give --chat-template/);
+  assert.not.match(chooseConversation({ ...info, chatTemplate: '{{ messages[0].content }}' }, {}).notes.template, /cannot render/);
 });
 
 test.run();

@@ -54,6 +54,16 @@ test('a file that is no model: createServer rejects and closes the port it opene
   assert.ok(await portIsFree(port));
 });
 
+test('a chat template that parses but cannot render one user message is refused at start, leaving nothing running (every chat request was a 400 blaming the messages)', async () => {
+  const port = await freePort();
+  let failure: unknown;
+  const chatTemplate = { source: "{{ messages[0].content | no_such_filter }}", stop: [], label: 'broken.jinja' };
+  await createServer({ model: tinyModelPath, port, device: 'cpu', threads: 1, overrides: { context_window_size: 256 }, grammarCacheDir: dir, chatTemplate }).catch((error) => (failure = error));
+  assert.instance(failure, Error);
+  assert.match((failure as Error).message, /^the chat template broken\.jinja cannot render a conversation of one user message: .*no_such_filter/);
+  assert.ok(await portIsFree(port));
+});
+
 test('a built-in chat template by name, as --chat-template takes it', async () => {
   const server = await createServer({ model: tinyModelPath, port: 0, device: 'cpu', threads: 1, overrides: { context_window_size: 256 }, grammarCacheDir: dir, chatTemplate: 'plain' });
   try {
