@@ -75,17 +75,22 @@ test('a body that is not UTF-8 is a 400 envelope', async ({ s }) => {
   assert.match(error.message, /UTF-8/);
 });
 
-test('a Content-Length shorter than the body gets the error envelope, not a bare 400', async ({ s }) => {
+/** Everything the server answers to `request`, written as is on a socket of its own, until it closes. */
+function rawExchange(s: TinyServer, request: string): Promise<string> {
   const { port } = new URL(s.url);
-  const body = JSON.stringify(ok);
-  const answer = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
     let text = '';
     socket.on('data', (chunk) => (text += chunk));
     socket.on('end', () => resolve(text));
     socket.on('error', reject);
-    socket.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n${body}`);
+    socket.write(request);
   });
+}
+
+test('a Content-Length shorter than the body gets the error envelope, not a bare 400', async ({ s }) => {
+  const body = JSON.stringify(ok);
+  const answer = await rawExchange(s, `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n${body}`);
   const [head, json] = answer.split('\r\n\r\n');
   assert.match(head!, /^HTTP\/1\.1 400 /);
   assert.match(head!, /content-type: application\/json/i);
@@ -96,16 +101,8 @@ test('a Content-Length shorter than the body gets the error envelope, not a bare
 });
 
 test('an HTTP/1.0 client gets its stream whole, and is not told the connection stays open (it is closed at the end)', async ({ s }) => {
-  const { port } = new URL(s.url);
   const body = JSON.stringify({ ...ok, stream: true, max_tokens: 3 });
-  const answer = await new Promise<string>((resolve, reject) => {
-    const socket = connect(Number(port), '127.0.0.1');
-    let text = '';
-    socket.on('data', (chunk) => (text += chunk));
-    socket.on('end', () => resolve(text));
-    socket.on('error', reject);
-    socket.write(`POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-  });
+  const answer = await rawExchange(s, `POST /v1/chat/completions HTTP/1.0\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   const [head, events] = answer.split('\r\n\r\n');
   assert.match(head!, /^HTTP\/1\.1 200 /);
   assert.not.match(head!, /connection: keep-alive/i);
