@@ -9,14 +9,14 @@
 import { GrammarError, pointerJoin } from '../errors.js';
 import { alt, type Expr, lit } from '../ir.js';
 import { MAX_LANGUAGE_STATES } from '../limits.js';
-import { type ByteDfa, dfaExpr, dfaOfExpr, EMPTY_DFA, isEmptyDfa, LanguageTooLarge } from '../dfa/byte-dfa.js';
+import { type ByteDfa, dfaAccepts, dfaExpr, dfaOfExpr, EMPTY_DFA, isEmptyDfa, LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { chooseFinals, MAX_PRODUCT_PARTS, productDfa, productTable } from '../dfa/product.js';
 import { combinatorPart, distribute } from './combinators.js';
 import { validatorAt, valuesAllowed } from './constants.js';
 import { canonicalSpelling } from './json-chars.js';
 import { isObject, type Lowering, type Schema } from './lowering.js';
 import { commonTypes, conjunctionOf, conjunctionSchema, type Part } from './parts.js';
-import { contentDfa, JSON_SPELLING, patternContent, type Spelling, stringConstraints } from './strings.js';
+import { contentDfa, JSON_SPELLING, patternContent, RAW_SPELLING, type Spelling, stringConstraints } from './strings.js';
 
 interface Located {
   schema: Schema;
@@ -80,15 +80,28 @@ function viewOf(part: Part): KeyView {
   return view;
 }
 
-/** JSON Schema patterns search, as JavaScript's `test` does (Unicode mode when it parses so). */
-export function patternMatches(pattern: string, name: string): boolean {
-  let rx: RegExp;
-  try {
-    rx = new RegExp(pattern, 'u');
-  } catch {
-    rx = new RegExp(pattern);
+/** Automata of patterns seen, for matching declared names (a schema repeats its patterns per object). */
+const patternAutomata = new Map<string, ByteDfa>();
+const KEPT_PATTERN_AUTOMATA = 256;
+
+/**
+ * Whether a JSON Schema pattern (a search) matches a declared name, read as the grammar reads
+ * it (`(?i)` and modifier groups too, which JavaScript's RegExp here lacks: they threw); a
+ * pattern too large for an automaton is run as a RegExp.
+ */
+export function patternMatches(pattern: string, name: string, pointer = ''): boolean {
+  let dfa = patternAutomata.get(pattern);
+  if (!dfa) {
+    try {
+      dfa = dfaOfExpr(patternContent(pattern, pointer, RAW_SPELLING));
+    } catch (error) {
+      if (!(error instanceof LanguageTooLarge)) throw error;
+      return new RegExp(pattern, 'u').test(name);
+    }
+    if (patternAutomata.size >= KEPT_PATTERN_AUTOMATA) patternAutomata.clear();
+    patternAutomata.set(pattern, dfa);
   }
-  return rx.test(name);
+  return dfaAccepts(dfa, new TextEncoder().encode(name));
 }
 
 export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: KeySpelling = JSON_KEYS): KeyPlan | { empty: string } {
@@ -103,24 +116,24 @@ export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: Ke
   const anyPattern = views.some((v) => v.patterns.length > 0);
 
   // What applies to a key, given which patterns it matches.
-  const membersFor = (matches: (pattern: string) => boolean, name: string | null): Located[] => {
+  const membersFor = (matches: (pattern: string, at?: string) => boolean, name: string | null): Located[] => {
     const out: Located[] = [];
     for (const v of views) {
       const declared = name !== null && name in v.properties;
       if (declared) out.push({ schema: v.properties[name]!, pointer: pointerJoin(v.part.pointer, 'properties', name) });
-      const matched = v.patterns.filter((p) => matches(p.pattern));
+      const matched = v.patterns.filter((p) => matches(p.pattern, p.pointer));
       out.push(...matched);
       if (!declared && matched.length === 0 && v.additional) out.push(v.additional);
       const u = v.unevaluated;
-      if (u && (name === null || !u.names.has(name)) && !u.patterns.some(matches)) out.push(u.schema);
+      if (u && (name === null || !u.names.has(name)) && !u.patterns.some((p) => matches(p))) out.push(u.schema);
     }
-    if (closed && (name === null || !views.some((v) => name in v.properties)) && !views.some((v) => v.patterns.some((p) => matches(p.pattern)))) out.push(closed);
+    if (closed && (name === null || !views.some((v) => name in v.properties)) && !views.some((v) => v.patterns.some((p) => matches(p.pattern, p.pointer)))) out.push(closed);
     return out;
   };
 
   const declared: DeclaredKey[] = [];
   for (const name of names) {
-    const members = membersFor((p) => patternMatches(p, name), name);
+    const members = membersFor((p, at) => patternMatches(p, name, at), name);
     const rejectedBy = views.find((v) => v.propertyNames && !nameAllowed(ctx, v.propertyNames, name));
     if (rejectedBy) members.push({ schema: false, pointer: rejectedBy.propertyNames!.pointer });
     const value = ctx.conjunction(members);
@@ -128,7 +141,7 @@ export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: Ke
     // A declared property whose own schemas allow nothing is reported where they are.
     if (value.schema === false && (!required.has(name) || rejectedBy || !isDeclared)) {
       if (!required.has(name)) continue;
-      const why = rejectedBy ? "'propertyNames' does not accept it" : views.some((v) => v.patterns.some((p) => patternMatches(p.pattern, name))) ? "its pattern property's schema is false" : "it is not among 'properties' and additional properties are not allowed";
+      const why = rejectedBy ? "'propertyNames' does not accept it" : views.some((v) => v.patterns.some((p) => patternMatches(p.pattern, name, p.pointer))) ? "its pattern property's schema is false" : "it is not among 'properties' and additional properties are not allowed";
       return { empty: `the property '${name}' is required, but ${why}` };
     }
     declared.push({ name, value, required: required.has(name) });
@@ -155,7 +168,7 @@ function simplePatterns(views: KeyView[], names: string[]): KeyView['patterns'] 
   if (v.unevaluated || (v.additional && v.additional.schema !== false)) return null;
   const first = JSON.stringify(v.patterns[0]?.schema);
   if (v.patterns.some((p) => JSON.stringify(p.schema) !== first)) return null;
-  if (v.patterns.some((p) => names.some((n) => patternMatches(p.pattern, n)))) return null;
+  if (v.patterns.some((p) => names.some((n) => patternMatches(p.pattern, n, p.pointer)))) return null;
   return v.patterns;
 }
 

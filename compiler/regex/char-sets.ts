@@ -10,7 +10,10 @@ export const SPACE = normalizeRanges([
 /** `.` without the s flag: anything but a line terminator. */
 export const DOT = complementRanges(normalizeRanges([0x0a, 0x0a, 0x0d, 0x0d, 0x2028, 0x2029]));
 
-export function escapeSet(kind: 'digit' | 'space' | 'word', negate: boolean): number[] {
-  const base = kind === 'digit' ? DIGIT : kind === 'word' ? WORD : SPACE;
+/** `\w` caseless in Unicode mode: also ſ (U+017F) and the Kelvin sign (U+212A), whose case foldings (s, k) are word characters. */
+export const CASELESS_WORD = normalizeRanges([...WORD, 0x17f, 0x17f, 0x212a, 0x212a]);
+
+export function escapeSet(kind: 'digit' | 'space' | 'word', negate: boolean, caseless = false): number[] {
+  const base = kind === 'digit' ? DIGIT : kind === 'word' ? (caseless ? CASELESS_WORD : WORD) : SPACE;
   return negate ? complementRanges(base) : base.slice();
 }

@@ -98,7 +98,7 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
     for (const el of node.elements) {
       if (el.type === 'Character') pairs.push(el.value, el.value);
       else if (el.type === 'CharacterClassRange') pairs.push(el.min.value, el.max.value);
-      else if (el.type === 'CharacterSet' && el.kind !== 'property') pairs.push(...escapeSet(el.kind, el.negate));
+      else if (el.type === 'CharacterSet' && el.kind !== 'property') pairs.push(...escapeSet(el.kind, el.negate, caseless));
       else throw unsupported(el, 'the class element');
     }
     // Caseless, a negated class leaves out every case of what it lists (/[^a]/i does not match A).
@@ -114,7 +114,7 @@ export function regexToExpr(pattern: string, options: RegexOptions = {}): Expr {
       case 'CharacterSet':
         if (node.kind === 'any') return written(dotAll ? ANY : DOT);
         if (node.kind === 'property') throw unsupported(node, 'the Unicode property escape');
-        return written(escapeSet(node.kind, node.negate));
+        return written(escapeSet(node.kind, node.negate, caseless));
       case 'CharacterClass': {
         const ranges = classRanges(node);
         // Only an error if the pattern cannot do without it (passes/empty-language.ts).

@@ -51,6 +51,14 @@ test('patternProperties with different schemas, with additionalProperties', () =
   agrees('patterns', s, [], [{ a: 1, ab: 5, xay: 's', z: true }, { ab: -3 }, { b: 0, x: false }, {}]);
 });
 
+test("a pattern property's (?i) applies to declared names too, as the grammar reads it (JavaScript's RegExp threw on it)", () => {
+  const ok = grammarFor({ type: 'object', properties: { A: { type: 'string' }, b: { type: 'string' } }, patternProperties: { '(?i)^a': { type: 'integer' } } });
+  assert.not.ok(ok('{"A": "x"}'), 'A matches the pattern too: a string and an integer at once');
+  assert.not.ok(ok('{"A": 1}'));
+  for (const text of ['{"b": "x"}', '{"AB": 3}', '{"ab": 3}', '{}']) assert.ok(ok(text), text);
+  assert.not.ok(ok('{"ab": "s"}'));
+});
+
 test('properties, patterns matching declared names, additionalProperties false', () => {
   const s = { type: 'object', properties: { ab: { type: 'number', maximum: 10 }, name: { type: 'string' } }, patternProperties: { '^a': { type: 'integer' }, 'e$': { minLength: 2 } }, additionalProperties: false };
   agrees('declared+patterns', s, ['ab', 'name'], [{ ab: 5 }, { ab: 2.5 }, { name: 'x' }, { name: 'hello', a: 7 }, { abc: 12 }]);

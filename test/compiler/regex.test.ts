@@ -59,6 +59,35 @@ test("flags: a leading (?i) (Python's spelling) makes the pattern caseless; modi
   assert.ok(Grammar.fromJSONSchema({ type: 'string', pattern: '(?i)^ab' }) instanceof Grammar);
 });
 
+test("caseless matches what JavaScript's /iu matches, no more: both ways of a case mapping (K, the Kelvin sign and k), \\w and \\W as /iu reads them, and ı apart from I", () => {
+  const cases: [string, RegExp, string][] = [
+    ['(?i)[^k]', /^[^k]$/iu, '\u212a'],
+    ['(?i)k', /^k$/iu, '\u212a'],
+    ['(?i)[^s]', /^[^s]$/iu, 'ſ'],
+    ['(?i)ς', /^ς$/iu, 'σ'],
+    ['(?i)[^ß]', /^[^ß]$/iu, 'ẞ'],
+    ['(?i)[\\W]', /^[\W]$/iu, 'k'],
+    ['(?i)[\\W]', /^[\W]$/iu, 'S'],
+    ['(?i)\\W', /^\W$/iu, 'ſ'],
+    ['(?i)\\w', /^\w$/iu, '\u212a'],
+    ['(?i)[^\\w]', /^[^\w]$/iu, 'ſ'],
+    ['(?i)ı', /^ı$/iu, 'I'],
+    ['(?i)[a-z]', /^[a-z]$/iu, '\u212a'],
+  ];
+  for (const [pattern, js, text] of cases) assert.is(regex(pattern)(text), js.test(text), `${pattern} on ${JSON.stringify(text)}`);
+  // A sample of every cased code point and what its case mappings reach, against /iu.
+  for (let cp = 0x41; cp <= 0x1e943; cp += 97) {
+    const t = String.fromCodePoint(cp);
+    if (t.toLowerCase() === t && t.toUpperCase() === t) continue;
+    const reached = new Set([t, t.toLowerCase(), t.toUpperCase(), t.toLowerCase().toUpperCase(), t.toUpperCase().toLowerCase()].filter((s) => [...s].length === 1));
+    const escaped = `\\u{${cp.toString(16)}}`;
+    for (const [pattern, js] of [[`(?i)${escaped}`, new RegExp(`^${escaped}$`, 'iu')], [`(?i)[^${escaped}]`, new RegExp(`^[^${escaped}]$`, 'iu')]] as const) {
+      const ok = regex(pattern);
+      for (const text of reached) assert.is(ok(text), js.test(text), `${pattern} on ${JSON.stringify(text)}`);
+    }
+  }
+});
+
 test('anchors at the ends are accepted; the match is always whole', () => {
   const ok = regex('^ab$|^cd');
   assert.ok(ok('ab'));
