@@ -3,7 +3,7 @@ import type { CAC } from 'cac';
 import { parseDeviceSpec } from '../runtime/backend/device-spec.js';
 import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, overrideValue, parseOverrides, type Overrides } from '../runtime/engine/engine-config.js';
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
-import { CHAT_PAGE_OPEN_PATHS, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
+import { CHAT_PAGE_OPEN_PATHS, isSendableKey, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
 import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
@@ -181,9 +181,17 @@ function parseAdditionalModels(value: string | undefined, mode: SpeculativeMode)
 
 /** The keys from --api-key, else from LMFORGE_API_KEY; each value may hold several, comma-separated. */
 export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv): string[] {
-  if (flagValues.length === 0) return parseApiKeys([env.LMFORGE_API_KEY ?? '']);
-  const keys = parseApiKeys(flagValues);
-  if (keys.length < flagValues.length) throw new UsageError('--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)');
+  const fromFlags = flagValues.length > 0;
+  const values = fromFlags ? flagValues : [env.LMFORGE_API_KEY ?? ''];
+  // An empty variable is no key; a variable of separators alone ("$K1,$K2" with both unset) served with none.
+  if (!fromFlags && values[0]!.trim() === '') return [];
+  const keys = parseApiKeys(values);
+  const given = values.flatMap((value) => value.split(',')).length;
+  if (keys.length < given) {
+    throw new UsageError(fromFlags ? '--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)' : `LMFORGE_API_KEY ('${values[0]}') holds an empty key: separate keys with single commas, or leave it empty for none`);
+  }
+  const unsendable = keys.find((key) => !isSendableKey(key));
+  if (unsendable !== undefined) throw new UsageError(`${fromFlags ? '--api-key' : 'LMFORGE_API_KEY'}: a key must be printable ASCII (clients send it in an HTTP header, which carries nothing else as such); one holds '${[...unsendable].find((c) => !isSendableKey(c))}'`);
   return keys;
 }
 

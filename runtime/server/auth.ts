@@ -30,6 +30,11 @@ const matchesPath = (pattern: string, path: string) => (pattern.endsWith('/*') ?
 const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
 
 /** Keys from flag values and/or an environment value: each may hold several, comma-separated. */
+/** Whether a key can be sent at all: an HTTP header carries printable ASCII as such (Node reads other bytes as Latin-1, so a UTF-8 key never matched). */
+export function isSendableKey(key: string): boolean {
+  return /^[\x20-\x7e]+$/.test(key);
+}
+
 export function parseApiKeys(values: readonly string[]): string[] {
   return values.flatMap((value) => value.split(',')).map((key) => key.trim()).filter((key) => key !== '');
 }

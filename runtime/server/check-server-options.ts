@@ -9,6 +9,7 @@ import { SAMPLING_SETTINGS } from '../engine/sampling-setting.js';
 import { SPECULATIVE_MODES_AVAILABLE } from '../engine/speculative-modes.js';
 import { Template } from '@huggingface/jinja';
 import { isListenPort, PORT_RANGE } from './api-server.js';
+import { isSendableKey } from './auth.js';
 import type { ServerOptions } from './server-options.js';
 
 /** Every option createServer reads: any other key is a typo (`apiKey` would serve without a key). */
@@ -59,7 +60,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('host', isText, 'an address or host name');
   given('mode', (value) => typeof value === 'string' && isEngineMode(value), `one of ${ENGINE_MODES.join(', ')}`);
   given('servedModelName', isText, 'a name');
-  given('apiKeys', isTextList, 'a list of keys (strings)');
+  given('apiKeys', (value) => isTextList(value) && (value as string[]).every((key) => isSendableKey(key.trim())), 'a list of keys (strings of printable ASCII: a client sends a key in an HTTP header)');
   // A bad field here failed at the first request with an Origin header, and took the process down.
   given('cors', isPlainObject, `an object of CORS settings (${Object.keys(CORS_FIELDS).join(', ')})`);
   for (const [field, value] of Object.entries(options.cors ?? {})) {

@@ -91,7 +91,9 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, toolFormat: 'bogus' }), /^createServer: options\.toolFormat must be one of .*hermes.*, got "bogus"$/);
   // A typo of apiKeys served with no key at all.
   assert.match(await refusal({ model: tinyModelPath, apiKey: 'secret' }), /^createServer: unknown option 'apiKey'; the options are .*apiKeys/);
-  assert.match(await refusal({ model: tinyModelPath, apiKeys: 'secret' }), /^createServer: options\.apiKeys must be a list of keys \(strings\), got "secret"$/);
+  assert.match(await refusal({ model: tinyModelPath, apiKeys: 'secret' }), /^createServer: options\.apiKeys must be a list of keys \(strings of printable ASCII: a client sends a key in an HTTP header\), got "secret"$/);
+  // A UTF-8 key could never be presented: Node reads a header's bytes as Latin-1.
+  assert.match(await refusal({ model: tinyModelPath, apiKeys: ['clé'] }), /^createServer: options\.apiKeys must be a list of keys \(strings of printable ASCII/);
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_sequence: -3 } }), /^createServer: options\.overrides\.max_num_sequence=-3 is not valid: it must be an integer ≥ 1$/);
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_seqs: 3 } }), /unknown key 'max_num_seqs'/);
   assert.match(await refusal({ model: tinyModelPath, chatTemplate: 'no-such-template' }), /^createServer: options\.chatTemplate must be a built-in template's name \(chatml, gemma, llama3, plain\)/);
