@@ -76,6 +76,10 @@ export class ApiServer {
     });
     this.server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerUnparsable(error, socket));
     this.server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => this.checkContinue(req, res));
+    // Node's own answer to another expectation is an empty 417: the envelope, as for every error.
+    this.server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+      sendError(res, new ApiError(417, `Expect: ${req.headers.expect} is not supported (only 100-continue is).`, 'invalid_request_error', null, 'expectation_failed'), { connection: 'close', 'x-request-id': newRequestId() });
+    });
     const app = polka({
       server: this.server,
       onNoMatch: (req, res) => this.noMatch(req, res),
@@ -83,7 +87,7 @@ export class ApiServer {
     });
     // As OpenAI's: a client (the SDKs' `_request_id`) and the log can name one request.
     app.use((_req, res, next) => {
-      res.setHeader('x-request-id', `req_${randomBytes(12).toString('hex')}`);
+      res.setHeader('x-request-id', newRequestId());
       next();
     });
     app.use((req, res, next) => this.countResponse(req, res, next));
@@ -308,7 +312,7 @@ export class ApiServer {
     const refusal = req.method === 'OPTIONS' ? undefined : this.apiKeys.refusal(path, req.headers.authorization, req.method);
     const tooLarge = Number(req.headers['content-length'] ?? 0) > this.options.maxBodyBytes ? new BodyTooLargeError(this.options.maxBodyBytes, false) : undefined;
     if (refusal || tooLarge) {
-      sendError(res, (refusal ?? tooLarge)!, { connection: 'close', ...(refusal ? { 'www-authenticate': 'Bearer' } : {}) });
+      sendError(res, (refusal ?? tooLarge)!, { connection: 'close', 'x-request-id': newRequestId(), ...(refusal ? { 'www-authenticate': 'Bearer' } : {}) });
       return;
     }
     res.writeContinue();
@@ -361,25 +365,34 @@ export class ApiServer {
  * a malformed next request) get the error envelope like every other failure, then the
  * connection closes: after a framing error nothing later on it can be trusted.
  */
-function answerUnparsable(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
+export function answerUnparsable(error: NodeJS.ErrnoException, socket: import('node:stream').Duplex): void {
   const inProgress = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
   if (error.code === 'ECONNRESET' || !socket.writable || inProgress?.headersSent) {
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  // Node ends a request whose headers or body come too slowly (headersTimeout, requestTimeout): a 408, which clients retry.
+  const timedOut = error.code === 'ERR_HTTP_REQUEST_TIMEOUT';
+  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : timedOut ? 408 : 400;
   const apiError = new ApiError(
     status,
     status === 431
       ? 'The request headers are larger than this server accepts.'
-      : `The request is not valid HTTP (${error.code ?? error.message}); check that Content-Length matches the body.`,
+      : timedOut
+        ? 'The request did not arrive whole in time; send it again.'
+        : `The request is not valid HTTP (${error.code ?? error.message}); check that Content-Length matches the body.`,
     'invalid_request_error',
     null,
-    'invalid_http',
+    timedOut ? 'request_timeout' : 'invalid_http',
   );
   const body = JSON.stringify(apiError);
-  const reason = status === 431 ? 'Request Header Fields Too Large' : 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  const reason = { 400: 'Bad Request', 408: 'Request Timeout', 431: 'Request Header Fields Too Large' }[status];
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${newRequestId()}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** A request's id, as OpenAI's: a client (the SDKs' `_request_id`) and the log can name one request. */
+function newRequestId(): string {
+  return `req_${randomBytes(12).toString('hex')}`;
 }
 
 /**

@@ -2,12 +2,14 @@
 // field, answered at once, and the server keeps serving (test/server/hostile-input.test.ts
 // sends them all at once, beside running streams).
 import { connect } from 'node:net';
+import { Duplex } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, type TinyServer } from '../helpers/tiny-server.js';
 import { expectError, okRequest as ok } from '../helpers/api-errors.js';
 import { REQUEST_LIMITS } from '../../runtime/api/request-limits.js';
 import { pathDeeperThan } from '../../runtime/server/read-body.js';
+import { answerUnparsable } from '../../runtime/server/api-server.js';
 
 const test = suite<{ s: TinyServer }>('request limits');
 
@@ -98,6 +100,24 @@ test('a Content-Length shorter than the body gets the error envelope, not a bare
   assert.is(error.type, 'invalid_request_error');
   assert.is(error.code, 'invalid_http');
   assert.match(error.message, /Content-Length/);
+});
+
+test('an Expect other than 100-continue gets the envelope and a request id (Node answered an empty 417)', async ({ s }) => {
+  const answer = await rawExchange(s, `GET /health HTTP/1.1\r\nHost: x\r\nExpect: something\r\n\r\n`);
+  const [head, json] = answer.split('\r\n\r\n');
+  assert.match(head!, /^HTTP\/1\.1 417 /);
+  assert.match(head!, /x-request-id: req_[0-9a-f]{24}/i);
+  assert.equal(JSON.parse(json!).error, { message: 'Expect: something is not supported (only 100-continue is).', type: 'invalid_request_error', param: null, code: 'expectation_failed' });
+});
+
+test('a request that does not arrive in time is a 408 request_timeout, with a request id, as every unparsable one has (it was a 400 blaming Content-Length)', () => {
+  let written = '';
+  const socket = new Duplex({ write: (chunk, _encoding, done) => ((written += chunk), done()), read: () => undefined });
+  answerUnparsable(Object.assign(new Error('Request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), socket);
+  const [head, json] = written.split('\r\n\r\n');
+  assert.match(head!, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  assert.match(head!, /X-Request-Id: req_[0-9a-f]{24}/);
+  assert.is(JSON.parse(json!).error.code, 'request_timeout');
 });
 
 test('an HTTP/1.0 client gets its stream whole, and is not told the connection stays open (it is closed at the end)', async ({ s }) => {
