@@ -337,7 +337,9 @@ export class ApiServer {
       return;
     }
     for (const [name, value] of Object.entries(this.cors.responseHeaders(req))) res.setHeader(name, value);
-    next();
+    const refusal = this.cors.refusal(req);
+    if (refusal) sendError(res, new ApiError(403, `${refusal}.`, 'invalid_request_error', null, 'cors_not_allowed'));
+    else next();
   }
 
   private noMatch(req: Request, res: ServerResponse): void {

@@ -11,6 +11,12 @@ export interface CorsOptions {
 
 const ANY_METHODS = 'DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT';
 
+/** Whether the page that sent the request is this server's own (its Origin names the Host it asked). */
+function isSameOrigin(origin: string, req: IncomingMessage): boolean {
+  const host = req.headers.host;
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
 export class CorsPolicy {
   constructor(private readonly options: CorsOptions) {}
 
@@ -18,15 +24,33 @@ export class CorsPolicy {
     return this.options.allowedOrigins.includes('*') || this.options.allowedOrigins.includes(origin);
   }
 
-  /** Headers for an ordinary (non-preflight) response, or none when the request has no allowed Origin. */
+  /**
+   * Why a cross-origin request (not a preflight) is refused, or undefined: a browser sends a
+   * "simple" POST (a text/plain body) without asking first, so an origin or method the options
+   * leave out would still have run it, answer unread. Same-origin requests (the chat page's) and
+   * those without an Origin (not from a browser page) pass.
+   */
+  refusal(req: IncomingMessage): string | undefined {
+    const origin = req.headers.origin;
+    if (origin === undefined || isSameOrigin(origin, req)) return undefined;
+    if (!this.originAllowed(origin)) return `Origin ${origin} is not allowed here (--allowed-origins)`;
+    const { allowedMethods } = this.options;
+    const method = (req.method ?? 'GET').toUpperCase();
+    if (!allowedMethods.includes('*') && !allowedMethods.map((m) => m.toUpperCase()).includes(method)) return `Method ${method} is not allowed from another origin (--allowed-methods)`;
+    return undefined;
+  }
+
+  /** Headers for an ordinary (non-preflight) response: Vary alone when the request has no allowed Origin. */
   responseHeaders(req: IncomingMessage): Record<string, string> {
     const origin = req.headers.origin;
-    if (!origin || !this.originAllowed(origin)) return {};
     // With credentials a browser refuses "*": echo the origin instead.
     const anyOrigin = this.options.allowedOrigins.includes('*') && !this.options.allowCredentials;
+    // The answer depends on Origin whenever it is not "*": a shared cache must key on it.
+    const vary: Record<string, string> = anyOrigin ? {} : { vary: 'Origin' };
+    if (!origin || !this.originAllowed(origin)) return vary;
     return {
       'access-control-allow-origin': anyOrigin ? '*' : origin,
-      ...(anyOrigin ? {} : { vary: 'Origin' }),
+      ...vary,
       ...(this.options.allowCredentials ? { 'access-control-allow-credentials': 'true' } : {}),
       // A page may read which request it was (and a 503's back-off), not only the safelisted headers.
       'access-control-expose-headers': 'x-request-id, retry-after',

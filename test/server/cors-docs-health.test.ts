@@ -106,9 +106,25 @@ strict('an unlisted origin, method or header is refused', async ({ s }) => {
   assert.is((await preflight(s.url, 'http://good.example', 'POST', 'x-secret')).status, 400);
   const simple = await fetch(`${s.url}/v1/models`, { headers: { origin: 'http://evil.example' } });
   assert.is(simple.headers.get('access-control-allow-origin'), null);
+  assert.match(simple.headers.get('vary')!, /Origin/, 'a cache keys the answer on Origin, allowed or not');
   const good = await fetch(`${s.url}/v1/models`, { headers: { origin: 'http://good.example' } });
   assert.is(good.headers.get('access-control-allow-origin'), 'http://good.example');
   assert.is(good.headers.get('access-control-allow-credentials'), 'true');
+});
+
+strict("a cross-origin request a browser sends without asking (a text/plain POST) runs only for a listed origin and method; the server's own page and clients without an Origin pass", async ({ s }) => {
+  const body = JSON.stringify({ model: 'tiny-gpt2', messages: [{ role: 'user', content: 'hi' }], max_tokens: 2 });
+  const post = (origin: string | undefined) => fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'text/plain;charset=UTF-8', ...(origin ? { origin } : {}) }, body });
+  // It ran before, answer unread: a page anywhere could make a keyless server generate.
+  const evil = await post('http://evil.example');
+  assert.is(evil.status, 403);
+  assert.equal(((await evil.json()) as any).error, { message: 'Origin http://evil.example is not allowed here (--allowed-origins).', type: 'invalid_request_error', param: null, code: 'cors_not_allowed' });
+  assert.is((await post('null')).status, 403);
+  assert.is((await post('http://good.example')).status, 200);
+  assert.is((await post(s.url)).status, 200, "the server's own chat page");
+  assert.is((await post(undefined)).status, 200, 'curl and the SDKs send no Origin');
+  const deleted = await fetch(`${s.url}/v1/models`, { method: 'DELETE', headers: { origin: 'http://good.example' } });
+  assert.is(deleted.status, 403, 'a method the list leaves out');
 });
 
 strict.run();
