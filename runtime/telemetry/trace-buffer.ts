@@ -16,24 +16,37 @@ interface ChromeEvent {
 
 export class TraceBuffer {
   private readonly events: (ChromeEvent & { request: string })[] = [];
-  private readonly threads = new Map<string, number>();
+  /** Each request with events in the ring: its row, and how many events it has there (at none it leaves, so the map stays bounded too). */
+  private readonly threads = new Map<string, { tid: number; events: number }>();
+  private lastTid = 0;
 
   constructor(private readonly capacity = 100_000) {}
 
   private tid(request: string): number {
-    let tid = this.threads.get(request);
-    if (tid === undefined) {
-      tid = this.threads.size + 1;
-      this.threads.set(request, tid);
+    let thread = this.threads.get(request);
+    if (thread === undefined) {
+      thread = { tid: ++this.lastTid, events: 0 };
+      this.threads.set(request, thread);
       // Chrome shows each request as its own named row.
-      this.push(request, { name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid, args: { name: request } });
+      this.push(request, { name: 'thread_name', ph: 'M', ts: 0, pid: 1, tid: thread.tid, args: { name: request } });
     }
-    return tid;
+    return thread.tid;
   }
 
   private push(request: string, event: ChromeEvent): void {
     this.events.push({ ...event, request });
-    if (this.events.length > this.capacity) this.events.splice(0, this.events.length - this.capacity);
+    const thread = this.threads.get(request);
+    if (thread) thread.events++;
+    if (this.events.length <= this.capacity) return;
+    for (const evicted of this.events.splice(0, this.events.length - this.capacity)) {
+      const owner = this.threads.get(evicted.request);
+      if (owner && --owner.events === 0) this.threads.delete(evicted.request);
+    }
+  }
+
+  /** Requests with events in the ring. */
+  get requests(): number {
+    return this.threads.size;
   }
 
   instant(request: string, name: string, args: Record<string, unknown>, ts = nowMicros()): void {

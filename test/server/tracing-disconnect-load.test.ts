@@ -2,6 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+import { TraceBuffer } from '../../runtime/telemetry/trace-buffer.js';
 
 const request = (extra: object = {}) => ({ model: TINY_MODEL_ID, messages: [{ role: 'user', content: 'Count to ten.' }], max_tokens: 6, ignore_eos: true, ...extra });
 
@@ -36,6 +37,21 @@ tracing('records each request\'s events in Chrome trace format, filterable by re
   assert.ok(new Set(one.traceEvents.map((e) => e.tid)).size === 1, 'one request is one row');
   assert.ok(!one.traceEvents.some((event) => event.args?.name === second.json.id), 'the filter keeps out other requests');
   for (const event of one.traceEvents) if (event.ph === 'X') assert.ok(event.dur! >= 0 && event.ts > 1e15, 'microsecond epoch timestamps');
+  // A repeated or misspelt filter returned the whole trace.
+  for (const query of [`request_id=${first.json.id}&request_id=${second.json.id}`, `request_id[]=${first.json.id}`, `id=${first.json.id}`]) {
+    const refused = await fetch(`${s.url}/debug/trace?${query}`);
+    assert.is(refused.status, 400, query);
+    assert.is(((await refused.json()) as any).error.type, 'invalid_request_error');
+  }
+});
+
+tracing('the ring keeps a row only for requests with events in it (each request held one for the life of the process)', () => {
+  const buffer = new TraceBuffer(20);
+  for (let i = 0; i < 100; i++) buffer.instant(`chatcmpl-${i}`, 'received', {});
+  assert.is(buffer.toJSON().traceEvents.length, 20);
+  assert.is(buffer.requests, 10, 'two events each (its row name and its event): the last ten');
+  assert.is(buffer.toJSON('chatcmpl-99').traceEvents.length, 2);
+  assert.is(buffer.toJSON('chatcmpl-0').traceEvents.length, 0);
 });
 
 tracing.run();
