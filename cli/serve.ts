@@ -188,7 +188,9 @@ export function apiKeysOf(flagValues: readonly string[], env: NodeJS.ProcessEnv)
   const keys = parseApiKeys(values);
   const given = values.flatMap((value) => value.split(',')).length;
   if (keys.length < given) {
-    throw new UsageError(fromFlags ? '--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)' : `LMFORGE_API_KEY ('${values[0]}') holds an empty key: separate keys with single commas, or leave it empty for none`);
+    // The keys are secrets: the message says where the empty one is, not what the others are.
+    const empty = values[0]!.split(',').findIndex((part) => part.trim() === '');
+    throw new UsageError(fromFlags ? '--api-key needs a key after it (several keys: repeat the flag, or separate them with commas)' : `LMFORGE_API_KEY holds an empty key (entry ${empty + 1} of ${given}, between commas): separate keys with single commas, or leave it empty for none`);
   }
   const unsendable = keys.find((key) => !isSendableKey(key));
   if (unsendable !== undefined) throw new UsageError(`${fromFlags ? '--api-key' : 'LMFORGE_API_KEY'}: a key must be printable ASCII (clients send it in an HTTP header, which carries nothing else as such); one holds '${[...unsendable].find((c) => !isSendableKey(c))}'`);

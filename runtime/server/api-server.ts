@@ -129,8 +129,9 @@ export class ApiServer {
         // A repeated or misspelt filter returned the whole trace, as if none was given.
         const unknown = Object.keys(req.query).find((key) => key !== 'request_id');
         const id = req.query.request_id;
-        if (unknown !== undefined || Array.isArray(id)) {
-          sendError(res, new ApiError(400, unknown !== undefined ? `Unknown query parameter '${unknown}': the one filter is request_id, a completion's id.` : 'request_id is given more than once; give one completion id.', 'invalid_request_error', unknown ?? 'request_id', null));
+        if (unknown !== undefined || Array.isArray(id) || id === '') {
+          const why = unknown !== undefined ? `Unknown query parameter '${unknown}': the one filter is request_id, a completion's id.` : id === '' ? 'request_id is empty; give a completion id.' : 'request_id is given more than once; give one completion id.';
+          sendError(res, new ApiError(400, why, 'invalid_request_error', unknown ?? 'request_id', null));
           return;
         }
         this.json(res, 200, tracer.toJSON(typeof id === 'string' ? id : undefined));

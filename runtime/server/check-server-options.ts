@@ -60,7 +60,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('host', isText, 'an address or host name');
   given('mode', (value) => typeof value === 'string' && isEngineMode(value), `one of ${ENGINE_MODES.join(', ')}`);
   given('servedModelName', isText, 'a name');
-  given('apiKeys', (value) => isTextList(value) && (value as string[]).every((key) => isSendableKey(key.trim())), 'a list of keys (strings of printable ASCII: a client sends a key in an HTTP header)');
+  checkApiKeys(options.apiKeys);
   // A bad field here failed at the first request with an Origin header, and took the process down.
   given('cors', isPlainObject, `an object of CORS settings (${Object.keys(CORS_FIELDS).join(', ')})`);
   for (const [field, value] of Object.entries(options.cors ?? {})) {
@@ -87,6 +87,15 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
 }
 
 /** A built-in's name, as `--chat-template NAME` takes it, or the template itself. */
+/** Keys are secrets: a refusal names the entry, never its text. */
+function checkApiKeys(keys: unknown): void {
+  if (keys === undefined) return;
+  const what = 'a list of keys (strings of printable ASCII: a client sends a key in an HTTP header)';
+  if (!Array.isArray(keys)) throw new UserFacingError(`createServer: options.apiKeys must be ${what}, got ${typeof keys === 'string' ? 'one string' : quoted(keys)}`);
+  const bad = keys.findIndex((key) => !isText(key) || !isSendableKey(key.trim()));
+  if (bad !== -1) throw new UserFacingError(`createServer: options.apiKeys must be ${what}; entry ${bad} is ${typeof keys[bad] !== 'string' ? 'not a string' : keys[bad].trim() === '' ? 'empty' : 'not printable ASCII'}`);
+}
+
 function chatTemplateOf(value: unknown, wrong: (option: string, what: string, value: unknown) => Error): GivenTemplate | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string' && isBuiltinTemplateName(value)) return givenBuiltinTemplate(value);

@@ -13,8 +13,9 @@ const ANY_METHODS = 'DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT';
 
 /** Whether the page that sent the request is this server's own (its Origin names the Host it asked). */
 function isSameOrigin(origin: string, req: IncomingMessage): boolean {
-  const host = req.headers.host;
-  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+  const host = req.headers.host?.toLowerCase();
+  const page = origin.toLowerCase();
+  return host !== undefined && (page === `http://${host}` || page === `https://${host}`);
 }
 
 export class CorsPolicy {
@@ -36,7 +37,9 @@ export class CorsPolicy {
     if (!this.originAllowed(origin)) return `Origin ${origin} is not allowed here (--allowed-origins)`;
     const { allowedMethods } = this.options;
     const method = (req.method ?? 'GET').toUpperCase();
-    if (!allowedMethods.includes('*') && !allowedMethods.map((m) => m.toUpperCase()).includes(method)) return `Method ${method} is not allowed from another origin (--allowed-methods)`;
+    const listed = allowedMethods.map((m) => m.toUpperCase());
+    // Every GET route answers HEAD: a listed GET lists it.
+    if (!allowedMethods.includes('*') && !listed.includes(method) && !(method === 'HEAD' && listed.includes('GET'))) return `Method ${method} is not allowed from another origin (--allowed-methods)`;
     return undefined;
   }
 

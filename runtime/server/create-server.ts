@@ -47,7 +47,8 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
   const http = new ApiServer({
     modelId: servedModelName,
     modelAliases: modelAliases(model, servedModelName),
-    apiKeys: options.apiKeys ?? [],
+    // As serve reads them: spaces around a key are no part of it (a client's header loses them).
+    apiKeys: (options.apiKeys ?? []).map((key) => key.trim()),
     cors: { allowCredentials: false, allowedOrigins: ['*'], allowedMethods: ['*'], allowedHeaders: ['*'], ...options.cors },
     tracing: options.tracing === true,
     maxBodyBytes: options.maxRequestBytes ?? 16 * 1024 * 1024,

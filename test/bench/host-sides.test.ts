@@ -17,8 +17,12 @@ const onLinux = process.platform === 'linux';
 test('a busy worker thread is the engine thread, and the main thread that waited for it is not', async () => {
   if (!onLinux) return;
   const before = threadCpuNanos();
-  // 300 ms of work on a worker, which then stays alive (an ended thread leaves /proc) while this thread waits.
-  const code = `const { parentPort } = require('node:worker_threads'); const end = Date.now() + 300; let x = 0; while (Date.now() < end) x += Math.sqrt(x + 1); parentPort.postMessage(x); parentPort.once('message', () => process.exit(0));`;
+  // 300 ms of the worker's own CPU time (not of the clock: on a loaded machine 300 ms of the
+  // clock gave it 140), after which it stays alive (an ended thread leaves /proc) while this thread waits.
+  const code = `const { parentPort } = require('node:worker_threads'); const { readFileSync } = require('node:fs');
+    const ticks = () => { const f = readFileSync('/proc/thread-self/stat', 'utf8').split(') ')[1].split(' '); return Number(f[11]) + Number(f[12]); };
+    let x = 0; while (ticks() < 30) for (let i = 0; i < 1e5; i++) x += Math.sqrt(x + 1);
+    parentPort.postMessage(x); parentPort.once('message', () => process.exit(0));`;
   const worker = new Worker(code, { eval: true });
   await new Promise((resolve) => worker.once('message', resolve));
   const split = threadSplit(before, threadCpuNanos());

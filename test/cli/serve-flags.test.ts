@@ -54,8 +54,9 @@ test('API keys: repeated flags and commas; LMFORGE_API_KEY only when no flag is 
   throwsError(() => apiKeysOf(['k', ' , '], {}), UsageError, /--api-key needs a key/);
   throwsError(() => apiKeysOf(['a,,b'], {}), UsageError, /--api-key needs a key/);
   // A variable of separators alone ("$K1,$K2" with both unset) served with no key at all.
-  throwsError(() => apiKeysOf([], { LMFORGE_API_KEY: ' , ' }), UsageError, /LMFORGE_API_KEY \(' , '\) holds an empty key/);
-  throwsError(() => apiKeysOf([], { LMFORGE_API_KEY: 'a,' }), UsageError, /holds an empty key/);
+  throwsError(() => apiKeysOf([], { LMFORGE_API_KEY: ' , ' }), UsageError, /^LMFORGE_API_KEY holds an empty key \(entry 1 of 2, between commas\)/);
+  // The keys are secrets: the message does not show them.
+  throwsError(() => apiKeysOf([], { LMFORGE_API_KEY: 'sk-secret,' }), UsageError, /^LMFORGE_API_KEY holds an empty key \(entry 2 of 2, between commas\): separate keys with single commas, or leave it empty for none$/);
   assert.equal(apiKeysOf([], { LMFORGE_API_KEY: '   ' }), [], 'a blank variable is no key, as an empty one');
   // A UTF-8 key could never be presented: Node reads a header's bytes as Latin-1.
   throwsError(() => apiKeysOf(['clé'], {}), UsageError, /--api-key: a key must be printable ASCII .*one holds 'é'/);

@@ -125,6 +125,8 @@ strict("a cross-origin request a browser sends without asking (a text/plain POST
   assert.is((await post(undefined)).status, 200, 'curl and the SDKs send no Origin');
   const deleted = await fetch(`${s.url}/v1/models`, { method: 'DELETE', headers: { origin: 'http://good.example' } });
   assert.is(deleted.status, 403, 'a method the list leaves out');
+  const head = await fetch(`${s.url}/v1/models`, { method: 'HEAD', headers: { origin: 'http://good.example' } });
+  assert.is(head.status, 200, 'HEAD goes with a listed GET');
 });
 
 strict.run();

@@ -64,6 +64,16 @@ test('a chat template that parses but cannot render one user message is refused 
   assert.ok(await portIsFree(port));
 });
 
+test('spaces around a key are no part of it, as serve reads keys (the key was kept with them, and no client could present it)', async () => {
+  const server = await createServer({ model: tinyModelPath, port: 0, device: 'cpu', threads: 1, overrides: { context_window_size: 256 }, grammarCacheDir: dir, apiKeys: [' k '] });
+  try {
+    const response = await fetch(`${server.url}/v1/models`, { headers: { authorization: 'Bearer k' } });
+    assert.is(response.status, 200);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a built-in chat template by name, as --chat-template takes it', async () => {
   const server = await createServer({ model: tinyModelPath, port: 0, device: 'cpu', threads: 1, overrides: { context_window_size: 256 }, grammarCacheDir: dir, chatTemplate: 'plain' });
   try {
@@ -91,9 +101,11 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, toolFormat: 'bogus' }), /^createServer: options\.toolFormat must be one of .*hermes.*, got "bogus"$/);
   // A typo of apiKeys served with no key at all.
   assert.match(await refusal({ model: tinyModelPath, apiKey: 'secret' }), /^createServer: unknown option 'apiKey'; the options are .*apiKeys/);
-  assert.match(await refusal({ model: tinyModelPath, apiKeys: 'secret' }), /^createServer: options\.apiKeys must be a list of keys \(strings of printable ASCII: a client sends a key in an HTTP header\), got "secret"$/);
+  // Keys are secrets: a refusal names the entry, never its text.
+  assert.match(await refusal({ model: tinyModelPath, apiKeys: 'secret' }), /^createServer: options\.apiKeys must be a list of keys \(strings of printable ASCII: a client sends a key in an HTTP header\), got one string$/);
   // A UTF-8 key could never be presented: Node reads a header's bytes as Latin-1.
-  assert.match(await refusal({ model: tinyModelPath, apiKeys: ['clé'] }), /^createServer: options\.apiKeys must be a list of keys \(strings of printable ASCII/);
+  assert.match(await refusal({ model: tinyModelPath, apiKeys: ['sk-ok', 'clé'] }), /^createServer: options\.apiKeys must be a list of keys \(strings of printable ASCII.*; entry 1 is not printable ASCII$/);
+  assert.match(await refusal({ model: tinyModelPath, apiKeys: ['sk-ok', ' '] }), /entry 1 is empty$/);
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_sequence: -3 } }), /^createServer: options\.overrides\.max_num_sequence=-3 is not valid: it must be an integer ≥ 1$/);
   assert.match(await refusal({ model: tinyModelPath, overrides: { max_num_seqs: 3 } }), /unknown key 'max_num_seqs'/);
   assert.match(await refusal({ model: tinyModelPath, chatTemplate: 'no-such-template' }), /^createServer: options\.chatTemplate must be a built-in template's name \(chatml, gemma, llama3, plain\)/);

@@ -38,7 +38,7 @@ tracing('records each request\'s events in Chrome trace format, filterable by re
   assert.ok(!one.traceEvents.some((event) => event.args?.name === second.json.id), 'the filter keeps out other requests');
   for (const event of one.traceEvents) if (event.ph === 'X') assert.ok(event.dur! >= 0 && event.ts > 1e15, 'microsecond epoch timestamps');
   // A repeated or misspelt filter returned the whole trace.
-  for (const query of [`request_id=${first.json.id}&request_id=${second.json.id}`, `request_id[]=${first.json.id}`, `id=${first.json.id}`]) {
+  for (const query of [`request_id=${first.json.id}&request_id=${second.json.id}`, `request_id[]=${first.json.id}`, `id=${first.json.id}`, 'request_id=']) {
     const refused = await fetch(`${s.url}/debug/trace?${query}`);
     assert.is(refused.status, 400, query);
     assert.is(((await refused.json()) as any).error.type, 'invalid_request_error');
