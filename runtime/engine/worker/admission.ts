@@ -89,7 +89,7 @@ export class Admission {
     const prompt = typeof request.prompt === 'string' ? this.tokenizeWithin(request.prompt, request.addSpecial ?? false) : Int32Array.from(request.prompt);
     if (!(prompt instanceof Int32Array)) return prompt;
     const n = request.n ?? 1;
-    const promptProblem = this.promptProblem(prompt, request.maxTokens) ?? this.choicesProblem(prompt.length, request.maxTokens, n);
+    const promptProblem = this.promptProblem(prompt, request.maxTokens);
     if (promptProblem) return promptProblem;
     const sampling: SamplingParams = { ...defaultSamplingParams, ...request.sampling };
     let grammar: CompiledGrammar | undefined;
@@ -100,7 +100,7 @@ export class Admission {
         return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
       }
     }
-    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, request.maxTokens, n), sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, this.turnOpenersOf(request.turnOpener));
     const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
@@ -187,28 +187,14 @@ export class Admission {
   }
 
   /**
-   * Choices that could not all reach max_tokens in the cells every sequence shares: alone in
-   * the engine, the request could not make room by preempting another, and its decode failed
-   * part-way (a 200 whose choices all ended in error).
+   * Longest each choice may grow. In the cells every sequence shares, n choices may each fill
+   * their part of what the prompt leaves (finish_reason "length", max_tokens or not), so that
+   * alone they always fit: a lone request cannot preempt another to make room, and its decode
+   * failed part-way, every choice ending in error. Beside others, preemption makes room.
    */
-  private choicesProblem(promptLength: number, maxTokens: number | undefined, n: number): EngineErrorInfo | undefined {
+  private choiceLengthLimit(promptLength: number, n: number): number {
     const cells = this.limits.sharedCells;
-    if (cells === undefined || maxTokens === undefined || n === 1 || promptLength + n * maxTokens <= cells) return undefined;
-    return {
-      code: 'invalid_request',
-      param: 'n',
-      message: `n=${n} choices of up to ${maxTokens} tokens after a ${promptLength}-token prompt need up to ${promptLength + n * maxTokens} KV cells, and this server has ${cells} for all sequences together (max_total_seq_length): lower n or max_tokens`,
-    };
-  }
-
-  /**
-   * Longest each choice may grow. Without max_tokens, n choices share the cells every sequence
-   * shares: each may fill its part of what the prompt leaves (finish_reason "length"), so that
-   * alone they always fit.
-   */
-  private choiceLengthLimit(promptLength: number, maxTokens: number | undefined, n: number): number {
-    const cells = this.limits.sharedCells;
-    if (cells === undefined || maxTokens !== undefined || n === 1) return this.limits.lengthLimit;
+    if (cells === undefined || n === 1) return this.limits.lengthLimit;
     return Math.min(this.limits.lengthLimit, promptLength + Math.floor((cells - promptLength) / n));
   }
 
