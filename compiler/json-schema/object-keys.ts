@@ -96,12 +96,34 @@ export function patternMatches(pattern: string, name: string, pointer = ''): boo
       dfa = dfaOfExpr(patternContent(pattern, pointer, RAW_SPELLING));
     } catch (error) {
       if (!(error instanceof LanguageTooLarge)) throw error;
-      return new RegExp(pattern, 'u').test(name);
+      return searchRegExp(pattern, pointer).test(name);
     }
     if (patternAutomata.size >= KEPT_PATTERN_AUTOMATA) patternAutomata.clear();
     patternAutomata.set(pattern, dfa);
   }
-  return dfaAccepts(dfa, new TextEncoder().encode(name));
+  return dfaAccepts(dfa, UTF8.encode(name));
+}
+
+const UTF8 = new TextEncoder();
+
+/**
+ * A pattern too large for an automaton as a RegExp, read as the grammar's parse reads it: in
+ * Unicode mode, else in the older mode, a leading `(?i)` as the i flag. A modifier group, which
+ * this Node's RegExp lacks, is an error naming the pattern.
+ */
+function searchRegExp(pattern: string, pointer: string): RegExp {
+  const caseless = pattern.startsWith('(?i)');
+  const source = caseless ? pattern.slice('(?i)'.length) : pattern;
+  const flags = caseless ? 'i' : '';
+  try {
+    return new RegExp(source, `${flags}u`);
+  } catch {
+    try {
+      return new RegExp(source, flags);
+    } catch {
+      throw GrammarError.at(pointer, `the pattern is too large to match property names with an automaton (more than ${MAX_LANGUAGE_STATES} states), and JavaScript's RegExp here cannot run its modifier group`);
+    }
+  }
 }
 
 export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: KeySpelling = JSON_KEYS): KeyPlan | { empty: string } {

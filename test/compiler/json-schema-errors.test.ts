@@ -35,6 +35,13 @@ test('a text front end given no string says so, not a TypeError from inside its 
   assert.throws(() => Grammar.fromRegex(42 as unknown as string), (e: unknown) => e instanceof GrammarError && /Grammar.fromRegex takes a regular expression as a string, got number/.test(e.message));
 });
 
+test("a patternProperties pattern too large for an automaton, in a syntax only JavaScript's older mode reads (\\-), is the limit's error at /patternProperties, not a RegExp SyntaxError", () => {
+  const name = `${'a'.repeat(17)}c-`;
+  for (const pattern of ['(a|b)*a(a|b){16}c\\-', '(?i)(a|b)*A(a|b){16}c\\-']) {
+    fails({ type: 'object', properties: { [name]: { type: 'string' } }, patternProperties: { [pattern]: { type: 'integer' } } }, '/patternProperties', /need more than 50000 automaton states/);
+  }
+});
+
 test('assertions a grammar cannot enforce are named by pointer', () => {
   fails({ type: 'object', properties: { age: { type: 'integer', multipleOf: 1234567 } } }, '/properties/age/multipleOf', /'multipleOf' \(1234567\) needs more than 20000 automaton states/);
   fails({ type: 'integer', multipleOf: 9973, minimum: 0, maximum: 1e12 }, '/multipleOf', /together with the bounds needs more than 50000 automaton states/);

@@ -146,16 +146,11 @@ export class KvManager {
   share(slot: number, tokens: ArrayLike<number>, limit: number, mayShareWith: (holder: number) => boolean = () => true): number {
     const tail = this.tails.get(slot)!;
     const found = this.tree.match(tokens, limit, tail, (node) => this.holderOf(node, slot, mayShareWith) >= 0);
-    // Holders of a node hold its ancestors too: walk up to the deepest node an allowed holder has.
+    // The match stops at the slot's own tail or in a node an allowed holder has.
     let node = found.node;
-    let matched = found.length;
-    let holder = this.holderOf(node, slot, mayShareWith);
-    while (holder < 0 && node.start > tail.end) {
-      node = node.parent!;
-      matched = node.end;
-      holder = this.holderOf(node, slot, mayShareWith);
-    }
-    if (holder < 0 || matched <= tail.end) return tail.end;
+    const matched = found.length;
+    if (matched <= tail.end) return tail.end;
+    const holder = this.holderOf(node, slot, mayShareWith);
     const length = Math.max(tail.end, Math.min(matched, this.options.reusable?.(matched, holder) ?? matched));
     if (length === tail.end) return length;
     // The match may end inside a node: split it there, so the slot holds whole nodes.
