@@ -12,6 +12,7 @@ import { Grammar, GrammarCompiler, GrammarError, type JsonSchemaOptions, type Js
 import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
 import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
+import { type SpecVocabulary, specVocabularyOf } from '../runtime/grammar-service/grammar-spec.js';
 import { UserFacingError } from '../compiler/lmforge-error.js';
 import { MAX_INDENT } from '../compiler/json-schema/options.js';
 import { numberAsTyped } from './option-values.js';
@@ -87,7 +88,26 @@ function readJson(path: string): unknown {
   }
 }
 
-function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSchemaOptions): Input[] {
+/**
+ * Whether a definition file holds a structural tag: its `type` says so, or it has none and its
+ * `format` is a node (an object), as the spec's default reads it; a JSON schema's `format` is a string.
+ */
+function isStructuralTag(json: unknown): boolean {
+  if (!json || typeof json !== 'object' || Array.isArray(json)) return false;
+  const { type, format } = json as { type?: unknown; format?: unknown };
+  return type === 'structural_tag' || (type === undefined && typeof format === 'object' && format !== null && !Array.isArray(format));
+}
+
+/** What the server resolves a structural tag's tokens against, from the model's vocabulary (tokens by their text, ids in range, no end-of-generation token as output). */
+function structuralTagVocabulary(vocabulary: TokenizerInfo): SpecVocabulary {
+  const utf8 = new TextDecoder();
+  const texts = Array.from({ length: vocabulary.numTokens }, (_, id) => utf8.decode(vocabulary.bytes.subarray(vocabulary.offsets[id]!, vocabulary.offsets[id + 1]!)));
+  return specVocabularyOf(texts, vocabulary.stopTokens);
+}
+
+function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSchemaOptions, vocabulary?: TokenizerInfo): Input[] {
+  // Built once, on the first structural tag: a large vocabulary's texts are not free.
+  let tagVocabulary: SpecVocabulary | undefined;
   const inputs: Input[] = [];
   if (flags.ebnf !== undefined) {
     const path = String(flags.ebnf);
@@ -113,9 +133,10 @@ function inputsOf(files: string[], flags: CompileGrammarFlags, options: JsonSche
         label: file,
         load: () => {
           const json = readJson(file);
-          if (json && typeof json === 'object' && (json as { type?: unknown }).type === 'structural_tag') {
+          if (isStructuralTag(json)) {
+            if (vocabulary) tagVocabulary ??= structuralTagVocabulary(vocabulary);
             // --max-whitespace-count bounds the json_schema nodes that set no bound of their own.
-            return Grammar.fromStructuralTag(json, options.maxWhitespaceCount !== undefined ? { maxWhitespaceCount: options.maxWhitespaceCount } : {});
+            return Grammar.fromStructuralTag(json, { ...tagVocabulary, ...(options.maxWhitespaceCount !== undefined ? { maxWhitespaceCount: options.maxWhitespaceCount } : {}) });
           }
           return Grammar.fromJSONSchema(json, options);
         },
@@ -164,7 +185,7 @@ export async function modelVocabulary(spec: string, env: NodeJS.ProcessEnv = pro
  */
 export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, io: CompileGrammarIo, vocabulary?: TokenizerInfo): number {
   const options = schemaOptions(flags);
-  const inputs = inputsOf(files, flags, options);
+  const inputs = inputsOf(files, flags, options, vocabulary);
   if (inputs.length === 0) throw new CompileGrammarUsageError('compile-grammar needs --ebnf, --regex, --json-schema or input files');
   const cache = new GrammarCache(flags.out !== undefined ? String(flags.out) : defaultGrammarCacheDir(io.env));
   const compiler = vocabulary ? new GrammarCompiler(vocabulary) : new GrammarCompiler();

@@ -17,6 +17,18 @@ export interface SpecVocabulary {
   stopTokens?: ReadonlySet<number>;
 }
 
+/**
+ * The vocabulary a structural tag resolves against, from the token texts by id (the first id of
+ * a repeated text names it) and the end-of-generation tokens: the server's and `compile --model`'s.
+ */
+export function specVocabularyOf(tokenTexts: readonly string[], stopTokens?: Iterable<number>): SpecVocabulary {
+  const byText = new Map<string, number>();
+  tokenTexts.forEach((text, id) => {
+    if (!byText.has(text)) byText.set(text, id);
+  });
+  return { resolveToken: (text) => byText.get(text), vocabSize: tokenTexts.length, ...(stopTokens ? { stopTokens: new Set(stopTokens) } : {}) };
+}
+
 /** The front end for a spec (throws GrammarError with a location on a bad input). */
 export function grammarFromSpec(spec: GrammarSpec, vocabulary?: SpecVocabulary): Grammar {
   switch (spec.kind) {

@@ -10,7 +10,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { GrammarCompiler, GrammarError, GrammarMatcher, TokenizerInfo, serializeCompiledGrammar } from '../../compiler/index.js';
 import { LmforgeError } from '../../compiler/lmforge-error.js';
 import { threadChannel } from '../../compiler/workers/message-channel.js';
-import { grammarFromSpec, type GrammarSpec } from './grammar-spec.js';
+import { grammarFromSpec, type GrammarSpec, specVocabularyOf } from './grammar-spec.js';
 
 export interface GrammarJob {
   id: number;
@@ -26,19 +26,12 @@ if (!parentPort) throw new Error('grammar-worker.ts runs only as a worker thread
 const pool = threadChannel<GrammarJob, GrammarWorkerMessage>(parentPort);
 
 const data = workerData as { tokenTexts?: string[]; vocabulary?: Uint8Array } | undefined;
-// Token texts by id, for structural tags that name tokens by their text.
-const tokenTexts: string[] = data?.tokenTexts ?? [];
-const byText = new Map<string, number>();
-tokenTexts.forEach((text, id) => {
-  if (!byText.has(text)) byText.set(text, id);
-});
 // No cache of its own: the service caches artifacts by spec, and a worker that kept every grammar
 // it compiled would grow with each distinct schema for the server's lifetime.
 const vocabulary = data?.vocabulary ? TokenizerInfo.fromCacheBytes(data.vocabulary) : undefined;
 const compiler = vocabulary ? new GrammarCompiler(vocabulary, { cache: false }) : new GrammarCompiler({ cache: false });
-const specVocabulary = tokenTexts.length
-  ? { resolveToken: (text: string) => byText.get(text), vocabSize: tokenTexts.length, ...(vocabulary ? { stopTokens: new Set(vocabulary.stopTokens) } : {}) }
-  : undefined;
+// Token texts by id, for structural tags that name tokens by their text.
+const specVocabulary = data?.tokenTexts?.length ? specVocabularyOf(data.tokenTexts, vocabulary?.stopTokens) : undefined;
 
 /** What this worker's heap holds now (used or not): a big compile leaves it grown, and the pool may retire the worker for it. */
 function heapBytes(): number {

@@ -212,6 +212,37 @@ test('compile --check over a folder of definitions: every file reported, exit 1 
   assert.match(notes.stderr, /notes\.txt: not valid JSON \(a file not ending in \.ebnf, \.gbnf or \.regex is read as a JSON schema or structural tag\): Unexpected token .* is not valid JSON\n/);
 });
 
+test('compile --check --model reads structural tags as the server does: tokens by text resolved, ids checked against the vocabulary, a tag without its type, a schema whose format is a string', async () => {
+  const defs = join(dir, 'tag-defs');
+  mkdirSync(defs);
+  const tag = (format: unknown): string => JSON.stringify({ type: 'structural_tag', format });
+  writeFileSync(join(defs, 'by-text.json'), tag({ type: 'sequence', elements: [{ type: 'token', token: 'hello' }, { type: 'const_string', value: '!' }] }));
+  writeFileSync(join(defs, 'untyped.json'), JSON.stringify({ format: { type: 'const_string', value: 'Hello, world!' } }));
+  writeFileSync(join(defs, 'date-schema.json'), JSON.stringify({ format: 'date' }));
+  writeFileSync(join(defs, 'out-of-range.json'), tag({ type: 'token', token: 99_999_999 }));
+  writeFileSync(join(defs, 'excluded-out-of-range.json'), tag({ type: 'exclude_token', exclude_tokens: [99_999_999] }));
+  writeFileSync(join(defs, 'end-of-generation.json'), tag({ type: 'token', token: '<|endoftext|>' }));
+  const withModel = await run(['compile', '--check', defs, '--model', tinyModelPath, '--json']);
+  const outcome = (r: { input: string; ok: boolean; message: string }): [string, boolean, string] => [r.input.slice(defs.length + 1), r.ok, r.ok ? '' : r.message];
+  const results = JSON.parse(withModel.stdout).results.map(outcome);
+  assert.equal(results.map(([input, ok]: [string, boolean]) => [input, ok]), [
+    ['by-text.json', true],
+    ['date-schema.json', true],
+    ['end-of-generation.json', false],
+    ['excluded-out-of-range.json', false],
+    ['out-of-range.json', false],
+    ['untyped.json', true],
+  ]);
+  const messages = Object.fromEntries(results.map(([input, , message]: [string, boolean, string]) => [input, message]));
+  assert.match(messages['end-of-generation.json'], /end-of-generation/);
+  assert.match(messages['out-of-range.json'], /^\/format\/token: .*99999999 is outside the vocabulary \(50257 tokens\)/);
+  assert.match(messages['excluded-out-of-range.json'], /99999999 is outside the vocabulary/);
+  // Without a model a token by text cannot be resolved, and the message says what to give.
+  const without = await run(['compile', '--check', join(defs, 'by-text.json')]);
+  assert.is(without.code, 1);
+  assert.match(without.stderr, /needs a vocabulary/);
+});
+
 test("the 'serve it with' hint pastes into a shell: a path with spaces, quotes or other letters is quoted, a plain one kept", () => {
   assert.is(shellWord('dist/SmolLM2-135M-Instruct.Q4_1'), 'dist/SmolLM2-135M-Instruct.Q4_1');
   for (const path of ['/tmp/sp ace/out ü', "it's here", 'a$b`c"d', '*']) {
