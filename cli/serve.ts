@@ -9,7 +9,7 @@ import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
 import { numberAsTyped } from './option-values.js';
-import { MAX_TIMER_MS } from '../runtime/server/check-server-options.js';
+import { MAX_THREADS, MAX_TIMER_MS } from '../runtime/server/check-server-options.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat-format/tool-formats.js';
@@ -104,6 +104,13 @@ function positiveInteger(value: number | string | undefined, flag: string): numb
   if (value === undefined) return undefined;
   const n = numberAsTyped(value);
   if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number ≥ 1`);
+  return n;
+}
+
+function threadCount(value: number | string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = numberAsTyped(value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_THREADS) throw new UsageError(`--threads ${typed(value)} is not valid: it must be a whole number from 1 to ${MAX_THREADS} (ggml's most)`);
   return n;
 }
 
@@ -267,7 +274,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     },
     maxQueuedRequests: positiveInteger(flags.maxQueuedRequests, '--max-queued-requests')!,
     maxRequestBytes: positiveInteger(flags.maxRequestBytes, '--max-request-bytes')!,
-    threads: positiveInteger(flags.threads, '--threads'),
+    threads: threadCount(flags.threads),
     drainMs: wholeSeconds(flags.drainSeconds, '--drain-seconds') * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
     watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,

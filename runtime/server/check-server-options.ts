@@ -39,6 +39,8 @@ function quoted(value: unknown): string {
   }
 }
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
+/** ggml's GGML_MAX_N_THREADS: a thread pool of more aborted the engine (std::bad_alloc), reported as a bad llama.cpp build. */
+export const MAX_THREADS = 512;
 const isOneOf = (values: readonly string[], value: unknown): boolean => typeof value === 'string' && values.includes(value);
 
 /**
@@ -74,7 +76,8 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('kvLayout', (value) => isOneOf(KV_LAYOUTS, value), `one of ${KV_LAYOUTS.join(', ')}`);
   given('sampling', (value) => isOneOf(SAMPLING_SETTINGS, value), `one of ${SAMPLING_SETTINGS.join(', ')}`);
   given('speculativeMode', (value) => isOneOf(SPECULATIVE_MODES_AVAILABLE, value), `one of ${SPECULATIVE_MODES_AVAILABLE.join(', ')}`);
-  for (const key of ['maxRequestBytes', 'threads', 'maxQueuedRequests'] as const) given(key, isCount, 'a whole number ≥ 1');
+  for (const key of ['maxRequestBytes', 'maxQueuedRequests'] as const) given(key, isCount, 'a whole number ≥ 1');
+  given('threads', (value) => isCount(value) && (value as number) <= MAX_THREADS, `a whole number from 1 to ${MAX_THREADS}`);
   given('grammarTimeoutMs', (value) => isMilliseconds(value) && (value as number) > 0, `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`);
   given('watchdogMs', isMilliseconds, `a number of milliseconds from 0 (never) to ${MAX_TIMER_MS}`);
   for (const key of ['tracing', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');

@@ -125,7 +125,9 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--port', '0x10'], /--port 0x10 is not valid: use 0 to 65535/);
   await failsWith(['serve', tinyModelPath, '--port', ''], /--port '' is not valid: use 0 to 65535/);
   await failsWith(['serve', tinyModelPath, '--max-total-seq-length', '1e3'], /--max-total-seq-length 1e3 is not valid: it must be an integer ≥ 16/);
-  await failsWith(['serve', tinyModelPath, '--threads', '99999999999999999999'], /--threads 99999999999999999999 is not valid: it must be a whole number ≥ 1/);
+  await failsWith(['serve', tinyModelPath, '--threads', '99999999999999999999'], /--threads 99999999999999999999 is not valid: it must be a whole number from 1 to 512/);
+  // Past ggml's most the engine aborted (std::bad_alloc), reported as a llama.cpp build unfit for the CPU.
+  await failsWith(['serve', tinyModelPath, '--threads', '513'], /--threads 513 is not valid: it must be a whole number from 1 to 512 \(ggml's most\)/);
   // Every command's numbers as typed: bench and train-heads took 0x2 as 2, and bench's --timeout was quoted in milliseconds.
   await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--num-prompts', '0x2'], /--num-prompts must be a number in decimal digits, got '0x2'/);
   await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--timeout', '-1'], /--timeout must be a positive number of seconds, got -1$/);

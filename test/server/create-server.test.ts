@@ -121,7 +121,8 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   // Names every object has are not engine fields; a Map's entries are not its keys.
   assert.match(await refusal({ model: tinyModelPath, overrides: { toString: 1 } }), /unknown key 'toString'/);
   assert.match(await refusal({ model: tinyModelPath, overrides: new Map([['max_num_sequence', 2]]) }), /must be a plain object of engine fields/);
-  assert.match(await refusal({ model: tinyModelPath, threads: 5n }), /^createServer: options\.threads must be a whole number ≥ 1, got 5$/);
+  assert.match(await refusal({ model: tinyModelPath, threads: 5n }), /^createServer: options\.threads must be a whole number from 1 to 512, got 5$/);
+  assert.match(await refusal({ model: tinyModelPath, threads: 1_000_000 }), /^createServer: options\.threads must be a whole number from 1 to 512, got 1000000$/);
   for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 7], ['ui', 'no']] as const) {
     assert.match(await refusal({ model: tinyModelPath, [option]: value }), new RegExp(`^createServer: options\\.${option} must be `), option);
   }
