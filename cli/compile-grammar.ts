@@ -212,7 +212,7 @@ export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, i
 
 export function registerCompileGrammar(cli: CAC): void {
   cli
-    .command('compile-grammar [...files]', 'Compile grammars (EBNF, regex, JSON schema files) into the grammar cache')
+    .command('compile-grammar [...files]', 'Compile grammars (EBNF, regex, JSON schema, structural tag files) into artifacts for the lmforge/grammar library (serve caches its own per request)')
     .option('--ebnf <file>', 'An EBNF grammar file')
     .option('--root <name>', 'Root rule of the --ebnf grammar (default: root)')
     .option('--regex <pattern>', 'A regular expression (ECMAScript syntax, whole-string match)')

@@ -62,8 +62,12 @@ export interface EngineConfig {
   memoryNote: string;
 }
 
+/** A configuration the caller gave that cannot run: theirs to fix (400, as a GrammarError), not a server error. */
 export class ConfigError extends UserFacingError {
   override name = 'ConfigError';
+  constructor(message: string) {
+    super(message, { status: 400 });
+  }
 }
 
 /** What the config is computed from: the model and the memory of the chosen devices. */

@@ -216,7 +216,8 @@ export class ApiServer {
       const answered = [...this.inFlight].filter((res) => !res.writableEnded);
       for (const res of answered) sendError(res, new ApiError(503, message, 'server_error', null, 'server_shutting_down'), { connection: 'close' });
       await Promise.race([Promise.all(answered.map((res) => new Promise((resolve) => res.once('finish', resolve)))), new Promise((resolve) => setTimeout(resolve, WRITE_ERRORS_MS).unref())]);
-      console.warn(`lmforge: the drain time ran out: ${ended} ${ended === 1 ? 'request was' : 'requests were'} ended with a 503 server_shutting_down`);
+      const why = graceMs > 0 ? `the drain time (${graceMs / 1000} s) ran out` : 'stopped with no drain time';
+      console.warn(`lmforge: ${why}: ${ended} ${ended === 1 ? 'request was' : 'requests were'} ended with a 503 server_shutting_down`);
     }
     for (const socket of this.sockets) socket.destroy();
   }

@@ -38,6 +38,8 @@ function quoted(value: unknown): string {
     return String(value);
   }
 }
+/** A caller's mistake, as a GrammarError is: 400 invalid_request_error (it said 500 server_error). */
+const optionError = (message: string): UserFacingError => new UserFacingError(message, { status: 400 });
 const isCount = (value: unknown): boolean => Number.isSafeInteger(value) && (value as number) >= 1;
 /** ggml's GGML_MAX_N_THREADS: a thread pool of more aborted the engine (std::bad_alloc), reported as a bad llama.cpp build. */
 export const MAX_THREADS = 512;
@@ -50,10 +52,10 @@ const isOneOf = (values: readonly string[], value: unknown): boolean => typeof v
  * built-in's name resolved as `--chat-template NAME` resolves it.
  */
 export function checkServerOptions(options: ServerOptions): GivenTemplate | undefined {
-  const wrong = (option: string, what: string, value: unknown) => new UserFacingError(`createServer: options.${option} must be ${what}, got ${quoted(value)}`);
-  if (typeof options !== 'object' || options === null) throw new UserFacingError('createServer needs an options object with at least { model }');
+  const wrong = (option: string, what: string, value: unknown) => optionError(`createServer: options.${option} must be ${what}, got ${quoted(value)}`);
+  if (typeof options !== 'object' || options === null) throw optionError('createServer needs an options object with at least { model }');
   const unknown = Object.keys(options).find((key) => !(OPTION_NAMES as readonly string[]).includes(key));
-  if (unknown !== undefined) throw new UserFacingError(`createServer: unknown option '${unknown}'; the options are ${OPTION_NAMES.join(', ')}`);
+  if (unknown !== undefined) throw optionError(`createServer: unknown option '${unknown}'; the options are ${OPTION_NAMES.join(', ')}`);
   const given = <K extends keyof ServerOptions>(key: K, ok: (value: unknown) => boolean, what: string) => {
     if (options[key] !== undefined && !ok(options[key])) throw wrong(key, what, options[key]);
   };
@@ -66,7 +68,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   // A bad field here failed at the first request with an Origin header, and took the process down.
   given('cors', isPlainObject, `an object of CORS settings (${Object.keys(CORS_FIELDS).join(', ')})`);
   for (const [field, value] of Object.entries(options.cors ?? {})) {
-    if (!Object.hasOwn(CORS_FIELDS, field)) throw new UserFacingError(`createServer: unknown option 'cors.${field}'; the CORS settings are ${Object.keys(CORS_FIELDS).join(', ')}`);
+    if (!Object.hasOwn(CORS_FIELDS, field)) throw optionError(`createServer: unknown option 'cors.${field}'; the CORS settings are ${Object.keys(CORS_FIELDS).join(', ')}`);
     const ok = field === 'allowCredentials' ? typeof value === 'boolean' : isTextList(value);
     if (!ok) throw wrong(`cors.${field}`, CORS_FIELDS[field as keyof typeof CORS_FIELDS], value);
   }
@@ -94,9 +96,9 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
 function checkApiKeys(keys: unknown): void {
   if (keys === undefined) return;
   const what = 'a list of keys (strings of printable ASCII: a client sends a key in an HTTP header)';
-  if (!Array.isArray(keys)) throw new UserFacingError(`createServer: options.apiKeys must be ${what}, got ${typeof keys === 'string' ? 'one string' : quoted(keys)}`);
+  if (!Array.isArray(keys)) throw optionError(`createServer: options.apiKeys must be ${what}, got ${typeof keys === 'string' ? 'one string' : quoted(keys)}`);
   const bad = keys.findIndex((key) => !isText(key) || !isSendableKey(key.trim()));
-  if (bad !== -1) throw new UserFacingError(`createServer: options.apiKeys must be ${what}; entry ${bad} is ${typeof keys[bad] !== 'string' ? 'not a string' : keys[bad].trim() === '' ? 'empty' : 'not printable ASCII'}`);
+  if (bad !== -1) throw optionError(`createServer: options.apiKeys must be ${what}; entry ${bad} is ${typeof keys[bad] !== 'string' ? 'not a string' : keys[bad].trim() === '' ? 'empty' : 'not printable ASCII'}`);
 }
 
 function chatTemplateOf(value: unknown, wrong: (option: string, what: string, value: unknown) => Error): GivenTemplate | undefined {

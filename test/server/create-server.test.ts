@@ -88,7 +88,11 @@ test('options a JavaScript caller got wrong are refused by name before anything 
     let opened = false;
     const failure = await createServer({ device: 'cpu', threads: 1, grammarCacheDir: dir, ...options, onListening: () => (opened = true) } as never).then(
       () => assert.unreachable('should be refused'),
-      (error: Error) => error.message,
+      (error: Error & { status?: number; type?: string }) => {
+        // The caller's mistake, as a GrammarError is: not a server error.
+        if (/^createServer: (options\.\w+ must|unknown option)/.test(error.message)) assert.equal([error.status, error.type], [400, 'invalid_request_error'], error.message);
+        return error.message;
+      },
     );
     assert.not.ok(opened, 'nothing listened');
     return failure as string;
