@@ -5,6 +5,7 @@ import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, overrideVal
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
 import { CHAT_PAGE_OPEN_PATHS, isSendableKey, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
+import { corsEntryProblem } from '../runtime/server/cors.js';
 import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
@@ -88,7 +89,7 @@ export function registerServe(cli: CAC): void {
     .option('--chat-template <template>', `A Jinja file, or a built-in template (${BUILTIN_TEMPLATE_NAMES.join(', ')}), used instead of the model's own (default: the model's, else gemma or chatml where the vocabulary has their turn tokens, else plain text turns)`)
     .option('--reasoning <mode>', 'Thinking before </think> goes to reasoning_content: on, off, or auto (when the chat template writes </think>)', { default: 'auto' })
     .option('--api-key <key>', `Require Authorization: Bearer KEY on every path but ${[...OPEN_PATHS].join(', ')} and, unless --no-ui, the chat page's ${CHAT_PAGE_OPEN_PATHS.join(', ')} (static files with no data; every API call the page makes needs the key); repeat the flag or comma-separate for several keys (default: $LMFORGE_API_KEY, same form; none: open)`)
-    .option('--no-ui', 'Do not serve the web chat page at / (a 404 there instead)')
+    .option('--no-ui', 'Do not serve the web chat page at / (a 404 there instead, or a 401 to a request without a key when --api-key is set)')
     .option('--served-model-name <name>', 'The model name clients send and /v1/models lists (default: MODEL as typed when it is a name, like smollm2; for a path, the GGUF file\'s stem or the model folder\'s name); the MODEL argument and its path keep working')
     .action(async (model: string, flags: ServeFlags) => {
       await serve(model, flags);
@@ -142,6 +143,11 @@ function jsonList(value: string, flag: string): string[] {
   if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) {
     const example = { '--allowed-methods': '["GET", "POST"]', '--allowed-headers': '["Authorization", "Content-Type"]' }[flag] ?? '["http://localhost:3000"]';
     throw new UsageError(`${flag} ${value} is not valid: it must be a JSON list of strings, for example '${example}'`);
+  }
+  const list = ({ '--allowed-methods': 'methods', '--allowed-headers': 'headers' } as const)[flag as '--allowed-methods'] ?? 'origins';
+  for (const entry of parsed) {
+    const problem = corsEntryProblem(list, entry);
+    if (problem) throw new UsageError(`${flag} ${value} is not valid: ${problem}`);
   }
   return parsed;
 }

@@ -1,5 +1,6 @@
 // createServer's options checked where TypeScript would have refused them, for JavaScript callers.
 import { UserFacingError } from '../../compiler/lmforge-error.js';
+import { corsEntryProblem } from './cors.js';
 import { BUILTIN_TEMPLATE_NAMES, isBuiltinTemplateName } from '../chat-format/builtin-templates.js';
 import { REASONING_MODES } from '../chat-format/reasoning.js';
 import { givenBuiltinTemplate, type GivenTemplate } from '../chat-format/template-choice.js';
@@ -71,6 +72,12 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
     if (!Object.hasOwn(CORS_FIELDS, field)) throw optionError(`createServer: unknown option 'cors.${field}'; the CORS settings are ${Object.keys(CORS_FIELDS).join(', ')}`);
     const ok = field === 'allowCredentials' ? typeof value === 'boolean' : isTextList(value);
     if (!ok) throw wrong(`cors.${field}`, CORS_FIELDS[field as keyof typeof CORS_FIELDS], value);
+    if (field === 'allowCredentials') continue;
+    const list = ({ allowedOrigins: 'origins', allowedMethods: 'methods', allowedHeaders: 'headers' } as const)[field as 'allowedOrigins'];
+    for (const entry of value as string[]) {
+      const problem = corsEntryProblem(list, entry);
+      if (problem) throw optionError(`createServer: options.cors.${field}: ${problem}`);
+    }
   }
   given('toolFormat', (value) => typeof value === 'string' && isToolFormatKey(value), `one of ${TOOL_FORMAT_KEYS.join(', ')}`);
   given('toolCallArguments', (value) => isOneOf(['object', 'string'], value), "'object' or 'string'");

@@ -9,6 +9,27 @@ export interface CorsOptions {
   allowedHeaders: string[];
 }
 
+/** RFC 9110's token: what a method or a header name is. */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Why an entry of a CORS list can never match, or undefined: a method or header that is not a
+ * token, an origin that is not one as browsers send it (`http://host:port`, no path or slash:
+ * "http://localhost:3000/" matched nothing, unsaid). "*" is any.
+ */
+export function corsEntryProblem(list: 'origins' | 'methods' | 'headers', entry: string): string | undefined {
+  if (entry === '*') return undefined;
+  if (list !== 'origins') return TOKEN.test(entry) ? undefined : `${JSON.stringify(entry)} is not ${list === 'methods' ? 'an HTTP method' : 'a header name'}`;
+  let origin: string | undefined;
+  try {
+    origin = new URL(entry).origin;
+  } catch {
+    origin = undefined;
+  }
+  if (origin === entry) return undefined;
+  return origin && origin !== 'null' ? `${JSON.stringify(entry)} is not an origin as browsers send it; write ${JSON.stringify(origin)}` : `${JSON.stringify(entry)} is not an origin such as "http://localhost:3000"`;
+}
+
 const ANY_METHODS = 'DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT';
 
 /** Whether the page that sent the request is this server's own (its Origin names the Host it asked). */

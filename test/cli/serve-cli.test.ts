@@ -85,6 +85,11 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--kv-layout', 'unified'], /--kv-layout 'unified' is not valid: use one of shared, per-sequence/);
   await failsWith(['serve', tinyModelPath, '--kv-layout', 'per-sequence', '--overrides', 'max_total_seq_length=2048'], /--kv-layout per-sequence: 2048 KV cells cannot give each of 20 sequence ids/);
   await failsWith(['serve', tinyModelPath, '--allowed-origins', 'http://x'], /--allowed-origins .* JSON list of strings/);
+  // Entries that could never match were taken: browsers send an origin without a path or slash, methods and headers are tokens.
+  await failsWith(['serve', tinyModelPath, '--allowed-origins', '["http://localhost:3000/"]'], /--allowed-origins .* is not valid: "http:\/\/localhost:3000\/" is not an origin as browsers send it; write "http:\/\/localhost:3000"/);
+  await failsWith(['serve', tinyModelPath, '--allowed-origins', '["localhost:3000"]'], /is not valid: "localhost:3000" is not an origin such as "http:\/\/localhost:3000"/);
+  await failsWith(['serve', tinyModelPath, '--allowed-methods', '["FOO BAR"]'], /--allowed-methods .* is not valid: "FOO BAR" is not an HTTP method/);
+  await failsWith(['serve', tinyModelPath, '--allowed-headers', '["x:y"]'], /--allowed-headers .* is not valid: "x:y" is not a header name/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'eagle'], /--speculative-mode eagle needs an EAGLE-3 draft: give it with --additional-models EAGLE3\.gguf/);
   await failsWith(['serve', tinyModelPath, '--speculative-mode', 'small_draft'], /small_draft needs a draft model: give it with --additional-models PATH/);
   await failsWith(['serve', tinyModelPath, '--additional-models', tinyModelPath], /is a draft model, an EAGLE-3 draft or Medusa heads: add --speculative-mode small_draft, eagle or medusa/);

@@ -115,6 +115,8 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, chatTemplate: 'no-such-template' }), /^createServer: options\.chatTemplate must be a built-in template's name \(chatml, gemma, llama3, plain\)/);
   // A bad CORS field took the whole process down at the first request with an Origin header.
   assert.match(await refusal({ model: tinyModelPath, cors: { allowedOrigins: null } }), /^createServer: options\.cors\.allowedOrigins must be a list of origins/);
+  assert.match(await refusal({ model: tinyModelPath, cors: { allowedOrigins: ['https://App.example:443'] } }), /^createServer: options\.cors\.allowedOrigins: "https:\/\/App\.example:443" is not an origin as browsers send it; write "https:\/\/app\.example"$/);
+  assert.match(await refusal({ model: tinyModelPath, cors: { allowedMethods: ['GET', 'P OST'] } }), /^createServer: options\.cors\.allowedMethods: "P OST" is not an HTTP method$/);
   assert.match(await refusal({ model: tinyModelPath, cors: { allowedMethods: 'POST' } }), /^createServer: options\.cors\.allowedMethods must be a list of methods/);
   assert.match(await refusal({ model: tinyModelPath, cors: { foo: 1 } }), /^createServer: unknown option 'cors\.foo'/);
   // A template whose stop strings could never be sent, or whose Jinja does not parse, is refused before the model loads.
