@@ -280,6 +280,29 @@ export const chatCompletionRequestSchema = {
       enum: [false, null],
       description: 'false or null: this server stores no completions (OpenAI keeps them for later retrieval when true, which it cannot do).',
     },
+    // OpenAI's bookkeeping fields: checked as OpenAI checks them, then unused (they change no output).
+    metadata: {
+      type: ['object', 'null'],
+      maxProperties: 16,
+      propertyNames: { maxLength: 64 },
+      additionalProperties: { type: 'string', maxLength: 512 },
+      description: 'Up to 16 string pairs (keys of 64 characters, values of 512) that OpenAI keeps with a stored completion; accepted and unused here, where nothing is stored.',
+    },
+    service_tier: {
+      enum: ['auto', 'default', 'flex', 'scale', 'priority', null],
+      description: "OpenAI's processing tier; accepted, and every request is served alike here.",
+    },
+    prompt_cache_key: {
+      type: ['string', 'null'],
+      maxLength: LIMITS.shortString,
+      description: "OpenAI's hint for routing requests to the same prompt cache; accepted and unused: the prefix cache here finds shared prefixes by their tokens.",
+    },
+    safety_identifier: { type: ['string', 'null'], maxLength: 64, description: "OpenAI's stable id of an end user for abuse detection; accepted and unused." },
+    modalities: {
+      type: ['array', 'null'],
+      items: { const: 'text', description: 'only text is generated here' },
+      description: 'Output kinds: ["text"], the only one here.',
+    },
   },
   required: ['messages', 'model'],
   additionalProperties: false,

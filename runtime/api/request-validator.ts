@@ -17,12 +17,29 @@ export function pointerToParam(pointer: string): string {
     .reduce((param, part) => (/^\d+$/.test(part) ? `${param}[${part}]` : param ? `${param}.${part}` : part), '');
 }
 
-function describe(error: ErrorObject): { param: string; message: string } {
+/**
+ * Request fields OpenAI defines for what this server does not do, each with why: refused in
+ * OpenAI's words for a parameter a model lacks, not as unknown. (Fields that change nothing
+ * here but bookkeeping, such as metadata and service_tier, are accepted by the schema.)
+ */
+const UNSUPPORTED_FIELDS: Record<string, string> = {
+  reasoning_effort: 'reasoning effort is for OpenAI\'s reasoning models; a model with a thinking switch is set by --reasoning',
+  verbosity: 'it is for OpenAI\'s GPT-5 models; ask for a length in the prompt or with max_tokens',
+  audio: 'only text is generated',
+  prediction: 'predicted outputs are not taken; --speculative-mode ngram drafts from the prompt by itself',
+  web_search_options: 'this server does not search the web',
+  functions: "the deprecated 'functions' list is not taken: send each as a tool, {\"type\": \"function\", \"function\": {...}}, in 'tools'",
+  function_call: "the deprecated 'function_call' is not taken: use 'tool_choice' with 'tools'",
+};
+
+function describe(error: ErrorObject): { param: string; message: string; code?: string } {
   const at = pointerToParam(error.instancePath);
   switch (error.keyword) {
     case 'additionalProperties': {
       const extra = String(error.params.additionalProperty);
       const param = at ? `${at}.${extra}` : extra;
+      const why = at === '' && Object.hasOwn(UNSUPPORTED_FIELDS, extra) ? UNSUPPORTED_FIELDS[extra] : undefined;
+      if (why !== undefined) return { param, message: `Unsupported parameter: '${param}' is not supported here: ${why}.`, code: 'unsupported_parameter' };
       return { param, message: `Unrecognized request argument supplied: ${param}` };
     }
     case 'required': {
@@ -102,8 +119,8 @@ export function requestValidator<T>(schema: object): (body: unknown) => T {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
     if (!validate(body)) {
       const error = mostSpecific(validate.errors ?? []);
-      const { param, message } = error ? describe(error) : { param: '', message: 'Invalid request.' };
-      throw badRequest(message, param || null);
+      const { param, message, code } = error ? describe(error) : { param: '', message: 'Invalid request.' };
+      throw badRequest(message, param || null, code ?? null);
     }
     checkRules(body);
     return body;

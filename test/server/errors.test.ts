@@ -123,6 +123,17 @@ test('unknown fields and values are refused, not ignored', async ({ s }) => {
   await expectError(s, { ...ok, response_format: { type: 'xml' } }, 400, 'response_format.type');
   await expectError(s, { ...ok, response_format: { type: 'structural_tag', structures: [], triggers: [] } }, 400, 'response_format.structures', null, /That is the older form: write its tags as a 'triggered_tags' format/);
   await expectError(s, { ...ok, frobnicate: true }, 400, 'frobnicate', null, /Unrecognized request argument/);
+  // Fields OpenAI defines for what this server does not do: refused as unsupported, saying why (they read as unknown).
+  await expectError(s, { ...ok, reasoning_effort: 'low' }, 400, 'reasoning_effort', 'unsupported_parameter', /^Unsupported parameter: 'reasoning_effort' is not supported here: .*--reasoning/);
+  await expectError(s, { ...ok, functions: [{ name: 'f' }] }, 400, 'functions', 'unsupported_parameter', /send each as a tool/);
+  await expectError(s, { ...ok, prediction: { type: 'content', content: 'x' } }, 400, 'prediction', 'unsupported_parameter', /predicted outputs/);
+  // Its bookkeeping fields change no output: accepted when well formed, checked as OpenAI checks them.
+  const bookkeeping = { metadata: { run: '7' }, service_tier: 'auto', prompt_cache_key: 'k', safety_identifier: 'u1', modalities: ['text'] };
+  assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, ...bookkeeping })).status, 200);
+  await expectError(s, { ...ok, metadata: { run: 7 } }, 400, 'metadata.run', null, /must be a string/);
+  await expectError(s, { ...ok, metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 400, 'metadata');
+  await expectError(s, { ...ok, service_tier: 'fastest' }, 400, 'service_tier');
+  await expectError(s, { ...ok, modalities: ['text', 'audio'] }, 400, 'modalities[1]', null, /must be "text"/);
   // OpenAI's store: false (or null) is what this server does anyway; true asks for what it cannot do.
   assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, store: false })).status, 200);
   await expectError(s, { ...ok, store: true }, 400, 'store', null, /must be one of false, null/);
