@@ -165,7 +165,7 @@ export const sharedRequestProperties = {
   presence_penalty: { type: ['number', 'null'], minimum: -2, maximum: 2, default: 0 },
   logit_bias: {
     type: ['object', 'null'],
-    propertyNames: { pattern: '^(0|[1-9][0-9]{0,9})$' },
+    propertyNames: { pattern: '^(0|[1-9][0-9]{0,9})$', description: 'a token id' },
     maxProperties: LIMITS.logitBiasEntries,
     additionalProperties: { type: 'number', minimum: -100, maximum: 100 },
     description: `Token id (as a string key) to a bias in [-100, 100]; at most ${LIMITS.logitBiasEntries} entries.`,
@@ -240,6 +240,21 @@ const chatRules: RequestRule[] = [
   },
 ];
 
+/**
+ * Chat fields OpenAI defines for what this server does not do, each with why: refused in
+ * OpenAI's words for a parameter a model lacks (code unsupported_parameter), not as unknown;
+ * null, which clients that send every field use for "not set", is taken as left out.
+ */
+export const UNSUPPORTED_CHAT_FIELDS: Readonly<Record<string, string>> = {
+  reasoning_effort: "reasoning effort is for OpenAI's reasoning models; a model with a thinking switch is set by --reasoning",
+  verbosity: "it is for OpenAI's GPT-5 models; ask for a length in the prompt or with max_tokens",
+  audio: 'only text is generated',
+  prediction: 'predicted outputs are not taken; --speculative-mode ngram drafts from the prompt by itself',
+  web_search_options: 'this server does not search the web',
+  functions: "the deprecated 'functions' list is not taken: send each as a tool, {\"type\": \"function\", \"function\": {...}}, in 'tools'",
+  function_call: "the deprecated 'function_call' is not taken: use 'tool_choice' with 'tools'",
+};
+
 export const chatCompletionRequestSchema = {
   type: 'object',
   description: 'Chat Completion Request',
@@ -284,20 +299,19 @@ export const chatCompletionRequestSchema = {
     metadata: {
       type: ['object', 'null'],
       maxProperties: 16,
-      propertyNames: { maxLength: 64 },
+      propertyNames: { maxLength: 64, description: 'a key of at most 64 characters' },
       additionalProperties: { type: 'string', maxLength: 512 },
       description: 'Up to 16 string pairs (keys of 64 characters, values of 512) that OpenAI keeps with a stored completion; accepted and unused here, where nothing is stored.',
     },
-    service_tier: {
-      enum: ['auto', 'default', 'flex', 'scale', 'priority', null],
-      description: "OpenAI's processing tier; accepted, and every request is served alike here.",
-    },
+    // OpenAI adds tiers and retention policies over time: any short name is taken, as none changes anything here.
+    service_tier: { type: ['string', 'null'], maxLength: 64, description: "OpenAI's processing tier (auto, default, flex, priority, ...); accepted, and every request is served alike here." },
     prompt_cache_key: {
       type: ['string', 'null'],
       maxLength: LIMITS.shortString,
       description: "OpenAI's hint for routing requests to the same prompt cache; accepted and unused: the prefix cache here finds shared prefixes by their tokens.",
     },
-    safety_identifier: { type: ['string', 'null'], maxLength: 64, description: "OpenAI's stable id of an end user for abuse detection; accepted and unused." },
+    prompt_cache_retention: { type: ['string', 'null'], maxLength: 64, description: "How long OpenAI keeps a cached prefix (in-memory, 24h); accepted and unused: the prefix cache here keeps what its cells allow." },
+    safety_identifier: { type: ['string', 'null'], maxLength: LIMITS.shortString, description: "OpenAI's stable id of an end user for abuse detection; accepted and unused." },
     modalities: {
       type: ['array', 'null'],
       items: { const: 'text', description: 'only text is generated here' },
@@ -307,6 +321,7 @@ export const chatCompletionRequestSchema = {
   required: ['messages', 'model'],
   additionalProperties: false,
   allOf: chatRules,
+  'x-unsupported': UNSUPPORTED_CHAT_FIELDS,
 } as const;
 
 /** A streamed message piece: content text, or tool-call entries (id, type and name first, then arguments text). */

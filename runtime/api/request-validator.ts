@@ -17,28 +17,13 @@ export function pointerToParam(pointer: string): string {
     .reduce((param, part) => (/^\d+$/.test(part) ? `${param}[${part}]` : param ? `${param}.${part}` : part), '');
 }
 
-/**
- * Request fields OpenAI defines for what this server does not do, each with why: refused in
- * OpenAI's words for a parameter a model lacks, not as unknown. (Fields that change nothing
- * here but bookkeeping, such as metadata and service_tier, are accepted by the schema.)
- */
-const UNSUPPORTED_FIELDS: Record<string, string> = {
-  reasoning_effort: 'reasoning effort is for OpenAI\'s reasoning models; a model with a thinking switch is set by --reasoning',
-  verbosity: 'it is for OpenAI\'s GPT-5 models; ask for a length in the prompt or with max_tokens',
-  audio: 'only text is generated',
-  prediction: 'predicted outputs are not taken; --speculative-mode ngram drafts from the prompt by itself',
-  web_search_options: 'this server does not search the web',
-  functions: "the deprecated 'functions' list is not taken: send each as a tool, {\"type\": \"function\", \"function\": {...}}, in 'tools'",
-  function_call: "the deprecated 'function_call' is not taken: use 'tool_choice' with 'tools'",
-};
-
-function describe(error: ErrorObject): { param: string; message: string; code?: string } {
+function describe(error: ErrorObject, unsupported: Readonly<Record<string, string>>): { param: string; message: string; code?: string } {
   const at = pointerToParam(error.instancePath);
   switch (error.keyword) {
     case 'additionalProperties': {
       const extra = String(error.params.additionalProperty);
       const param = at ? `${at}.${extra}` : extra;
-      const why = at === '' && Object.hasOwn(UNSUPPORTED_FIELDS, extra) ? UNSUPPORTED_FIELDS[extra] : undefined;
+      const why = at === '' && Object.hasOwn(unsupported, extra) ? unsupported[extra] : undefined;
       if (why !== undefined) return { param, message: `Unsupported parameter: '${param}' is not supported here: ${why}.`, code: 'unsupported_parameter' };
       return { param, message: `Unrecognized request argument supplied: ${param}` };
     }
@@ -49,8 +34,10 @@ function describe(error: ErrorObject): { param: string; message: string; code?: 
     }
     case 'enum':
       return { param: at, message: `Invalid value for '${at}': must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}.` };
-    case 'propertyNames':
-      return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not a token id.` };
+    case 'propertyNames': {
+      const what = (error.parentSchema as { propertyNames?: { description?: string } } | undefined)?.propertyNames?.description ?? 'an allowed key';
+      return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not ${what}.` };
+    }
     case 'type':
       return { param: at, message: `Invalid value for '${at}': must be ${typeNames(error.params.type)}, got ${valueText(error.data)}.` };
     case 'const': {
@@ -115,11 +102,13 @@ function mostSpecific(errors: ErrorObject[]): ErrorObject | undefined {
 export function requestValidator<T>(schema: object): (body: unknown) => T {
   const validate = ajv.compile<T>(withoutRules(schema));
   const checkRules = ruleChecker(schema);
+  const unsupported = (schema as { 'x-unsupported'?: Readonly<Record<string, string>> })['x-unsupported'] ?? {};
   return (body) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
+    for (const field of Object.keys(unsupported)) if ((body as Record<string, unknown>)[field] === null) delete (body as Record<string, unknown>)[field];
     if (!validate(body)) {
       const error = mostSpecific(validate.errors ?? []);
-      const { param, message, code } = error ? describe(error) : { param: '', message: 'Invalid request.' };
+      const { param, message, code } = error ? describe(error, unsupported) : { param: '', message: 'Invalid request.' };
       throw badRequest(message, param || null, code ?? null);
     }
     checkRules(body);

@@ -12,22 +12,31 @@ export interface CorsOptions {
 /** RFC 9110's token: what a method or a header name is. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
+/** An origin of a scheme URL has no origin for (chrome-extension://ID, tauri://localhost, app://x): sent as written. */
+const OTHER_SCHEME_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s*]+$/;
+
 /**
  * Why an entry of a CORS list can never match, or undefined: a method or header that is not a
- * token, an origin that is not one as browsers send it (`http://host:port`, no path or slash:
- * "http://localhost:3000/" matched nothing, unsaid). "*" is any.
+ * token, an origin that is not one as browsers send it (an http(s) origin with a path, a slash,
+ * capitals or its default port: "http://localhost:3000/" matched nothing, unsaid), a pattern
+ * ("https://*.example.com": entries are compared whole). "*" is any; "null" is what a file page
+ * or a sandboxed frame sends, and an extension's or app's own scheme is sent as written.
  */
 export function corsEntryProblem(list: 'origins' | 'methods' | 'headers', entry: string): string | undefined {
   if (entry === '*') return undefined;
   if (list !== 'origins') return TOKEN.test(entry) ? undefined : `${JSON.stringify(entry)} is not ${list === 'methods' ? 'an HTTP method' : 'a header name'}`;
-  let origin: string | undefined;
+  if (entry === 'null') return undefined;
+  if (entry.includes('*')) return `${JSON.stringify(entry)} is a pattern, and origins are compared whole: list each one, or "*" for any`;
+  let url: URL | undefined;
   try {
-    origin = new URL(entry).origin;
+    url = new URL(entry);
   } catch {
-    origin = undefined;
+    url = undefined;
   }
-  if (origin === entry) return undefined;
-  return origin && origin !== 'null' ? `${JSON.stringify(entry)} is not an origin as browsers send it; write ${JSON.stringify(origin)}` : `${JSON.stringify(entry)} is not an origin such as "http://localhost:3000"`;
+  if (url && (url.protocol === 'http:' || url.protocol === 'https:')) {
+    return url.origin === entry ? undefined : `${JSON.stringify(entry)} is not an origin as browsers send it; write ${JSON.stringify(url.origin)}`;
+  }
+  return OTHER_SCHEME_ORIGIN.test(entry) ? undefined : `${JSON.stringify(entry)} is not an origin such as "http://localhost:3000" or "chrome-extension://ID"`;
 }
 
 const ANY_METHODS = 'DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT';

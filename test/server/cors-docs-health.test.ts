@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { chatCompletionRequestSchema } from '../../runtime/api/api-schemas.js';
 import { ENDPOINTS } from '../../runtime/server/endpoints.js';
 import { ApiServer } from '../../runtime/server/api-server.js';
+import { corsEntryProblem } from '../../runtime/server/cors.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
 const preflight = (url: string, origin: string, method = 'POST', headers = 'content-type, authorization') =>
@@ -157,3 +158,20 @@ loading('a server without its engine yet answers 503 on /health and on completio
 });
 
 loading.run();
+
+const entries = suite('cors: list entries checked at start');
+entries('origins browsers send pass, in every scheme; forms that never match are named', () => {
+  // "null" (file pages, sandboxed frames), extensions' and apps' own schemes are sent as written: refusing them broke those clients.
+  for (const origin of ['*', 'null', 'http://localhost:3000', 'https://app.example', 'http://[::1]:3000', 'chrome-extension://abcdefghijklmnopabcdefghijklmnop', 'moz-extension://1234-5678', 'tauri://localhost', 'capacitor://localhost', 'app://obsidian.md']) {
+    assert.is(corsEntryProblem('origins', origin), undefined, origin);
+  }
+  assert.match(corsEntryProblem('origins', 'http://localhost:3000/') ?? '', /write "http:\/\/localhost:3000"/);
+  assert.match(corsEntryProblem('origins', 'https://App.example:443') ?? '', /write "https:\/\/app\.example"/);
+  assert.match(corsEntryProblem('origins', 'https://*.example.com') ?? '', /is a pattern, and origins are compared whole/);
+  assert.match(corsEntryProblem('origins', 'chrome-extension://abc/') ?? '', /is not an origin such as/);
+  assert.match(corsEntryProblem('origins', 'localhost:3000') ?? '', /is not an origin such as/);
+  for (const token of ['PATCH', 'M-SEARCH', 'X-Api-Key', 'x_custom']) assert.is(corsEntryProblem(token.includes('-') && token !== 'M-SEARCH' ? 'headers' : 'methods', token), undefined, token);
+  assert.match(corsEntryProblem('methods', 'GET, POST') ?? '', /is not an HTTP method/);
+  assert.match(corsEntryProblem('headers', '') ?? '', /is not a header name/);
+});
+entries.run();

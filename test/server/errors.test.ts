@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
-import { expectError, okRequest } from '../helpers/api-errors.js';
+import { expectError, expectErrorAt, okRequest } from '../helpers/api-errors.js';
 
 const test = suite<{ s: TinyServer }>('http errors');
 
@@ -127,13 +127,19 @@ test('unknown fields and values are refused, not ignored', async ({ s }) => {
   await expectError(s, { ...ok, reasoning_effort: 'low' }, 400, 'reasoning_effort', 'unsupported_parameter', /^Unsupported parameter: 'reasoning_effort' is not supported here: .*--reasoning/);
   await expectError(s, { ...ok, functions: [{ name: 'f' }] }, 400, 'functions', 'unsupported_parameter', /send each as a tool/);
   await expectError(s, { ...ok, prediction: { type: 'content', content: 'x' } }, 400, 'prediction', 'unsupported_parameter', /predicted outputs/);
-  // Its bookkeeping fields change no output: accepted when well formed, checked as OpenAI checks them.
-  const bookkeeping = { metadata: { run: '7' }, service_tier: 'auto', prompt_cache_key: 'k', safety_identifier: 'u1', modalities: ['text'] };
+  // null is "not set" to clients that send every field (pydantic's model_dump): taken as left out.
+  const unset = { reasoning_effort: null, verbosity: null, audio: null, prediction: null, web_search_options: null, functions: null, function_call: null };
+  assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, ...unset })).status, 200);
+  // Its bookkeeping fields change no output: accepted when well formed (any tier or retention name: OpenAI adds them).
+  const bookkeeping = { metadata: { run: '7' }, service_tier: 'fast', prompt_cache_key: 'k', prompt_cache_retention: '24h', safety_identifier: 'u'.repeat(128), modalities: ['text'] };
   assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, ...bookkeeping })).status, 200);
   await expectError(s, { ...ok, metadata: { run: 7 } }, 400, 'metadata.run', null, /must be a string/);
   await expectError(s, { ...ok, metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, 400, 'metadata');
-  await expectError(s, { ...ok, service_tier: 'fastest' }, 400, 'service_tier');
+  await expectError(s, { ...ok, metadata: { ['k'.repeat(65)]: 'v' } }, 400, 'metadata', null, /is not a key of at most 64 characters/);
+  await expectError(s, { ...ok, service_tier: 't'.repeat(65) }, 400, 'service_tier');
   await expectError(s, { ...ok, modalities: ['text', 'audio'] }, 400, 'modalities[1]', null, /must be "text"/);
+  // The legacy endpoint never had these: unknown there, as OpenAI's says.
+  await expectErrorAt('/v1/completions', s, { model: TINY_MODEL_ID, prompt: 'hi', max_tokens: 1, functions: [] }, 400, 'functions', null, /^Unrecognized request argument supplied: functions$/, { model: TINY_MODEL_ID, prompt: 'hi', max_tokens: 1 });
   // OpenAI's store: false (or null) is what this server does anyway; true asks for what it cannot do.
   assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, store: false })).status, 200);
   await expectError(s, { ...ok, store: true }, 400, 'store', null, /must be one of false, null/);
