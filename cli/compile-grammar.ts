@@ -89,13 +89,14 @@ function readJson(path: string): unknown {
 }
 
 /**
- * Whether a definition file holds a structural tag: its `type` says so, or it has none and its
- * `format` is a node (an object), as the spec's default reads it; a JSON schema's `format` is a string.
+ * Whether a definition file holds a structural tag: its `type` says so, or it has none and a
+ * `format` that is not a string, as the server reads a response_format (its error then says
+ * the format must be a node); a JSON schema's `format` is a string.
  */
 function isStructuralTag(json: unknown): boolean {
   if (!json || typeof json !== 'object' || Array.isArray(json)) return false;
   const { type, format } = json as { type?: unknown; format?: unknown };
-  return type === 'structural_tag' || (type === undefined && typeof format === 'object' && format !== null && !Array.isArray(format));
+  return type === 'structural_tag' || (type === undefined && 'format' in json && typeof format !== 'string');
 }
 
 /** What the server resolves a structural tag's tokens against, from the model's vocabulary (tokens by their text, ids in range, no end-of-generation token as output). */
@@ -202,7 +203,9 @@ export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, i
       io.log(`${input.label} -> ${cache.write(compiled)}`);
     } catch (error) {
       failed++;
-      const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+      let message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!;
+      // The compiler's advice is the library's; here the vocabulary comes from a model.
+      if (!vocabulary) message = message.replace('(compile with a tokenizer, or give its id)', '(give --model, or its id)');
       io.result?.({ input: input.label, ok: false, message });
       io.error(`lmforge: ${input.label}: ${message}`);
     }

@@ -219,6 +219,8 @@ test('compile --check --model reads structural tags as the server does: tokens b
   writeFileSync(join(defs, 'by-text.json'), tag({ type: 'sequence', elements: [{ type: 'token', token: 'hello' }, { type: 'const_string', value: '!' }] }));
   writeFileSync(join(defs, 'untyped.json'), JSON.stringify({ format: { type: 'const_string', value: 'Hello, world!' } }));
   writeFileSync(join(defs, 'date-schema.json'), JSON.stringify({ format: 'date' }));
+  // The server reads an untyped response_format with any other format as a tag, and says the format must be a node.
+  writeFileSync(join(defs, 'list-format.json'), JSON.stringify({ format: [] }));
   writeFileSync(join(defs, 'out-of-range.json'), tag({ type: 'token', token: 99_999_999 }));
   writeFileSync(join(defs, 'excluded-out-of-range.json'), tag({ type: 'exclude_token', exclude_tokens: [99_999_999] }));
   writeFileSync(join(defs, 'end-of-generation.json'), tag({ type: 'token', token: '<|endoftext|>' }));
@@ -230,6 +232,7 @@ test('compile --check --model reads structural tags as the server does: tokens b
     ['date-schema.json', true],
     ['end-of-generation.json', false],
     ['excluded-out-of-range.json', false],
+    ['list-format.json', false],
     ['out-of-range.json', false],
     ['untyped.json', true],
   ]);
@@ -237,10 +240,11 @@ test('compile --check --model reads structural tags as the server does: tokens b
   assert.match(messages['end-of-generation.json'], /end-of-generation/);
   assert.match(messages['out-of-range.json'], /^\/format\/token: .*99999999 is outside the vocabulary \(50257 tokens\)/);
   assert.match(messages['excluded-out-of-range.json'], /99999999 is outside the vocabulary/);
+  assert.match(messages['list-format.json'], /^\/format: a format node must be an object, not an array/);
   // Without a model a token by text cannot be resolved, and the message says what to give.
   const without = await run(['compile', '--check', join(defs, 'by-text.json')]);
   assert.is(without.code, 1);
-  assert.match(without.stderr, /needs a vocabulary/);
+  assert.match(without.stderr, /needs a vocabulary \(give --model, or its id\)/);
 });
 
 test("the 'serve it with' hint pastes into a shell: a path with spaces, quotes or other letters is quoted, a plain one kept", () => {
