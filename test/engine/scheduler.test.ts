@@ -299,6 +299,32 @@ test('under steady KV pressure, admission after a preemption leaves room for gro
   assert.ok(computed / kept < 1.2, `computed ${computed} tokens to keep ${kept}, after ${scheduler.preemptions} preemptions`);
 });
 
+test('after a preemption, requests without max_tokens still run side by side where cells allow: each choice is counted for a bounded share of its growth', () => {
+  const { submit, step, scheduler } = setup({ cells: 8192, runningSlots: 4, recyclingSlots: 0 });
+  const first = [submit(range(0, 200), 1, Infinity), submit(range(1000, 1200), 1, Infinity)];
+  step();
+  assert.is(scheduler.running.length, 2);
+  assert.ok(scheduler.preemptYoungest());
+  const later = [submit(range(2000, 2200), 1, Infinity), submit(range(3000, 3200), 1, Infinity)];
+  step();
+  // Counting each choice's growth to the whole context (8,000 tokens) let one run at a time.
+  assert.is(scheduler.running.length, 4, 'four 200-token prompts in 8,192 cells');
+  assert.ok([...first, ...later].every((state) => state.admittedAt >= 0));
+});
+
+test('an idle engine forgets a preemption: the next burst is admitted as if none happened', () => {
+  const { submit, step, scheduler } = setup({ cells: 2000, runningSlots: 4, recyclingSlots: 0 });
+  const early = [submit(range(0, 200), 1, 100), submit(range(1000, 1200), 1, 100)];
+  step();
+  assert.ok(scheduler.preemptYoungest());
+  for (const state of early) scheduler.retire(state, false);
+  step(); // nothing runs
+  const burst = [0, 1, 2].map((i) => submit(range(10_000 * (i + 1), 10_000 * (i + 1) + 500), 1, 600));
+  step();
+  assert.is(scheduler.running.length, 3, '1,500 prompt cells of 2,000: all three fit');
+  assert.ok(burst.every((state) => state.admittedAt >= 0));
+});
+
 test('cached cells make way for running requests before anyone is preempted', () => {
   const { submit, step, scheduler, kv } = setup({ cells: 200, recyclingSlots: 4, chunk: 1000 });
   for (let i = 0; i < 3; i++) {
