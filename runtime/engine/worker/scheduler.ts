@@ -88,6 +88,8 @@ export class Scheduler {
   readonly running: RequestState[] = [];
   private admissions = 0;
   preemptions = 0;
+  /** Tokens the preempted requests had computed themselves (what they compute again on resuming). */
+  preemptedTokens = 0;
   /** Share of the running choices' remaining growth that admission leaves room for (anti-thrash after a preemption). */
   private reserve = 0;
 
@@ -184,6 +186,7 @@ export class Scheduler {
     const victim = this.running.reduce((a, b) => (b.admittedAt > a.admittedAt ? b : a));
     this.running.splice(this.running.indexOf(victim), 1);
     for (const sequence of victim.sequences) {
+      this.preemptedTokens += sequence.computedHere;
       this.release(sequence, false);
       sequence.computed = 0;
       sequence.computedHere = 0;
