@@ -101,7 +101,8 @@ function isStructuralTag(json: unknown): boolean {
 
 /** What the server resolves a structural tag's tokens against, from the model's vocabulary (tokens by their text, ids in range, no end-of-generation token as output). */
 function structuralTagVocabulary(vocabulary: TokenizerInfo): SpecVocabulary {
-  const utf8 = new TextDecoder();
+  // As the server's Buffer decoding: a leading BOM is part of a token's text.
+  const utf8 = new TextDecoder('utf-8', { ignoreBOM: true });
   const texts = Array.from({ length: vocabulary.numTokens }, (_, id) => utf8.decode(vocabulary.bytes.subarray(vocabulary.offsets[id]!, vocabulary.offsets[id + 1]!)));
   return specVocabularyOf(texts, vocabulary.stopTokens);
 }

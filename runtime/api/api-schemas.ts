@@ -241,12 +241,12 @@ const chatRules: RequestRule[] = [
 ];
 
 /**
- * Chat fields OpenAI defines for what this server does not do, each with why: refused in
- * OpenAI's words for a parameter a model lacks (code unsupported_parameter), not as unknown;
- * null, which clients that send every field use for "not set", is taken as left out.
+ * Chat fields OpenAI defines for what this server does not do, each with why: any value but
+ * null (clients that send every field use it for "not set") is refused in OpenAI's words for a
+ * parameter a model lacks (code unsupported_parameter), not as unknown or as a wrong type.
  */
 export const UNSUPPORTED_CHAT_FIELDS: Readonly<Record<string, string>> = {
-  reasoning_effort: "reasoning effort is for OpenAI's reasoning models; a model with a thinking switch is set by --reasoning",
+  reasoning_effort: "reasoning effort is for OpenAI's reasoning models, and no model here takes one",
   verbosity: "it is for OpenAI's GPT-5 models; ask for a length in the prompt or with max_tokens",
   audio: 'only text is generated',
   prediction: 'predicted outputs are not taken; --speculative-mode ngram drafts from the prompt by itself',
@@ -317,6 +317,8 @@ export const chatCompletionRequestSchema = {
       items: { const: 'text', description: 'only text is generated here' },
       description: 'Output kinds: ["text"], the only one here.',
     },
+    // Listed, so a client validating against /openapi.json sends null as the server takes it.
+    ...Object.fromEntries(Object.entries(UNSUPPORTED_CHAT_FIELDS).map(([field, why]) => [field, { type: 'null', description: `Not supported here: ${why}. null (not set) is taken as left out.` }])),
   },
   required: ['messages', 'model'],
   additionalProperties: false,

@@ -39,6 +39,7 @@ function describe(error: ErrorObject, unsupported: Readonly<Record<string, strin
       return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not ${what}.` };
     }
     case 'type':
+      if (Object.hasOwn(unsupported, at)) return { param: at, message: `Unsupported parameter: '${at}' is not supported here: ${unsupported[at]}.`, code: 'unsupported_parameter' };
       return { param: at, message: `Invalid value for '${at}': must be ${typeNames(error.params.type)}, got ${valueText(error.data)}.` };
     case 'const': {
       const why = (error.parentSchema as { description?: string } | undefined)?.description;
@@ -105,7 +106,6 @@ export function requestValidator<T>(schema: object): (body: unknown) => T {
   const unsupported = (schema as { 'x-unsupported'?: Readonly<Record<string, string>> })['x-unsupported'] ?? {};
   return (body) => {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('The request body must be a JSON object.');
-    for (const field of Object.keys(unsupported)) if ((body as Record<string, unknown>)[field] === null) delete (body as Record<string, unknown>)[field];
     if (!validate(body)) {
       const error = mostSpecific(validate.errors ?? []);
       const { param, message, code } = error ? describe(error, unsupported) : { param: '', message: 'Invalid request.' };

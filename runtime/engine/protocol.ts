@@ -200,8 +200,8 @@ export interface EngineStats {
   steps: number;
   /** Requests sent back to the queue to make room in the KV cache (they recompute on resumption). */
   preemptions: number;
-  /** KV cells those preemptions dropped: tokens computed again when the requests resume. */
-  preemptedTokens: number;
+  /** Tokens computed again after those preemptions (what a resumed request took back from the prefix cache is not counted). */
+  recomputedTokens: number;
   /** Speculative decoding: draft tokens proposed, and of those, accepted by the target. */
   draftTokens: number;
   acceptedDraftTokens: number;

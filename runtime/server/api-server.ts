@@ -208,7 +208,7 @@ export class ApiServer {
     this.phase = 'draining';
     this.server.close();
     if (!(await this.idleWithin(graceMs))) {
-      const message = `the server is shutting down and its ${graceMs / 1000} s to finish running requests are over: this one was cut short; retry it`;
+      const message = graceMs > 0 ? `the server is shutting down and its ${graceMs / 1000} s to finish running requests are over: this one was cut short; retry it` : 'the server is shutting down without waiting for running requests: this one was cut short; retry it';
       const ended = this.inFlight.size;
       this.context?.engine.endRequests(message);
       await this.idleWithin(WRITE_ERRORS_MS);

@@ -36,6 +36,8 @@ export function corsEntryProblem(list: 'origins' | 'methods' | 'headers', entry:
   if (url && (url.protocol === 'http:' || url.protocol === 'https:')) {
     return url.origin === entry ? undefined : `${JSON.stringify(entry)} is not an origin as browsers send it; write ${JSON.stringify(url.origin)}`;
   }
+  // An http(s) origin the URL parser refuses (a port past 65535, no host) never arrives.
+  if (/^https?:/i.test(entry)) return `${JSON.stringify(entry)} is not an origin such as "http://localhost:3000"`;
   return OTHER_SCHEME_ORIGIN.test(entry) ? undefined : `${JSON.stringify(entry)} is not an origin such as "http://localhost:3000" or "chrome-extension://ID"`;
 }
 

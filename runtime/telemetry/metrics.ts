@@ -50,7 +50,7 @@ export class ServerMetrics {
   private readonly kvCellsCached = this.gauge('lmforge_kv_cells_cached', 'KV cache cells held only by the prefix cache (given up when running sequences need room)');
   private readonly kvCellsTotal = this.gauge('lmforge_kv_cells_total', 'KV cache cells in all (max_total_seq_length)');
   private readonly preemptions = this.counter('lmforge_preemptions_total', 'Requests sent back to the queue to make room in the KV cache');
-  private readonly preemptedTokens = this.counter('lmforge_preempted_tokens_total', 'KV cells preemptions dropped: tokens the preempted requests compute again when they resume');
+  private readonly recomputedTokens = this.counter('lmforge_recomputed_tokens_total', 'Tokens computed again after their requests were preempted (what preemption cost)');
   private readonly engineSteps = this.counter('lmforge_engine_steps_total', 'Engine steps (one batched decode each)');
   private readonly draftTokens = this.counter('lmforge_spec_draft_tokens_total', 'Speculative decoding: draft tokens proposed');
   private readonly acceptedDraftTokens = this.counter('lmforge_spec_accepted_tokens_total', 'Speculative decoding: draft tokens the model accepted (acceptance rate: this over lmforge_spec_draft_tokens_total)');
@@ -83,7 +83,7 @@ export class ServerMetrics {
       this.kvCellsCached.set(stats.kvCellsCached);
       this.kvCellsTotal.set(config.maxTotalSeqLength);
       setCounter(this.preemptions, stats.preemptions);
-      setCounter(this.preemptedTokens, stats.preemptedTokens);
+      setCounter(this.recomputedTokens, stats.recomputedTokens);
       setCounter(this.engineSteps, stats.steps);
       setCounter(this.draftTokens, stats.draftTokens);
       setCounter(this.acceptedDraftTokens, stats.acceptedDraftTokens);

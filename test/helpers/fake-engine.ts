@@ -97,8 +97,11 @@ export class FakeEngine implements EngineClient {
     return 0;
   }
 
+  /** Counters the test sets, for what /metrics must show of them. */
+  statsGiven: Partial<EngineStats> = {};
+
   stats(): Promise<EngineStats> {
-    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, preemptedTokens: 0, draftTokens: 0, acceptedDraftTokens: 0, grammarCacheBytes: 0, vocabularyCacheBytes: 0, draftPositions: { proposed: [], accepted: [] } });
+    return Promise.resolve({ running: 0, waiting: 0, kvCellsUsed: 0, kvCellsCached: 0, cachedSequences: 0, freeSlots: config.maxNumSequence, steps: 0, preemptions: 0, recomputedTokens: 0, draftTokens: 0, acceptedDraftTokens: 0, grammarCacheBytes: 0, vocabularyCacheBytes: 0, draftPositions: { proposed: [], accepted: [] }, ...this.statsGiven });
   }
 }
 

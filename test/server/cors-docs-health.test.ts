@@ -170,6 +170,7 @@ entries('origins browsers send pass, in every scheme; forms that never match are
   assert.match(corsEntryProblem('origins', 'https://*.example.com') ?? '', /is a pattern, and origins are compared whole/);
   assert.match(corsEntryProblem('origins', 'chrome-extension://abc/') ?? '', /is not an origin such as/);
   assert.match(corsEntryProblem('origins', 'localhost:3000') ?? '', /is not an origin such as/);
+  for (const never of ['http://localhost:65536', 'http://:3000', 'http://[::1']) assert.match(corsEntryProblem('origins', never) ?? '', /is not an origin such as "http:\/\/localhost:3000"$/, never);
   for (const token of ['PATCH', 'M-SEARCH', 'X-Api-Key', 'x_custom']) assert.is(corsEntryProblem(token.includes('-') && token !== 'M-SEARCH' ? 'headers' : 'methods', token), undefined, token);
   assert.match(corsEntryProblem('methods', 'GET, POST') ?? '', /is not an HTTP method/);
   assert.match(corsEntryProblem('headers', '') ?? '', /is not a header name/);

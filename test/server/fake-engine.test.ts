@@ -136,4 +136,14 @@ test('text completions: when one prompt of a batch fails, the others are cancell
   });
 });
 
+test("/metrics shows the engine's counters as the engine gives them: preemptions, what they cost, steps", async () => {
+  await withFakeEngineServer(async function* () {}, async (s) => {
+    s.engine.statsGiven = { preemptions: 3, recomputedTokens: 1234, steps: 77 };
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    assert.match(text, /^lmforge_preemptions_total 3$/m);
+    assert.match(text, /^lmforge_recomputed_tokens_total 1234$/m);
+    assert.match(text, /^lmforge_engine_steps_total 77$/m);
+  });
+});
+
 test.run();

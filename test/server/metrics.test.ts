@@ -107,8 +107,7 @@ metrics('every family has HELP and TYPE; the engine gauges read its figures', as
   assert.is(sampleValue(families, 'lmforge_kv_cells_used'), 0);
   assert.is(sampleValue(families, 'lmforge_preemptions_total'), stats.preemptions);
   assert.is(families.get('lmforge_preemptions_total')!.type, 'counter');
-  assert.is(sampleValue(families, 'lmforge_preempted_tokens_total'), stats.preemptedTokens);
-  assert.is(families.get('lmforge_preempted_tokens_total')!.type, 'counter');
+  assert.is(families.get('lmforge_recomputed_tokens_total')!.type, 'counter');
   assert.is(families.get('lmforge_time_to_first_token_seconds')!.type, 'histogram');
 });
 

@@ -196,7 +196,7 @@ export class EngineCore {
       freeSlots: this.config.maxNumSequence - this.kv.runningSlotsInUse,
       steps: this.steps,
       preemptions: this.scheduler.preemptions,
-      preemptedTokens: this.scheduler.preemptedTokens,
+      recomputedTokens: this.scheduler.recomputedTokens,
       draftTokens: this.speculation?.proposed ?? 0,
       acceptedDraftTokens: this.speculation?.accepted ?? 0,
       grammarCacheBytes: this.admission.cachedGrammarBytes,

@@ -88,8 +88,8 @@ export class Scheduler {
   readonly running: RequestState[] = [];
   private admissions = 0;
   preemptions = 0;
-  /** Tokens the preempted requests had computed themselves (what they compute again on resuming). */
-  preemptedTokens = 0;
+  /** Tokens computed again after a preemption (below what the sequence held then; what it took back from the prefix cache is not counted). */
+  recomputedTokens = 0;
   /** Share of the running choices' remaining growth that admission leaves room for (anti-thrash after a preemption). */
   private reserve = 0;
 
@@ -143,6 +143,7 @@ export class Scheduler {
   /** Records a decoded step: the planned tokens are now in the KV cache. */
   update(plan: StepPlan): void {
     for (const { sequence, start, count } of plan.entries) {
+      this.recomputedTokens += Math.max(0, Math.min(start + count, sequence.heldBeforePreemption) - start);
       sequence.computed += count;
       sequence.computedHere += count;
       this.kv.extend(sequence.slot, sequence.tokens.slice(start, start + count));
@@ -186,7 +187,7 @@ export class Scheduler {
     const victim = this.running.reduce((a, b) => (b.admittedAt > a.admittedAt ? b : a));
     this.running.splice(this.running.indexOf(victim), 1);
     for (const sequence of victim.sequences) {
-      this.preemptedTokens += sequence.computedHere;
+      sequence.heldBeforePreemption = Math.max(sequence.heldBeforePreemption, sequence.computed);
       this.release(sequence, false);
       sequence.computed = 0;
       sequence.computedHere = 0;

@@ -14,6 +14,8 @@ export class Sequence {
   computed = 0;
   /** Of those, the ones this sequence computed itself since it got its slot (the rest were shared). */
   computedHere = 0;
+  /** The most tokens it held before a preemption dropped them: computing below this is computing again. */
+  heldBeforePreemption = 0;
   generated = 0;
   finish: FinishReason | undefined;
   /** Output gathered since the last event. */
