@@ -16,6 +16,7 @@ import { validatorAt, valuesAllowed } from './constants.js';
 import { canonicalSpelling } from './json-chars.js';
 import { isObject, type Lowering, type Schema } from './lowering.js';
 import { commonTypes, conjunctionOf, conjunctionSchema, type Part } from './parts.js';
+import { LEADING_CASELESS } from '../regex/regex.js';
 import { contentDfa, JSON_SPELLING, patternContent, RAW_SPELLING, type Spelling, stringConstraints } from './strings.js';
 
 interface Located {
@@ -112,8 +113,8 @@ const UTF8 = new TextEncoder();
  * this Node's RegExp lacks, is an error naming the pattern.
  */
 function searchRegExp(pattern: string, pointer: string): RegExp {
-  const caseless = pattern.startsWith('(?i)');
-  const source = caseless ? pattern.slice('(?i)'.length) : pattern;
+  const caseless = pattern.startsWith(LEADING_CASELESS);
+  const source = caseless ? pattern.slice(LEADING_CASELESS.length) : pattern;
   const flags = caseless ? 'i' : '';
   try {
     return new RegExp(source, `${flags}u`);

@@ -56,7 +56,7 @@ function checkLimits(pattern: string): void {
 }
 
 /** Python's and PCRE's whole-pattern caseless flag, taken at the start only. */
-const LEADING_CASELESS = '(?i)';
+export const LEADING_CASELESS = '(?i)';
 
 /** The pattern's tree, and whether it opened with `(?i)` (parsed as an empty group, which keeps every offset, then dropped). */
 function parse(pattern: string): { ast: AST.Pattern; caseless: boolean } {

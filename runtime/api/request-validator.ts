@@ -23,8 +23,6 @@ function describe(error: ErrorObject, unsupported: Readonly<Record<string, strin
     case 'additionalProperties': {
       const extra = String(error.params.additionalProperty);
       const param = at ? `${at}.${extra}` : extra;
-      const why = at === '' && Object.hasOwn(unsupported, extra) ? unsupported[extra] : undefined;
-      if (why !== undefined) return { param, message: `Unsupported parameter: '${param}' is not supported here: ${why}.`, code: 'unsupported_parameter' };
       return { param, message: `Unrecognized request argument supplied: ${param}` };
     }
     case 'required': {
@@ -39,6 +37,7 @@ function describe(error: ErrorObject, unsupported: Readonly<Record<string, strin
       return { param: at, message: `Invalid key in '${at}': ${JSON.stringify(error.params.propertyName)} is not ${what}.` };
     }
     case 'type':
+      // An unsupported field is declared as null in the schema: any other value fails its type.
       if (Object.hasOwn(unsupported, at)) return { param: at, message: `Unsupported parameter: '${at}' is not supported here: ${unsupported[at]}.`, code: 'unsupported_parameter' };
       return { param: at, message: `Invalid value for '${at}': must be ${typeNames(error.params.type)}, got ${valueText(error.data)}.` };
     case 'const': {

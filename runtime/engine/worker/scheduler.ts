@@ -204,7 +204,9 @@ export class Scheduler {
       const next = this.waiting[0]!;
       const live = next.live;
       if (!this.kv.canAllocate(live.length)) break;
-      if (this.running.length > 0 && this.committedCells() + projectedCells(next) + this.reserve * (this.growthLeft() + growthLeft(next)) > this.limits.maxTotalSeqLength) break;
+      // The growth walk only after a preemption: without one the reserve is 0 and admission as before.
+      const reserved = this.reserve > 0 ? this.reserve * (this.growthLeft() + growthLeft(next)) : 0;
+      if (this.running.length > 0 && this.committedCells() + projectedCells(next) + reserved > this.limits.maxTotalSeqLength) break;
       this.waiting.shift();
       const rankSlot = this.rankSlot;
       for (const sequence of live) sequence.slot = this.kv.allocate(rankSlot && ((slot) => rankSlot(sequence, slot)));
