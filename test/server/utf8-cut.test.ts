@@ -60,4 +60,22 @@ test('cut inside a character: the text keeps whole characters only, logprobs kee
   assert.ok(cutsInside >= 2, `some max_tokens cut inside a character (${cutsInside} did)`);
 });
 
+test("a token that holds a piece of a character is named by its bytes, as OpenAI names it (U+FFFD lost them)", async ({ s }) => {
+  const choice = (await s.client.chat.completions.create({ ...request(6), top_logprobs: 2 })).choices[0]!;
+  const hex = (bytes: number[]) => bytes.map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('');
+  const entries = choice.logprobs!.content!;
+  assert.ok(entries.some((entry) => entry.bytes!.length > 0 && entry.bytes![0]! >= 0x80), 'the model spelt 語 in pieces');
+  for (const entry of [...entries, ...entries.flatMap((e) => e.top_logprobs)]) {
+    const whole = (() => {
+      try {
+        return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(entry.bytes!));
+      } catch {
+        return undefined;
+      }
+    })();
+    assert.is(entry.token, whole ?? `bytes:${hex(entry.bytes!)}`, JSON.stringify(entry));
+  }
+  assert.ok(entries.some((entry) => entry.token === 'bytes:\\xe8'), entries.map((e) => e.token).join(' | '));
+});
+
 test.run();

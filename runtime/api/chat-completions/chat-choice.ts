@@ -4,6 +4,7 @@ import type { ParsedDelta, ToolCallParser } from '../../chat-format/tool-call-pa
 import type { ReasoningSplitter } from '../../chat-format/reasoning.js';
 import type { MarkupFilter } from '../../chat-format/answer-markup.js';
 import type { FinishReason, TokenLogprob } from '../../engine/protocol.js';
+import { tokenText } from '../token-text.js';
 
 export interface ChatChoice {
   finish: FinishReason | undefined;
@@ -80,8 +81,6 @@ export function finishReasonOf(choice: ChatChoice): ChatFinishReason | undefined
   if (choice.finish === 'stop' && choice.parser && choice.parser.toolCalls.length > 0) return 'tool_calls';
   return choice.finish;
 }
-
-const tokenText = (bytes: number[]) => Buffer.from(bytes).toString('utf8');
 
 export function toOpenAiLogprob(entry: TokenLogprob): OpenAiLogprob {
   return {

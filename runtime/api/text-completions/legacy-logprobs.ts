@@ -3,6 +3,7 @@
 // one more entry than asked for, as OpenAI's does); `text_offset` is where each token starts in
 // the choice's text, in code points (Python's characters, as OpenAI's and vLLM's offsets count).
 import type { TokenLogprob } from '../../engine/protocol.js';
+import { tokenText } from '../token-text.js';
 
 export interface LegacyLogprobs {
   tokens: string[];
@@ -11,29 +12,18 @@ export interface LegacyLogprobs {
   text_offset: number[];
 }
 
-const wholeUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** A token's text; bytes that are not whole UTF-8 on their own are written `bytes:\xe2\x80` as OpenAI does. */
-export function legacyTokenText(bytes: number[]): string {
-  try {
-    return wholeUtf8.decode(Uint8Array.from(bytes));
-  } catch {
-    return `bytes:${bytes.map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('')}`;
-  }
-}
-
 export const emptyLegacyLogprobs = (): LegacyLogprobs => ({ tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] });
 
 /** The legacy lists of tokens whose places in the choice's text are known. */
 export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset: number }[]): LegacyLogprobs {
   const out = emptyLegacyLogprobs();
   for (const { entry, offset } of placed) {
-    out.tokens.push(legacyTokenText(entry.bytes));
+    out.tokens.push(tokenText(entry.bytes));
     out.token_logprobs.push(entry.logprob);
     out.text_offset.push(offset);
     const top: Record<string, number> = {};
-    for (const candidate of entry.top) top[legacyTokenText(candidate.bytes)] ??= candidate.logprob;
-    top[legacyTokenText(entry.bytes)] ??= entry.logprob;
+    for (const candidate of entry.top) top[tokenText(candidate.bytes)] ??= candidate.logprob;
+    top[tokenText(entry.bytes)] ??= entry.logprob;
     out.top_logprobs.push(top);
   }
   return out;
