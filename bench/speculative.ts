@@ -4,6 +4,7 @@
 // each request's first, over the time from the first first-token to the last finish) and the
 // mean tokens committed per decode step of a sequence (1 + accepted drafts). Workloads:
 //   rewrite  rewrite a given ~300-word text with a few small edits (prompt lookup copies it)
+//   predicted  the same, each request carrying the original text as its prediction (Predicted Outputs)
 //   json     a JSON schema with long keys and long enum values (forced text is drafted)
 //   chat     free questions (drafts rarely match: adaptive drafting must keep out of the way)
 // Engines with and without speculation are loaded side by side and run interleaved (off, on,
@@ -140,7 +141,7 @@ async function requestsFor(workload: Workload, width: number, engine: Engine, ro
   const grammar = workload.schema ? await engine.compileGrammar({ kind: 'json_schema', schema: workload.schema }) : undefined;
   return Array.from({ length: width }, (_, i) => {
     const prompt = template.render([{ role: 'user', content: workload.prompts[(round * width + i) % workload.prompts.length]! }]);
-    return { prompt, maxTokens, sampling: { temperature: 0 }, ...(grammar ? { grammar } : {}) };
+    return { prompt, maxTokens, sampling: { temperature: 0 }, ...(grammar ? { grammar } : {}), ...(workload.prediction !== undefined ? { prediction: workload.prediction } : {}) };
   });
 }
 

@@ -6,6 +6,8 @@ export interface Workload {
   prompts: string[];
   /** A JSON schema the output must follow, when the workload has one. */
   schema?: unknown;
+  /** The predicted output every request carries (OpenAI's Predicted Outputs), when the workload has one. */
+  prediction?: string;
 }
 
 const STORY =
@@ -67,6 +69,8 @@ const CHAT = [
 
 export const WORKLOADS: Record<string, Workload> = {
   rewrite: { prompts: REWRITE },
+  // The same rewrites with the original text as the prediction, as an editor sends the file it edits.
+  predicted: { prompts: REWRITE, prediction: STORY },
   json: { prompts: FORECAST_PROMPTS, schema: FORECAST_SCHEMA },
   chat: { prompts: CHAT },
 };

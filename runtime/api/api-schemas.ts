@@ -24,6 +24,15 @@ const contentPart = {
   },
 } as const;
 
+/** A prediction's part: text only. Its `type` is checked first, so an image part is told as such. */
+const textPart = {
+  type: 'object',
+  properties: { type: { const: 'text', description: 'a prediction is text' }, text: { type: 'string' } },
+  required: ['type'],
+  if: { properties: { type: { const: 'text' } }, required: ['type'] },
+  then: { properties: { type: {}, text: {} }, required: ['text'], additionalProperties: false },
+} as const;
+
 const toolCall = {
   type: 'object',
   properties: {
@@ -249,7 +258,6 @@ export const UNSUPPORTED_CHAT_FIELDS: Readonly<Record<string, string>> = {
   reasoning_effort: "reasoning effort is for OpenAI's reasoning models, and no model here takes one",
   verbosity: "it is for OpenAI's GPT-5 models; ask for a length in the prompt or with max_tokens",
   audio: 'only text is generated',
-  prediction: 'predicted outputs are not taken; --speculative-mode ngram drafts from the prompt by itself',
   web_search_options: 'this server does not search the web',
   functions: "the deprecated 'functions' list is not taken: send each as a tool, {\"type\": \"function\", \"function\": {...}}, in 'tools'",
   function_call: "the deprecated 'function_call' is not taken: use 'tool_choice' with 'tools'",
@@ -312,6 +320,19 @@ export const chatCompletionRequestSchema = {
     },
     prompt_cache_retention: { type: ['string', 'null'], maxLength: 64, description: "How long OpenAI keeps a cached prefix (in-memory, 24h); accepted and unused: the prefix cache here keeps what its cells allow." },
     safety_identifier: { type: ['string', 'null'], maxLength: LIMITS.shortString, description: "OpenAI's stable id of an end user for abuse detection; accepted and unused." },
+    prediction: {
+      type: ['object', 'null'],
+      properties: {
+        type: { const: 'content' },
+        content: { anyOf: [{ type: 'string' }, { type: 'array', items: textPart, minItems: 1 }] },
+      },
+      required: ['type', 'content'],
+      additionalProperties: false,
+      description:
+        'Predicted Outputs: {"type": "content", "content": text or text parts} most of the answer is expected to repeat (a file or document being edited). ' +
+        'With a --speculative-mode, its tokens are drafted where the output follows them, so a faithful prediction makes the answer faster; the output is the same with it or without it. ' +
+        "usage.completion_tokens_details then counts the drafted tokens accepted and rejected. Without speculative decoding it is accepted and unused (both counts 0).",
+    },
     modalities: {
       type: ['array', 'null'],
       items: { const: 'text', description: 'only text is generated here' },
@@ -384,6 +405,14 @@ export const usageSchema = {
       description: 'cached_tokens: prompt tokens whose KV cells came from the prefix cache instead of being computed.',
       properties: { cached_tokens: { type: 'integer' } },
       required: ['cached_tokens'],
+    },
+    completion_tokens_details: {
+      type: 'object',
+      description:
+        "Only for a request with a prediction: its tokens drafted and accepted into the output, and drafted and rejected (computed, then thrown away). " +
+        "OpenAI's counts differ slightly: it counts the prediction's tokens that appear in the completion or not, where these count what was drafted.",
+      properties: { accepted_prediction_tokens: { type: 'integer' }, rejected_prediction_tokens: { type: 'integer' } },
+      required: ['accepted_prediction_tokens', 'rejected_prediction_tokens'],
     },
   },
   required: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details'],

@@ -2,7 +2,7 @@
 // its chunks, and this adds what does not depend on the endpoint: usage, metrics, tracing, a
 // client that left, and an engine error after the start (InterruptedGeneration). Its chunks are
 // the whole answer: streamed as they come (chunk-stream.ts) or folded into one (whole-response.ts).
-import type { EngineEvent } from '../engine/protocol.js';
+import type { EngineEvent, PredictionCounts } from '../engine/protocol.js';
 import type { RequestMeter } from '../telemetry/request-meter.js';
 import type { CompletionContext } from './completion-context.js';
 import { InterruptedGeneration } from './interrupted-generation.js';
@@ -37,9 +37,11 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
   const unfinishedTokens = new Map<string, number>();
   /** Prompt tokens served from the prefix cache, by engine request (its choices share one prompt). */
   const cachedTokens = new Map<number, number>();
+  /** Draft tokens from the request's prediction, over its finished choices; undefined without a prediction. */
+  let prediction: PredictionCounts | undefined;
   const usage = () => {
     const unfinished = [...unfinishedTokens.values()].reduce((sum, n) => sum + n, 0);
-    return usageOf(promptTokens, completionTokens + unfinished, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0));
+    return usageOf(promptTokens, completionTokens + unfinished, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0), prediction);
   };
   const outcomes = (unfinished: ChoiceOutcome) => builder.finishReasons().map((reason) => reason ?? unfinished);
   try {
@@ -57,6 +59,11 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
         unfinishedTokens.delete(`${event.id}:${event.choice}`);
         completionTokens += event.completionTokens;
         cachedTokens.set(event.id, event.cachedTokens);
+        if (event.prediction) {
+          prediction ??= { accepted: 0, rejected: 0 };
+          prediction.accepted += event.prediction.accepted;
+          prediction.rejected += event.prediction.rejected;
+        }
         hadOutput ||= event.completionTokens > 0;
       }
       yield* builder.chunksFor(event);

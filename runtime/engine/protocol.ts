@@ -41,6 +41,12 @@ export interface GenerateRequest {
    * vLLM's skip_special_tokens). A grammar that names a control token keeps its text.
    */
   skipSpecialTokens?: boolean;
+  /**
+   * OpenAI's Predicted Outputs: text most of the answer is expected to repeat (a file being
+   * edited). Under speculative decoding its tokens are drafted where the output follows them;
+   * outputs are the same with it or without it.
+   */
+  prediction?: string;
 }
 
 /** One timed engine event of a request, in microseconds since the epoch (Chrome trace format). */
@@ -63,11 +69,17 @@ export interface TokenLogprob {
 
 export type FinishReason = 'stop' | 'length';
 
+/** What became of a choice's tokens drafted from the request's prediction (OpenAI's usage names them so). */
+export interface PredictionCounts {
+  accepted: number;
+  rejected: number;
+}
+
 /** Everything that happened to a request in one engine step. */
 export type EngineEvent =
   | { type: 'started'; id: number; promptTokens: number }
   | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[] }
-  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number }
+  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number; prediction?: PredictionCounts }
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };
 

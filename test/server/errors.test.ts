@@ -126,7 +126,11 @@ test('unknown fields and values are refused, not ignored', async ({ s }) => {
   // Fields OpenAI defines for what this server does not do: refused as unsupported, saying why (they read as unknown).
   await expectError(s, { ...ok, reasoning_effort: 'low' }, 400, 'reasoning_effort', 'unsupported_parameter', /^Unsupported parameter: 'reasoning_effort' is not supported here: .*no model here takes one\.$/);
   await expectError(s, { ...ok, functions: [{ name: 'f' }] }, 400, 'functions', 'unsupported_parameter', /send each as a tool/);
-  await expectError(s, { ...ok, prediction: { type: 'content', content: 'x' } }, 400, 'prediction', 'unsupported_parameter', /predicted outputs/);
+  await expectError(s, { ...ok, audio: { voice: 'alloy', format: 'mp3' } }, 400, 'audio', 'unsupported_parameter', /only text is generated/);
+  // Predicted Outputs are taken (test/server/predicted-outputs.test.ts); a malformed one is named.
+  await expectError(s, { ...ok, prediction: { type: 'text', content: 'x' } }, 400, 'prediction.type', null, /"content"/);
+  await expectError(s, { ...ok, prediction: { type: 'content' } }, 400, 'prediction.content', null, /Missing required parameter/);
+  await expectError(s, { ...ok, prediction: { type: 'content', content: [{ type: 'image_url', image_url: { url: 'x' } }] } }, 400, 'prediction.content[0].type', null, /a prediction is text/);
   // null is "not set" to clients that send every field (pydantic's model_dump): taken as left out.
   const unset = { reasoning_effort: null, verbosity: null, audio: null, prediction: null, web_search_options: null, functions: null, function_call: null };
   assert.is((await post(`${s.url}/v1/chat/completions`, { ...ok, ...unset })).status, 200);

@@ -30,7 +30,13 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
     ...shared,
     // A template's own stops (plain turns have no end token) end the choice as the request's do.
     stop: [...(shared.stop ?? []), ...context.template.stop],
+    ...(request.prediction ? { prediction: predictionText(request.prediction.content) } : {}),
   };
+}
+
+/** A prediction's text: its string, or its text parts one after the other (as a message's parts are read). */
+function predictionText(content: NonNullable<ChatRequest['prediction']>['content']): string {
+  return typeof content === 'string' ? content : content.map((part) => part.text).join('');
 }
 
 /** The delimiters of the model's thinking (its tool-call family's, else <think> and </think>). */

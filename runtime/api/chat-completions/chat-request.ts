@@ -45,6 +45,7 @@ export interface ChatRequest extends SamplingFields {
   cache_prompt?: boolean;
   skip_special_tokens?: boolean;
   response_format?: ({ type: string } & Record<string, unknown>) | null;
+  prediction?: { type: 'content'; content: string | { type: 'text'; text: string }[] } | null;
 }
 
 const validate = requestValidator<ChatRequest>(chatCompletionRequestSchema);

@@ -57,6 +57,8 @@ export interface AdmissionOptions {
   vocabularyTables?: Uint8Array;
 }
 
+/** More characters than any token spells but a run of spaces: where a prediction's text is cut before tokenizing. */
+const CHARS_PER_TOKEN = 64;
 /** Tokens a prefix of a text may have beyond the whole text's: a word or control token cut in two. */
 const PREFIX_SLACK_TOKENS = 64;
 
@@ -101,6 +103,7 @@ export class Admission {
       }
     }
     const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    if (request.prediction !== undefined) state.predicted = this.predictionTokens(request.prediction, state.lengthLimit - prompt.length);
     const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
@@ -117,6 +120,16 @@ export class Admission {
       );
     }
     return state;
+  }
+
+  /**
+   * The predicted output's tokens, as the model would write them (special-token text is text),
+   * at most `room`: what no choice could reach is never drafted. The text is cut first, at a
+   * generous CHARS_PER_TOKEN, so that a prediction far longer than the context is not all tokenized.
+   */
+  private predictionTokens(text: string, room: number): number[] {
+    const cut = text.length > room * CHARS_PER_TOKEN ? text.slice(0, room * CHARS_PER_TOKEN) : text;
+    return Array.from(this.vocabulary.tokenize(cut, { parseSpecial: false }).subarray(0, Math.max(0, room)));
   }
 
   /** What this engine cannot run whatever the prompt: more choices than it decodes together, more output than its context holds, a bias on a token it lacks. */

@@ -7,7 +7,7 @@ import type { GenerateRequest } from '../protocol.js';
 /** What is wrong with the request's fields, naming the field, or undefined. */
 export function requestFieldProblem(request: GenerateRequest): { param: string; message: string } | undefined {
   if (typeof request !== 'object' || request === null) return { param: 'request', message: 'a request must be an object with a prompt' };
-  const { prompt, n, maxTokens, stop, seed, sampling } = request;
+  const { prompt, n, maxTokens, stop, seed, sampling, prediction } = request;
   const tokenIds = (Array.isArray(prompt) || ArrayBuffer.isView(prompt)) && Array.prototype.every.call(prompt, (token: unknown) => Number.isInteger(token));
   if (typeof prompt !== 'string' && !tokenIds) return { param: 'prompt', message: 'prompt must be text or a list of token ids' };
   if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1)) return { param: 'n', message: `n must be a whole number ≥ 1, got ${JSON.stringify(n)}` };
@@ -17,6 +17,7 @@ export function requestFieldProblem(request: GenerateRequest): { param: string; 
   if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string' && s.length > 0))) {
     return { param: 'stop', message: 'stop must be a list of non-empty strings' };
   }
+  if (prediction !== undefined && typeof prediction !== 'string') return { param: 'prediction', message: 'prediction must be text' };
   if (seed !== undefined && !Number.isSafeInteger(seed)) return { param: 'seed', message: `seed must be a safe integer, got ${JSON.stringify(seed)}` };
   return sampling === undefined ? undefined : samplingParamProblem(sampling);
 }

@@ -18,6 +18,9 @@ export class Sequence {
   heldBeforePreemption = 0;
   generated = 0;
   finish: FinishReason | undefined;
+  /** Predicted Outputs: draft tokens from the request's prediction the target accepted, and rejected. */
+  predictionAccepted = 0;
+  predictionRejected = 0;
   /** Output gathered since the last event. */
   pendingText = '';
   pendingTokens: number[] = [];
@@ -66,6 +69,8 @@ export class RequestState {
   admittedAt = -1;
   /** When the request arrived (microseconds since the epoch), for its trace. */
   submittedAt = 0;
+  /** The predicted output's tokens (Predicted Outputs), drafted where a choice follows them. */
+  predicted: readonly number[] | undefined;
   /** Prompt tokens the first choice took from the prefix cache when it started; undefined before. */
   cachedTokens: number | undefined;
 

@@ -6,15 +6,18 @@
 // accepts), or the draft model's (small_draft: prepared before the step, where nothing is
 // forced). Each source keeps its own acceptance estimate (draft-policy.ts), so forced tokens
 // the model splits differently do not silence continuations that work, nor the other way
-// round; the cost of a draft token is learnt from the steps (draft-cost.ts).
+// round; the cost of a draft token is learnt from the steps (draft-cost.ts). A request's
+// predicted output (OpenAI's Predicted Outputs) is a source of its own, before the others,
+// where the output follows it (proposers/prediction-cursor.ts).
 import { nowMicros } from '../../clock.js';
 import type { StepPlan } from '../scheduler.js';
 import type { Sequence } from '../sequence.js';
-import { DraftCost } from './draft-cost.js';
+import { DraftCost, type RelativeCost } from './draft-cost.js';
 import { AcceptanceRate, DraftPolicy, MAX_DRAFT, ProbeMemory } from './draft-policy.js';
 import { ForcedSpellings, SpellingWatch } from './forced-spellings.js';
 import { admissiblePrefix, forcedText } from './grammar-drafts.js';
 import { lookupContinuation } from './proposers/ngram-lookup.js';
+import { PredictionCursor } from './proposers/prediction-cursor.js';
 import type { DraftProposer } from './proposers/proposer.js';
 
 export interface SpeculationOptions {
@@ -35,10 +38,14 @@ interface DraftState {
   forced: DraftPolicy;
   spelt: DraftPolicy;
   continuation: DraftPolicy;
+  /** The request's prediction, when it has one: where the output is in it, and how often its tokens are accepted. */
+  prediction: { cursor: PredictionCursor; policy: DraftPolicy } | undefined;
   /** Split of the last proposal, for record(). */
   lastForced: number;
   lastSpelt: boolean;
   lastContinuation: number;
+  /** Whether the last continuation came from the prediction. */
+  lastPredicted: boolean;
   /** Forced texts met, whose spelling is still being written. */
   spellingWatch: SpellingWatch;
 }
@@ -49,6 +56,8 @@ interface DraftState {
  */
 const FORCED_PRIOR = 0.9;
 const CONTINUATION_PRIOR = 0.5;
+/** A prediction is given because most of the answer is expected to repeat it. */
+const PREDICTION_PRIOR = 0.8;
 
 /** An entry of the step whose logits were sampled: its index in the plan, and its drafts' fate. */
 export interface SettledEntry {
@@ -135,7 +144,7 @@ export class Speculation {
     const relativeCost = this.cost.relative(Math.max(1, sequences.length));
     const requests = [];
     for (const sequence of sequences) {
-      if (this.hasForcedText(sequence)) continue;
+      if (this.hasForcedText(sequence) || this.followsPrediction(sequence)) continue;
       const most = Math.min(model.maxDraft ?? MAX_DRAFT, MAX_DRAFT, sequence.draftRoom);
       const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
       if (count > 0) requests.push({ sequence, count });
@@ -153,6 +162,7 @@ export class Speculation {
     state.lastForced = 0;
     state.lastSpelt = false;
     state.lastContinuation = 0;
+    state.lastPredicted = false;
     if (most <= 0) return [];
     const relativeCost = this.cost.relative(width);
     const matcher = sequence.grammar?.matcher;
@@ -169,8 +179,10 @@ export class Speculation {
         forced = admissiblePrefix(matcher, tokens.slice(0, count));
       }
     }
-    let continuation: number[];
-    if (this.options.proposer) {
+    let continuation = forced.length > 0 ? [] : this.predictionDraft(sequence, state, most, relativeCost);
+    if (continuation.length > 0) {
+      state.lastPredicted = true;
+    } else if (this.options.proposer) {
       continuation = forced.length > 0 ? [] : (this.prepared.get(sequence) ?? []).slice(0, most);
     } else {
       const room = state.continuation.next(most - forced.length, relativeCost);
@@ -189,9 +201,16 @@ export class Speculation {
     const forcedAccepted = Math.min(accepted, state.lastForced);
     const continuationAccepted = Math.max(0, accepted - state.lastForced);
     (state.lastSpelt ? state.spelt : state.forced).record(state.lastForced, forcedAccepted);
-    state.continuation.record(state.lastContinuation, continuationAccepted);
     (state.lastSpelt ? this.speltAcceptance : this.forcedAcceptance).record(state.lastForced, forcedAccepted);
-    this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
+    if (state.lastPredicted) {
+      // A prediction is the request's own: its acceptance says nothing of other requests'.
+      state.prediction!.policy.record(state.lastContinuation, continuationAccepted);
+      sequence.predictionAccepted += continuationAccepted;
+      sequence.predictionRejected += state.lastContinuation - continuationAccepted;
+    } else {
+      state.continuation.record(state.lastContinuation, continuationAccepted);
+      this.continuationAcceptance.record(state.lastContinuation, continuationAccepted);
+    }
     const proposed = state.lastForced + state.lastContinuation;
     this.proposed += proposed;
     this.accepted += accepted;
@@ -199,6 +218,24 @@ export class Speculation {
       this.positions.proposed[k] = (this.positions.proposed[k] ?? 0) + 1;
       if (k < accepted) this.positions.accepted[k] = (this.positions.accepted[k] ?? 0) + 1;
     }
+  }
+
+  /**
+   * The prediction's next tokens where the output follows it, as many as its policy wants and
+   * the grammar accepts; none when the request has no prediction or the output has left it.
+   */
+  private predictionDraft(sequence: Sequence, state: DraftState, most: number, relativeCost: RelativeCost): number[] {
+    if (!state.prediction) return [];
+    const expected = state.prediction.cursor.draft(sequence.tokens, sequence.promptLength, most);
+    const count = expected.length > 0 ? state.prediction.policy.next(expected.length, relativeCost) : 0;
+    const draft = expected.slice(0, count);
+    const matcher = sequence.grammar?.matcher;
+    return matcher && draft.length > 0 ? admissiblePrefix(matcher, draft) : draft;
+  }
+
+  /** Whether the sequence's prediction has tokens for its next step (then a draft model is not asked). */
+  private followsPrediction(sequence: Sequence): boolean {
+    return this.stateOf(sequence).prediction?.cursor.draft(sequence.tokens, sequence.promptLength, 1).length === 1;
   }
 
   /** Whether the grammar forces text at the sequence's next position (then forced tokens come first). */
@@ -215,9 +252,11 @@ export class Speculation {
         forced: new DraftPolicy(fixed, this.forcedAcceptance.rate, this.forcedProbes),
         spelt: new DraftPolicy(fixed, this.speltAcceptance.rate, this.speltProbes),
         continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate, this.continuationProbes),
+        prediction: sequence.request.predicted?.length ? { cursor: new PredictionCursor(sequence.request.predicted), policy: new DraftPolicy(fixed, PREDICTION_PRIOR) } : undefined,
         lastForced: 0,
         lastSpelt: false,
         lastContinuation: 0,
+        lastPredicted: false,
         spellingWatch: new SpellingWatch(),
       };
       this.states.set(sequence, state);
