@@ -7,7 +7,8 @@ import * as assert from 'uvu/assert';
 import { CHAT_PAGE_DIR } from '../../runtime/server/chat-page.js';
 
 // Imported by URL: the page's files are JavaScript without declarations.
-const { renderMarkdown, escapeHtml }: { renderMarkdown(text: string): string; escapeHtml(text: string): string } = await import(pathToFileURL(`${CHAT_PAGE_DIR}markdown.js`).href);
+type InlineMark = { pattern: RegExp; tag: string };
+const { renderMarkdown, escapeHtml, INLINE_MARKS }: { renderMarkdown(text: string): string; escapeHtml(text: string): string; INLINE_MARKS: InlineMark[] } = await import(pathToFileURL(`${CHAT_PAGE_DIR}markdown.js`).href);
 
 const test = suite('chat page markdown');
 
@@ -40,6 +41,50 @@ test('HTML in the text is shown as text, never as markup', () => {
   assert.is(renderMarkdown('```js"><script>x</script>\ncode\n```'), '<pre><code class="language-js" data-language="js">code</code></pre>');
   assert.is(renderMarkdown('[click](javascript:alert(1))'), '<p>[click](javascript:alert(1))</p>', 'links stay text');
   assert.is(escapeHtml(`<>&"'`), '&lt;&gt;&amp;&quot;&#39;');
+});
+
+// The inline marks as they were before an unclosed opener took the rest of its line (each
+// later opener then searched the line again: quadratic). What they drew is what is drawn now.
+const inlineBefore = (text: string): string =>
+  text
+    .split(/(`+[^`]*?`+)/)
+    .map((part, i) => {
+      if (i % 2 === 1) return `<code>${escapeHtml(part.replace(/^`+|`+$/g, ''))}</code>`;
+      return escapeHtml(part)
+        .replace(/\*\*(?=\S)(.+?)(?<=\S)\*\*/g, '<strong>$1</strong>')
+        .replace(/__(?=\S)(.+?)(?<=\S)__/g, '<strong>$1</strong>')
+        .replace(/(^|[^*\w])\*(?=[^\s*])(.+?)(?<=[^\s*])\*(?!\w)/g, '$1<em>$2</em>')
+        .replace(/(^|[^_\w])_(?=[^\s_])(.+?)(?<=[^\s_])_(?!\w)/g, '$1<em>$2</em>')
+        .replace(/~~(?=\S)(.+?)(?<=\S)~~/g, '<del>$1</del>');
+    })
+    .join('');
+
+test('inline marks draw what the quadratic rules drew, on any line (\\u2028 and \\u2029 end a rule\'s line too)', () => {
+  const pieces = fc.constantFrom('*', '**', '***', '_', '__', '~~', '~', '`', '``', ' ', 'a', 'b c', '1', '<', '&', '"', '$1', '\u2028', '\u2029', '\t');
+  fc.assert(
+    fc.property(fc.array(pieces, { maxLength: 30 }).map((parts) => parts.join('')), (line) => {
+      assert.is(renderMarkdown(`x ${line}`), `<p>${inlineBefore(`x ${line}`)}</p>`, JSON.stringify(line));
+    }),
+    { numRuns: 5000, seed: 7 },
+  );
+});
+
+test('an opener no closer follows takes the rest of its line in one match, so no later opener searches the line again', () => {
+  const openers = ['**', '__', '*', '_', '~~'];
+  assert.is(INLINE_MARKS.length, openers.length);
+  INLINE_MARKS.forEach(({ pattern }, i) => {
+    const line = `${openers[i]}a `.repeat(1000);
+    const text = `${line}\u2028${line}`;
+    const ends = [...text.matchAll(pattern)].map((match) => match.index + match[0].length);
+    assert.equal(ends, [line.length, text.length], `${openers[i]}: one match to each line's end`);
+  });
+});
+
+test('a long line of unclosed marks (a degenerate reply) is its escaped text', () => {
+  for (const unit of ['**a ', '*a ', ' _a', '__a ', '~~a ', '**<b> ']) {
+    const line = `x${unit.repeat(10000)}`;
+    assert.is(renderMarkdown(line), `<p>${escapeHtml(line)}</p>`, unit);
+  }
 });
 
 const TAGS = new Set(['p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'hr', 'pre', 'code', 'strong', 'em', 'del']);
