@@ -219,7 +219,7 @@ export const sharedRequestProperties = {
   skip_special_tokens: {
     type: 'boolean',
     default: true,
-    description: "false keeps the text of control tokens the model writes outside an output format (an addition, vLLM's name). Either way, a control token that opens a new turn ends the choice.",
+    description: "false keeps the text of control tokens (and of user-defined image, audio and video markers such as Gemma 3's <start_of_image>) the model writes outside an output format (an addition, vLLM's name). Either way, a control token that opens a new turn ends the choice.",
   },
   response_format: {
     type: ['object', 'null'],

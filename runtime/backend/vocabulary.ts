@@ -1,6 +1,7 @@
 // A model's vocabulary, read once into typed arrays: every token's raw bytes, its attributes,
 // the end-of-generation set, and tokenization. Detokenizing a token is then a slice, not an FFI call.
 import { TOKEN_ATTR, type LlamaApi, type VocabHandle } from './llama-api.js';
+import { isMediaMarkerText } from './media-markers.js';
 
 export class Vocabulary {
   readonly size: number;
@@ -16,6 +17,8 @@ export class Vocabulary {
   /** The most bytes of text one token stands for: a text of more than this × N bytes has more than N tokens. */
   readonly longestPieceBytes: number;
   private readonly isEog: Uint8Array;
+  /** User-defined tokens that mark an image, audio or video (media-markers.ts). */
+  private readonly mediaMarkers = new Set<number>();
 
   private constructor(private readonly api: LlamaApi, private readonly handle: VocabHandle) {
     this.size = api.llama_vocab_n_tokens(handle);
@@ -47,6 +50,9 @@ export class Vocabulary {
     this.longestPieceBytes = chunks.reduce((longest, piece) => Math.max(longest, piece.length), 1);
     this.pieceBytes = new Uint8Array(total);
     for (let token = 0; token < this.size; token++) this.pieceBytes.set(chunks[token]!, this.pieceStart[token]!);
+    for (let token = 0; token < this.size; token++) {
+      if (this.attributes[token]! & TOKEN_ATTR.userDefined && isMediaMarkerText(this.text(token))) this.mediaMarkers.add(token);
+    }
     this.endOfGeneration = Int32Array.from(eog);
   }
 
@@ -80,6 +86,11 @@ export class Vocabulary {
 
   isControl(token: number): boolean {
     return (this.attributes[token]! & TOKEN_ATTR.control) !== 0;
+  }
+
+  /** Whether the token is a user-defined image, audio or video marker (Gemma 3's <start_of_image>): markup, though typed as text. */
+  isMediaMarker(token: number): boolean {
+    return this.mediaMarkers.has(token);
   }
 
   /**

@@ -37,8 +37,9 @@ export interface GenerateRequest {
    */
   turnOpener?: string;
   /**
-   * Whether control tokens generated outside a grammar are left out of the text (default true,
-   * vLLM's skip_special_tokens). A grammar that names a control token keeps its text.
+   * Whether control tokens (and user-defined media markers, Gemma's <start_of_image>) generated
+   * outside a grammar are left out of the text (default true, vLLM's skip_special_tokens). A
+   * grammar that names a control token keeps its text.
    */
   skipSpecialTokens?: boolean;
   /**

@@ -19,13 +19,15 @@ export interface CommitOptions {
   turnOpener?: string;
   /** The request's grammar, if any. */
   spec?: GrammarSpec;
+  /** The request's skip_special_tokens (default true). */
+  skipSpecialTokens?: boolean;
 }
 
 export function committedText(vocab: Vocabulary, info: TokenizerInfo, ids: readonly number[], options: CommitOptions = {}): { text: string; finish: string | undefined } {
   const prompt = options.prompt === undefined ? Int32Array.of(1) : vocab.tokenize(options.prompt, { parseSpecial: true });
   const openerIds = options.turnOpener === undefined ? [] : Array.from(vocab.tokenize(options.turnOpener, { parseSpecial: true }));
   const openers = new Set(openerIds.filter((id) => vocab.isControl(id) && !vocab.isEndOfGeneration(id)));
-  const state = new RequestState(1, { prompt: Array.from(prompt), maxTokens: 500 }, prompt.length, 100_000, false, openers);
+  const state = new RequestState(1, { prompt: Array.from(prompt), maxTokens: 500, skipSpecialTokens: options.skipSpecialTokens }, prompt.length, 100_000, false, openers);
   const grammar = options.spec ? new GrammarConstraint(new GrammarCompiler(info).compile(grammarFromSpec(options.spec)), info) : undefined;
   const sequence = new Sequence(state, 0, prompt, { accept() {} } as never, new Utf8StreamDecoder(), new StopStringMatcher([]), grammar);
   const committer = new TokenCommitter(vocab);

@@ -55,7 +55,9 @@ export class TokenCommitter {
     const piece = this.vocabulary.piece(token);
     sequence.pendingTokens.push(token);
     if (sequence.pendingLogprobs) sequence.pendingLogprobs.push(this.describeLogprobs(sampled, piece));
-    const text = strayControl && request.skipSpecialTokens !== false ? NO_BYTES : piece;
+    // A media marker (Gemma's <start_of_image>) is markup as well, though typed user-defined.
+    const markup = strayControl || (!grammar && this.vocabulary.isMediaMarker(token));
+    const text = markup && request.skipSpecialTokens !== false ? NO_BYTES : piece;
     const pushed = sequence.stopMatcher.push(sequence.decoder.push(text));
     sequence.pendingText += pushed.emit;
     if (pushed.stopped) {
