@@ -75,6 +75,20 @@ test('a draft model with the target\'s own weights has its greedy drafts accepte
   }
 });
 
+test('a prediction is drafted by every mode, a draft model\'s included: outputs are the plain ones, the counts in each finish', async (engines) => {
+  for (let seed = 1; seed <= 3; seed++) {
+    const request: GenerateRequest = { prompt: repetitivePrompt(300 + seed, 4, 6), maxTokens: 40, n: 2, seed, sampling: { temperature: seed === 1 ? 0 : 0.7 } };
+    const [first] = (await runToEnd(engines.plain, request)).choices;
+    const predicted = { ...request, prediction: first!.text };
+    const choices = await assertSameOutputs(engines, predicted, `prediction, seed ${seed}`);
+    assert.equal(choices.map((choice) => choice.prediction), [{ accepted: 0, rejected: 0 }, { accepted: 0, rejected: 0 }], 'the plain engine drafts nothing');
+    for (const name of ['fixed', 'drafted'] as const) {
+      const [kept] = (await runToEnd(engines[name], predicted)).choices;
+      assert.ok(kept!.prediction!.accepted >= kept!.completionTokens / 2, `${name}, seed ${seed}: ${JSON.stringify(kept!.prediction)} of ${kept!.completionTokens}`);
+    }
+  }
+});
+
 test('a draft model whose logits turn NaN only stops drafting: outputs are the plain ones, no request fails', async ({ plain }) => {
   // The poisoned twin of the target gives NaN logits to any sequence holding POISONED_TOKEN.
   const poisoned = await tinyEngine({ overrides: { ...limits, spec_draft_length: 4 }, speculativeMode: 'small_draft', draftModelPath: tinyPoisonedModelPath });

@@ -14,6 +14,8 @@ export interface ChoiceResult {
   completionTokens: number;
   /** Prompt tokens the request took from the prefix cache. */
   cachedTokens: number;
+  /** Draft tokens from the request's prediction, accepted and rejected (a request with a prediction). */
+  prediction?: { accepted: number; rejected: number };
 }
 
 export async function runToEnd(engine: Engine, request: GenerateRequest, signal?: AbortSignal): Promise<{ promptTokens: number; choices: ChoiceResult[] }> {
@@ -32,6 +34,7 @@ export async function runToEnd(engine: Engine, request: GenerateRequest, signal?
       choice.reason = event.reason;
       choice.completionTokens = event.completionTokens;
       choice.cachedTokens = event.cachedTokens;
+      if (event.prediction) choice.prediction = event.prediction;
     }
   }
   return { promptTokens, choices };
