@@ -5,7 +5,7 @@ import { describeEngineConfig, KV_LAYOUTS, parseKvLayout, parseMode, overrideVal
 import { MODES_WITH_ADDITIONAL_MODEL, SPECULATIVE_MODES_AVAILABLE, type SpeculativeMode } from '../runtime/engine/speculative-modes.js';
 import { CHAT_PAGE_OPEN_PATHS, isSendableKey, OPEN_PATHS, openPaths, parseApiKeys } from '../runtime/server/auth.js';
 import { createServer } from '../runtime/server/create-server.js';
-import { corsEntryProblem } from '../runtime/server/cors.js';
+import { CORS_LISTS, corsEntryProblem, type CorsListOption } from '../runtime/server/cors.js';
 import { knownModels } from '../runtime/models/known-models.js';
 import { isListenPort, PORT_RANGE } from '../runtime/server/api-server.js';
 import { UsageError } from './cli-error.js';
@@ -101,17 +101,12 @@ const typed = (value: number | string): string => (value === '' ? "''" : String(
 /** Node's timers hold 2³¹ − 1 ms: a longer time would fire at once. */
 const MAX_SECONDS = Math.floor(MAX_TIMER_MS / 1000);
 
-function positiveInteger(value: number | string | undefined, flag: string): number | undefined {
+/** A whole number ≥ 1, at most `max.most` where given (`max.why` says whose limit that is). */
+function positiveInteger(value: number | string | undefined, flag: string, max?: { most: number; why: string }): number | undefined {
   if (value === undefined) return undefined;
   const n = numberAsTyped(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number ≥ 1`);
-  return n;
-}
-
-function threadCount(value: number | string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const n = numberAsTyped(value);
-  if (!Number.isSafeInteger(n) || n < 1 || n > MAX_THREADS) throw new UsageError(`--threads ${typed(value)} is not valid: it must be a whole number from 1 to ${MAX_THREADS} (ggml's most)`);
+  const range = max ? `from 1 to ${max.most} (${max.why})` : '≥ 1';
+  if (!Number.isSafeInteger(n) || n < 1 || (max && n > max.most)) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number ${range}`);
   return n;
 }
 
@@ -133,7 +128,9 @@ function secondsOrZero(value: number | string, flag: string): number {
   return n;
 }
 
-function jsonList(value: string, flag: string): string[] {
+/** A CORS list given as a flag: JSON, each entry one that can match (the option's table row says which flag and what entries). */
+function jsonList(value: string, option: CorsListOption): string[] {
+  const { flag, entries, example } = CORS_LISTS[option];
   let parsed: unknown;
   try {
     parsed = JSON.parse(String(value));
@@ -141,12 +138,10 @@ function jsonList(value: string, flag: string): string[] {
     parsed = undefined;
   }
   if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string')) {
-    const example = { '--allowed-methods': '["GET", "POST"]', '--allowed-headers': '["Authorization", "Content-Type"]' }[flag] ?? '["http://localhost:3000"]';
     throw new UsageError(`${flag} ${value} is not valid: it must be a JSON list of strings, for example '${example}'`);
   }
-  const list = ({ '--allowed-methods': 'methods', '--allowed-headers': 'headers' } as const)[flag as '--allowed-methods'] ?? 'origins';
   for (const entry of parsed) {
-    const problem = corsEntryProblem(list, entry);
+    const problem = corsEntryProblem(entries, entry);
     if (problem) throw new UsageError(`${flag} ${value} is not valid: ${problem}`);
   }
   return parsed;
@@ -274,13 +269,13 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     port,
     cors: {
       allowCredentials: flags.allowCredentials === true,
-      allowedOrigins: jsonList(flags.allowedOrigins, '--allowed-origins'),
-      allowedMethods: jsonList(flags.allowedMethods, '--allowed-methods'),
-      allowedHeaders: jsonList(flags.allowedHeaders, '--allowed-headers'),
+      allowedOrigins: jsonList(flags.allowedOrigins, 'allowedOrigins'),
+      allowedMethods: jsonList(flags.allowedMethods, 'allowedMethods'),
+      allowedHeaders: jsonList(flags.allowedHeaders, 'allowedHeaders'),
     },
     maxQueuedRequests: positiveInteger(flags.maxQueuedRequests, '--max-queued-requests')!,
     maxRequestBytes: positiveInteger(flags.maxRequestBytes, '--max-request-bytes')!,
-    threads: threadCount(flags.threads),
+    threads: positiveInteger(flags.threads, '--threads', { most: MAX_THREADS, why: "ggml's most" }),
     drainMs: wholeSeconds(flags.drainSeconds, '--drain-seconds') * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
     watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,

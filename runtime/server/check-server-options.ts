@@ -1,6 +1,6 @@
 // createServer's options checked where TypeScript would have refused them, for JavaScript callers.
 import { UserFacingError } from '../../compiler/lmforge-error.js';
-import { corsEntryProblem } from './cors.js';
+import { CORS_LISTS, corsEntryProblem, type CorsListOption } from './cors.js';
 import { BUILTIN_TEMPLATE_NAMES, isBuiltinTemplateName } from '../chat-format/builtin-templates.js';
 import { REASONING_MODES } from '../chat-format/reasoning.js';
 import { givenBuiltinTemplate, type GivenTemplate } from '../chat-format/template-choice.js';
@@ -73,9 +73,8 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
     const ok = field === 'allowCredentials' ? typeof value === 'boolean' : isTextList(value);
     if (!ok) throw wrong(`cors.${field}`, CORS_FIELDS[field as keyof typeof CORS_FIELDS], value);
     if (field === 'allowCredentials') continue;
-    const list = ({ allowedOrigins: 'origins', allowedMethods: 'methods', allowedHeaders: 'headers' } as const)[field as 'allowedOrigins'];
     for (const entry of value as string[]) {
-      const problem = corsEntryProblem(list, entry);
+      const problem = corsEntryProblem(CORS_LISTS[field as CorsListOption].entries, entry);
       if (problem) throw optionError(`createServer: options.cors.${field}: ${problem}`);
     }
   }

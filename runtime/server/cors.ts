@@ -9,6 +9,20 @@ export interface CorsOptions {
   allowedHeaders: string[];
 }
 
+/** The kinds of entry a CORS list holds. */
+export type CorsEntries = 'origins' | 'methods' | 'headers';
+export type CorsListOption = Exclude<keyof CorsOptions, 'allowCredentials'>;
+
+/**
+ * Each CORS list by its createServer option: the serve flag that sets it, the kind of its
+ * entries (which corsEntryProblem checks) and an example, so the CLI and the library name it alike.
+ */
+export const CORS_LISTS: Readonly<Record<CorsListOption, { flag: string; entries: CorsEntries; example: string }>> = {
+  allowedOrigins: { flag: '--allowed-origins', entries: 'origins', example: '["http://localhost:3000"]' },
+  allowedMethods: { flag: '--allowed-methods', entries: 'methods', example: '["GET", "POST"]' },
+  allowedHeaders: { flag: '--allowed-headers', entries: 'headers', example: '["Authorization", "Content-Type"]' },
+};
+
 /** RFC 9110's token: what a method or a header name is. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -22,7 +36,7 @@ const OTHER_SCHEME_ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#\s*]+$/;
  * ("https://*.example.com": entries are compared whole). "*" is any; "null" is what a file page
  * or a sandboxed frame sends, and an extension's or app's own scheme is sent as written.
  */
-export function corsEntryProblem(list: 'origins' | 'methods' | 'headers', entry: string): string | undefined {
+export function corsEntryProblem(list: CorsEntries, entry: string): string | undefined {
   if (entry === '*') return undefined;
   if (list !== 'origins') return TOKEN.test(entry) ? undefined : `${JSON.stringify(entry)} is not ${list === 'methods' ? 'an HTTP method' : 'a header name'}`;
   if (entry === 'null') return undefined;
