@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { CAC } from 'cac';
 import { Grammar, GrammarCompiler, GrammarError, type JsonSchemaOptions, type JsonSchemaStyle, TokenizerInfo } from '../compiler/index.js';
-import { GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
+import { DEFAULT_GRAMMAR_CACHE_MAX_BYTES, GrammarCache, defaultGrammarCacheDir } from '../compiler/node.js';
 import { grammarVocabularyFromGGUF } from '../runtime/engine/worker/grammar-vocabulary.js';
 import { resolveModel } from '../runtime/models/resolve-model.js';
 import { type SpecVocabulary, specVocabularyOf } from '../runtime/grammar-service/grammar-spec.js';
@@ -189,7 +189,9 @@ export function runCompileGrammar(files: string[], flags: CompileGrammarFlags, i
   const options = schemaOptions(flags);
   const inputs = inputsOf(files, flags, options, vocabulary);
   if (inputs.length === 0) throw new CompileGrammarUsageError('compile-grammar needs --ebnf, --regex, --json-schema or input files');
-  const cache = new GrammarCache(flags.out !== undefined ? String(flags.out) : defaultGrammarCacheDir(io.env));
+  // The shared cache keeps serve's bound (its default: the files past it are the least recently
+  // used, removed as the process ends); a folder given with --out is a build's output, never pruned.
+  const cache = flags.out !== undefined ? new GrammarCache(String(flags.out), { maxBytes: Infinity }) : new GrammarCache(defaultGrammarCacheDir(io.env));
   const compiler = vocabulary ? new GrammarCompiler(vocabulary) : new GrammarCompiler();
   let failed = 0;
   for (const input of inputs) {
@@ -229,7 +231,7 @@ export function registerCompileGrammar(cli: CAC): void {
     .option('--no-strict-mode', 'JSON: allow properties and items the schema does not declare')
     .option('--any-order', 'JSON: object properties in any order')
     .option('--style <style>', `JSON: ${STYLES.join(' | ')}`)
-    .option('--out <dir>', 'Artifact folder (default: $LMFORGE_HOME/grammars)')
+    .option('--out <dir>', `Artifact folder (default: $LMFORGE_HOME/grammars, the cache serve shares: the least recently used files there are removed past ${DEFAULT_GRAMMAR_CACHE_MAX_BYTES / 2 ** 30} GiB; nothing is removed from --out)`)
     .option('--check', 'Only validate; write nothing')
     .option('--model <model>', "Also compile every token mask for this model's vocabulary (a GGUF, model folder or name)")
     .example('lmforge compile-grammar --check grammars/*.json grammars/*.ebnf')

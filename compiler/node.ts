@@ -6,5 +6,5 @@
 //   const compiled = new GrammarCompiler(await tokenizerInfoFromGGUF('model.gguf')).compile(Grammar.builtinJSON());
 //   await completeMasksInWorkers(compiled);
 export { tokenizerInfoFromGGUF, tokenizerInfoFromTokenizerJSONFile } from './tokenizer/tokenizer-files.js';
-export { GrammarCache, defaultGrammarCacheDir } from './grammar-cache.js';
+export { GrammarCache, defaultGrammarCacheDir, DEFAULT_GRAMMAR_CACHE_MAX_BYTES, type GrammarCacheOptions } from './grammar-cache.js';
 export { completeMasksInWorkers } from './mask/mask-workers.js';

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -7,6 +7,7 @@ import { cac } from 'cac';
 import { registerCompileGrammar, runCompileGrammar } from '../../cli/compile-grammar.js';
 import { ARTIFACT_FORMAT_VERSION, deserializeCompiledGrammar, Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { GrammarCache, defaultGrammarCacheDir } from '../../compiler/node.js';
+import { startCli } from '../helpers/cli-process.js';
 
 const test = suite('compile-grammar');
 let dir = '';
@@ -68,6 +69,30 @@ test('--check writes nothing; the default cache is $LMFORGE_HOME/grammars', () =
   assert.is(readdirSync(join(dir, 'home', 'grammars')).length, 1);
   assert.is(defaultGrammarCacheDir({ LMFORGE_HOME: '/x' }), join('/x', 'grammars'));
   assert.match(defaultGrammarCacheDir({}), /\.cache[/\\]lmforge[/\\]grammars$/);
+});
+
+test("the default cache keeps serve's bound (1 GiB, least recently used removed); a folder given with --out is never pruned", async () => {
+  // Sparse files: sizes past the bound that take no disk.
+  const fill = (folder: string) => {
+    mkdirSync(folder, { recursive: true });
+    for (const [name, mebibytes, ageSeconds] of [['spec-old', 700, 300], ['spec-newer', 400, 200]] as const) {
+      const path = join(folder, `${name}.lmgrammar`);
+      writeFileSync(path, '');
+      truncateSync(path, mebibytes * 2 ** 20);
+      const at = Date.now() / 1000 - ageSeconds;
+      utimesSync(path, at, at);
+    }
+  };
+  const home = join(dir, 'home');
+  fill(join(home, 'grammars'));
+  fill(join(dir, 'out'));
+  for (const args of [[], ['--out', join(dir, 'out')]]) {
+    const run = startCli(['compile-grammar', '--regex', '[0-9]+', ...args], { LMFORGE_HOME: home });
+    assert.is(await run.exit, 0, run.stderr());
+  }
+  const names = (folder: string) => readdirSync(folder).map((name) => name.replace(/^v.*/, 'compiled')).sort();
+  assert.equal(names(join(home, 'grammars')), ['compiled', 'spec-newer.lmgrammar'], 'the least recently used file went, as the command ended');
+  assert.equal(names(join(dir, 'out')), ['compiled', 'spec-newer.lmgrammar', 'spec-old.lmgrammar']);
 });
 
 test('the grammar cache reads back what it wrote', () => {
