@@ -12,6 +12,7 @@ import { UsageError } from './cli-error.js';
 import { numberAsTyped } from './option-values.js';
 import { MAX_THREADS, MAX_TIMER_MS } from '../runtime/server/check-server-options.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
+import { DEFAULT_GRAMMAR_CACHE_MAX_BYTES, defaultGrammarCacheDir } from '../compiler/node.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat-format/tool-formats.js';
 import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat-format/builtin-templates.js';
@@ -43,6 +44,8 @@ export interface ServeFlags {
   drainSeconds: number | string;
   grammarTimeout: number | string;
   watchdogTimeout: number | string;
+  /** Bytes; cac's default is DEFAULT_GRAMMAR_CACHE_MAX_BYTES. */
+  grammarCacheMaxBytes?: number | string;
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
@@ -83,6 +86,7 @@ export function registerServe(cli: CAC): void {
     .option('--threads <n>', 'CPU threads for llama.cpp, used as given (default: every usable CPU, fewer while other processes keep CPUs busy)')
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
+    .option('--grammar-cache-max-bytes <n>', `Bytes of compiled response formats kept on disk ($LMFORGE_HOME/grammars, shared with other servers and compile-grammar); past it the least recently used are removed (0: memory only)`, { default: DEFAULT_GRAMMAR_CACHE_MAX_BYTES })
     .option('--watchdog-timeout <seconds>', 'An engine that holds requests and finishes no step for this long (a hung native call) is ended and another started; its requests get 503 engine_failed (0: never)', { default: 300 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
@@ -125,6 +129,13 @@ function positiveNumber(value: number | string, flag: string): number {
 function secondsOrZero(value: number | string, flag: string): number {
   const n = numberAsTyped(value, { fraction: true });
   if (!(n >= 0) || n > MAX_SECONDS) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a number of seconds from 0 (never) to ${MAX_SECONDS}`);
+  return n;
+}
+
+/** A size in bytes, 0 allowed, as a plain whole number (no unit suffixes: no other flag takes them). */
+function byteCount(value: number | string, flag: string, zero: string): number {
+  const n = numberAsTyped(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`${flag} ${typed(value)} is not valid: it must be a whole number of bytes ≥ 0 (0: ${zero})`);
   return n;
 }
 
@@ -279,6 +290,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     drainMs: wholeSeconds(flags.drainSeconds, '--drain-seconds') * 1000,
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
     watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,
+    grammarCacheMaxBytes: byteCount(flags.grammarCacheMaxBytes ?? DEFAULT_GRAMMAR_CACHE_MAX_BYTES, '--grammar-cache-max-bytes', 'compiled formats kept in memory only'),
   };
 }
 
@@ -292,6 +304,12 @@ function describeSampling(path: 'device' | 'host', setting: SamplingSetting): st
 function describeThreads(threads: { max: number; adaptive: boolean }, given: boolean): string {
   if (threads.adaptive) return `up to ${threads.max}, fewer while other processes keep CPUs busy (--threads N fixes the count)`;
   return given ? `${threads.max} (--threads)` : `${threads.max} (every usable CPU: the load of other processes cannot be read on this system)`;
+}
+
+/** The start-up line about the on-disk cache of compiled formats. */
+function describeGrammarCache(maxBytes: number, dir: string = defaultGrammarCacheDir()): string {
+  if (maxBytes === 0) return 'compiled formats kept in memory only (--grammar-cache-max-bytes 0)';
+  return `compiled formats cached in ${dir}, least recently used removed past ${maxBytes} bytes (--grammar-cache-max-bytes)`;
 }
 
 async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
@@ -322,6 +340,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     ...(checked.threads ? { threads: checked.threads } : {}),
     grammarTimeoutMs: checked.grammarTimeoutMs,
     watchdogMs: checked.watchdogMs,
+    grammarCacheMaxBytes: checked.grammarCacheMaxBytes,
     onListening: ({ url, address, modelPath }) => {
       if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
         console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);
@@ -341,6 +360,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`tools:   ${http.toolFormatNote}`);
   console.log(`reasoning: ${http.reasoningNote}`);
   console.log(`artifacts: ${server.artifactsNote}`);
+  console.log(`grammars: ${describeGrammarCache(checked.grammarCacheMaxBytes)}`);
   console.log(`sampling: ${describeSampling(info.sampling, checked.sampling)}`);
   console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
   if (flags.enableTracing === true) console.log(`tracing: on, at ${url}/debug/trace`);

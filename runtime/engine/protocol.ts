@@ -138,6 +138,8 @@ export interface EngineInitOptions {
   watchdogMs?: number;
   /** Folder for compiled output formats on disk (default: memory only). */
   grammarCacheDir?: string;
+  /** Most bytes of compiled formats kept in grammarCacheDir, least recently used removed past it (default 1 GiB; 0: memory only). */
+  grammarCacheMaxBytes?: number;
   /** A compiled folder's vocabulary tables (TokenizerInfo.toCacheBytes), used instead of building them on the first constrained request. */
   vocabularyTables?: Uint8Array;
   /** A compiled folder's grammar artifacts (with token masks), served for their spec without compiling. */

@@ -18,6 +18,8 @@ export { GrammarCompileError } from './grammar-compile-error.js';
 export interface GrammarServiceOptions extends GrammarPoolOptions {
   /** Folder of the on-disk cache (default: memory only). */
   cacheDir?: string | undefined;
+  /** Most bytes of artifacts the on-disk cache holds (default DEFAULT_GRAMMAR_CACHE_MAX_BYTES); 0: memory only, the folder is neither read nor written. */
+  cacheMaxBytes?: number | undefined;
   /** Most bytes of artifacts kept in memory (default GRAMMAR_ARTIFACT_CACHE_BYTES). */
   memoryCacheBytes?: number;
 }
@@ -55,7 +57,8 @@ export class GrammarService {
 
   constructor(options: GrammarServiceOptions) {
     this.pool = new GrammarPool(options);
-    this.disk = options.cacheDir !== undefined ? new GrammarCache(options.cacheDir) : undefined;
+    const onDisk = options.cacheDir !== undefined && options.cacheMaxBytes !== 0;
+    this.disk = onDisk ? new GrammarCache(options.cacheDir, options.cacheMaxBytes !== undefined ? { maxBytes: options.cacheMaxBytes } : {}) : undefined;
     this.memoryCacheBytes = options.memoryCacheBytes ?? GRAMMAR_ARTIFACT_CACHE_BYTES;
     this.vocabularyHash = options.vocabulary && createHash('sha256').update(options.vocabulary).digest('hex');
   }
@@ -142,5 +145,6 @@ export class GrammarService {
 
   async dispose(): Promise<void> {
     await this.pool.dispose();
+    await this.disk?.settled(); // a pruning pass in flight ends before the server says it has stopped
   }
 }

@@ -17,7 +17,7 @@ import type { ServerOptions } from './server-options.js';
 const OPTION_NAMES = [
   'model', 'host', 'port', 'servedModelName', 'apiKeys', 'cors', 'maxRequestBytes', 'tracing', 'toolFormat', 'toolCallArguments',
   'reasoning', 'chatTemplate', 'ui', 'device', 'modelLib', 'mode', 'overrides', 'kvLayout', 'sampling', 'threads', 'maxQueuedRequests',
-  'speculativeMode', 'draftModel', 'grammarTimeoutMs', 'watchdogMs', 'grammarCacheDir', 'onListening',
+  'speculativeMode', 'draftModel', 'grammarTimeoutMs', 'watchdogMs', 'grammarCacheDir', 'grammarCacheMaxBytes', 'onListening',
 ] as const satisfies readonly (keyof ServerOptions)[];
 // A new option must be added to the list: this fails to compile while one is missing.
 type Unlisted = Exclude<keyof ServerOptions, (typeof OPTION_NAMES)[number]>;
@@ -90,6 +90,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('watchdogMs', isMilliseconds, `a number of milliseconds from 0 (never) to ${MAX_TIMER_MS}`);
   for (const key of ['tracing', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');
   for (const key of ['modelLib', 'draftModel', 'grammarCacheDir'] as const) given(key, isText, 'a path');
+  given('grammarCacheMaxBytes', (value) => Number.isSafeInteger(value) && (value as number) >= 0, 'a whole number of bytes ≥ 0 (0: compiled formats kept in memory only)');
   given('onListening', (value) => typeof value === 'function', 'a function');
   // Which devices exist is the engine's to say (Engine.create refuses an unknown one, before it starts a process).
   given('device', isText, 'a device such as auto, cpu or cuda:1');

@@ -80,6 +80,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
       grammarTimeoutMs: options.grammarTimeoutMs ?? 10_000,
       ...(options.watchdogMs !== undefined ? { watchdogMs: options.watchdogMs } : {}),
       grammarCacheDir: options.grammarCacheDir ?? defaultGrammarCacheDir(),
+      ...(options.grammarCacheMaxBytes !== undefined ? { grammarCacheMaxBytes: options.grammarCacheMaxBytes } : {}),
       ...(compiled.artifacts ? { vocabularyTables: compiled.artifacts.vocabularyTables, compiledGrammars: compiled.artifacts.grammars } : {}),
     });
   } catch (error) {

@@ -69,6 +69,11 @@ export interface ServerOptions {
   watchdogMs?: number;
   /** Folder of compiled output formats (default $LMFORGE_HOME/grammars). */
   grammarCacheDir?: string;
+  /**
+   * Most bytes of compiled output formats in grammarCacheDir: past it the least recently used
+   * files are removed (default 1 GiB, `--grammar-cache-max-bytes`; 0: kept in memory only).
+   */
+  grammarCacheMaxBytes?: number;
   /** Called once the port is open, before the model loads (until it has, /health answers 503). */
   onListening?: (server: { url: string; address: AddressInfo; modelPath: string; servedModelName: string }) => void;
 }

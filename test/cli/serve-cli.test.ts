@@ -49,6 +49,7 @@ test('serve --help documents every option of the spec with its default', async (
   assert.match(apiKeyHelp, /unless --no-ui, the chat page's \/, \/ui\/\* \(static files with no data; every API call the page makes needs the key\)/);
   assert.match(help, /--chat-template <template> +A Jinja file, or a built-in template \(chatml, gemma, llama3, plain\), used instead of the model's own/);
   assert.match(help, /--threads <n> +CPU threads for llama\.cpp, used as given \(default: every usable CPU, fewer while other processes keep CPUs busy\)/);
+  assert.match(help, /--grammar-cache-max-bytes <n> +Bytes of compiled response formats kept on disk .*least recently used are removed \(0: memory only\) \(default: 1073741824\)/);
   for (const fallback of ['(default: auto)', '(default: local)', '(default: 127.0.0.1)', '(default: 8000)', '(default: disable)', '(default: ["*"])']) {
     assert.ok(help.includes(fallback), `${fallback} is shown`);
   }
@@ -132,6 +133,7 @@ test('bad flags fail before loading anything, each with one line naming it', asy
   await failsWith(['serve', tinyModelPath, '--max-total-seq-length', '1e3'], /--max-total-seq-length 1e3 is not valid: it must be an integer ≥ 16/);
   await failsWith(['serve', tinyModelPath, '--threads', '99999999999999999999'], /--threads 99999999999999999999 is not valid: it must be a whole number from 1 to 512/);
   // Past ggml's most the engine aborted (std::bad_alloc), reported as a llama.cpp build unfit for the CPU.
+  await failsWith(['serve', tinyModelPath, '--grammar-cache-max-bytes', '512M'], /--grammar-cache-max-bytes 512M is not valid: it must be a whole number of bytes ≥ 0 \(0: compiled formats kept in memory only\)/);
   await failsWith(['serve', tinyModelPath, '--threads', '513'], /--threads 513 is not valid: it must be a whole number from 1 to 512 \(ggml's most\)/);
   // Every command's numbers as typed: bench and train-heads took 0x2 as 2, and bench's --timeout was quoted in milliseconds.
   await failsWith(['bench', '--url', 'http://127.0.0.1:9', '--num-prompts', '0x2'], /--num-prompts must be a number in decimal digits, got '0x2'/);
@@ -183,6 +185,7 @@ test('start-up prints address, model, device and limits; SIGTERM drains a runnin
     assert.match(out, /memory: +kv cache: 256 cells \(64 KiB\) for the 256-token context window; \d+ MiB of [\d.]+ GiB \([\d.]+ GiB available RAM less 10% of [\d.]+ GiB kept free\)/);
     assert.match(out, /api key: +none: every endpoint is open/);
     assert.match(out, /speculative: off\n/);
+    assert.match(out, /grammars: compiled formats cached in .*grammars, least recently used removed past 1073741824 bytes \(--grammar-cache-max-bytes\)\n/);
     assert.match(out, /template: +the model's own\n/);
     assert.match(out, new RegExp(`metrics: +http://127\\.0\\.0\\.1:${port}/metrics`));
     assert.match(out, new RegExp(`chat: +http://127\\.0\\.0\\.1:${port}/ \\(the web chat page\\)`));

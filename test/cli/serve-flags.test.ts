@@ -86,6 +86,16 @@ test('--watchdog-timeout: seconds ≥ 0, 0 for never', () => {
   }
 });
 
+test('--grammar-cache-max-bytes: whole bytes ≥ 0, 1 GiB by default, 0 for memory only', () => {
+  assert.is(checkServeFlags(defaults, {}).grammarCacheMaxBytes, 2 ** 30);
+  assert.is(checkServeFlags({ ...defaults, grammarCacheMaxBytes: '0' }, {}).grammarCacheMaxBytes, 0);
+  assert.is(checkServeFlags({ ...defaults, grammarCacheMaxBytes: '5000000000' }, {}).grammarCacheMaxBytes, 5e9);
+  // No unit suffixes (no flag takes them), and numbers as typed.
+  for (const bad of ['512M', '2G', '-1', '1.5', '0x10', '1e9', '', '99999999999999999999']) {
+    throwsError(() => checkServeFlags({ ...defaults, grammarCacheMaxBytes: bad }, {}), UsageError, new RegExp(`^--grammar-cache-max-bytes ${bad === '' ? "''" : bad.replace('.', '\\.')} is not valid: it must be a whole number of bytes ≥ 0 \\(0: compiled formats kept in memory only\\)$`));
+  }
+});
+
 test('--kv-layout: shared or per-sequence, checked before anything loads', () => {
   assert.is(checkServeFlags(defaults, {}).kvLayout, 'shared');
   assert.is(checkServeFlags({ ...defaults, kvLayout: 'per-sequence' }, {}).kvLayout, 'per-sequence');

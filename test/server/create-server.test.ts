@@ -129,6 +129,10 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, overrides: new Map([['max_num_sequence', 2]]) }), /must be a plain object of engine fields/);
   assert.match(await refusal({ model: tinyModelPath, threads: 5n }), /^createServer: options\.threads must be a whole number from 1 to 512, got 5$/);
   assert.match(await refusal({ model: tinyModelPath, threads: 1_000_000 }), /^createServer: options\.threads must be a whole number from 1 to 512, got 1000000$/);
+  // The disk cache's bound: a whole number of bytes, 0 for none on disk.
+  assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: '1G' }), /^createServer: options\.grammarCacheMaxBytes must be a whole number of bytes ≥ 0 \(0: compiled formats kept in memory only\), got "1G"$/);
+  assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: -1 }), /^createServer: options\.grammarCacheMaxBytes must be a whole number of bytes ≥ 0/);
+  assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: 1.5 }), /^createServer: options\.grammarCacheMaxBytes must be a whole number of bytes ≥ 0/);
   for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 7], ['ui', 'no']] as const) {
     assert.match(await refusal({ model: tinyModelPath, [option]: value }), new RegExp(`^createServer: options\\.${option} must be `), option);
   }

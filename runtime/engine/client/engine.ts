@@ -108,7 +108,7 @@ export class Engine {
     readonly info: EngineInfo,
     private readonly options: EngineInitOptions,
   ) {
-    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, vocabulary: info.grammarVocabulary, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir });
+    this.grammars = new GrammarService({ tokenTexts: info.tokenTexts, vocabulary: info.grammarVocabulary, timeoutMs: options.grammarTimeoutMs ?? 10_000, cacheDir: options.grammarCacheDir, cacheMaxBytes: options.grammarCacheMaxBytes });
     for (const { spec, artifact } of options.compiledGrammars ?? []) this.grammars.preload(spec, artifact);
     // Requests need not wait for this: a compile takes the first worker that is ready.
     void this.grammars.warmUp();
