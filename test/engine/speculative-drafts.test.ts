@@ -13,6 +13,9 @@ import { ForcedSpellings, SPELLING_LENGTH, SpellingWatch } from '../../runtime/e
 import { admissiblePrefix, forcedText } from '../../runtime/engine/worker/speculative/grammar-drafts.js';
 import { lookupContinuation } from '../../runtime/engine/worker/speculative/proposers/ngram-lookup.js';
 import { verifyDraft } from '../../runtime/engine/worker/speculative/verify.js';
+import { Speculation } from '../../runtime/engine/worker/speculative/speculation.js';
+import type { StepPlan } from '../../runtime/engine/worker/scheduler.js';
+import { nowMicros } from '../../runtime/engine/clock.js';
 import { StepBudget } from '../../runtime/engine/worker/step-budget.js';
 import { FakeKvCache, range } from '../helpers/fake-kv-cache.js';
 
@@ -239,6 +242,24 @@ function scriptedSequence(prompt: number[], maxTokens = 100) {
   state.sequences.push(sequence);
   return { state, sequence };
 }
+
+test('a prediction drafts from its first step where drafting pays at a prediction\'s trust but not at a guess\'s', () => {
+  const speculation = new Speculation({ draftLength: 0, tokenize: () => [], piece: () => new Uint8Array() });
+  // Steps as a loaded CPU makes them: each drafted position costs half a plain step, drafting at all 0.4 more.
+  const plan = (drafted: number) => ({ decoding: 1, tokens: 1 + drafted, drafted, entries: [] }) as unknown as StepPlan;
+  for (let i = 0; i < 30; i++) {
+    for (const drafted of [0, 1, 4]) {
+      const micros = 10_000 * (1 + (drafted > 0 ? 0.4 + 0.5 * drafted : 0));
+      void speculation.afterStep({ plan: plan(drafted), accepted: [], settled: [], hiddenState: () => undefined, plannedAt: nowMicros() - micros });
+    }
+  }
+  const prompt = [1, 2, 3];
+  const state = new RequestState(1, { prompt, maxTokens: 64 }, prompt.length, 1000, false);
+  state.predicted = [10, 11, 12, 13, 14, 15, 16, 17];
+  const sequence = new Sequence(state, 0, Int32Array.from(prompt), undefined as never, undefined as never, undefined as never, undefined);
+  // (1 + 0.9 + … + 0.9^4) / (1 + 0.4 + 0.5 × 4) = 1.20 pays; at 0.8 no length beats 1.05.
+  assert.equal(speculation.propose(sequence, 16, 1).slice(0, 2), [10, 11]);
+});
 
 test('verification commits the target\'s own choice at each position until it differs from the draft', () => {
   const run = (draft: number[], target: number[], end?: { at: number; pushes: boolean }) => {
