@@ -200,9 +200,11 @@ export const sharedRequestProperties = {
   stream: { type: ['boolean', 'null'], default: false },
   stream_options: {
     type: ['object', 'null'],
-    properties: { include_usage: { type: ['boolean', 'null'] }, include_obfuscation: { type: ['boolean', 'null'] } },
+    properties: { include_usage: { type: ['boolean', 'null'] }, include_obfuscation: { type: ['boolean', 'null'] }, continuous_usage_stats: { type: ['boolean', 'null'] } },
     additionalProperties: false,
-    description: "Only with stream: true. include_usage adds a last chunk with usage and no choices; include_obfuscation (default false here, true on OpenAI's) pads every other chunk with an 'obfuscation' field of random length.",
+    description:
+      "Only with stream: true. include_usage adds a last chunk with usage and no choices; include_obfuscation (default false here, true on OpenAI's) pads every other chunk with an 'obfuscation' field of random length; " +
+      "continuous_usage_stats (vLLM's; needs include_usage) puts the usage so far in every chunk instead of null.",
   },
   temperature: { type: ['number', 'null'], minimum: 0, maximum: 2, default: 1 },
   top_p: { type: ['number', 'null'], minimum: 0, maximum: 1, default: 1, description: "OpenAI's range: 0 keeps only the most likely token (as a vanishing nucleus would)." },
@@ -234,11 +236,20 @@ export const sharedRequestProperties = {
 
 export const streamOptionsRule: RequestRule = { 'x-param': 'stream_options', description: "'stream_options' is only allowed when 'stream' is true.", if: sets('stream_options'), then: { required: ['stream'], properties: { stream: { const: true } } } };
 
+/** vLLM's continuous_usage_stats fills in the usage that include_usage sends: alone it would be a silent no-op. */
+export const continuousUsageRule: RequestRule = {
+  'x-param': 'stream_options.continuous_usage_stats',
+  description: "'continuous_usage_stats' needs 'include_usage': true (it puts the usage in every chunk, where include_usage sends null).",
+  if: { required: ['stream_options'], properties: { stream_options: { type: 'object', required: ['continuous_usage_stats'], properties: { continuous_usage_stats: { const: true } } } } },
+  then: { properties: { stream_options: { required: ['include_usage'], properties: { include_usage: { const: true } } } } },
+};
+
 const hasTools = { required: ['tools'], properties: { tools: { type: 'array', minItems: 1 } } };
 
 const chatRules: RequestRule[] = [
   { 'x-param': 'top_logprobs', description: "'top_logprobs' requires 'logprobs' to be true.", if: sets('top_logprobs'), then: { required: ['logprobs'], properties: { logprobs: { const: true } } } },
   streamOptionsRule,
+  continuousUsageRule,
   { 'x-param': 'tool_choice', description: "'tool_choice' is only allowed when 'tools' are given.", if: sets('tool_choice'), then: hasTools },
   { 'x-param': 'parallel_tool_calls', description: "'parallel_tool_calls' is only allowed when 'tools' are given.", if: sets('parallel_tool_calls'), then: hasTools },
   {

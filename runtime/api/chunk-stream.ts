@@ -11,7 +11,8 @@ import { endEventStream, openEventStream, sendEvent } from './sse.js';
  * The stream opens with the first chunk, so anything that fails before it is still an HTTP
  * error. An error after it is thrown on, to be answered as the stream's last event; the usage
  * chunk goes out only when the client asked for it (stream_options.include_usage), and then
- * every other chunk says `"usage": null`, as OpenAI's do.
+ * every other chunk says `"usage": null`, as OpenAI's do (or the usage so far, with vLLM's
+ * continuous_usage_stats).
  */
 export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<CompletionChunk>, options: { includeUsage: boolean; obfuscate: boolean; meter: RequestMeter }): Promise<void> {
   let opened = false;
@@ -21,7 +22,8 @@ export async function streamChunks(res: ServerResponse, chunks: AsyncIterable<Co
       if (usage && !options.includeUsage) continue;
       if (!opened) openEventStream(res);
       opened = true;
-      const sent = options.includeUsage && !usage ? { ...chunk, usage: null } : chunk;
+      // A chunk carries the usage so far only with continuous_usage_stats.
+      const sent = options.includeUsage && !usage ? { ...chunk, usage: chunk.usage ?? null } : chunk;
       sendEvent(res, options.obfuscate && !usage ? { ...sent, obfuscation: padding() } : sent);
     }
   } catch (error) {

@@ -24,6 +24,8 @@ export interface GenerationRun {
   meter: RequestMeter;
   /** Aborted when the client goes away; the events then end early. */
   signal: AbortSignal;
+  /** stream_options.continuous_usage_stats: every chunk carries the usage so far. */
+  continuousUsage?: boolean;
 }
 
 /** `events` may merge several engine requests (a batch of prompts); their ids tell them apart. */
@@ -66,7 +68,8 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
         }
         hadOutput ||= event.completionTokens > 0;
       }
-      yield* builder.chunksFor(event);
+      if (!run.continuousUsage) yield* builder.chunksFor(event);
+      else for (const chunk of builder.chunksFor(event)) yield { ...chunk, usage: usage() } as Chunk;
     }
   } catch (error) {
     if (!started) throw error;

@@ -79,6 +79,31 @@ test('each engine delta is one chunk, and the whole message is their concatenati
   });
 });
 
+test("vLLM's continuous_usage_stats: every chunk carries the usage so far, chat and text; it needs include_usage", async () => {
+  await withFakeEngineServer(async function* () {
+    yield { type: 'started', promptTokens: 4 };
+    for (const piece of ['ab', 'c', 'def']) yield delta(0, piece);
+    yield { type: 'finished', choice: 0, reason: 'stop', completionTokens: 7, cachedTokens: 0 };
+  }, async (s) => {
+    const stream_options = { include_usage: true, continuous_usage_stats: true };
+    for (const [path, body] of [['chat/completions', chat({ stream: true, stream_options })], ['completions', { model: TINY_MODEL_ID, prompt: 'hi', stream: true, stream_options }]] as const) {
+      const events = sseEvents((await post(`${s.url}/v1/${path}`, body)).text) as any[];
+      const withChoices = events.filter((e) => e.choices?.length > 0);
+      // Each piece's tokens counted as they come (the fake engine gives a token a character); the finish adds the one that ended it.
+      const counts = withChoices.map((e) => e.usage.completion_tokens);
+      assert.ok(counts.includes(2) && counts.includes(3) && counts.includes(6), `${path}: ${JSON.stringify(counts)}`);
+      assert.equal(counts, [...counts].sort((a, b) => a - b), `${path}: the counts only grow`);
+      for (const e of withChoices) assert.equal([e.usage.prompt_tokens, e.usage.total_tokens], [4, 4 + e.usage.completion_tokens]);
+      assert.equal(events.at(-2), { ...events.at(-2), choices: [], usage: { prompt_tokens: 4, completion_tokens: 7, total_tokens: 11, prompt_tokens_details: { cached_tokens: 0 } } });
+    }
+    // Without it, usage stays null in every chunk but the last, as OpenAI sends it.
+    const plain = sseEvents((await post(`${s.url}/v1/chat/completions`, chat({ stream: true, stream_options: { include_usage: true } }))).text) as any[];
+    assert.ok(plain.filter((e) => e.choices?.length > 0).every((e) => e.usage === null));
+    const alone = assertEnvelope(await post(`${s.url}/v1/chat/completions`, chat({ stream: true, stream_options: { continuous_usage_stats: true } })), 400);
+    assert.equal([alone.param, alone.message], ['stream_options.continuous_usage_stats', "'continuous_usage_stats' needs 'include_usage': true (it puts the usage in every chunk, where include_usage sends null)."]);
+  });
+});
+
 test("the engine's prompt refusals name the chat request's messages", async () => {
   await withFakeEngineServer(async function* () {
     throw new EngineRequestError({ code: 'context_length_exceeded', param: 'prompt', message: "This model's maximum context length is 512 tokens." });

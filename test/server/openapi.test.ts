@@ -28,6 +28,7 @@ const breaking: Record<string, Record<string, object>> = {
   '/v1/chat/completions': {
     top_logprobs: { ...chat, top_logprobs: 2 },
     stream_options: { ...chat, stream_options: { include_usage: true } },
+    'stream_options.continuous_usage_stats': { ...chat, stream: true, stream_options: { continuous_usage_stats: true } },
     tool_choice: { ...chat, tool_choice: 'auto' },
     parallel_tool_calls: { ...chat, parallel_tool_calls: false },
     response_format: { ...chat, tools, response_format: { type: 'json_object' } },
@@ -43,6 +44,7 @@ const breaking: Record<string, Record<string, object>> = {
   },
   '/v1/completions': {
     stream_options: { ...text, stream_options: { include_usage: true } },
+    'stream_options.continuous_usage_stats': { ...text, stream: true, stream_options: { continuous_usage_stats: true } },
     suffix: { ...text, suffix: 'after' },
     echo: { ...text, echo: true, logprobs: 1 },
   },

@@ -47,7 +47,13 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
     // Not under an output format: its language decides every byte, a leading space too.
     ...(context.template.dropsAnswerLeadingSpace && !spec ? { leadingSpace: true } : {}),
   }));
-  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, callForced), { traceId: completionId, context, meter, signal });
+  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, callForced), {
+    traceId: completionId,
+    context,
+    meter,
+    signal,
+    continuousUsage: request.stream === true && request.stream_options?.continuous_usage_stats === true,
+  });
   await sendCompletion(res, chunks, {
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,

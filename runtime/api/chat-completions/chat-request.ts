@@ -33,7 +33,7 @@ export interface ChatRequest extends SamplingFields {
   seed?: number | null;
   stop?: string | string[] | null;
   stream?: boolean | null;
-  stream_options?: { include_usage?: boolean | null; include_obfuscation?: boolean | null } | null;
+  stream_options?: { include_usage?: boolean | null; include_obfuscation?: boolean | null; continuous_usage_stats?: boolean | null } | null;
   temperature?: number | null;
   top_p?: number | null;
   tools?: ChatTool[] | null;

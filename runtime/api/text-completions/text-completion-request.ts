@@ -17,7 +17,7 @@ export interface TextCompletionRequest extends SharedRequestFields {
   best_of?: number | null;
   suffix?: string | null;
   stream?: boolean | null;
-  stream_options?: { include_usage?: boolean | null; include_obfuscation?: boolean | null } | null;
+  stream_options?: { include_usage?: boolean | null; include_obfuscation?: boolean | null; continuous_usage_stats?: boolean | null } | null;
   user?: string | null;
   response_format?: ({ type: string } & Record<string, unknown>) | null;
 }

@@ -1,6 +1,6 @@
 // The JSON schemas of POST /v1/completions (OpenAI's legacy text completions): the request, the
 // response and a stream chunk. The sampling fields are the chat API's (api-schemas.ts).
-import { completionEnvelope, sharedRequestProperties, streamOptionsRule } from '../api-schemas.js';
+import { completionEnvelope, continuousUsageRule, sharedRequestProperties, streamOptionsRule } from '../api-schemas.js';
 import { REQUEST_LIMITS as LIMITS } from '../request-limits.js';
 import type { RequestRule } from '../request-rules.js';
 
@@ -8,6 +8,7 @@ const tokenIds = { type: 'array', minItems: 1, items: { type: 'integer', minimum
 
 const textCompletionRules: RequestRule[] = [
   streamOptionsRule,
+  continuousUsageRule,
   {
     'x-param': 'suffix',
     description: "'suffix' (text after the completion, for fill-in-the-middle) is not supported: send only a prompt, or use a model's own fill-in-the-middle tokens in it.",

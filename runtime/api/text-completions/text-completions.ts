@@ -38,7 +38,13 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   }));
   const signal = abortWhenClosed(res);
   const frame = chunkFrame(completionId, context);
-  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, prompts: prompts.length }), { traceId: completionId, context, meter, signal });
+  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, prompts: prompts.length }), {
+    traceId: completionId,
+    context,
+    meter,
+    signal,
+    continuousUsage: request.stream === true && request.stream_options?.continuous_usage_stats === true,
+  });
   await sendCompletion(res, chunks, {
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
