@@ -335,13 +335,13 @@ export const chatCompletionRequestSchema = {
       type: ['object', 'null'],
       properties: {
         type: { const: 'content' },
-        content: { anyOf: [{ type: 'string' }, { type: 'array', items: textPart, minItems: 1 }] },
+        content: { description: 'Text, or a list of at least one text part.', anyOf: [{ type: 'string' }, { type: 'array', items: textPart, minItems: 1 }] },
       },
       required: ['type', 'content'],
       additionalProperties: false,
       description:
         'Predicted Outputs: {"type": "content", "content": text or text parts} most of the answer is expected to repeat (a file or document being edited). ' +
-        'With a --speculative-mode, its tokens are drafted where the output follows them, so a faithful prediction makes the answer faster; the output is the same with it or without it. ' +
+        'With a --speculative-mode, its tokens are drafted where the output follows them, so a faithful prediction makes the answer faster; drafts are verified, so the output is what the model writes without it (up to near-ties that another batch shape may round the other way: see README, speculative decoding). ' +
         "usage.completion_tokens_details then counts the drafted tokens accepted and rejected. Without speculative decoding it is accepted and unused (both counts 0).",
     },
     modalities: {

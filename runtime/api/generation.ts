@@ -26,6 +26,8 @@ export interface GenerationRun {
   signal: AbortSignal;
   /** stream_options.continuous_usage_stats: every chunk carries the usage so far. */
   continuousUsage?: boolean;
+  /** The request has a prediction: usage counts its drafts (from the first chunk on, with continuous usage). */
+  withPrediction?: boolean;
 }
 
 /** `events` may merge several engine requests (a batch of prompts); their ids tell them apart. */
@@ -40,7 +42,7 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
   /** Prompt tokens served from the prefix cache, by engine request (its choices share one prompt). */
   const cachedTokens = new Map<number, number>();
   /** Draft tokens from the request's prediction, over its finished choices; undefined without a prediction. */
-  let prediction: PredictionCounts | undefined;
+  const prediction: PredictionCounts | undefined = run.withPrediction ? { accepted: 0, rejected: 0 } : undefined;
   const usage = () => {
     const unfinished = [...unfinishedTokens.values()].reduce((sum, n) => sum + n, 0);
     return usageOf(promptTokens, completionTokens + unfinished, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0), prediction);
@@ -56,13 +58,13 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
       } else if (event.type === 'delta') {
         hadOutput ||= event.text !== '';
         const key = `${event.id}:${event.choice}`;
+        if (event.cachedTokens !== undefined) cachedTokens.set(event.id, event.cachedTokens);
         unfinishedTokens.set(key, (unfinishedTokens.get(key) ?? 0) + event.tokens.length);
       } else if (event.type === 'finished') {
         unfinishedTokens.delete(`${event.id}:${event.choice}`);
         completionTokens += event.completionTokens;
         cachedTokens.set(event.id, event.cachedTokens);
-        if (event.prediction) {
-          prediction ??= { accepted: 0, rejected: 0 };
+        if (event.prediction && prediction) {
           prediction.accepted += event.prediction.accepted;
           prediction.rejected += event.prediction.rejected;
         }

@@ -45,7 +45,7 @@ export interface GenerateRequest {
   /**
    * OpenAI's Predicted Outputs: text most of the answer is expected to repeat (a file being
    * edited). Under speculative decoding its tokens are drafted where the output follows them;
-   * outputs are the same with it or without it.
+   * drafts are verified, so it changes no output beyond the near-ties batch shapes may swap.
    */
   prediction?: string;
 }
@@ -79,7 +79,8 @@ export interface PredictionCounts {
 /** Everything that happened to a request in one engine step. */
 export type EngineEvent =
   | { type: 'started'; id: number; promptTokens: number }
-  | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[] }
+  /** cachedTokens: on the request's first delta after its prompt was placed, the prompt tokens it took from the prefix cache. */
+  | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[]; cachedTokens?: number }
   | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number; prediction?: PredictionCounts }
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };

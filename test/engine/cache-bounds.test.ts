@@ -81,6 +81,21 @@ test('a compile worker whose heap a compile grew past the bound is replaced afte
   }
 });
 
+test("a request's prediction is tokenized only where drafts are made, and only as far as max_tokens reaches", ({ model }) => {
+  const prediction = 'the quick brown fox jumps over the lazy dog '.repeat(40);
+  const admit = (draftsPredictions: boolean, maxTokens?: number) => {
+    const admission = new Admission(model.vocabulary, model.vocabulary.size, { maxNumSequence: 4, lengthLimit: 256 }, { draftsPredictions });
+    const state = admission.admit(1, { prompt: 'Hello', prediction, ...(maxTokens ? { maxTokens } : {}) });
+    assert.not.ok(isAdmissionError(state));
+    return (state as RequestState).predicted!;
+  };
+  assert.equal(admit(false), [], 'no speculative decoding: nothing to draft it for');
+  const whole = admit(true);
+  assert.ok(whole.length > 200 && whole.length < 256, `the context's room after the prompt: ${whole.length}`);
+  assert.is(admit(true, 12).length, 12, 'max_tokens: 12');
+  assert.equal(admit(true, 12), whole.slice(0, 12));
+});
+
 test('the engine keeps deserialized grammars and their masks within its bound', ({ model }) => {
   const compiler = new GrammarCompiler({ cache: false });
   const artifacts = Array.from({ length: 6 }, (_, i) => serializeCompiledGrammar(compiler.compile(Grammar.fromRegex(`[a-z]{${i + 1},${i + 20}}-${i}`)), { withMasks: false }));

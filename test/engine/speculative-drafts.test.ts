@@ -181,6 +181,26 @@ test('under a grammar, forced text becomes draft tokens, drafts are cut to what 
   assert.ok(matcher.acceptToken(tokens.indexOf('blue')), 'and goes on as before');
 });
 
+test('a draft model still drafts where the output follows the prediction but the grammar refuses its next token', async () => {
+  const tokens = ['{"', 'colour', '": "', 'red', 'blue', '"}', '</s>', 'x'];
+  const id = (token: string) => tokens.indexOf(token);
+  const { info } = rawVocabulary(tokens);
+  const matcher = new GrammarMatcher(new GrammarCompiler(info).compile(Grammar.fromEBNF('root ::= "{\\"colour\\": \\"" ("red" | "blue") "\\"}"')));
+  const proposer = { propose: async (requests: readonly { count: number }[]) => requests.map(({ count }) => [id('blue'), id('"}')].slice(0, count)) };
+  const speculation = new Speculation({ draftLength: 4, tokenize: () => [], piece: () => new Uint8Array(), proposer });
+  const prompt = [id('x')];
+  const state = new RequestState(1, { prompt, maxTokens: 64 }, prompt.length, 1000, false);
+  // The prediction says 'x' where the grammar wants a colour.
+  state.predicted = ['{"', 'colour', '": "', 'x', '"}'].map(id);
+  const sequence = new Sequence(state, 0, Int32Array.from(prompt), undefined as never, undefined as never, undefined as never, { matcher } as never);
+  for (const token of ['{"', 'colour', '": "']) {
+    sequence.tokens.push(id(token));
+    assert.ok(matcher.acceptToken(id(token)));
+  }
+  await speculation.beforeStep(() => [sequence]);
+  assert.equal(speculation.propose(sequence, 4, 1), [id('blue'), id('"}')]);
+});
+
 test('forced spellings: the tokens that spelt each forced text (and each rest of it) are remembered by that text, most recent first, within a capacity', () => {
   const spellings = new ForcedSpellings(64);
   const watch = new SpellingWatch();

@@ -2,6 +2,7 @@
 // speculative decoding, the prediction's tokens are drafted where the answer follows them (the
 // answer itself is the one the plain server gives), and usage counts the drafted tokens kept and
 // thrown away; without it, the prediction is taken and unused.
+import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
@@ -35,16 +36,23 @@ test('a faithful prediction is drafted and accepted; the answer is the plain ser
     ...request,
     prediction: { type: 'content', content: halves.map((text) => ({ type: 'text' as const, text })) },
     stream: true,
-    stream_options: { include_usage: true },
+    // vLLM's continuous usage: the counts so far in every chunk, the prompt's cached tokens from the first.
+    stream_options: { include_usage: true, continuous_usage_stats: true } as OpenAI.ChatCompletionStreamOptions,
   });
   let text = '';
-  let usage;
+  const usages = [];
   for await (const chunk of stream) {
     text += chunk.choices[0]?.delta.content ?? '';
-    usage = chunk.usage ?? usage;
+    usages.push(chunk.usage!);
   }
   assert.is(text, expected);
-  assert.equal(usage!.completion_tokens_details, details);
+  const usage = usages.at(-1)!;
+  assert.equal(usage.completion_tokens_details, details);
+  assert.ok(usage.prompt_tokens_details!.cached_tokens! > 0, 'the same prompt again: taken from the prefix cache');
+  for (const so_far of usages.slice(1)) {
+    assert.equal(so_far.prompt_tokens_details, usage.prompt_tokens_details, 'the cached tokens are known once the prompt is placed');
+    assert.ok(so_far.completion_tokens_details, 'the prediction counts are there from the start');
+  }
 });
 
 test('an edited prediction is followed again after the edit; a wrong one changes nothing', async ({ plain, speculative }) => {

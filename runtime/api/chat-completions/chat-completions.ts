@@ -53,6 +53,7 @@ export async function completeChat(request: ChatRequest, res: ServerResponse, se
     meter,
     signal,
     continuousUsage: request.stream === true && request.stream_options?.continuous_usage_stats === true,
+    withPrediction: generate.prediction !== undefined,
   });
   await sendCompletion(res, chunks, {
     stream: request.stream === true,

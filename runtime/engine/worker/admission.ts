@@ -55,6 +55,8 @@ export interface AdmissionOptions {
   grammarCacheBytes?: number;
   /** Vocabulary tables a compiled folder carries (compiled-artifacts.ts checked they are this model's). */
   vocabularyTables?: Uint8Array;
+  /** Whether drafts are made (speculative decoding): else a request's prediction is not even tokenized. */
+  draftsPredictions?: boolean;
 }
 
 /** More characters than any token spells but a run of spaces: where a prediction's text is cut before tokenizing. */
@@ -103,7 +105,10 @@ export class Admission {
       }
     }
     const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, this.turnOpenersOf(request.turnOpener));
-    if (request.prediction !== undefined) state.predicted = this.predictionTokens(request.prediction, state.lengthLimit - prompt.length);
+    if (request.prediction !== undefined) {
+      const room = Math.min(state.lengthLimit - prompt.length, request.maxTokens ?? Infinity);
+      state.predicted = this.options.draftsPredictions ? this.predictionTokens(request.prediction, room) : [];
+    }
     const context = { prompt, ...((sampling.dryMultiplier ?? 0) > 0 ? { dryBreakers: this.dryBreakersOf(sampling.drySequenceBreakers ?? DRY_DEFAULTS.sequenceBreakers) } : {}) };
     for (let choice = 0; choice < n; choice++) {
       const rng = request.seed === undefined ? SeededRng.fromEntropy() : new SeededRng(request.seed, choice);
@@ -124,7 +129,7 @@ export class Admission {
 
   /**
    * The predicted output's tokens, as the model would write them (special-token text is text),
-   * at most `room`: what no choice could reach is never drafted. The text is cut first, at a
+   * at most `room` (what a choice may still generate): what no choice could reach is never drafted. The text is cut first, at a
    * generous CHARS_PER_TOKEN, so that a prediction far longer than the context is not all tokenized.
    */
   private predictionTokens(text: string, room: number): number[] {

@@ -117,7 +117,7 @@ export class EngineCore {
       this.speculation && ((sequence, most, width) => this.speculation!.propose(sequence, most, width)),
       options.sampling === 'device' ? (sequence, slot) => this.deviceSampling!.rankSlot(sequence, slot) : undefined,
     );
-    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit, ...(config.kvLayout === 'shared' ? { sharedCells: config.maxTotalSeqLength } : {}) }, { vocabularyTables: options.vocabularyTables });
+    this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit, ...(config.kvLayout === 'shared' ? { sharedCells: config.maxTotalSeqLength } : {}) }, { vocabularyTables: options.vocabularyTables, draftsPredictions: this.speculation !== undefined });
     this.committer = new TokenCommitter(vocabulary);
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
@@ -393,7 +393,9 @@ export class EngineCore {
             text: sequence.pendingText,
             tokens: sequence.pendingTokens,
             ...(sequence.pendingLogprobs ? { logprobs: sequence.pendingLogprobs } : {}),
+            ...(state.cachedTokens !== undefined && !state.cachedTokensSent ? { cachedTokens: state.cachedTokens } : {}),
           });
+          if (state.cachedTokens !== undefined) state.cachedTokensSent = true;
           sequence.pendingText = '';
           sequence.pendingTokens = [];
           if (sequence.pendingLogprobs) sequence.pendingLogprobs = [];

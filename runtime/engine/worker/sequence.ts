@@ -73,6 +73,8 @@ export class RequestState {
   predicted: readonly number[] | undefined;
   /** Prompt tokens the first choice took from the prefix cache when it started; undefined before. */
   cachedTokens: number | undefined;
+  /** Whether a delta has told the server `cachedTokens` (before the finish, for usage so far). */
+  cachedTokensSent = false;
 
   constructor(
     readonly id: number,

@@ -57,10 +57,10 @@ interface DraftState {
 const FORCED_PRIOR = 0.9;
 const CONTINUATION_PRIOR = 0.5;
 /**
- * A prediction is given because most of the answer is expected to repeat it. A sequence's
- * estimate starts from what predictions achieved across requests, and never below prompt
- * lookup's, which often finds the same text in the prompt: an audit saw a prior of 0.8 lose
- * every step to the lookup's learnt ~0.9 on a CPU, where short drafts do not pay.
+ * A prediction is given because most of the answer is expected to repeat it. Each sequence's
+ * estimate starts here, or at prompt lookup's when that is higher (the lookup often finds the
+ * same text in the prompt): an audit saw a prior of 0.8 lose every step to the lookup's learnt
+ * ~0.9 on a CPU, where short drafts do not pay.
  */
 const PREDICTION_PRIOR = 0.9;
 
@@ -94,15 +94,15 @@ export class Speculation {
   private readonly forcedAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly speltAcceptance = new AcceptanceRate(FORCED_PRIOR);
   private readonly continuationAcceptance = new AcceptanceRate(CONTINUATION_PRIOR);
-  private readonly predictionAcceptance = new AcceptanceRate(PREDICTION_PRIOR);
   /** Each source's probe wait across sequences. */
   private readonly forcedProbes = new ProbeMemory();
   private readonly speltProbes = new ProbeMemory();
   private readonly continuationProbes = new ProbeMemory();
   /** How the model spelt forced texts, across sequences. */
   private readonly spellings = new ForcedSpellings();
-  /** The draft model's proposals for this step. */
+  /** The draft model's proposals for this step, or the prediction's where it has tokens to draft. */
   private prepared = new Map<Sequence, number[]>();
+  private readonly preparedFromPrediction = new Set<Sequence>();
   proposed = 0;
   accepted = 0;
   /** By draft position: verifications that proposed a token there, and that accepted it. */
@@ -141,18 +141,27 @@ export class Speculation {
 
   /**
    * Runs the draft model for the sequences about to decode (those with one token to compute
-   * and nothing forced), as many tokens each as its policy wants.
+   * and nothing forced), as many tokens each as its policy wants; a sequence whose prediction
+   * drafts this step takes those tokens instead.
    */
   private async prepare(sequences: readonly Sequence[]): Promise<void> {
     this.prepared.clear();
+    this.preparedFromPrediction.clear();
     const model = this.options.proposer;
     if (!model) return;
     const relativeCost = this.cost.relative(Math.max(1, sequences.length));
     const requests = [];
     for (const sequence of sequences) {
-      if (this.hasForcedText(sequence) || this.followsPrediction(sequence)) continue;
+      if (this.hasForcedText(sequence)) continue;
+      const state = this.stateOf(sequence);
+      const predicted = this.predictionDraft(sequence, state, Math.min(MAX_DRAFT, sequence.draftRoom), relativeCost);
+      if (predicted.length > 0) {
+        this.prepared.set(sequence, predicted);
+        this.preparedFromPrediction.add(sequence);
+        continue;
+      }
       const most = Math.min(model.maxDraft ?? MAX_DRAFT, MAX_DRAFT, sequence.draftRoom);
-      const count = most > 0 ? this.stateOf(sequence).continuation.next(most, relativeCost) : 0;
+      const count = most > 0 ? state.continuation.next(most, relativeCost) : 0;
       if (count > 0) requests.push({ sequence, count });
     }
     if (requests.length === 0) return;
@@ -185,16 +194,20 @@ export class Speculation {
         forced = admissiblePrefix(matcher, tokens.slice(0, count));
       }
     }
-    let continuation = forced.length > 0 ? [] : this.predictionDraft(sequence, state, most, relativeCost);
-    if (continuation.length > 0) {
-      state.lastPredicted = true;
-    } else if (this.options.proposer) {
-      continuation = forced.length > 0 ? [] : (this.prepared.get(sequence) ?? []).slice(0, most);
+    let continuation: number[] = [];
+    if (this.options.proposer) {
+      // Drafted before the step (prepare), from the prediction or the draft model; none after forced text.
+      if (forced.length === 0) continuation = (this.prepared.get(sequence) ?? []).slice(0, most);
+      state.lastPredicted = continuation.length > 0 && this.preparedFromPrediction.has(sequence);
     } else {
-      const room = state.continuation.next(most - forced.length, relativeCost);
-      const context = forced.length > 0 ? sequence.tokens.concat(forced) : sequence.tokens;
-      continuation = room > 0 ? lookupContinuation(context, room) : [];
-      if (matcher && continuation.length > 0) continuation = admissibleAfter(matcher, forced, continuation);
+      if (forced.length === 0) continuation = this.predictionDraft(sequence, state, most, relativeCost);
+      state.lastPredicted = continuation.length > 0;
+      if (!state.lastPredicted) {
+        const room = state.continuation.next(most - forced.length, relativeCost);
+        const context = forced.length > 0 ? sequence.tokens.concat(forced) : sequence.tokens;
+        continuation = room > 0 ? lookupContinuation(context, room) : [];
+        if (matcher && continuation.length > 0) continuation = admissibleAfter(matcher, forced, continuation);
+      }
     }
     state.lastForced = forced.length;
     state.lastContinuation = continuation.length;
@@ -210,7 +223,6 @@ export class Speculation {
     (state.lastSpelt ? this.speltAcceptance : this.forcedAcceptance).record(state.lastForced, forcedAccepted);
     if (state.lastPredicted) {
       state.prediction!.policy.record(state.lastContinuation, continuationAccepted);
-      this.predictionAcceptance.record(state.lastContinuation, continuationAccepted);
       sequence.predictionAccepted += continuationAccepted;
       sequence.predictionRejected += state.lastContinuation - continuationAccepted;
     } else {
@@ -239,11 +251,6 @@ export class Speculation {
     return matcher && draft.length > 0 ? admissiblePrefix(matcher, draft) : draft;
   }
 
-  /** Whether the sequence's prediction has tokens for its next step (then a draft model is not asked). */
-  private followsPrediction(sequence: Sequence): boolean {
-    return this.stateOf(sequence).prediction?.cursor.draft(sequence.tokens, sequence.promptLength, 1).length === 1;
-  }
-
   /** Whether the grammar forces text at the sequence's next position (then forced tokens come first). */
   private hasForcedText(sequence: Sequence): boolean {
     const matcher = sequence.grammar?.matcher;
@@ -258,9 +265,9 @@ export class Speculation {
         forced: new DraftPolicy(fixed, this.forcedAcceptance.rate, this.forcedProbes),
         spelt: new DraftPolicy(fixed, this.speltAcceptance.rate, this.speltProbes),
         continuation: new DraftPolicy(fixed, this.continuationAcceptance.rate, this.continuationProbes),
-        // Each request's prediction is its own: how long to wait before probing it again is not shared.
+        // Each request's prediction is its own: one client's poor predictions do not lower another's trust.
         prediction: sequence.request.predicted?.length
-          ? { cursor: new PredictionCursor(sequence.request.predicted), policy: new DraftPolicy(fixed, Math.max(this.predictionAcceptance.rate, this.continuationAcceptance.rate)) }
+          ? { cursor: new PredictionCursor(sequence.request.predicted), policy: new DraftPolicy(fixed, Math.max(PREDICTION_PRIOR, this.continuationAcceptance.rate)) }
           : undefined,
         lastForced: 0,
         lastSpelt: false,
