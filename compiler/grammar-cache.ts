@@ -5,8 +5,8 @@
 // version and vocabulary too). Every file is written atomically. The folder is bounded in bytes
 // (grammar-cache-bound.ts): a read that hits marks the file used, and past the bound the least
 // recently used files go.
-import { existsSync, mkdirSync, readFileSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
-import { mkdir, readFile, rename, utimes, writeFile } from 'node:fs/promises';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdir, readFile, rename, rm, utimes, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ARTIFACT_FORMAT_VERSION, artifactProblem, deserializeCompiledGrammar, serializeCompiledGrammar } from './artifact.js';
@@ -52,18 +52,26 @@ export class GrammarCache {
     return join(this.dir, `v${ARTIFACT_FORMAT_VERSION}-${hash}${vocab}.lmgrammar`);
   }
 
-  /** Stores the grammar (with its token masks, if any) unless such an artifact exists; returns the path. */
+  /**
+   * Stores the grammar (with its token masks, if any) unless a usable artifact exists (one cut
+   * short or damaged is written over, as the server's spec files are); returns the path.
+   */
   write(compiled: CompiledGrammar): string {
     const path = this.pathOf(compiled.hash, compiled.tokenizer?.fingerprint);
-    if (existsSync(path)) {
+    if (existsSync(path) && !artifactProblem(readFileSync(path))) {
       markUsedSync(path);
       return path;
     }
     mkdirSync(this.dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
     const artifact = serializeCompiledGrammar(compiled);
-    writeFileSync(tmp, artifact);
-    renameSync(tmp, path); // readers never see half a file
+    try {
+      writeFileSync(tmp, artifact);
+      renameSync(tmp, path); // readers never see half a file
+    } catch (error) {
+      rmSync(tmp, { force: true }); // a failed write leaves no temporary file outside the bound
+      throw error;
+    }
     this.bound?.written(artifact.byteLength);
     return path;
   }
@@ -93,9 +101,19 @@ export class GrammarCache {
     const path = this.specPathOf(key);
     await mkdir(this.dir, { recursive: true });
     const tmp = `${path}.${process.pid}.tmp`;
-    await writeFile(tmp, artifact);
-    await rename(tmp, path);
+    try {
+      await writeFile(tmp, artifact);
+      await rename(tmp, path);
+    } catch (error) {
+      await rm(tmp, { force: true }).catch(() => undefined); // a disk full or a folder in the way leaves no temporary file outside the bound
+      throw error;
+    }
     this.bound?.written(artifact.byteLength);
+  }
+
+  /** Marks the spec's file used now (a hit in a memory cache in front of this one), so that the bound keeps it. */
+  markSpecUsed(key: string): Promise<void> {
+    return markUsed(this.specPathOf(key));
   }
 
   /** The cached grammar with this hash (with masks for `tokenizer`, when given), or null. */

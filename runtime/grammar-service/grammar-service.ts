@@ -22,9 +22,12 @@ export interface GrammarServiceOptions extends GrammarPoolOptions {
   cacheMaxBytes?: number | undefined;
   /** Most bytes of artifacts kept in memory (default GRAMMAR_ARTIFACT_CACHE_BYTES). */
   memoryCacheBytes?: number;
+  /** How often a format answered from memory marks its disk file used (default a minute). */
+  markUsedIntervalMs?: number;
 }
 
 const MEMORY_CACHE_ENTRIES = 256;
+const MARK_USED_INTERVAL_MS = 60_000;
 /**
  * A typical tool or schema artifact is tens of KiB, a 20,000-entry enum ~10 MiB: this keeps
  * hundreds of the former and a few of the latter. An artifact larger than the whole bound is
@@ -49,7 +52,10 @@ export class GrammarService {
   /** Artifacts by the hash of their spec, oldest first (a Map keeps insertion order). */
   private readonly cache = new Map<string, Uint8Array>();
   private readonly memoryCacheBytes: number;
+  private readonly markUsedIntervalMs: number;
   private cachedBytes = 0;
+  /** When each kept artifact's disk file was last marked used (memory hits mark it at most once a minute). */
+  private readonly markedUsedAt = new Map<string, number>();
   /** Loads under way, by the same hash, for requests that ask while one runs. */
   private readonly inFlight = new Map<string, Promise<Uint8Array>>();
   /** How lookups were answered so far, for the server's metrics. */
@@ -60,6 +66,7 @@ export class GrammarService {
     const onDisk = options.cacheDir !== undefined && options.cacheMaxBytes !== 0;
     this.disk = onDisk ? new GrammarCache(options.cacheDir, options.cacheMaxBytes !== undefined ? { maxBytes: options.cacheMaxBytes } : {}) : undefined;
     this.memoryCacheBytes = options.memoryCacheBytes ?? GRAMMAR_ARTIFACT_CACHE_BYTES;
+    this.markUsedIntervalMs = options.markUsedIntervalMs ?? MARK_USED_INTERVAL_MS;
     this.vocabularyHash = options.vocabulary && createHash('sha256').update(options.vocabulary).digest('hex');
   }
 
@@ -109,6 +116,7 @@ export class GrammarService {
       this.cache.delete(key);
       this.cache.set(key, hit);
       this.counts.hits++;
+      this.markUsedOnDisk(key);
       return Promise.resolve(hit);
     }
     const running = this.inFlight.get(key);
@@ -131,14 +139,29 @@ export class GrammarService {
     return artifact;
   }
 
+  /**
+   * The disk's bound removes the files least recently used, but a format in steady use is read
+   * from memory, never from disk: its file is marked used on its hits too (at most once a
+   * minute, a syscall off the request's path), or the most used formats would go first.
+   */
+  private markUsedOnDisk(key: string): void {
+    if (!this.disk) return;
+    const now = Date.now();
+    if (now - (this.markedUsedAt.get(key) ?? 0) < this.markUsedIntervalMs) return;
+    this.markedUsedAt.set(key, now);
+    void this.disk.markSpecUsed(key);
+  }
+
   /** Keeps the artifact, dropping the least recently used ones beyond the entry and byte bounds. */
   private remember(key: string, artifact: Uint8Array): void {
     if (artifact.byteLength > this.memoryCacheBytes) return;
     this.cache.set(key, artifact);
+    this.markedUsedAt.set(key, Date.now()); // just read or written: its mtime is now
     this.cachedBytes += artifact.byteLength;
     while (this.cache.size > MEMORY_CACHE_ENTRIES || this.cachedBytes > this.memoryCacheBytes) {
       const [oldest, bytes] = this.cache.entries().next().value!;
       this.cache.delete(oldest);
+      this.markedUsedAt.delete(oldest);
       this.cachedBytes -= bytes.byteLength;
     }
   }

@@ -31,8 +31,9 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 const isMilliseconds = (value: unknown): boolean => typeof value === 'number' && value >= 0 && value <= MAX_TIMER_MS;
 const CORS_FIELDS = { allowCredentials: 'true or false', allowedOrigins: 'a list of origins (strings, or "*")', allowedMethods: 'a list of methods (strings, or "*")', allowedHeaders: 'a list of headers (strings, or "*")' } as const;
 
-/** A value as an error quotes it: JSON where it has one (a BigInt has none). */
+/** A value as an error quotes it: JSON where it has one (a BigInt has none; JSON writes Infinity and NaN as null). */
 function quoted(value: unknown): string {
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   try {
     return JSON.stringify(value) ?? String(value);
   } catch {

@@ -1,7 +1,7 @@
 // The on-disk grammar cache stays within its byte bound: past it the least recently used files
 // go (a read that hits counts as a use), a writer's young temporary file stays, and two
 // processes pruning the same folder at once both end well.
-import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
@@ -109,6 +109,22 @@ test('two caches pruning one folder at once: a file the other removed first coun
   assert.ok(kept.includes(specName('n')) && kept.includes(specName('m')), 'the new files are kept');
   assert.ok(kept.includes(`spec-${String(10).padStart(64, '0')}.lmgrammar`), 'the oldest are the ones gone');
   assert.not.ok(kept.includes(`spec-${String(8).padStart(64, '0')}.lmgrammar`), 'the oldest are the ones gone');
+});
+
+test('a damaged artifact is written over by compile-grammar as by the server; a failed write leaves no temporary file', async () => {
+  const cache = new GrammarCache(dir);
+  const path = cache.write(compiled);
+  writeFileSync(path, artifact.subarray(0, 100)); // cut short
+  assert.is(cache.write(compiled), path);
+  assert.is(statSync(path).size, S, 'written whole again');
+  assert.ok(cache.read(compiled.hash));
+  // A folder where the spec file should go: the rename fails, and its temporary file goes with it.
+  mkdirSync(join(dir, specName('e')));
+  await cache.writeSpec(key('e'), artifact).then(
+    () => assert.unreachable('the write cannot succeed'),
+    () => undefined,
+  );
+  assert.equal(readdirSync(dir).filter((name) => name.endsWith('.tmp')), []);
 });
 
 test('an artifact larger than the whole bound is not stored; a bound of Infinity never removes anything', async () => {

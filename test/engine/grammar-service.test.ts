@@ -1,6 +1,9 @@
 // Output-format compiles that cannot starve each other: a pool of real compile workers, each
 // compile's deadline counted from its own start, identical specs compiled once, and errors that
 // say what went wrong (invalid_grammar) apart from what was slow (grammar_timeout).
+import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { GrammarCompileError, GrammarService } from '../../runtime/grammar-service/grammar-service.js';
@@ -280,3 +283,30 @@ http('a format that found no free compile worker is a 503 server_is_overloaded, 
 });
 
 http.run();
+
+const disk = suite<{ dir: string }>('grammar service: its disk cache');
+
+disk.before.each((context) => {
+  context.dir = mkdtempSync(join(tmpdir(), 'lmforge-grammar-service-'));
+});
+disk.after.each(({ dir }) => rmSync(dir, { recursive: true, force: true }));
+
+disk("a format answered from memory marks its disk file used, so the disk's bound keeps the formats in use", async ({ dir }) => {
+  const service = new GrammarService({ tokenTexts, timeoutMs: 10_000, workers: 1, cacheDir: dir, markUsedIntervalMs: 0 });
+  try {
+    await service.compile(smallSchema(1));
+    const [file] = readdirSync(dir).filter((name) => name.endsWith('.lmgrammar'));
+    const path = join(dir, file!);
+    const hourAgo = Date.now() / 1000 - 3600;
+    utimesSync(path, hourAgo, hourAgo);
+    await service.compile(smallSchema(1)); // from memory
+    assert.equal(service.cacheCounts.compiled, 1);
+    // The mark is made off the request's path: wait for it.
+    for (let i = 0; i < 50 && statSync(path).mtimeMs < Date.now() - 60_000; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(statSync(path).mtimeMs > Date.now() - 60_000, 'marked used by the memory hit');
+  } finally {
+    await service.dispose();
+  }
+});
+
+disk.run();

@@ -133,6 +133,9 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: '1G' }), /^createServer: options\.grammarCacheMaxBytes must be a whole number of bytes ≥ 0 \(0: compiled formats kept in memory only\), got "1G"$/);
   assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: -1 }), /^createServer: options\.grammarCacheMaxBytes must be a whole number of bytes ≥ 0/);
   assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: 1.5 }), /^createServer: options\.grammarCacheMaxBytes must be a whole number of bytes ≥ 0/);
+  // JSON would quote both as null.
+  assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: Infinity }), /, got Infinity$/);
+  assert.match(await refusal({ model: tinyModelPath, grammarCacheMaxBytes: NaN }), /, got NaN$/);
   for (const [option, value] of [['reasoning', 'maybe'], ['kvLayout', 'paged'], ['sampling', 'gpu'], ['threads', 0], ['watchdogMs', -1], ['device', 7], ['ui', 'no']] as const) {
     assert.match(await refusal({ model: tinyModelPath, [option]: value }), new RegExp(`^createServer: options\\.${option} must be `), option);
   }
