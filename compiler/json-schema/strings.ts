@@ -10,6 +10,7 @@ import { MAX_AUTOMATON_STATES, MAX_LANGUAGE_STATES } from '../limits.js';
 import { type ByteDfa, dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { productDfa } from '../dfa/product.js';
 import { repeatDfa } from '../dfa/repeat.js';
+import { lengthBoundedDfa } from '../dfa/length-bounded.js';
 import { exprIsEmpty } from '../passes/productive.js';
 import { regexToExpr } from '../regex/regex.js';
 import { FORMATS } from './formats.js';
@@ -93,9 +94,13 @@ export function contentDfa(c: StringConstraints, spelling: Spelling): ByteDfa {
       ...c.patterns.map((p) => dfaOfExpr(patternContent(p.value, p.pointer, spelling))),
       ...c.formats.map((f) => dfaOfExpr(regexToExpr(FORMATS[f.value]!, { chars: spelling.chars }))),
     ];
-    if (c.minLength > 0 || c.maxLength !== -1 || languages.length === 0) languages.push(repeatDfa(dfaOfExpr(spelling.chars(ANY)), c.minLength, c.maxLength));
-    const all = (1 << languages.length) - 1;
-    return languages.length === 1 ? languages[0]! : productDfa(languages, (bits) => bits === all);
+    const unit = dfaOfExpr(spelling.chars(ANY));
+    const within = (): ByteDfa => (languages.length === 1 ? languages[0]! : productDfa(languages, (bits) => bits === (1 << languages.length) - 1));
+    // A maximum: counted beside the other languages' automaton directly (a product with a
+    // counter of thousands of states took seconds to minimise).
+    if (c.maxLength !== -1) return lengthBoundedDfa(languages.length === 0 ? repeatDfa(unit, 0, -1) : within(), unit, c.minLength, c.maxLength);
+    if (c.minLength > 0 || languages.length === 0) languages.push(repeatDfa(unit, c.minLength, -1));
+    return within();
   } catch (error) {
     if (!(error instanceof LanguageTooLarge)) throw error;
     throw GrammarError.at(at, `${describe(c)} together need more than ${MAX_LANGUAGE_STATES} automaton states (the limit)`);

@@ -1,7 +1,8 @@
 // Languages built by dfa/: the automaton of a regular expression, products (intersection,
 // difference, the regions of strings accepted by exactly one set of parts) and bounded
 // repetition must accept exactly what JavaScript's regexes say, on random strings; the
-// automaton leaf they become in a grammar must match the same strings.
+// automaton leaf they become in a grammar must match the same strings. A language within a
+// length built directly is the automaton the product with a counter gives.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
@@ -9,6 +10,8 @@ import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.j
 import { type ByteDfa, dfaAccepts, dfaExpr, dfaOfExpr } from '../../compiler/dfa/byte-dfa.js';
 import { chooseFinals, intersectDfa, productTable, subtractDfa } from '../../compiler/dfa/product.js';
 import { repeatDfa } from '../../compiler/dfa/repeat.js';
+import { lengthBoundedDfa } from '../../compiler/dfa/length-bounded.js';
+import { jsonChars } from '../../compiler/json-schema/json-chars.js';
 import { regexToExpr } from '../../compiler/regex/regex.js';
 import { matcherFor } from './helpers.js';
 
@@ -60,6 +63,24 @@ test('bounded repetition counts characters, not bytes', () => {
     const d = repeatDfa(unit, min, max);
     fc.assert(fc.property(text, (s) => accepts(d, s) === ([...s].length >= min && (max === -1 || [...s].length <= max))), { numRuns: 200 });
   }
+});
+
+test('a language within a length, built directly, is the product with a counter', () => {
+  const units = [dfaOf('[^]'), dfaOfExpr(jsonChars([0, 0x10ffff]))];
+  const bounds = [[0, 0], [0, 1], [1, 3], [2, 6], [0, 9], [5, 5]] as const;
+  for (const unit of units) {
+    for (const p of [...PATTERNS, '.*', 'a(b|\\n)*', '[^a]*a[^a]*']) {
+      const language = dfaOfExpr(regexToExpr(p, unit === units[0] ? {} : { chars: jsonChars }));
+      for (const [min, max] of bounds) {
+        const direct = lengthBoundedDfa(language, unit, min, max);
+        assert.equal(dfaExpr(direct), dfaExpr(intersectDfa(language, repeatDfa(unit, min, max))), `${p} {${min},${max}}`);
+      }
+    }
+    // No other language: the counter alone.
+    for (const [min, max] of bounds) assert.equal(dfaExpr(lengthBoundedDfa(repeatDfa(unit, 0, -1), unit, min, max)), dfaExpr(repeatDfa(unit, min, max)));
+  }
+  const d = lengthBoundedDfa(dfaOf('a.*'), units[0]!, 2, 4);
+  fc.assert(fc.property(text, (s) => accepts(d, s) === (s.startsWith('a') && !s.includes('\n') && [...s].length >= 2 && [...s].length <= 4)), { numRuns: 300 });
 });
 
 test('equal languages give the same canonical automaton', () => {
