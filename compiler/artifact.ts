@@ -60,7 +60,8 @@ interface Header {
 
 const align8 = (n: number): number => (n + 7) & ~7;
 
-/** The artifact; with `withMasks` (default) every token mask computed so far goes in too. */
+/** The artifact; with `withMasks` (default) every token mask computed so far goes in too (but
+ * those taken from a state alike, mask-aliases.ts, which follow again from it). */
 export function serializeCompiledGrammar(compiled: CompiledGrammar, options: { withMasks?: boolean } = {}): Uint8Array {
   const fsm = compiled.fsm;
   const arrays: [string, Int32Array | Uint8Array | Uint32Array][] = FSM_SECTIONS.map((name) => [name, fsm[name]]);
@@ -173,7 +174,7 @@ function packMasks(compiled: CompiledGrammar): Record<MaskKey, Int32Array | Uint
   const states: number[] = [];
   const list: TokenMask[] = [];
   for (let s = 0; s < compiled.numStates; s++) {
-    if (cache.has(s)) {
+    if (cache.hasOwn(s)) {
       states.push(s);
       list.push(cache.get(s));
     }

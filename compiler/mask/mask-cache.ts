@@ -10,6 +10,7 @@ import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { classifyInMode, classifyState, classifyStateUnlessUncertain, keepInMode, refine, rungInMode } from './classify-state.js';
 import { Ladders } from './ladder.js';
+import { maskAliases } from './mask-aliases.js';
 import { type DfaMode, FlatDfa } from './flat-dfa.js';
 import { RuleKeys, ruleKeys } from './rule-hash.js';
 import { buildSuffixIndex, type SuffixIndex } from './suffix-index.js';
@@ -52,6 +53,8 @@ export class TokenMaskCache {
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
   /** This grammar's whitespace-run ladders and rung masks (ladder.ts), shared with no other grammar. */
   private readonly ladders = new Ladders();
+  /** Per rule, its states' mask aliases (mask-aliases.ts; null: none), found on first use. */
+  private readonly aliases = new Map<number, Int32Array | null>();
   /** Full classifications run here (not loaded, shared or refined). */
   computed = 0;
   /** Bytes of the distinct token masks held (their id lists and bitsets), for a caller's memory bound. */
@@ -72,6 +75,7 @@ export class TokenMaskCache {
 
   /** The rests of a context-free mask's uncertain tokens (suffix-index.ts), built on first use. */
   suffixes(state: number): SuffixIndex {
+    state = this.aliasOf(state);
     let index = this.suffixIndexes.get(state);
     if (!index) {
       index = buildSuffixIndex(this.fsm, this.tokenizer, state, this.get(state));
@@ -82,6 +86,14 @@ export class TokenMaskCache {
 
   has(state: number): boolean {
     return this.masks[state] !== undefined;
+  }
+
+  /** Whether `state` has a mask of its own, not one taken from a state alike to it (an
+   * artifact carries only those: the others follow from them again after loading). */
+  hasOwn(state: number): boolean {
+    if (this.masks[state] === undefined) return false;
+    const aliases = this.aliases.get(this.fsm.stateRule[state]!);
+    return !aliases || this.aliasOf(state) === state;
   }
 
   /** Installs a mask computed elsewhere (an artifact, a worker). */
@@ -129,7 +141,20 @@ export class TokenMaskCache {
     for (const s of this.scanStates()) this.get(s);
   }
 
+  /** The first state of its rule whose mask is provably the same as `state`'s (itself, mostly). */
+  private aliasOf(state: number): number {
+    const rule = this.fsm.stateRule[state]!;
+    let aliases = this.aliases.get(rule);
+    if (aliases === undefined) {
+      aliases = maskAliases(this.fsm, rule, this.tokenizer.maxTokenLength());
+      this.aliases.set(rule, aliases);
+    }
+    return aliases === null ? state : this.fsm.ruleStart[rule]! + aliases[state - this.fsm.ruleStart[rule]!]!;
+  }
+
   private compute(state: number): TokenMask {
+    const alias = this.aliasOf(state);
+    if (alias !== state) return (this.masks[state] = this.get(alias));
     const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     const local = state - fsm.ruleStart[rule]!;
