@@ -43,19 +43,46 @@ function toolCallHtml(call) {
   return `<div class="tool-call" data-tool="${escapeHtml(call.name)}"><span class="tool-label">tool call</span> <code>${escapeHtml(call.name)}(${escapeHtml(args)})</code></div>`;
 }
 
+/**
+ * A draw waits until this many times its own drawing time has passed since the last one, so
+ * that drawing a long reply (the whole of it, every time) takes at most a fifth of the page's
+ * time however fast its pieces arrive; a short reply draws on every read.
+ */
+const REST_PER_DRAW = 4;
+
 /** A reply being received; `update` redraws it from the whole message so far. */
 export class ReplyView {
   constructor() {
     this.li = item('assistant');
     this.li.dataset.state = 'streaming';
     this.li.dataset.updates = '0';
+    this.li.dataset.reads = '0';
     this.body = this.li.querySelector('.body');
     this.stats = document.createElement('div');
     this.stats.className = 'reply-stats';
     this.li.append(this.stats);
+    this.drawMs = 0;
+    this.drawnAt = -Infinity;
+    this.pending = undefined;
   }
 
+  /** The message so far (the same object, grown): drawn now, or once the last draw has rested. */
   update(message) {
+    this.li.dataset.reads = String(Number(this.li.dataset.reads) + 1);
+    const waiting = this.pending !== undefined;
+    this.pending = message;
+    if (waiting) return;
+    const wait = this.drawnAt + REST_PER_DRAW * this.drawMs - performance.now();
+    if (wait <= 0) this.draw();
+    else this.timer = setTimeout(() => this.draw(), wait);
+  }
+
+  draw() {
+    clearTimeout(this.timer);
+    const message = this.pending;
+    this.pending = undefined;
+    if (message === undefined) return;
+    const start = performance.now();
     const parts = [];
     if (message.reasoning) parts.push(`<details class="reasoning" open><summary>thinking</summary>${renderMarkdown(message.reasoning)}</details>`);
     if (message.content) parts.push(renderMarkdown(message.content));
@@ -63,10 +90,13 @@ export class ReplyView {
     this.body.innerHTML = parts.join('\n');
     this.li.dataset.updates = String(Number(this.li.dataset.updates) + 1);
     this.li.scrollIntoView({ block: 'end' });
+    this.drawnAt = performance.now();
+    this.drawMs = this.drawnAt - start;
   }
 
   /** `state`: done, stopped or error; `figures` as measured (see main.js). */
   finish(state, figures, error) {
+    this.draw(); // what a resting draw still owes
     this.li.dataset.state = state;
     if (error) {
       const p = document.createElement('p');

@@ -170,6 +170,35 @@ test('the JSON schema box sends response_format, and the reply follows the schem
   assert.match(await replyStats(page), /· stop$/, 'the grammar ended the reply');
 });
 
+test('a reply slow to draw is drawn less often than it is read, and whole at its end', async ({ page }) => {
+  await setField(page, 'max_tokens', '300');
+  await page.selectOption('#settings-form [name="format"]', 'json_schema');
+  // Letters and spaces only, so that the drawn text is the streamed text, no Markdown in it.
+  await setField(page, 'format_body', JSON.stringify({ type: 'string', pattern: '^[a-z ]+$' }));
+  // Every read of the page's clock comes 40 ms later: each draw seems to take 40 ms, so the next one rests 160.
+  await page.evaluate(() => {
+    const real = performance.now.bind(performance);
+    let skew = 0;
+    window.realNow = real;
+    performance.now = () => real() + (skew += 40);
+  });
+  const answered = page.waitForResponse((response) => response.url().endsWith('/v1/chat/completions'));
+  await send(page, 'Write some letters');
+  await replyState(page, 'done');
+  await page.evaluate(() => {
+    performance.now = window.realNow;
+  });
+  const events = (await (await answered).text()).split('\n').filter((line) => line.startsWith('data: {'));
+  const streamed = events.map((line) => JSON.parse(line.slice(6)).choices[0]?.delta?.content ?? '').join('');
+  assert.ok(streamed.length > 20, streamed);
+  assert.is(await replyText(page), streamed, 'the last pieces are drawn when the reply ends');
+  const { reads, draws } = await page.evaluate((selector) => {
+    const reply = document.querySelector(selector);
+    return { reads: Number(reply.dataset.reads), draws: Number(reply.dataset.updates) };
+  }, lastReply);
+  assert.ok(draws < reads, `${draws} draws for ${reads} reads`);
+});
+
 test('a structural tag forcing Markdown: the reply is drawn as Markdown, its HTML escaped', async ({ page }) => {
   const text = '## Plan\n\n**bold** and `x <b>y</b>`\n\n- one\n- two\n\n```js\nconst a = "<script>";\n```';
   await page.selectOption('#settings-form [name="format"]', 'structural_tag');
