@@ -12,7 +12,7 @@
 #      process's busiest functions);
 #   4. variants at the busy rows: lmforge --kv-layout per-sequence, llama-server without
 #      --kv-unified (a stream per slot), lmforge --sampling device;
-#   5. bench:speculative (widths 1 and 4; rewrite, json, chat);
+#   5. bench:speculative (widths 1 and 4; rewrite, json, chat, and predicted last);
 #   6. logprobs (--top-logprobs 5) at the top concurrency, lmforge on the host path and with
 #      --sampling device;
 #   7. sampled requests with every sampling stage at once (temperature 0.8, top_p, the three
@@ -39,7 +39,7 @@ if [[ $smoke == 1 ]]; then
   spec_args=(--widths 1 --workloads rewrite --reps 1 --tokens 8 --threads 1) host_widths=1,4
 else
   device=cuda input_len=128 output_len=256 concurrencies=(1 16 64) slots=64 cells=65536 threads=$(nproc)
-  spec_args=(--widths 1,4 --workloads rewrite,json,chat --reps 2 --tokens 192) host_widths=1,16,64
+  spec_args=(--widths 1,4 --workloads rewrite,json,chat,predicted --reps 2 --tokens 192) host_widths=1,16,64
 fi
 top=${concurrencies[-1]}
 
