@@ -10,9 +10,10 @@
 #   2. the same rows against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
 #   3. bench/host.ts when the tree has it (the step's phases, the C and node floors, the engine
 #      process's busiest functions);
-#   4. variants at the busy rows: lmforge --kv-layout per-sequence, llama-server without
-#      --kv-unified (a stream per slot), lmforge --sampling device;
+#   4. lmforge --sampling device at the busy rows;
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat, and predicted last);
+#   5b. variants at the busy rows: lmforge --kv-layout per-sequence, llama-server without
+#      --kv-unified (a stream per slot);
 #   6. logprobs (--top-logprobs 5) at the top concurrency, lmforge on the host path and with
 #      --sampling device;
 #   7. sampled requests with every sampling stage at once (temperature 0.8, top_p, the three
@@ -215,11 +216,6 @@ if [[ -f bench/host.ts ]] && fits bench/host.ts 60; then
     node "$root/bench/cpu-profile-top.mjs" --top 20 "$run"/host-prof/*.cpuprofile >"$results/host-profile.txt" 2>>"$logs/host.log"
 fi
 
-# A stream of cells per sequence: llama.cpp builds each step's attention mask on the host over
-# every cell up to the highest one in use, in one pool of 65,536 cells up to 64 × 65,536 entries
-# a step; per stream, over that stream's cells. llama-server's own default is a stream per slot.
-lmforge_server lmforge-per-sequence 18003 busy --kv-layout per-sequence
-[[ -x $peer_bin/llama-server ]] && llama_server llama-server-per-slot 18004 busy
 # Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row).
 lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device
 
@@ -228,6 +224,12 @@ if fits bench:speculative 90; then
   timeout "$(within 300)" "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
   say "bench:speculative: exit $?"
 fi
+
+# A stream of cells per sequence: llama.cpp builds each step's attention mask on the host over
+# every cell up to the highest one in use, in one pool of 65,536 cells up to 64 × 65,536 entries
+# a step; per stream, over that stream's cells. llama-server's own default is a stream per slot.
+lmforge_server lmforge-per-sequence 18003 busy --kv-layout per-sequence
+[[ -x $peer_bin/llama-server ]] && llama_server llama-server-per-slot 18004 busy
 
 # Logprobs (top 5 a token) at the top concurrency: on the host path (JavaScript over each row)
 # and in the graph (only 6 floats and 5 ids a token come back).
