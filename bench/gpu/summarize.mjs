@@ -31,13 +31,28 @@ const gpuSamples = (server, c) =>
   (read(`gpu-util-${server}-c${c}.csv`) ?? '').trim().split('\n').map((line) => line.split(',').map(Number)).filter((r) => r.length === 2 && r.every(Number.isFinite));
 const mean = (values) => values.reduce((s, x) => s + x, 0) / Math.max(1, values.length);
 
+/**
+ * Whether the peer runs on the libraries lmforge maps: each of lmforge's libllama/libggml files is
+ * mapped by the peer too, and the peer's others are its own code (libllama-common, the server's
+ * implementation), which lmforge has no counterpart of.
+ */
+function sameLibraries(ours, peers) {
+  if (!ours?.trim() || !peers?.trim()) return 'unknown (a server did not run)';
+  const lines = (text) => new Set(text.trim().split('\n'));
+  const [a, b] = [lines(ours), lines(peers)];
+  const missing = [...a].filter((file) => !b.has(file));
+  const extra = [...b].filter((file) => !a.has(file));
+  const foreign = extra.filter((file) => !/\/lib(llama-common|llama-server-impl)\.so$/.test(file));
+  if (missing.length || foreign.length) return `NO (only lmforge: ${missing.join(', ') || 'none'}; only the peer: ${foreign.join(', ') || 'none'})`;
+  return extra.length ? `yes (the peer also maps its own ${extra.map((file) => file.split('/').at(-1)).join(', ')})` : 'yes';
+}
+
 const servers = ['lmforge', 'llama-server'];
 const concurrencies = [...new Set(readdirSync(dir).map((name) => /^bench-.*-c(\d+)\.json$/.exec(name)?.[1]).filter(Boolean).map(Number))].sort((a, b) => a - b);
 const report = (server, c) => json(`bench-${server}-c${c}.json`);
 if (concurrencies.length) {
-  const libraries = servers.map((s) => read(`${s}-libraries.txt`)?.trim());
-  say(`\nsame libraries in both servers: ${libraries.every(Boolean) ? (libraries[0] === libraries[1] ? 'yes' : 'NO') : 'unknown (a server did not run)'}`);
-  say(`  ${(libraries[0] ?? '').split('\n').join('\n  ')}`);
+  say(`\nsame libraries in both servers: ${sameLibraries(...servers.map((s) => read(`${s}-libraries.txt`)))}`);
+  say(`  ${(read('lmforge-libraries.txt')?.trim() ?? '').split('\n').join('\n  ')}`);
   say('\n| concurrency | lmforge tok/s | llama-server tok/s | ratio | TTFT p50 (ms) lmforge / llama-server | TPOT p50 (ms) lmforge / llama-server | failed |');
   say('|---|---|---|---|---|---|---|');
   for (const c of concurrencies) {

@@ -3,13 +3,14 @@
 // checked on GPU machines, never here).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startCli } from '../helpers/cli-process.js';
-import { llamaSourceDir, missingToolsMessage, planCudaBuild } from '../../runtime/backend/cuda/build-cuda-backend.js';
+import { ggmlBaseLinkProblem, llamaSourceDir, missingToolsMessage, planCudaBuild } from '../../runtime/backend/cuda/build-cuda-backend.js';
+import { ElfFile } from '../../runtime/backend/cuda/elf-file.js';
 import { SOURCE_COMMIT_FILE } from '../../runtime/backend/llama-source.js';
-import { PINNED_BINARIES_VERSION } from '../../runtime/backend/library.js';
+import { PINNED_BINARIES_VERSION, installedBinaryFolder } from '../../runtime/backend/library.js';
 
 const test = suite('backend cli');
 
@@ -79,8 +80,26 @@ test('the build: ggml alone, as a loadable backend, for the one architecture ask
   for (const flag of ['-DGGML_CUDA=ON', '-DCMAKE_CUDA_ARCHITECTURES=90', '-DGGML_BACKEND_DL=ON', '-DBUILD_SHARED_LIBS=ON', '-DGGML_CUDA_FA=ON', '-DCMAKE_CUDA_COMPILER=/cuda/bin/nvcc', '-DGGML_NATIVE=OFF']) {
     assert.ok(plan.configure.includes(flag), flag);
   }
+  // Linked as the prebuilt libraries are (libggml-base.so by that name, beside itself), not to the build tree's base.
+  for (const flag of ['-DCMAKE_PLATFORM_NO_VERSIONED_SONAME=ON', '-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON', '-DCMAKE_INSTALL_RPATH=$ORIGIN']) {
+    assert.ok(plan.configure.includes(flag), flag);
+  }
   assert.equal(plan.build.slice(2), ['--target', 'ggml-cuda', '--parallel', '16']);
   assert.ok(planCudaBuild({ arch: 80, jobs: 2, flashAttention: false, home: '/h', nvcc: 'nvcc' }).configure.includes('-DGGML_CUDA_FA=OFF'));
+});
+
+test('a backend must need the prebuilt libggml-base.so by its soname, else a second copy of ggml would load', () => {
+  // The prebuilt CPU backends are linked so: the rule passes the real libraries lmforge ships beside.
+  const prebuilt = installedBinaryFolder('@node-llama-cpp/linux-x64')!;
+  const cpuBackend = readdirSync(prebuilt).find((name) => /^libggml-cpu-.*\.so$/.test(name))!;
+  const elf = ElfFile.open(join(prebuilt, cpuBackend));
+  const needed = elf.neededLibraries();
+  elf.close();
+  assert.ok(needed.includes('libggml-base.so'), needed.join(', '));
+  assert.is(ggmlBaseLinkProblem(needed), undefined);
+  // CMake's default soname, which the H200 build of 2026-11-30 needed (and found in the build tree).
+  assert.match(ggmlBaseLinkProblem(['libggml-base.so.0', 'libcudart.so.13', 'libc.so.6'])!, /needs libggml-base\.so\.0, not the prebuilt libggml-base\.so/);
+  assert.match(ggmlBaseLinkProblem(['libcudart.so.13'])!, /needs no libggml-base/);
 });
 
 test.run();

@@ -16,6 +16,7 @@ import { pinnedLlamaSource } from '../llama-source.js';
 import { probeCudaDriver } from './cuda-driver.js';
 import { smName } from './cuda-fit.js';
 import { BUILD_RECORD_FILE, CUDA_LIBRARY_FILE, backendsDir, localBuildFolder } from './cuda-libraries.js';
+import { ElfFile } from './elf-file.js';
 import { readFatBinary, summarizeFatBinary } from './fat-binary.js';
 import { UserFacingError } from '../../../compiler/lmforge-error.js';
 
@@ -108,6 +109,12 @@ export function planCudaBuild(options: { arch: number; jobs: number; flashAttent
       '-DGGML_CUDA=ON', `-DCMAKE_CUDA_ARCHITECTURES=${options.arch}`, `-DCMAKE_CUDA_COMPILER=${options.nvcc}`,
       `-DGGML_CUDA_FA=${options.flashAttention ? 'ON' : 'OFF'}`,
       '-DGGML_BUILD_TESTS=OFF', '-DGGML_BUILD_EXAMPLES=OFF',
+      // Linked as the prebuilt libraries are: needing `libggml-base.so` (no versioned soname), found
+      // beside itself ($ORIGIN), so the process's one prebuilt libggml-base.so serves it. With
+      // CMake's defaults it needed libggml-base.so.0, found only in the build tree by an absolute
+      // rpath: a second copy of ggml's base loaded beside the prebuilt one (seen on an H200), and
+      // a backend that broke once the build tree was removed.
+      '-DCMAKE_PLATFORM_NO_VERSIONED_SONAME=ON', '-DCMAKE_BUILD_WITH_INSTALL_RPATH=ON', '-DCMAKE_INSTALL_RPATH=$ORIGIN',
     ],
     build: ['--build', buildDir, '--target', 'ggml-cuda', '--parallel', String(options.jobs)],
   };
@@ -184,12 +191,32 @@ function findBuilt(buildDir: string): string {
 function checkBuild(built: string, arch: number, prebuiltFolder: string): void {
   const summary = summarizeFatBinary(readFatBinary(built));
   if (!summary.sass.includes(arch)) throw new BackendBuildError(`${built} holds no machine code for ${smName(arch)} (it has SASS for ${summary.sass.join(', ') || 'nothing'})`);
+  const elf = ElfFile.open(built);
+  let needed: string[];
+  try {
+    needed = elf.neededLibraries();
+  } finally {
+    elf.close();
+  }
+  const baseProblem = ggmlBaseLinkProblem(needed);
+  if (baseProblem) throw new BackendBuildError(`${built} ${baseProblem}`);
   const wanted = dynamicSymbols(built, true).filter((name) => name.startsWith('ggml_') || name.startsWith('gguf_'));
   const offered = new Set(dynamicSymbols(join(prebuiltFolder, 'libggml-base.so'), false));
   const absent = wanted.filter((name) => !offered.has(name));
   if (absent.length) {
     throw new BackendBuildError(`${built} needs ${absent.length} symbol(s) the prebuilt libggml-base.so lacks (${absent.slice(0, 5).join(', ')}): the source and the prebuilt libraries differ`);
   }
+}
+
+/**
+ * Why a backend that needs `needed` would not run on the prebuilt `libggml-base.so` the process
+ * has loaded (the dynamic linker reuses a loaded library only under the very soname asked for),
+ * or undefined when it would.
+ */
+export function ggmlBaseLinkProblem(needed: readonly string[]): string | undefined {
+  const base = needed.filter((name) => name.startsWith('libggml-base'));
+  if (base.length === 1 && base[0] === 'libggml-base.so') return undefined;
+  return `needs ${base.join(', ') || 'no libggml-base'}, not the prebuilt libggml-base.so: it would load a copy of ggml's base of its own (configure with -DCMAKE_PLATFORM_NO_VERSIONED_SONAME=ON)`;
 }
 
 function dynamicSymbols(file: string, undefinedOnes: boolean): string[] {
