@@ -29,6 +29,7 @@ export interface ServeFlags {
   speculativeMode: string;
   overrides?: string;
   enableTracing?: boolean;
+  profileSteps?: boolean;
   host: string;
   port: number | string;
   allowCredentials?: boolean;
@@ -72,6 +73,7 @@ export function registerServe(cli: CAC): void {
     .option('--speculative-mode <mode>', 'disable, small_draft (a draft model, --additional-models), medusa (heads on the model\'s hidden state, --additional-models HEADS.gguf), eagle (an EAGLE-3 draft in llama.cpp\'s eagle3 GGUF, --additional-models EAGLE3.gguf), or ngram (drafts by prompt lookup, no second model); with a grammar, forced text is drafted too', { default: 'disable' })
     .option('--overrides <pairs>', 'Engine fields as key=value;... (max_num_sequence, max_total_seq_length, prefill_chunk_size, context_window_size, tensor_parallel_shards, gpu_memory_utilization, ...)')
     .option('--enable-tracing', 'Record timed request events, readable at GET /debug/trace (Chrome trace format)')
+    .option('--profile-steps', "Time the phases of the engine's steps (plan, batch, decode, device, sample, commit, ...), readable at GET /debug/step-profile by decode width; the device phase makes an explicit synchronize after each decode, which may slow a GPU step slightly (off: nothing is timed)")
     .option('--host <host>', 'Address to bind', { default: '127.0.0.1' })
     .option('--port <port>', 'Port to listen on', { default: 8000 })
     .option('--allow-credentials', 'Send Access-Control-Allow-Credentials: true (CORS)')
@@ -322,6 +324,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     apiKeys: checked.apiKeys,
     cors: checked.cors,
     tracing: flags.enableTracing === true,
+    profileSteps: flags.profileSteps === true,
     maxRequestBytes: checked.maxRequestBytes,
     ...(checked.toolFormat ? { toolFormat: checked.toolFormat } : {}),
     toolCallArguments: checked.toolCallArguments,
@@ -364,6 +367,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`sampling: ${describeSampling(info.sampling, checked.sampling)}`);
   console.log(`speculative: ${describeSpeculation(checked.speculativeMode, checked.draftModel, checked.overrides.spec_draft_length ?? 0)}`);
   if (flags.enableTracing === true) console.log(`tracing: on, at ${url}/debug/trace`);
+  if (flags.profileSteps === true) console.log(`steps:   profiled, at ${url}/debug/step-profile (each decode waits for the device)`);
   console.log(`api key: ${checked.apiKeys.length > 0 ? `required (${checked.apiKeys.length} key${checked.apiKeys.length > 1 ? 's' : ''}); ${openPaths(flags.ui !== false).join(', ')} stay open` : 'none: every endpoint is open'}`);
   console.log(`metrics: ${url}/metrics (Prometheus)`);
   console.log(`chat:    ${flags.ui === false ? 'off (--no-ui)' : `${url}/ (the web chat page)`}`);

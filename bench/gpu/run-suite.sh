@@ -6,7 +6,8 @@
 #   1. lmforge serve, then `lmforge bench --input-len 128 --output-len 256` at concurrency
 #      1, 16, 64 (a warm-up request first; the same prompts, by seed, for both servers), with
 #      nvidia-smi sampling GPU utilisation every 200 ms and the per-thread CPU of the server's
-#      processes (thread-cpu.mjs) during the 64-stream run;
+#      processes (thread-cpu.mjs) during the 64-stream run; it runs with --profile-steps, and
+#      its /debug/step-profile after the rows goes to results/step-profile-lmforge.json;
 #   2. the same rows against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
 #   3. bench/host.ts when the tree has it (the step's phases, the C and node floors, the engine
 #      process's busiest functions);
@@ -176,10 +177,17 @@ lmforge_server() { # name port all|busy|top flags...
     head -n 40 "$logs/$name-serve.log" >"$results/$name-startup.txt"
     group_libraries "$server_pid" >"$results/$name-libraries.txt"
     bench_rows "$name" "http://127.0.0.1:$port" "$rows"
+    # A server started with --profile-steps: the split of its own steps over all its rows (summarize.mjs).
+    if [[ " $* " == *" --profile-steps "* ]]; then
+      node -e "fetch('http://127.0.0.1:$port/debug/step-profile').then((r) => r.text()).then((t) => process.stdout.write(t), () => process.exit(1))" \
+        >"$results/step-profile-$name.json" || say "$name: no /debug/step-profile"
+    fi
     stop_server
   fi
 }
-lmforge_server lmforge 18000 all --kv-layout shared
+# The plain server profiles its steps (the device phase synchronizes each step: a slight cost on
+# the card), so that its step split reads beside bench/host.ts's loop alone.
+lmforge_server lmforge 18000 all --kv-layout shared --profile-steps
 
 peer_bin=$(cat "$run/peer-bin" 2>/dev/null)
 llama_server() { # name port rows(all|busy) flags...

@@ -5,7 +5,7 @@ import type { EngineConfig, EngineMode, KvLayout, Overrides } from './engine-con
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import type { SpeculativeMode } from './speculative-modes.js';
 import type { ProbeTarget } from './probe-failure.js';
-import type { StepProfileTotals } from './step-profile.js';
+import type { StepProfileTotals, StepWallTotals } from './step-profile.js';
 
 /** What to generate for one request. */
 export interface GenerateRequest {
@@ -232,6 +232,8 @@ export interface EngineStats {
   draftPositions: { proposed: number[]; accepted: number[] };
   /** Decode steps' phase timings by width, when the engine was created with profileSteps. */
   stepProfile?: StepProfileTotals;
+  /** Every step's count and wall time by width, mixed ones (prompt tokens, drafts) too, when created with profileSteps. */
+  allSteps?: StepWallTotals;
   /**
    * Sampling on the device: sampler chains attached to or taken from sequence ids, each of which
    * made llama.cpp re-plan its graph (device-sampling.ts keeps them attached for the next alike).

@@ -8,6 +8,8 @@
 // `undefined` check per phase. Only pure decode steps (no prompt tokens) count, the shape
 // bench/engine/decode-floor.c times, so the figures compare with it directly; they are kept
 // apart by the number of sequences a step decoded, so that a bench reads the steps of one width.
+// Every step, pure decode or not, is also counted with its wall time alone (allSteps): a server's
+// steps are mostly mixed, and their share says what the pure decode figures leave out.
 import { performance } from 'node:perf_hooks';
 
 export const STEP_PHASES = ['plan', 'batch', 'decode', 'device', 'sample', 'commit', 'collect', 'emit', 'yield'] as const;
@@ -24,8 +26,18 @@ export interface StepTotals {
 /** StepTotals by the number of sequences the steps decoded. */
 export type StepProfileTotals = Record<number, StepTotals>;
 
+/** Sums since the engine started over every step of one width, mixed ones too: how many, and their wall time in milliseconds. */
+export interface StepWalls {
+  steps: number;
+  wallMs: number;
+}
+
+/** StepWalls by the number of sequences the steps decoded (0: a step of prompt tokens only). */
+export type StepWallTotals = Record<number, StepWalls>;
+
 export class StepProfile {
   private readonly totals: StepProfileTotals = {};
+  private readonly walls: StepWallTotals = {};
   /** This step's phases, added to the totals only when the step turns out to be a pure decode. */
   private readonly current = emptyPhases();
   private stepStart = 0;
@@ -54,17 +66,25 @@ export class StepProfile {
     this.current[phase] -= ms;
   }
 
-  /** Closes the step; it counts when it decoded `sequences` streams and no prompt token. */
+  /** Closes the step of `sequences` decoding streams; its phases count only when it had no prompt token nor draft. */
   end(pureDecode: boolean, sequences: number): void {
+    const wallMs = this.mark - this.stepStart;
+    const walls = (this.walls[sequences] ??= { steps: 0, wallMs: 0 });
+    walls.steps++;
+    walls.wallMs += wallMs;
     if (!pureDecode) return;
     const totals = (this.totals[sequences] ??= { steps: 0, wallMs: 0, phasesMs: emptyPhases() });
     totals.steps++;
-    totals.wallMs += this.mark - this.stepStart;
+    totals.wallMs += wallMs;
     for (const phase of STEP_PHASES) totals.phasesMs[phase] += this.current[phase];
   }
 
   snapshot(): StepProfileTotals {
     return Object.fromEntries(Object.entries(this.totals).map(([width, totals]) => [width, { ...totals, phasesMs: { ...totals.phasesMs } }]));
+  }
+
+  allSteps(): StepWallTotals {
+    return Object.fromEntries(Object.entries(this.walls).map(([width, walls]) => [width, { ...walls }]));
   }
 }
 

@@ -14,12 +14,13 @@ import { chooseConversation, type ConversationOptions } from '../api/conversatio
 import { chatPageHandler, isChatPagePath } from './chat-page.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { EngineClient } from '../engine/client/engine-client.js';
-import { docsPage, endpointsAt, openApiDocument, type ServedFacts } from './endpoints.js';
+import { docsPage, endpointsAt, openApiDocument, type Endpoint, type LaunchFlag, type ServedFacts } from './endpoints.js';
 import { InterruptedGeneration } from '../api/interrupted-generation.js';
 import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from '../api/text-completions/text-completions.js';
 import { toApiError } from '../api/to-api-error.js';
+import { stepProfileReport } from '../telemetry/step-profile-report.js';
 import { TraceBuffer } from '../telemetry/trace-buffer.js';
 
 /** The server's options, and how the model's conversation is written (conversation.ts). */
@@ -32,6 +33,8 @@ export interface ApiServerOptions extends ConversationOptions {
   apiKeys?: readonly string[];
   cors: CorsOptions;
   tracing: boolean;
+  /** Serve the engine's step profile at GET /debug/step-profile (the engine must be created with profileSteps). */
+  profileSteps?: boolean;
   maxBodyBytes: number;
   version: string;
   /** Serve the web chat page at `/` (default true; --no-ui turns it off). */
@@ -137,6 +140,7 @@ export class ApiServer {
         this.json(res, 200, tracer.toJSON(typeof id === 'string' ? id : undefined));
       });
     }
+    if (options.profileSteps) read('/debug/step-profile', (_req, res, next) => void this.sendStepProfile(res).catch(next));
     this.server.on('request', app.handler);
   }
 
@@ -268,6 +272,12 @@ export class ApiServer {
     res.end(text);
   }
 
+  /** The engine's step profile as means by width; empty until the model has loaded. */
+  private async sendStepProfile(res: ServerResponse): Promise<void> {
+    const stats = this.phase === 'ready' ? await this.context?.engine.stats() : undefined;
+    this.json(res, 200, stepProfileReport(stats?.stepProfile, stats?.allSteps));
+  }
+
   private async complete<R extends CompletionRequestBase>(req: IncomingMessage, res: ServerResponse, endpoint: CompletionEndpoint<R>): Promise<void> {
     this.inFlight.add(res);
     const id = endpoint.newId();
@@ -351,16 +361,25 @@ export class ApiServer {
   }
 
   private noMatch(req: Request, res: ServerResponse): void {
-    const allowed = endpointsAt(req.path)
-      .filter((e) => e.onlyWith === undefined || this.tracer)
-      .flatMap((e) => (e.method === 'GET' ? ['GET', 'HEAD'] : [e.method]));
+    const endpoints = endpointsAt(req.path);
+    const allowed = endpoints.filter((e) => this.hasEndpoint(e)).flatMap((e) => (e.method === 'GET' ? ['GET', 'HEAD'] : [e.method]));
+    const flag = endpoints.find((e) => !this.hasEndpoint(e))?.onlyWith;
     if (allowed.length > 0) {
       sendError(res, new ApiError(405, `Method ${req.method} is not allowed on ${req.path}; use ${allowed.join(', ')}.`, 'invalid_request_error', null, 'method_not_allowed'), {
         allow: allowed.join(', '),
       });
+    } else if (flag) {
+      sendError(res, new ApiError(404, `${req.path} is served only when the server starts with ${flag}; this one was started without it.`, 'not_found_error', null, 'not_found'));
     } else {
       sendError(res, new ApiError(404, `There is no endpoint ${req.method} ${req.path}; see /docs.`, 'not_found_error', null, 'not_found'));
     }
+  }
+
+  /** Whether this server has `endpoint`: one that a launch flag adds needs that flag. */
+  private hasEndpoint(endpoint: Endpoint): boolean {
+    if (endpoint.onlyWith === undefined) return true;
+    const given: Record<LaunchFlag, boolean> = { '--enable-tracing': this.options.tracing, '--profile-steps': this.options.profileSteps === true };
+    return given[endpoint.onlyWith];
   }
 
   private json(res: ServerResponse, status: number, value: unknown): void {

@@ -15,7 +15,7 @@ import type { ServerOptions } from './server-options.js';
 
 /** Every option createServer reads: any other key is a typo (`apiKey` would serve without a key). */
 const OPTION_NAMES = [
-  'model', 'host', 'port', 'servedModelName', 'apiKeys', 'cors', 'maxRequestBytes', 'tracing', 'toolFormat', 'toolCallArguments',
+  'model', 'host', 'port', 'servedModelName', 'apiKeys', 'cors', 'maxRequestBytes', 'tracing', 'profileSteps', 'toolFormat', 'toolCallArguments',
   'reasoning', 'chatTemplate', 'ui', 'device', 'modelLib', 'mode', 'overrides', 'kvLayout', 'sampling', 'threads', 'maxQueuedRequests',
   'speculativeMode', 'draftModel', 'grammarTimeoutMs', 'watchdogMs', 'grammarCacheDir', 'grammarCacheMaxBytes', 'onListening',
 ] as const satisfies readonly (keyof ServerOptions)[];
@@ -89,7 +89,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   given('threads', (value) => isCount(value) && (value as number) <= MAX_THREADS, `a whole number from 1 to ${MAX_THREADS}`);
   given('grammarTimeoutMs', (value) => isMilliseconds(value) && (value as number) > 0, `a number of milliseconds > 0 and at most ${MAX_TIMER_MS}`);
   given('watchdogMs', isMilliseconds, `a number of milliseconds from 0 (never) to ${MAX_TIMER_MS}`);
-  for (const key of ['tracing', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');
+  for (const key of ['tracing', 'profileSteps', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');
   for (const key of ['modelLib', 'draftModel', 'grammarCacheDir'] as const) given(key, isText, 'a path');
   given('grammarCacheMaxBytes', (value) => Number.isSafeInteger(value) && (value as number) >= 0, 'a whole number of bytes ≥ 0 (0: compiled formats kept in memory only)');
   given('onListening', (value) => typeof value === 'function', 'a function');

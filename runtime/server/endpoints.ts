@@ -23,8 +23,11 @@ export interface Endpoint {
   /** Media type of a response that is not JSON. */
   textResponse?: string;
   /** Only present when the server runs with this launch flag. */
-  onlyWith?: string;
+  onlyWith?: LaunchFlag;
 }
+
+/** The `lmforge serve` flags that add an endpoint (createServer's `tracing` and `profileSteps`). */
+export type LaunchFlag = '--enable-tracing' | '--profile-steps';
 
 export const ENDPOINTS: readonly Endpoint[] = [
   { method: 'GET', path: '/v1/models', summary: 'Lists the models this server serves.', response: modelListSchema },
@@ -65,6 +68,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     path: '/debug/trace',
     summary: 'Recorded request events in Chrome trace format (load in chrome://tracing or Perfetto); ?request_id=ID keeps one request.',
     onlyWith: '--enable-tracing',
+  },
+  {
+    method: 'GET',
+    path: '/debug/step-profile',
+    summary:
+      "The engine's steps by decode width (sequences a step decoded): pure decode steps with their mean ms and mean ms per phase (plan, batch, decode, device, sample, commit, collect, emit, yield), and the mixed steps (prompt tokens or drafts in the step) with their count and mean ms.",
+    onlyWith: '--profile-steps',
   },
 ];
 

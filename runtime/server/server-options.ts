@@ -29,6 +29,8 @@ export interface ServerOptions {
   maxRequestBytes?: number;
   /** Record timed request events, served at GET /debug/trace (default off). */
   tracing?: boolean;
+  /** Time the phases of the engine's steps, served at GET /debug/step-profile (default off; on a GPU each step then waits for the device). */
+  profileSteps?: boolean;
   /** Tool-call format (default: detected from the chat template). */
   toolFormat?: ToolFormatKey;
   /** `function.arguments` as an object (default, the spec) or as OpenAI's JSON string. */

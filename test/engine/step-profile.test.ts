@@ -48,9 +48,21 @@ test('steps are counted by the number of sequences they decoded', async ({ profi
   assert.ok(2 * two + one <= 14, `${two} 2-wide and ${one} 1-wide steps: more sequence-steps than the 14 decoded`);
 });
 
+test('allSteps counts every step by width: the prompt\'s step (no sequence decoded yet) beside the decodes', async ({ profiled }) => {
+  const before = (await profiled.stats()).allSteps!;
+  // A prompt no earlier test sent: a cached one would leave only its last token, a decode step.
+  await runToEnd(profiled, { ...request, prompt: 'Rivers run down to the sea' });
+  const after = (await profiled.stats()).allSteps!;
+  const added = (width: number) => (after[width]?.steps ?? 0) - (before[width]?.steps ?? 0);
+  assert.is(added(0), 1);
+  assert.is(added(1), 7);
+  assert.ok(after[0]!.wallMs > (before[0]?.wallMs ?? 0));
+});
+
 test('without profileSteps the engine reports no profile', async ({ plain }) => {
   await runToEnd(plain, request);
   assert.is((await plain.stats()).stepProfile, undefined);
+  assert.is((await plain.stats()).allSteps, undefined);
 });
 
 test.run();

@@ -202,7 +202,7 @@ export class EngineCore {
       grammarCacheBytes: this.admission.cachedGrammarBytes,
       vocabularyCacheBytes: this.admission.vocabularyCacheBytes,
       draftPositions: { proposed: [...(this.speculation?.positions.proposed ?? [])], accepted: [...(this.speculation?.positions.accepted ?? [])] },
-      ...(this.profile ? { stepProfile: this.profile.snapshot() } : {}),
+      ...(this.profile ? { stepProfile: this.profile.snapshot(), allSteps: this.profile.allSteps() } : {}),
       ...(this.deviceSampling ? { samplerReplans: this.deviceSampling.replans } : {}),
     };
   }
