@@ -262,6 +262,30 @@ test('chains stay on their ids: requests configured alike re-plan the graph once
   }
 });
 
+test('a new id finds a chain waiting: requests taking ids the prefix cache has not used yet re-plan the graph once, not once each', async ({ host }) => {
+  // 2 running ids and 6 the prefix cache keeps: each finished request's id stays with its cells
+  // until the cache is full, so each of the first 8 requests takes an id never used.
+  const cached = { ...UNCACHED_LIMITS, max_num_sequence: 2, prefix_cache_max_num_recycling_seqs: 6 };
+  const [engine, penalisedEngine] = [await tinyEngine({ overrides: cached, sampling: 'device' }), await tinyEngine({ overrides: cached, sampling: 'device' })];
+  try {
+    const replans = async (of: Engine) => (await of.stats()).samplerReplans!;
+    const greedy = (prompt: number[]) => ({ prompt, maxTokens: 8, ignoreEos: true, sampling: { temperature: 0, topK: 5 } });
+    const distinct = [...prompts, ...[205, 206, 207].map((seed) => gpt2WordTokens(seed, 12))];
+    for (const [index, prompt] of distinct.entries()) {
+      assert.equal(await onlyChoice(engine, greedy(prompt)), await onlyChoice(host, greedy(prompt)), `prompt ${index}`);
+    }
+    assert.is((await engine.stats()).cachedSequences, 6, 'the finished requests kept their ids');
+    assert.is(await replans(engine), 1, 'the first chain was copied to every id at once');
+    // Chains whose idle copies would upload a window each step are not copied: each fresh id re-plans.
+    const penalised = (prompt: number[]) => ({ ...greedy(prompt), sampling: { temperature: 0, repetitionPenalty: 1.3, repeatLastN: 16 } });
+    for (const prompt of distinct.slice(0, 4)) await onlyChoice(penalisedEngine, penalised(prompt));
+    assert.is(await replans(penalisedEngine), 4);
+  } finally {
+    await engine.dispose();
+    await penalisedEngine.dispose();
+  }
+});
+
 test('the first token follows softmax at the temperature after top_k, typical_p, top_p, min_p and XTC, on both paths (chi-square over seeds)', async ({ host, device }) => {
   const prompt = repetitivePrompt(77, 3, 4);
   const K = 12;
@@ -502,7 +526,7 @@ test('what still samples on the host: a grammar without mask links; nothing else
   // link with such a window: test/backend/graph-penalties.test.ts).
   const plain = { temperature: 0.8, topP: 0.9, frequencyPenalty: 0, presencePenalty: 0 } as SamplingParams;
   const everything = { ...plain, logprobs: true, topLogprobs: 5, topK: 40, minP: 0.05, typicalP: 0.9, topNSigma: 1.5, xtcProbability: 0.5, dryMultiplier: 0.8, repetitionPenalty: 1.1, frequencyPenalty: 0.5, logitBias: new Map([[5, 2]]) };
-  const sampling = new DeviceSampling(undefined as never, undefined as never, undefined as never);
+  const sampling = new DeviceSampling(undefined as never, undefined as never, undefined as never, 0);
   const longContext = (params: SamplingParams) => ({ sampler: { params, vocabSize: 1000 }, request: { lengthLimit: 4096 }, grammar: undefined }) as unknown as Sequence;
   for (const params of [plain, { ...plain, frequencyPenalty: 0.5 }, { ...plain, repetitionPenalty: 1.2 }, everything]) {
     assert.ok(sampling.onDevice(longContext(params)), JSON.stringify(params, (_, v) => (v instanceof Map ? [...v] : v)));

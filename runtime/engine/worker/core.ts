@@ -122,7 +122,7 @@ export class EngineCore {
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
       if (!options.deviceLinks) throw new Error('sampling on the device needs lmforge\'s sampler links');
-      this.deviceSampling = new DeviceSampling(context.model.api, context, options.deviceLinks, options.grammarMasks);
+      this.deviceSampling = new DeviceSampling(context.model.api, context, options.deviceLinks, this.kv.slotCount, options.grammarMasks);
     }
   }
 

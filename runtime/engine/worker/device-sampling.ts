@@ -21,6 +21,13 @@
 // there is one (rankSlot). Only another configuration, or a sequence that samples on the host,
 // changes an id's chain.
 //
+// The step that attaches a chain re-plans anyway, so it also leaves an idle copy of that chain on
+// every id holding none (spreadIdle): the finished requests' ids keep their cached prefixes for a
+// while, so until the prefix cache is full each new request takes an id never used, and without
+// the copies each of them re-planned the graph (on an H200, 128 requests over 64 running and 64
+// recycling ids: one re-plan an arrival). Only chains whose idle copies upload nothing sizeable a
+// step are copied so: not a grammar's mask, penalties' windows or DRY's pairs.
+//
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
 // frequency/presence penalties → DRY → temperature → top_n_sigma → top_k → typical_p → top_p →
 // min_p → XTC → a seeded draw, with every truncation at the request's temperature and
@@ -128,6 +135,14 @@ function drawLinks(params: Readonly<SamplingParams>, vocabSize: number): Link[] 
   return links;
 }
 
+/**
+ * Whether idle copies of a chain with these links cost a step next to nothing: none uploads more
+ * than a few bytes a step (a grammar's mask, a penalty window's ids and counts, and DRY's pairs do).
+ */
+export function idleCopiesAreCheap(links: readonly Link[]): boolean {
+  return links.every(({ kind }) => kind !== 'grammar_mask' && kind !== 'penalties' && kind !== 'dry');
+}
+
 /** What two chains must share for one to take over the other's place in the graph. */
 export function configurationKey(links: readonly Link[]): string {
   return JSON.stringify(links);
@@ -161,14 +176,18 @@ export class DeviceSampling {
   private readonly keys = new Map<Sequence, string | null>();
   /** Preempted sequences' chains (penalty windows, generator position), cloned as they left their ids. */
   private readonly parked = new Map<Sequence, Chain>();
-  /** Chains given to llama.cpp or taken from it, each of which made it re-plan its graph. */
+  /** Steps whose decode re-planned llama.cpp's graph: a chain was given to it or taken from it (any number in one step). */
   replans = 0;
+  /** Whether this step's prepare changed a chain (llama.cpp re-plans once, at the next decode). */
+  private changed = false;
 
   constructor(
     private readonly api: SamplerApi,
     private readonly context: LlamaContext,
     /** lmforge's own links: every chain's last (and the tap logprobs need), and the stages llama.cpp lacks in the graph. */
     private readonly links: DeviceLinks,
+    /** Sequence ids the context has (running and recycling): where idle copies may wait. */
+    private readonly slotCount: number,
     /** Grammar mask links; without it, constrained sequences sample on the host. */
     private readonly createMask?: GrammarMaskFactory,
   ) {}
@@ -196,7 +215,8 @@ export class DeviceSampling {
    */
   prepare(entries: readonly StepEntry[]): boolean[] {
     this.release();
-    return entries.map(({ sequence, logits }) => {
+    this.changed = false;
+    const onDevice = entries.map(({ sequence, logits }) => {
       if (logits === 0) return false;
       const key = this.keyOf(sequence);
       let held = this.attached.get(sequence.slot);
@@ -213,6 +233,8 @@ export class DeviceSampling {
       }
       return true;
     });
+    if (this.changed) this.replans++;
+    return onDevice;
   }
 
   /**
@@ -263,16 +285,30 @@ export class DeviceSampling {
       this.api.llama_sampler_free(own.chain);
       throw new Error(`llama.cpp could not sample sequence ${sequence.slot} in the graph`);
     }
-    this.replans++;
+    this.changed = true;
     if (held) this.api.llama_sampler_free(held.chain);
     const attached = { ...own, key, owner: sequence };
     this.attached.set(sequence.slot, attached);
+    if (idleCopiesAreCheap(this.linksOf(sequence))) this.spreadIdle(attached);
     return attached;
+  }
+
+  /** An idle copy of `chain` on every id that holds no chain, for later sequences configured alike. */
+  private spreadIdle(chain: AttachedChain): void {
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      if (this.attached.has(slot)) continue;
+      const copy = this.cloneOf(chain);
+      if (!this.context.setSampler(slot, copy.chain)) {
+        this.api.llama_sampler_free(copy.chain);
+        return;
+      }
+      this.attached.set(slot, { ...copy, key: chain.key, owner: undefined });
+    }
   }
 
   private detach(slot: number, held: AttachedChain): void {
     this.context.setSampler(slot, null);
-    this.replans++;
+    this.changed = true;
     this.api.llama_sampler_free(held.chain);
     this.attached.delete(slot);
   }
