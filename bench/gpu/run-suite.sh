@@ -224,8 +224,9 @@ if [[ -f bench/host.ts ]] && fits bench/host.ts 60; then
     node "$root/bench/cpu-profile-top.mjs" --top 20 "$run"/host-prof/*.cpuprofile >"$results/host-profile.txt" 2>>"$logs/host.log"
 fi
 
-# Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row).
-lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device
+# Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row),
+# its own steps profiled too, to set beside the plain server's.
+lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device --profile-steps
 
 if fits bench:speculative 90; then
   say "bench:speculative ${spec_args[*]}"

@@ -2,7 +2,7 @@
 // issue 29 (lmforge against llama-server per concurrency), GPU utilisation and the busiest
 // server threads during the widest run, lmforge's variants, bench:speculative's rows, each goal
 // against its figure, the suite's time and what its budget cut, bench/host.ts's step split and
-// profile beside the split of the server's own steps (step-profile-lmforge.json), and the log
+// profile beside the split of the servers' own steps (step-profile-*.json), and the log
 // tail of any server that died. Reads only what exists: a partial run summarises too.
 //   node bench/gpu/summarize.mjs RESULTS_DIR
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -133,12 +133,15 @@ if (read('skipped.txt')) say(`cut by the budget (the least important come last i
 for (const name of readdirSync(dir).filter((n) => n.endsWith('-died.txt'))) say(`\n${name.replace('-died.txt', '')} died or never became ready; its log's tail:\n${read(name).trim().split('\n').slice(-15).join('\n')}`);
 const host = read('host.txt');
 if (host) say(`\nbench/host.ts:\n${host.trim().split('\n').slice(0, 40).join('\n')}`);
-// The plain server's own steps over all its rows (run-suite.sh starts it with --profile-steps),
-// to read beside bench/host.ts's loop alone: widths with too few steps for a mean are left out.
-const steps = json('step-profile-lmforge.json');
-if (steps?.widths) {
-  const rows = steps.widths.filter((row) => row.steps >= 8);
-  say(`\nthe server's own steps (lmforge --profile-steps), ms by phase (pure decode steps of ≥ 8 at a width)`);
+// The servers' own steps over all their rows (run-suite.sh starts the plain server and the
+// device-sampling one with --profile-steps), to read beside bench/host.ts's loop alone: the
+// widths of the bench's concurrencies and the two most frequent, each with at least 8 steps.
+for (const file of readdirSync(dir).filter((n) => /^step-profile-.*\.json$/.test(n)).sort()) {
+  const steps = json(file);
+  if (!steps?.widths) continue;
+  const frequent = [...steps.widths].sort((a, b) => b.steps - a.steps).slice(0, 2).map((row) => row.width);
+  const rows = steps.widths.filter((row) => row.steps >= 8 && (concurrencies.includes(row.width) || frequent.includes(row.width)));
+  say(`\nthe server's own steps (${file.replace(/^step-profile-|\.json$/g, '')} --profile-steps), ms by phase (pure decode steps)`);
   say(['width', 'steps', 'step ms', ...steps.phases].map((h) => h.padStart(8)).join(' '));
   for (const row of rows) say([row.width, row.steps, fixed(row.step_ms, 3), ...steps.phases.map((phase) => fixed(row.phases_ms[phase], 3))].map((v) => String(v).padStart(8)).join(' '));
   say(`mixed steps (prompt tokens or drafts in the step): ${steps.mixed.steps}, mean ${fixed(steps.mixed.step_ms, 3)} ms`);
