@@ -38,6 +38,8 @@ const cases: [string, Partial<SamplingParams>][] = [
   ['greedy', { temperature: 0 }],
   ['temperature 0.8 + top_p 0.9', { temperature: 0.8, topP: 0.9 }],
   ['logprobs, top 20 (T 1)', { logprobs: true, topLogprobs: 20 }],
+  // typical_p ranks every survivor (radix-order.ts): with nothing truncating before it, the whole vocabulary.
+  ['temperature 0.8 + typical_p 0.9', { temperature: 0.8, typicalP: 0.9 }],
 ];
 
 for (const size of [49_152, 151_936]) {

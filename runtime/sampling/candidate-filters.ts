@@ -5,6 +5,7 @@
 //
 // Order among equal keys is always "lower id first", so every stage keeps one well-defined set.
 import { FIRST_PIVOT_STATE, nextPivotState, partitionAround, pivotIndex } from './quickselect.js';
+import { ascendingOrder } from './radix-order.js';
 import type { SamplingScratch } from './sampling-scratch.js';
 
 /** Σ mass over the first `size` tokens, summed by id. */
@@ -84,13 +85,15 @@ export function keepTypical(scratch: SamplingScratch, size: number, total: numbe
     const m = mass[i]!;
     if (m > 0) {
       const q = m / total;
-      entropy -= q * Math.log(q);
+      const lnQ = Math.log(q);
+      entropy -= q * lnQ;
+      scores[n] = lnQ; // the surprise's negation, until the entropy is known
       ids[n++] = i;
     }
   }
-  for (let j = 0; j < n; j++) scores[j] = Math.abs(-Math.log(mass[ids[j]!]! / total) - entropy);
-  const order = Array.from({ length: n }, (_, j) => j);
-  order.sort((a, b) => scores[a]! - scores[b]! || ids[a]! - ids[b]!);
+  for (let j = 0; j < n; j++) scores[j] = Math.abs(-scores[j]! - entropy);
+  // Ties by id: ids[] ascends with j, so the index order that ascendingOrder keeps is the id order.
+  const order = ascendingOrder(scores, n, scratch.order, scratch.orderSwap);
   let cumulative = 0;
   let kept = n;
   for (let r = 0; r < n; r++) {

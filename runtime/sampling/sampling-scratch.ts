@@ -19,6 +19,9 @@ export class SamplingScratch {
   /** The tokens of top_p's boundary bucket, reordered in place by the selection. */
   readonly tiedMass: Float64Array;
   readonly tiedIds: Int32Array;
+  /** typical_p's ranking of the survivors (radix-order.ts), and the sort's other buffer. */
+  readonly order: Uint32Array;
+  readonly orderSwap: Uint32Array;
   /** One bit per token: in the nucleus. */
   readonly keptBits: Uint32Array;
   /** Histogram of token mass for top_p; all zero between samples. */
@@ -38,5 +41,7 @@ export class SamplingScratch {
     this.tiedMass = new Float64Array(vocabSize);
     this.tiedIds = new Int32Array(vocabSize);
     this.keptBits = new Uint32Array((vocabSize + 31) >>> 5);
+    this.order = new Uint32Array(vocabSize);
+    this.orderSwap = new Uint32Array(vocabSize);
   }
 }
