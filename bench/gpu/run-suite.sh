@@ -11,7 +11,8 @@
 #   2. the same rows against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
 #   3. bench/host.ts when the tree has it (the step's phases, the C and node floors, the engine
 #      process's busiest functions);
-#   4. lmforge --sampling device at the busy rows;
+#   4. lmforge --sampling device at the busy rows; then sampled requests (temperature 1) at the
+#      top concurrency, on the host path and with --sampling device;
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat, and predicted last);
 #   5b. variants at the busy rows: lmforge --kv-layout per-sequence, llama-server without
 #      --kv-unified (a stream per slot);
@@ -228,6 +229,18 @@ fi
 # its own steps profiled too, to set beside the plain server's.
 lmforge_server lmforge-device 18002 busy --kv-layout shared --sampling device --profile-steps
 
+# Sampled at temperature 1 (OpenAI's default, so most clients' traffic) at the top concurrency:
+# the host path draws from each 49,152-float row in JavaScript, 0.6-1 ms a row on a CPU core
+# (bench/sampling.ts), tens of ms a 64-sequence step; the graph returns only the token.
+# Each pair runs whole or not at all: one side alone compares with nothing.
+pair_s=$((2 * (server_s + row_s)))
+bench_flags=(--temperature 1)
+if fits "the sampled pair" "$pair_s"; then
+  lmforge_server lmforge-sampled 18009 top --kv-layout shared
+  lmforge_server lmforge-sampled-device 18010 top --kv-layout shared --sampling device
+fi
+bench_flags=()
+
 if fits bench:speculative 90; then
   say "bench:speculative ${spec_args[*]}"
   timeout "$(within 300)" "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
@@ -242,8 +255,6 @@ lmforge_server lmforge-per-sequence 18003 busy --kv-layout per-sequence
 
 # Logprobs (top 5 a token) at the top concurrency: on the host path (JavaScript over each row)
 # and in the graph (only 6 floats and 5 ids a token come back).
-# Each pair runs whole or not at all: one side alone compares with nothing.
-pair_s=$((2 * (server_s + row_s)))
 bench_flags=(--top-logprobs 5)
 if fits "the logprobs pair" "$pair_s"; then
   lmforge_server lmforge-logprobs 18005 top --kv-layout shared

@@ -91,6 +91,12 @@ if (variants.length) {
   }
 }
 
+// Sampled at temperature 1 in the graph against the host path, both at the top concurrency.
+for (const c of concurrencies) {
+  const [host, device] = [report('lmforge-sampled', c), report('lmforge-sampled-device', c)];
+  if (host && device) say(`\nsampled (temperature 1) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}`);
+}
+
 // Logprobs in the graph against logprobs on the host, both at the top concurrency.
 for (const c of concurrencies) {
   const [host, device] = [report('lmforge-logprobs', c), report('lmforge-logprobs-device', c)];
