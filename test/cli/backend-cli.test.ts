@@ -92,9 +92,7 @@ test('a backend must need the prebuilt libggml-base.so by its soname, else a sec
   // The prebuilt CPU backends are linked so: the rule passes the real libraries lmforge ships beside.
   const prebuilt = installedBinaryFolder('@node-llama-cpp/linux-x64')!;
   const cpuBackend = readdirSync(prebuilt).find((name) => /^libggml-cpu-.*\.so$/.test(name))!;
-  const elf = ElfFile.open(join(prebuilt, cpuBackend));
-  const needed = elf.neededLibraries();
-  elf.close();
+  const needed = ElfFile.neededLibrariesOf(join(prebuilt, cpuBackend));
   assert.ok(needed.includes('libggml-base.so'), needed.join(', '));
   assert.is(ggmlBaseLinkProblem(needed), undefined);
   // CMake's default soname, which the H200 build of 2026-11-30 needed (and found in the build tree).

@@ -191,14 +191,7 @@ function findBuilt(buildDir: string): string {
 function checkBuild(built: string, arch: number, prebuiltFolder: string): void {
   const summary = summarizeFatBinary(readFatBinary(built));
   if (!summary.sass.includes(arch)) throw new BackendBuildError(`${built} holds no machine code for ${smName(arch)} (it has SASS for ${summary.sass.join(', ') || 'nothing'})`);
-  const elf = ElfFile.open(built);
-  let needed: string[];
-  try {
-    needed = elf.neededLibraries();
-  } finally {
-    elf.close();
-  }
-  const baseProblem = ggmlBaseLinkProblem(needed);
+  const baseProblem = ggmlBaseLinkProblem(ElfFile.neededLibrariesOf(built));
   if (baseProblem) throw new BackendBuildError(`${built} ${baseProblem}`);
   const wanted = dynamicSymbols(built, true).filter((name) => name.startsWith('ggml_') || name.startsWith('gguf_'));
   const offered = new Set(dynamicSymbols(join(prebuiltFolder, 'libggml-base.so'), false));

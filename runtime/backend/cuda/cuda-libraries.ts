@@ -73,14 +73,7 @@ function judge(label: string, cudaFile: string, where: Pick<CudaLibrary, 'folder
 
 /** The CUDA runtime libraries (libcudart, libcublas, …) the file links against that cannot be loaded here. */
 function missingCudaRuntimes(file: string): string[] {
-  const elf = ElfFile.open(file);
-  let needed: string[];
-  try {
-    needed = elf.neededLibraries().filter((name) => /^libcu(?!da\.so)/.test(name));
-  } finally {
-    elf.close();
-  }
-  return needed.filter((name) => !canLoadLibrary(name));
+  return ElfFile.neededLibrariesOf(file).filter((name) => /^libcu(?!da\.so)/.test(name) && !canLoadLibrary(name));
 }
 
 /**

@@ -24,6 +24,16 @@ export class ElfFile {
     private readonly fd: number,
   ) {}
 
+  /** The sonames `path` links against, in order (opens and closes the file). */
+  static neededLibrariesOf(path: string): string[] {
+    const elf = ElfFile.open(path);
+    try {
+      return elf.neededLibraries();
+    } finally {
+      elf.close();
+    }
+  }
+
   /** Opens the file and reads its section table; close() when done. */
   static open(path: string): ElfFile {
     const elf = new ElfFile(path, openSync(path, 'r'));
