@@ -91,22 +91,19 @@ if (variants.length) {
   }
 }
 
-// Sampled at temperature 1 in the graph against the host path, both at the top concurrency.
-for (const c of concurrencies) {
-  const [host, device] = [report('lmforge-sampled', c), report('lmforge-sampled-device', c)];
-  if (host && device) say(`\nsampled (temperature 1) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}`);
-}
-
-// Logprobs in the graph against logprobs on the host, both at the top concurrency.
-for (const c of concurrencies) {
-  const [host, device] = [report('lmforge-logprobs', c), report('lmforge-logprobs-device', c)];
-  if (host && device) say(`\nlogprobs (top 5) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}`);
-}
-
-// Every sampling stage at once (penalties, lmforge's own links) in the graph against the host path.
-for (const c of concurrencies) {
-  const [host, device] = [report('lmforge-every-stage', c), report('lmforge-every-stage-device', c)];
-  if (host && device) say(`every stage (temperature 0.8, top_p, 3 penalties, top_n_sigma, typical_p, XTC, DRY) at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}, failed ${device.failed ?? '-'} / ${host.failed ?? '-'}`);
+// Each host / device pair (run-suite.sh) at the top concurrency: the graph against the host path.
+const pairs = [
+  ['lmforge-sampled', 'sampled (temperature 1)'],
+  ['lmforge-logprobs', 'logprobs (top 5)'],
+  ['lmforge-every-stage', 'every stage (temperature 0.8, top_p, 3 penalties, top_n_sigma, typical_p, XTC, DRY)'],
+];
+let pairLines = 0;
+for (const [name, label] of pairs) {
+  for (const c of concurrencies) {
+    const [host, device] = [report(name, c), report(`${name}-device`, c)];
+    if (!host || !device) continue;
+    say(`${pairLines++ === 0 ? '\n' : ''}${label} at c=${c}: device ${fixed(device.output_throughput)} tok/s, host ${fixed(host.output_throughput)} tok/s, device / host ${fixed(device.output_throughput / host.output_throughput, 2)}, failed ${device.failed ?? '-'} / ${host.failed ?? '-'}`);
+  }
 }
 
 const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
