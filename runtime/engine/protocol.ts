@@ -235,8 +235,9 @@ export interface EngineStats {
   /** Every step's count and wall time by width, mixed ones (prompt tokens, drafts) too, when created with profileSteps. */
   allSteps?: StepWallTotals;
   /**
-   * Sampling on the device: sampler chains attached to or taken from sequence ids, each of which
-   * made llama.cpp re-plan its graph (device-sampling.ts keeps them attached for the next alike).
+   * Sampling on the device: steps that re-planned llama.cpp's graph because a sampler chain was
+   * attached to or taken from a sequence id (device-sampling.ts keeps them attached, and leaves
+   * idle copies, for the next alike).
    */
   samplerReplans?: number;
 }
