@@ -8,6 +8,10 @@
 // `undefined` check per phase. Only pure decode steps (no prompt tokens) count, the shape
 // bench/engine/decode-floor.c times, so the figures compare with it directly; they are kept
 // apart by the number of sequences a step decoded, so that a bench reads the steps of one width.
+// Each pure decode step also adds the KV cells in use when it ran (running and cached sequences'):
+// llama.cpp's attention, and the mask it builds on the host, cover at least that many cells for
+// every query, so a step's cost at one width grows with them, and two runs (the server's steps,
+// bench:host's loop) compare only at like cells.
 // Every step, pure decode or not, is also counted with its wall time alone (allSteps): a server's
 // steps are mostly mixed, and their share says what the pure decode figures leave out.
 import { performance } from 'node:perf_hooks';
@@ -21,6 +25,8 @@ export interface StepTotals {
   /** Whole steps, first phase to last. */
   wallMs: number;
   phasesMs: Record<StepPhase, number>;
+  /** The KV cells in use at each step, summed over the steps (their mean: cells / steps). */
+  cells: number;
 }
 
 /** StepTotals by the number of sequences the steps decoded. */
@@ -66,16 +72,17 @@ export class StepProfile {
     this.current[phase] -= ms;
   }
 
-  /** Closes the step of `sequences` decoding streams; its phases count only when it had no prompt token nor draft. */
-  end(pureDecode: boolean, sequences: number): void {
+  /** Closes the step of `sequences` decoding streams over `cells` KV cells in use; its phases count only when it had no prompt token nor draft. */
+  end(pureDecode: boolean, sequences: number, cells: number): void {
     const wallMs = this.mark - this.stepStart;
     const walls = (this.walls[sequences] ??= { steps: 0, wallMs: 0 });
     walls.steps++;
     walls.wallMs += wallMs;
     if (!pureDecode) return;
-    const totals = (this.totals[sequences] ??= { steps: 0, wallMs: 0, phasesMs: emptyPhases() });
+    const totals = (this.totals[sequences] ??= { steps: 0, wallMs: 0, phasesMs: emptyPhases(), cells: 0 });
     totals.steps++;
     totals.wallMs += wallMs;
+    totals.cells += cells;
     for (const phase of STEP_PHASES) totals.phasesMs[phase] += this.current[phase];
   }
 
@@ -98,5 +105,5 @@ export function stepTotalsBetween(before: StepProfileTotals, after: StepProfileT
   const b = before[width];
   const phasesMs = emptyPhases();
   for (const phase of STEP_PHASES) phasesMs[phase] = (a?.phasesMs[phase] ?? 0) - (b?.phasesMs[phase] ?? 0);
-  return { steps: (a?.steps ?? 0) - (b?.steps ?? 0), wallMs: (a?.wallMs ?? 0) - (b?.wallMs ?? 0), phasesMs };
+  return { steps: (a?.steps ?? 0) - (b?.steps ?? 0), wallMs: (a?.wallMs ?? 0) - (b?.wallMs ?? 0), phasesMs, cells: (a?.cells ?? 0) - (b?.cells ?? 0) };
 }

@@ -11,6 +11,8 @@ export interface StepProfileRow {
   steps: number;
   step_ms: number | null;
   phases_ms: Record<StepPhase, number> | null;
+  /** KV cells in use at a pure decode step, on average (running and cached sequences'): what attention covers at least. */
+  cells_in_use: number | null;
   mixed_steps: number;
   mixed_step_ms: number | null;
 }
@@ -42,6 +44,7 @@ export function stepProfileReport(pure: StepProfileTotals = {}, all: StepWallTot
       steps,
       step_ms: meanOf(decodes?.wallMs ?? 0, steps),
       phases_ms: decodes ? (Object.fromEntries(STEP_PHASES.map((phase) => [phase, decodes.phasesMs[phase] / decodes.steps])) as Record<StepPhase, number>) : null,
+      cells_in_use: meanOf(decodes?.cells ?? 0, steps),
       mixed_steps: mixed,
       mixed_step_ms: meanOf(mixedWallMs, mixed),
     };

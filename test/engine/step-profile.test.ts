@@ -22,11 +22,14 @@ const request = { prompt: 'The quick brown fox', maxTokens: 8, ignoreEos: true, 
 
 test('each decode step of a request is counted once, with its phases adding up to the step', async ({ profiled }) => {
   const before = (await profiled.stats()).stepProfile!;
-  await runToEnd(profiled, request);
+  const { promptTokens } = await runToEnd(profiled, request);
   const after = (await profiled.stats()).stepProfile!;
   // The first token comes from the prompt's step, which is no pure decode; the other 7 each take one.
   const one = stepTotalsBetween(before, after, 1);
   assert.is(one.steps, 7);
+  // The engine's first request: its cells alone are in use, the prompt's and one more each step
+  // (the token it decodes), so 7 steps hold promptTokens + 1 … promptTokens + 7 cells.
+  assert.is(one.cells, 7 * promptTokens + 28);
   assert.equal(Object.keys(after), ['1']);
   const phases = STEP_PHASES.map((phase) => one.phasesMs[phase]);
   for (const [i, ms] of phases.entries()) assert.ok(ms >= 0, `${STEP_PHASES[i]} is ${ms} ms`);

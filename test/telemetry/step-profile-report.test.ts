@@ -11,12 +11,12 @@ const phases = (ms: number): Record<StepPhase, number> => Object.fromEntries(STE
 
 test('means by width; mixed steps are every step less the pure decodes', () => {
   const report = stepProfileReport(
-    { 2: { steps: 4, wallMs: 36, phasesMs: phases(4) } },
+    { 2: { steps: 4, wallMs: 36, phasesMs: phases(4), cells: 400 } },
     { 0: { steps: 1, wallMs: 5 }, 2: { steps: 6, wallMs: 56 } },
   );
   assert.equal(report.widths, [
-    { width: 0, steps: 0, step_ms: null, phases_ms: null, mixed_steps: 1, mixed_step_ms: 5 },
-    { width: 2, steps: 4, step_ms: 9, phases_ms: phases(1), mixed_steps: 2, mixed_step_ms: 10 },
+    { width: 0, steps: 0, step_ms: null, phases_ms: null, cells_in_use: null, mixed_steps: 1, mixed_step_ms: 5 },
+    { width: 2, steps: 4, step_ms: 9, phases_ms: phases(1), cells_in_use: 100, mixed_steps: 2, mixed_step_ms: 10 },
   ]);
   assert.equal(report.mixed, { steps: 3, step_ms: 25 / 3 });
 });
@@ -32,7 +32,7 @@ test('StepProfile counts every step by width, and only the pure decodes in its p
   const step = (pure: boolean, width: number) => {
     profile.begin();
     profile.lap('decode');
-    profile.end(pure, width);
+    profile.end(pure, width, 10 * width);
   };
   step(false, 0);
   step(true, 3);
@@ -45,6 +45,8 @@ test('StepProfile counts every step by width, and only the pure decodes in its p
   assert.is(all[3]!.steps, 3);
   assert.equal(Object.keys(pure), ['3']);
   assert.is(pure[3]!.steps, 2);
+  // Cells are summed over the pure decodes only: two steps over 30 cells each.
+  assert.is(pure[3]!.cells, 60);
   assert.ok(all[3]!.wallMs >= pure[3]!.wallMs);
   // A copy: later steps leave a snapshot as it was.
   step(false, 3);

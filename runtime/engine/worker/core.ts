@@ -308,7 +308,7 @@ export class EngineCore {
       profile?.lap('collect');
       this.flushEvents();
       profile?.lap('emit');
-      profile?.end(plan.tokens === plan.decoding && plan.drafted === 0, plan.decoding);
+      profile?.end(plan.tokens === plan.decoding && plan.drafted === 0, plan.decoding, this.kv.usedCells);
     }
   }
 
