@@ -1,4 +1,4 @@
-// `npm run bench:host [-- --widths 1,16,32,64,256] [--tokens 64] [--reps 5] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--node-floor] [--cpu-prof DIR] [--json]`
+// `npm run bench:host [-- --widths 1,16,32,64,256] [--tokens 64] [--prompt-tokens 1] [--reps 5] [--threads N] [--baseline REF] [--model PATH] [--device cpu|cuda] [--sampling auto|host|device] [--prefix-cache off|on] [--node-floor] [--cpu-prof DIR] [--json]`
 // The engine's host cost per decode step. On the tiny fixture model (the default) the model's
 // own work is nearly free, so a step's time is what the engine spends around llama_decode plus
 // llama.cpp's host side. Each width is measured three ways, in turn (order reversed every
@@ -55,6 +55,7 @@ cli.option('--model <path>', 'GGUF file', { default: join(repoRoot, 'fixtures/.c
 cli.option('--device <spec>', 'cpu, or cuda (all layers on the card)', { default: 'cpu' });
 cli.option('--widths <list>', 'Concurrent sequences, comma-separated', { default: '1,16,32,64,256' });
 cli.option('--tokens <n>', 'Tokens generated per sequence', { default: 64 });
+cli.option('--prompt-tokens <n>', 'Prompt length per sequence, in tokens (about: " the" repeated)', { default: 1 });
 // Five: on a shared machine one round in three moved a 3-round median by over 10% (README, bench:host).
 cli.option('--reps <n>', 'Rounds', { default: 5 });
 cli.option('--threads <n>', 'Decode threads', { default: Math.min(2, availableParallelism()) });
@@ -69,6 +70,7 @@ const { options } = cli.parse();
 if (options.help) process.exit(0);
 const widths = String(options.widths).split(',').map(Number);
 const maxTokens = Number(options.tokens);
+const promptTokens = Number(options.promptTokens);
 const reps = Number(options.reps);
 const threads = Number(options.threads);
 const device = String(options.device);
@@ -76,17 +78,20 @@ const modelPath = String(options.model);
 const json = options.json === true;
 const sampling = String(options.sampling);
 const prefixCache = String(options.prefixCache);
-if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1) || !SAMPLING_SETTINGS.includes(sampling as SamplingSetting) || !['on', 'off'].includes(prefixCache)) {
-  console.error(`bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --reps ≥ 1, --threads ≥ 1, --sampling one of ${SAMPLING_SETTINGS.join(', ')}, --prefix-cache on or off`);
+if (!widths.every((w) => Number.isInteger(w) && w >= 1) || !(maxTokens >= 4) || !(Number.isInteger(promptTokens) && promptTokens >= 1) || !(reps >= 1) || !(Number.isInteger(threads) && threads >= 1) || !SAMPLING_SETTINGS.includes(sampling as SamplingSetting) || !['on', 'off'].includes(prefixCache)) {
+  console.error(`bench:host: --widths must be whole numbers ≥ 1, --tokens ≥ 4, --prompt-tokens ≥ 1, --reps ≥ 1, --threads ≥ 1, --sampling one of ${SAMPLING_SETTINGS.join(', ')}, --prefix-cache on or off`);
   process.exit(1);
 }
 const maxWidth = Math.max(...widths);
-// One token: every sequence's first step is then a one-token step like any decode, so all
-// `width` start together (longer prompts complete a few per step on a CPU, and at 256 the first
-// sequences finished before the last began) and every step of the run is a steady one.
-const promptText = 'The';
+// One token by default: every sequence's first step is then a one-token step like any decode, so
+// all `width` start together (longer prompts complete a few per step on a CPU, and at 256 the
+// first sequences finished before the last began) and every step of the run is a steady one.
+// --prompt-tokens gives the steps the server's contexts instead (its bench rows send 128 tokens):
+// llama.cpp's attention and the mask it builds on the host cover every cell in use, so a step's
+// cost grows with the contexts, and a loop of short ones is not the server's step.
+const promptText = 'The' + ' the'.repeat(promptTokens - 1);
 // Every sequence holds its prompt and its tokens at once: the pool is sized so the widest step fits.
-const cells = maxWidth * (maxTokens + 64);
+const cells = maxWidth * (maxTokens + promptTokens + 64);
 
 /** A line-protocol child: one JSON line when ready, one per request line. */
 class LineChild {
@@ -222,6 +227,8 @@ try {
       js_ms: profiledStepMs - decodeMs - deviceMs,
       decode_ms: decodeMs,
       phases_ms: phases,
+      // KV cells in use at the profiled steps, on average: what the server's /debug/step-profile gives as cells_in_use.
+      cells_in_use: median(list.map((r) => perStep(r.engine, (p) => p.cells))),
       floor_step_ms: median(list.map((r) => stepMs(r.floor))),
       engine_over_floor: median(list.map((r) => r.floor.seconds / r.floor.tokens / (r.engine.seconds / r.engine.tokens))),
       // CPU time per sequence-step, every thread of each process: what a loaded machine disturbs least.
@@ -247,6 +254,7 @@ try {
           }
         : {}),
       tokens: maxTokens,
+      prompt_tokens: promptTokens,
       reps,
       threads,
       device,
@@ -260,7 +268,7 @@ try {
   if (json) {
     for (const row of rows) console.log(JSON.stringify(row));
   } else {
-    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, sampling ${sampling}, prefix cache ${prefixCache}, ${threads} threads, ${maxTokens - 1} decode steps per sequence, median of ${reps} rounds`);
+    console.log(`\nhost cost per decode step, ${basename(modelPath)}, ${device}, sampling ${sampling}, prefix cache ${prefixCache}, ${threads} threads, ${maxTokens - 1} decode steps per sequence after a prompt of ${promptTokens} token${promptTokens === 1 ? '' : 's'}, median of ${reps} rounds`);
     const head = ['width', 'step ms', 'µs/seq-step', 'JS ms', 'decode ms', 'floor ms', 'eng/floor', ...(baseline ? ['base/floor', 'eng/base'] : []), 'cpu µs/s-s', 'floor cpu', 'cpu e/f', ...(baseline ? ['cpu b/f'] : []), ...(nodeFloor ? ['node/floor', 'cpu n/f'] : [])];
     console.log(head.map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(12))).join(''));
     for (const row of rows) {
@@ -271,9 +279,9 @@ try {
       if (nodeFloor) cells.push(row.node_floor_over_floor!.toFixed(3), row.node_floor_over_floor_cpu!.toFixed(3));
       console.log(String(row.width).padEnd(6) + cells.map((c) => c.padStart(12)).join(''));
     }
-    console.log(`\nthe engine thread's step, ms by phase (decode steps only)`);
-    console.log(['width', ...STEP_PHASES].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
-    for (const row of rows) console.log(String(row.width).padEnd(6) + STEP_PHASES.map((phase) => row.phases_ms[phase].toFixed(3).padStart(9)).join(''));
+    console.log(`\nthe engine thread's step, ms by phase (decode steps only), and the KV cells in use at them on average`);
+    console.log(['width', ...STEP_PHASES, 'cells'].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
+    for (const row of rows) console.log(String(row.width).padEnd(6) + STEP_PHASES.map((phase) => row.phases_ms[phase].toFixed(3).padStart(9)).join('') + row.cells_in_use.toFixed(0).padStart(9));
     console.log(`\nthe engine process's CPU per step, ms by thread (each thread's share of a run), against the floor's`);
     console.log(['width', 'engine', 'main', 'other', 'all', 'floor', ...(nodeFloor ? ['node fl.'] : [])].map((h, i) => (i === 0 ? h.padEnd(6) : h.padStart(9))).join(''));
     for (const row of rows) {
