@@ -11,6 +11,9 @@
 #   2. the same rows against llama-server (--parallel 64 --ctx-size 65536 --kv-unified -ngl 999);
 #   3. bench/host.ts when the tree has it (the step's phases, the C and node floors, the engine
 #      process's busiest functions);
+#   3b. bench/host.ts at the rows' shapes (the top concurrency, prompts of --input-len tokens,
+#      --output-len tokens): the loop over contexts as long as the server's, so that its step
+#      and cells in use read beside the server's own at that width;
 #   4. lmforge --sampling device at the busy rows; then sampled requests (temperature 1) at the
 #      top concurrency, on the host path and with --sampling device;
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat, and predicted last);
@@ -223,6 +226,15 @@ if [[ -f bench/host.ts ]] && fits bench/host.ts 60; then
   say "bench/host.ts: exit $?"
   compgen -G "$run/host-prof/*.cpuprofile" >/dev/null &&
     node "$root/bench/cpu-profile-top.mjs" --top 20 "$run"/host-prof/*.cpuprofile >"$results/host-profile.txt" 2>>"$logs/host.log"
+fi
+
+# The loop at the rows' shapes: issue 29's 2026-11-30 run found the server's steps at 64 twice the
+# loop's, whose contexts held ~40 cells a sequence against up to 384 in the server's.
+if [[ -f bench/host.ts ]] && fits "bench/host.ts at the rows' shapes" 45; then
+  say "bench/host.ts at the rows' shapes"
+  DECODE_FLOOR_SRC=$src timeout "$(within 90)" "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$top" --tokens "$output_len" \
+    --prompt-tokens "$input_len" --reps 1 --threads "$threads" >"$results/host-server-shapes.txt" 2>>"$logs/host.log"
+  say "bench/host.ts at the rows' shapes: exit $?"
 fi
 
 # Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row),
