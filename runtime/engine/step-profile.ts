@@ -11,7 +11,11 @@
 // Each pure decode step also adds the KV cells in use when it ran (running and cached sequences'):
 // llama.cpp's attention, and the mask it builds on the host, cover at least that many cells for
 // every query, so a step's cost at one width grows with them, and two runs (the server's steps,
-// bench:host's loop) compare only at like cells.
+// bench:host's loop) compare only at like cells. It also counts the pure decodes that follow a
+// pure decode of the same width: only a step shaped as the one before can run the graph
+// llama.cpp built for it again (and, on CUDA, the CUDA graph captured from it), so their share
+// says how much of a server's traffic could take that fast path, where bench:host's loop
+// always repeats its shape.
 // Every step, pure decode or not, is also counted with its wall time alone (allSteps): a server's
 // steps are mostly mixed, and their share says what the pure decode figures leave out.
 import { performance } from 'node:perf_hooks';
@@ -27,6 +31,8 @@ export interface StepTotals {
   phasesMs: Record<StepPhase, number>;
   /** The KV cells in use at each step, summed over the steps (their mean: cells / steps). */
   cells: number;
+  /** Steps that followed a pure decode of the same width (a batch shaped as the one before). */
+  repeats: number;
 }
 
 /** StepTotals by the number of sequences the steps decoded. */
@@ -48,6 +54,8 @@ export class StepProfile {
   private readonly current = emptyPhases();
   private stepStart = 0;
   private mark = 0;
+  /** The width of the step before when it was a pure decode, else -1. */
+  private lastPureWidth = -1;
 
   /** Opens a step; the time until the next `lap` goes to that lap's phase. */
   begin(): void {
@@ -78,11 +86,14 @@ export class StepProfile {
     const walls = (this.walls[sequences] ??= { steps: 0, wallMs: 0 });
     walls.steps++;
     walls.wallMs += wallMs;
+    const repeat = pureDecode && this.lastPureWidth === sequences;
+    this.lastPureWidth = pureDecode ? sequences : -1;
     if (!pureDecode) return;
-    const totals = (this.totals[sequences] ??= { steps: 0, wallMs: 0, phasesMs: emptyPhases(), cells: 0 });
+    const totals = (this.totals[sequences] ??= { steps: 0, wallMs: 0, phasesMs: emptyPhases(), cells: 0, repeats: 0 });
     totals.steps++;
     totals.wallMs += wallMs;
     totals.cells += cells;
+    if (repeat) totals.repeats++;
     for (const phase of STEP_PHASES) totals.phasesMs[phase] += this.current[phase];
   }
 
@@ -105,5 +116,5 @@ export function stepTotalsBetween(before: StepProfileTotals, after: StepProfileT
   const b = before[width];
   const phasesMs = emptyPhases();
   for (const phase of STEP_PHASES) phasesMs[phase] = (a?.phasesMs[phase] ?? 0) - (b?.phasesMs[phase] ?? 0);
-  return { steps: (a?.steps ?? 0) - (b?.steps ?? 0), wallMs: (a?.wallMs ?? 0) - (b?.wallMs ?? 0), phasesMs, cells: (a?.cells ?? 0) - (b?.cells ?? 0) };
+  return { steps: (a?.steps ?? 0) - (b?.steps ?? 0), wallMs: (a?.wallMs ?? 0) - (b?.wallMs ?? 0), phasesMs, cells: (a?.cells ?? 0) - (b?.cells ?? 0), repeats: (a?.repeats ?? 0) - (b?.repeats ?? 0) };
 }

@@ -73,7 +73,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: 'GET',
     path: '/debug/step-profile',
     summary:
-      "The engine's steps by decode width (sequences a step decoded): pure decode steps with their mean ms, mean ms per phase (plan, batch, decode, device, sample, commit, collect, emit, yield) and mean KV cells in use, and the mixed steps (prompt tokens or drafts in the step) with their count and mean ms.",
+      "The engine's steps by decode width (sequences a step decoded): pure decode steps with their mean ms, mean ms per phase (plan, batch, decode, device, sample, commit, collect, emit, yield) mean KV cells in use and how many followed a pure decode of the same width, and the mixed steps (prompt tokens or drafts in the step) with their count and mean ms.",
     onlyWith: '--profile-steps',
   },
 ];

@@ -13,6 +13,8 @@ export interface StepProfileRow {
   phases_ms: Record<StepPhase, number> | null;
   /** KV cells in use at a pure decode step, on average (running and cached sequences'): what attention covers at least. */
   cells_in_use: number | null;
+  /** Pure decode steps that followed a pure decode of the same width: a batch shaped as the one before, whose graph llama.cpp can run again. */
+  repeat_steps: number;
   mixed_steps: number;
   mixed_step_ms: number | null;
 }
@@ -45,6 +47,7 @@ export function stepProfileReport(pure: StepProfileTotals = {}, all: StepWallTot
       step_ms: meanOf(decodes?.wallMs ?? 0, steps),
       phases_ms: decodes ? (Object.fromEntries(STEP_PHASES.map((phase) => [phase, decodes.phasesMs[phase] / decodes.steps])) as Record<StepPhase, number>) : null,
       cells_in_use: meanOf(decodes?.cells ?? 0, steps),
+      repeat_steps: decodes?.repeats ?? 0,
       mixed_steps: mixed,
       mixed_step_ms: meanOf(mixedWallMs, mixed),
     };

@@ -30,6 +30,8 @@ test('each decode step of a request is counted once, with its phases adding up t
   // The engine's first request: its cells alone are in use, the prompt's and one more each step
   // (the token it decodes), so 7 steps hold promptTokens + 1 … promptTokens + 7 cells.
   assert.is(one.cells, 7 * promptTokens + 28);
+  // The first pure decode follows the prompt's step; each of the 6 others repeats its shape.
+  assert.is(one.repeats, 6);
   assert.equal(Object.keys(after), ['1']);
   const phases = STEP_PHASES.map((phase) => one.phasesMs[phase]);
   for (const [i, ms] of phases.entries()) assert.ok(ms >= 0, `${STEP_PHASES[i]} is ${ms} ms`);

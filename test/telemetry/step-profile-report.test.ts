@@ -11,12 +11,12 @@ const phases = (ms: number): Record<StepPhase, number> => Object.fromEntries(STE
 
 test('means by width; mixed steps are every step less the pure decodes', () => {
   const report = stepProfileReport(
-    { 2: { steps: 4, wallMs: 36, phasesMs: phases(4), cells: 400 } },
+    { 2: { steps: 4, wallMs: 36, phasesMs: phases(4), cells: 400, repeats: 3 } },
     { 0: { steps: 1, wallMs: 5 }, 2: { steps: 6, wallMs: 56 } },
   );
   assert.equal(report.widths, [
-    { width: 0, steps: 0, step_ms: null, phases_ms: null, cells_in_use: null, mixed_steps: 1, mixed_step_ms: 5 },
-    { width: 2, steps: 4, step_ms: 9, phases_ms: phases(1), cells_in_use: 100, mixed_steps: 2, mixed_step_ms: 10 },
+    { width: 0, steps: 0, step_ms: null, phases_ms: null, cells_in_use: null, repeat_steps: 0, mixed_steps: 1, mixed_step_ms: 5 },
+    { width: 2, steps: 4, step_ms: 9, phases_ms: phases(1), cells_in_use: 100, repeat_steps: 3, mixed_steps: 2, mixed_step_ms: 10 },
   ]);
   assert.equal(report.mixed, { steps: 3, step_ms: 25 / 3 });
 });
@@ -47,11 +47,19 @@ test('StepProfile counts every step by width, and only the pure decodes in its p
   assert.is(pure[3]!.steps, 2);
   // Cells are summed over the pure decodes only: two steps over 30 cells each.
   assert.is(pure[3]!.cells, 60);
+  // Neither pure decode followed one of its width (a mixed step came between).
+  assert.is(pure[3]!.repeats, 0);
   assert.ok(all[3]!.wallMs >= pure[3]!.wallMs);
   // A copy: later steps leave a snapshot as it was.
   step(false, 3);
   assert.is(all[3]!.steps, 3);
   assert.is(profile.allSteps()[3]!.steps, 4);
+  // A pure decode after a mixed step is no repeat; the next of its width is, one of another width not.
+  step(true, 3);
+  step(true, 3);
+  step(true, 2);
+  assert.is(profile.snapshot()[3]!.repeats, 1);
+  assert.is(profile.snapshot()[2]!.repeats, 0);
   assert.equal(stepProfileReport(profile.snapshot(), profile.allSteps()).mixed.steps, 3);
 });
 
