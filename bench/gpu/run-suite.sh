@@ -14,6 +14,8 @@
 #   3b. bench/host.ts at the rows' shapes (the top concurrency, prompts of --input-len tokens,
 #      --output-len tokens): the loop over contexts as long as the server's, so that its step
 #      and cells in use read beside the server's own at that width;
+#   3c. on CUDA, bench/host.ts at the top width with GGML_CUDA_DISABLE_GRAPHS=1 (whether the
+#      CUDA graphs the loop's repeated shapes replay are what the server's steps miss);
 #   4. lmforge --sampling device at the busy rows; then sampled requests (temperature 1) at the
 #      top concurrency, on the host path and with --sampling device;
 #   5. bench:speculative (widths 1 and 4; rewrite, json, chat, and predicted last);
@@ -235,6 +237,17 @@ if [[ -f bench/host.ts ]] && fits "bench/host.ts at the rows' shapes" 45; then
   DECODE_FLOOR_SRC=$src timeout "$(within 90)" "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$top" --tokens "$output_len" \
     --prompt-tokens "$input_len" --reps 1 --threads "$threads" >"$results/host-server-shapes.txt" 2>>"$logs/host.log"
   say "bench/host.ts at the rows' shapes: exit $?"
+fi
+
+# The loop at the top width with ggml's CUDA graphs off: a step replays the CUDA graph captured
+# from the one before only when its shape repeats, which the loop's always does and a server's
+# often does not (its repeat_steps); if the loop without them slows to the server's step, that
+# is the gap. A small row: 32 tokens, the first host.ts's shape.
+if [[ -f bench/host.ts && $device == cuda ]] && fits "bench/host.ts without CUDA graphs" 40; then
+  say "bench/host.ts without CUDA graphs"
+  GGML_CUDA_DISABLE_GRAPHS=1 DECODE_FLOOR_SRC=$src timeout "$(within 90)" "${tsx[@]}" bench/host.ts --model "$model" --device "$device" --widths "$top" --tokens 32 \
+    --reps 1 --threads "$threads" >"$results/host-no-cuda-graphs.txt" 2>>"$logs/host.log"
+  say "bench/host.ts without CUDA graphs: exit $?"
 fi
 
 # Sampling in the graph (--sampling auto is the host path: JavaScript over each logits row),

@@ -144,13 +144,15 @@ for (const file of readdirSync(dir).filter((n) => /^step-profile-.*\.json$/.test
   if (!steps?.widths) continue;
   const frequent = [...steps.widths].sort((a, b) => b.steps - a.steps).slice(0, 2).map((row) => row.width);
   const rows = steps.widths.filter((row) => row.steps >= 8 && (concurrencies.includes(row.width) || frequent.includes(row.width)));
-  say(`\nthe server's own steps (${file.replace(/^step-profile-|\.json$/g, '')} --profile-steps), ms by phase (pure decode steps), and the KV cells in use at them`);
-  say(['width', 'steps', 'step ms', ...steps.phases, 'cells'].map((h) => h.padStart(8)).join(' '));
-  for (const row of rows) say([row.width, row.steps, fixed(row.step_ms, 3), ...steps.phases.map((phase) => fixed(row.phases_ms[phase], 3)), fixed(row.cells_in_use, 0)].map((v) => String(v).padStart(8)).join(' '));
+  say(`\nthe server's own steps (${file.replace(/^step-profile-|\.json$/g, '')} --profile-steps), ms by phase (pure decode steps), the KV cells in use at them, and the share of them shaped as the step before (repeat)`);
+  say(['width', 'steps', 'step ms', ...steps.phases, 'cells', 'repeat'].map((h) => h.padStart(8)).join(' '));
+  for (const row of rows) say([row.width, row.steps, fixed(row.step_ms, 3), ...steps.phases.map((phase) => fixed(row.phases_ms[phase], 3)), fixed(row.cells_in_use, 0), row.repeat_steps === undefined ? '-' : `${fixed((100 * row.repeat_steps) / row.steps)}%`].map((v) => String(v).padStart(8)).join(' '));
   say(`mixed steps (prompt tokens or drafts in the step): ${steps.mixed.steps}, mean ${fixed(steps.mixed.step_ms, 3)} ms`);
 }
 const shapes = read('host-server-shapes.txt');
 if (shapes) say(`\nbench/host.ts at the rows' shapes (prompts and outputs as long as the server's, the top concurrency):\n${shapes.trim().split('\n').slice(0, 8).join('\n')}`);
+const noGraphs = read('host-no-cuda-graphs.txt');
+if (noGraphs) say(`\nbench/host.ts with GGML_CUDA_DISABLE_GRAPHS=1 (the top width):\n${noGraphs.trim().split('\n').slice(0, 8).join('\n')}`);
 const hostDevice = read('host-device.txt');
 if (hostDevice) say(`\nbench/host.ts --sampling device (tokens chosen in the graph):\n${hostDevice.trim().split('\n').slice(0, 16).join('\n')}`);
 const profile = read('host-profile.txt');
