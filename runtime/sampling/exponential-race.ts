@@ -23,22 +23,37 @@ export function raceUniform(id: number, key1: number, key2: number): number {
 /**
  * The winning token id, weighted by `mass` (and among the ids set in `kept`, when given); -1 when
  * every candidate has mass 0. Since -ln(u) ≥ 1 - u, a token whose lower bound (1 - u) / m cannot
- * beat the best key is skipped without a logarithm: most of a long tail costs one hash.
+ * beat the best key is skipped without a logarithm: most of a long tail costs one hash. With
+ * `kept` (top_p's nucleus, often a few dozen ids of a 50k vocabulary) only its set bits are
+ * visited, lowest id first as in the full walk, so the winner is the same.
  */
 export function exponentialRace(mass: Float64Array, size: number, key1: number, key2: number, kept?: Uint32Array): number {
-  let best = Infinity;
-  let winner = -1;
-  for (let id = 0; id < size; id++) {
-    const m = mass[id]!;
-    if (!(m > 0)) continue;
-    if (kept !== undefined && ((kept[id >>> 5]! >>> (id & 31)) & 1) === 0) continue;
-    const u = raceUniform(id, key1, key2);
-    if ((1 - u) / m >= best) continue;
-    const key = -Math.log(u) / m;
-    if (key < best) {
-      best = key;
-      winner = id;
+  const race = { best: Infinity, winner: -1 };
+  if (kept === undefined) {
+    for (let id = 0; id < size; id++) enter(race, id, mass[id]!, key1, key2);
+    return race.winner;
+  }
+  const words = (size + 31) >>> 5;
+  for (let word = 0; word < words; word++) {
+    let bits = kept[word]!;
+    while (bits !== 0) {
+      const low = bits & -bits;
+      const id = (word << 5) + 31 - Math.clz32(low);
+      bits ^= low;
+      if (id < size) enter(race, id, mass[id]!, key1, key2);
     }
   }
-  return winner;
+  return race.winner;
+}
+
+/** Token `id` of mass `m` enters the race: it leads when its key is the smallest so far (ties: the earlier id). */
+function enter(race: { best: number; winner: number }, id: number, m: number, key1: number, key2: number): void {
+  if (!(m > 0)) return;
+  const u = raceUniform(id, key1, key2);
+  if ((1 - u) / m >= race.best) return;
+  const key = -Math.log(u) / m;
+  if (key < race.best) {
+    race.best = key;
+    race.winner = id;
+  }
 }

@@ -28,6 +28,27 @@ test('the winner follows the masses', () => {
   for (let i = 0; i < 100; i++) assert.ok([0, 2].includes(exponentialRace(mass, 4, i, i * 7, kept)), 'only kept ids win');
 });
 
+test('with a kept set the winner is the full race\'s over the kept ids alone (its bits walked, ids past the vocabulary ignored)', () => {
+  const rng = new SeededRng(29);
+  for (let trial = 0; trial < 2_000; trial++) {
+    const size = 1 + (rng.nextUint32() % 200);
+    const mass = new Float64Array(size);
+    for (let i = 0; i < size; i++) mass[i] = rng.nextFloat() < 0.2 ? 0 : rng.nextFloat() ** 4;
+    // Some sets dense, some sparse, and bits set past `size` in the last word.
+    const density = rng.nextFloat();
+    const kept = new Uint32Array(((size + 31) >>> 5) + 1);
+    const masked = new Float64Array(size);
+    for (let id = 0; id < kept.length * 32; id++) {
+      if (rng.nextFloat() >= density) continue;
+      kept[id >>> 5]! |= 1 << (id & 31);
+      if (id < size) masked[id] = mass[id]!;
+    }
+    const key1 = rng.nextUint32();
+    const key2 = rng.nextUint32();
+    assert.is(exponentialRace(mass, size, key1, key2, kept), exponentialRace(masked, size, key1, key2), `trial ${trial}`);
+  }
+});
+
 test('a seeded draw from a flat 50k distribution survives relative logit noise of 1e-3 (an inverse-CDF walk flips about 65 of these 300)', () => {
   const size = 50_000;
   const scratch = new SamplingScratch(size);
