@@ -13,6 +13,11 @@
 //
 // Expected O(n) overall, and nothing is sorted: the kept set comes back as a bitset over token
 // ids, which the sampler walks in id order.
+//
+// Most draws need neither pass over the vocabulary: the sampler's exp pass sets aside the tokens
+// of mass ≥ NUCLEUS_PREFILTER (of the top token's 1), and when those hold the target the nucleus
+// is among them (each outranks every token left out), so `keepNucleusAmong` selects it from
+// that list alone. Only a distribution flat enough to need lighter tokens takes the buckets.
 import { FIRST_PIVOT_STATE, nextPivotState, partitionAround, pivotIndex } from './quickselect.js';
 import { NUCLEUS_BUCKETS, type SamplingScratch } from './sampling-scratch.js';
 
@@ -55,6 +60,30 @@ export function selectNucleus(mass: Float64Array, ids: Int32Array, n: number, ta
   }
   // One candidate left that is still needed, or none (only when n == 0).
   return Math.max(hi, Math.min(n, 1));
+}
+
+/**
+ * Mass, relative to the top token's 1, from which the exp pass sets a token aside as a nucleus
+ * candidate: 2^-16, so that a draw at top_p 0.9 rarely needs the lighter ones, while the list
+ * stays short next to the vocabulary.
+ */
+export const NUCLEUS_PREFILTER = 2 ** -16;
+
+/**
+ * keepNucleus when the first `n` entries of `scratch.tiedMass` / `scratch.tiedIds` hold every
+ * token whose mass is at least some bound and nothing lighter, and together at least `target`:
+ * the nucleus is then among them, and is selected without a pass over the vocabulary. The list
+ * is reordered. Returns the nucleus's size.
+ */
+export function keepNucleusAmong(scratch: SamplingScratch, size: number, n: number, target: number): number {
+  const { tiedMass, tiedIds, keptBits } = scratch;
+  keptBits.fill(0, 0, (size + 31) >>> 5);
+  const chosen = selectNucleus(tiedMass, tiedIds, n, target);
+  for (let j = 0; j < chosen; j++) {
+    const id = tiedIds[j]!;
+    keptBits[id >>> 5]! |= 1 << (id & 31);
+  }
+  return chosen;
 }
 
 /**

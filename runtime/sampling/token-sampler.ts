@@ -22,7 +22,7 @@ import type { SamplingScratch } from './sampling-scratch.js';
 import type { SeededRng } from './seeded-rng.js';
 import { SamplingError } from './sampling-error.js';
 import { expNonPositive } from './fast-exp.js';
-import { keepNucleus } from './nucleus.js';
+import { NUCLEUS_PREFILTER, keepNucleus, keepNucleusAmong } from './nucleus.js';
 import { selectTopTokens } from './top-tokens.js';
 import { exponentialRace } from './exponential-race.js';
 import { maskedArgmax, plainArgmax } from './argmax.js';
@@ -308,14 +308,33 @@ export class TokenSampler {
    * #logNormaliser, sparing the logprobs a second sweep over the vocabulary.
    */
   #draw(w: Float64Array, size: number, max: number): number {
-    const mass = this.#scratch.mass;
+    const scratch = this.#scratch;
+    const mass = scratch.mass;
     const invT = this.#invTemperature;
+    // top_p alone: the exp pass also sets aside the nucleus's likely candidates (nucleus.ts).
+    const nucleusOnly = this.params.topP < 1 && !this.#filtered;
     let total = 0;
-    // Branch-free: masked tokens simply get mass 0, which no draw can land on.
-    for (let i = 0; i < size; i++) {
-      const e = expNonPositive((w[i]! - max) * invT);
-      mass[i] = e;
-      total += e;
+    let candidates = 0;
+    let candidateMass = 0;
+    if (nucleusOnly) {
+      const { tiedMass, tiedIds } = scratch;
+      for (let i = 0; i < size; i++) {
+        const e = expNonPositive((w[i]! - max) * invT);
+        mass[i] = e;
+        total += e;
+        if (e >= NUCLEUS_PREFILTER) {
+          tiedMass[candidates] = e;
+          tiedIds[candidates++] = i;
+          candidateMass += e;
+        }
+      }
+    } else {
+      // Branch-free: masked tokens simply get mass 0, which no draw can land on.
+      for (let i = 0; i < size; i++) {
+        const e = expNonPositive((w[i]! - max) * invT);
+        mass[i] = e;
+        total += e;
+      }
     }
     if (total !== total) throw new SamplingError('the logits contain NaN');
     // At temperature 1 the masses are the softmax numerators: keep their sum for the logprobs.
@@ -325,9 +344,11 @@ export class TokenSampler {
     const key1 = this.#rng.nextUint32();
     const key2 = this.#rng.nextUint32();
     if (this.#filtered) return this.#drawFiltered(w, size, key1, key2);
-    if (this.params.topP >= 1) return exponentialRace(mass, size, key1, key2);
-    keepNucleus(this.#scratch, size, this.params.topP * total);
-    return exponentialRace(mass, size, key1, key2, this.#scratch.keptBits);
+    if (!nucleusOnly) return exponentialRace(mass, size, key1, key2);
+    const target = this.params.topP * total;
+    if (candidateMass >= target) keepNucleusAmong(scratch, size, candidates, target);
+    else keepNucleus(scratch, size, target);
+    return exponentialRace(mass, size, key1, key2, scratch.keptBits);
   }
 
   /** The truncation stages in order, each on the survivors of the one before, then the race. */

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { HIGH_WORD, bucketOfHighWord, keepNucleus, selectNucleus } from '../../runtime/sampling/nucleus.js';
+import { HIGH_WORD, NUCLEUS_PREFILTER, bucketOfHighWord, keepNucleus, keepNucleusAmong, selectNucleus } from '../../runtime/sampling/nucleus.js';
 import { SamplingScratch } from '../../runtime/sampling/sampling-scratch.js';
 import { nucleusOracle, randomLogits } from './oracle.js';
 
@@ -81,6 +81,36 @@ test('keepNucleus (buckets + quickselect) equals the oracle and clears its histo
     assert.is(k, oracle.length);
     assert.ok(scratch.bucketMass.every((m) => m === 0));
   });
+});
+
+test('keepNucleusAmong over the tokens of mass ≥ NUCLEUS_PREFILTER equals the oracle whenever they hold the target', () => {
+  const scratches = new Map<number, SamplingScratch>();
+  let among = 0;
+  forEachCase((logits, topP, temperature) => {
+    const size = logits.length;
+    if (!scratches.has(size)) scratches.set(size, new SamplingScratch(size));
+    const scratch = scratches.get(size)!;
+    let max = -Infinity;
+    for (const x of logits) max = Math.max(max, x);
+    let total = 0;
+    let n = 0;
+    let candidateMass = 0;
+    for (let i = 0; i < size; i++) {
+      const e = Math.exp((logits[i]! - max) / temperature);
+      total += e;
+      if (e < NUCLEUS_PREFILTER) continue;
+      scratch.tiedMass[n] = e;
+      scratch.tiedIds[n++] = i;
+      candidateMass += e;
+    }
+    if (candidateMass < topP * total) return;
+    among++;
+    const k = keepNucleusAmong(scratch, size, n, topP * total);
+    const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
+    assert.equal(keptIds(scratch, size), oracle, `size ${size} top_p ${topP} T ${temperature}`);
+    assert.is(k, oracle.length);
+  });
+  assert.ok(among >= 60, `only ${among} cases had the nucleus among the candidates`);
 });
 
 test('keepNucleus never keeps impossible (zero-mass) tokens, even when rounding asks for all', () => {

@@ -10,6 +10,8 @@ import {
 } from '../../runtime/sampling/index.js';
 import { argmax, logSoftmax, logSumExp, nucleusOracle, randomLogits, softmax } from './oracle.js';
 import { chiSquare } from '../helpers/chi-square.js';
+import { exponentialRace } from '../../runtime/sampling/exponential-race.js';
+import { expNonPositive } from '../../runtime/sampling/fast-exp.js';
 
 function sampler(params: Partial<SamplingParams>, size: number, seed = 1, stream = 0): TokenSampler {
   return new TokenSampler(
@@ -94,6 +96,37 @@ test('top_p on a large vocabulary only ever draws from the oracle nucleus', () =
       seen.add(t);
     }
     if (ids.size > 1) assert.ok(seen.size > 1, 'only one token drawn from a multi-token nucleus');
+  }
+});
+
+test('a top_p draw is the race over the oracle nucleus, whether the exp pass\'s candidates hold it or the buckets are needed', () => {
+  const size = 100_000;
+  // Model-like logits (the candidates of mass ≥ 2^-16 hold the nucleus), and one token above a
+  // flat rest of tokens each lighter than 2^-16 of it but together nearly as heavy, whose nucleus
+  // at top_p 0.9 needs tens of thousands of them (the buckets' path; the top token wins ~58%).
+  const modelLike = randomLogits(size, 91);
+  const peaked = new Float32Array(size);
+  peaked[17] = 11.6;
+  const cases: [Float32Array, number, number][] = [
+    [modelLike, 0.9, 0.8],
+    [modelLike, 0.5, 1.3],
+    [peaked, 0.9, 1],
+    [peaked, 0.5, 1],
+  ];
+  for (const [logits, topP, temperature] of cases) {
+    const { ids, ambiguous } = nucleusOracle(logits, temperature, topP);
+    assert.not.ok(ambiguous);
+    // The masses as the sampler computes them, and the race's two key words from the same stream.
+    let max = -Infinity;
+    for (const x of logits) max = Math.max(max, x);
+    const mass = Float64Array.from(logits, (x) => expNonPositive((x - max) * (1 / temperature)));
+    const kept = new Uint32Array(Math.ceil(size / 32));
+    for (const id of ids) kept[id >>> 5]! |= 1 << (id & 31);
+    for (let seed = 0; seed < 40; seed++) {
+      const keys = new SeededRng(seed);
+      const expected = exponentialRace(mass, size, keys.nextUint32(), keys.nextUint32(), kept);
+      assert.is(sampler({ topP, temperature }, size, seed).sample(logits).token, expected, `top_p ${topP}, T ${temperature}, seed ${seed}`);
+    }
   }
 });
 
