@@ -127,6 +127,29 @@ function searchRegExp(pattern: string, pointer: string): RegExp {
   }
 }
 
+/** Whether a key matches `pattern` (found at `at`). */
+type KeyMatcher = (pattern: string, at?: string) => boolean;
+
+/**
+ * The value schemas the parts' keywords give a key (`name`, or null for a key that is none
+ * of the declared names), given which patterns it matches: each part's `properties` entry and
+ * every pattern it matches, else the part's `additionalProperties`; its
+ * `unevaluatedProperties` where its subtree evaluates nothing for the key.
+ */
+function viewMembers(views: KeyView[], matches: KeyMatcher, name: string | null): Located[] {
+  const out: Located[] = [];
+  for (const v of views) {
+    const declared = name !== null && name in v.properties;
+    if (declared) out.push({ schema: v.properties[name]!, pointer: pointerJoin(v.part.pointer, 'properties', name) });
+    const matched = v.patterns.filter((p) => matches(p.pattern, p.pointer));
+    out.push(...matched);
+    if (!declared && matched.length === 0 && v.additional) out.push(v.additional);
+    const u = v.unevaluated;
+    if (u && (name === null || !u.names.has(name)) && !u.patterns.some((p) => matches(p))) out.push(u.schema);
+  }
+  return out;
+}
+
 export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: KeySpelling = JSON_KEYS): KeyPlan | { empty: string } {
   const views = parts.map(viewOf);
   const explicit = views.some((v) => v.additional !== undefined || 'unevaluatedProperties' in v.part.schema);
@@ -138,18 +161,9 @@ export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: Ke
   const names = [...new Set([...views.flatMap((v) => Object.keys(v.properties)), ...required])];
   const anyPattern = views.some((v) => v.patterns.length > 0);
 
-  // What applies to a key, given which patterns it matches.
-  const membersFor = (matches: (pattern: string, at?: string) => boolean, name: string | null): Located[] => {
-    const out: Located[] = [];
-    for (const v of views) {
-      const declared = name !== null && name in v.properties;
-      if (declared) out.push({ schema: v.properties[name]!, pointer: pointerJoin(v.part.pointer, 'properties', name) });
-      const matched = v.patterns.filter((p) => matches(p.pattern, p.pointer));
-      out.push(...matched);
-      if (!declared && matched.length === 0 && v.additional) out.push(v.additional);
-      const u = v.unevaluated;
-      if (u && (name === null || !u.names.has(name)) && !u.patterns.some((p) => matches(p))) out.push(u.schema);
-    }
+  // What applies to a key, given which patterns it matches; under strict mode, `closed` too.
+  const membersFor = (matches: KeyMatcher, name: string | null): Located[] => {
+    const out = viewMembers(views, matches, name);
     if (closed && (name === null || !views.some((v) => name in v.properties)) && !views.some((v) => v.patterns.some((p) => matches(p.pattern, p.pointer)))) out.push(closed);
     return out;
   };
