@@ -139,7 +139,7 @@ type KeyMatcher = (pattern: string, at?: string) => boolean;
 function viewMembers(views: KeyView[], matches: KeyMatcher, name: string | null): Located[] {
   const out: Located[] = [];
   for (const v of views) {
-    const declared = name !== null && name in v.properties;
+    const declared = name !== null && Object.hasOwn(v.properties, name);
     if (declared) out.push({ schema: v.properties[name]!, pointer: pointerJoin(v.part.pointer, 'properties', name) });
     const matched = v.patterns.filter((p) => matches(p.pattern, p.pointer));
     out.push(...matched);
@@ -164,7 +164,7 @@ export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: Ke
   // What applies to a key, given which patterns it matches; under strict mode, `closed` too.
   const membersFor = (matches: KeyMatcher, name: string | null): Located[] => {
     const out = viewMembers(views, matches, name);
-    if (closed && (name === null || !views.some((v) => name in v.properties)) && !views.some((v) => v.patterns.some((p) => matches(p.pattern, p.pointer)))) out.push(closed);
+    if (closed && (name === null || !views.some((v) => Object.hasOwn(v.properties, name))) && !views.some((v) => v.patterns.some((p) => matches(p.pattern, p.pointer)))) out.push(closed);
     return out;
   };
 
@@ -174,7 +174,7 @@ export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: Ke
     const rejectedBy = views.find((v) => v.propertyNames && !nameAllowed(ctx, v.propertyNames, name));
     if (rejectedBy) members.push({ schema: false, pointer: rejectedBy.propertyNames!.pointer });
     const value = ctx.conjunction(members);
-    const isDeclared = views.some((v) => name in v.properties);
+    const isDeclared = views.some((v) => Object.hasOwn(v.properties, name));
     // A declared property whose own schemas allow nothing is reported where they are.
     if (value.schema === false && (!required.has(name) || rejectedBy || !isDeclared)) {
       if (!required.has(name)) continue;

@@ -64,6 +64,14 @@ test('properties, patterns matching declared names, additionalProperties false',
   agrees('declared+patterns', s, ['ab', 'name'], [{ ab: 5 }, { ab: 2.5 }, { name: 'x' }, { name: 'hello', a: 7 }, { abc: 12 }]);
 });
 
+test("keys named like Object.prototype's members (toString, constructor) are declared only where properties names them", () => {
+  // They were read as declared with the prototype's function as their schema, which took any value.
+  // (ajv is no oracle here: its `required` finds the prototype's toString on `{}`.)
+  const ok = grammarFor({ type: 'object', required: ['toString', 'constructor'], properties: { a: { type: 'string' } }, additionalProperties: { type: 'integer' } });
+  for (const text of ['{"toString": 1, "constructor": 2}', '{"a": "x", "toString": 1, "constructor": 2}']) assert.ok(ok(text), text);
+  for (const text of ['{"toString": "x", "constructor": 2}', '{"toString": 1, "constructor": [3]}', '{"toString": 1}', '{}']) assert.not.ok(ok(text), text);
+});
+
 test('propertyNames: pattern and lengths, enum, const, anyOf', () => {
   agrees('names pattern', { type: 'object', properties: { id: { type: 'integer' } }, propertyNames: { pattern: '^[a-z]', maxLength: 3 }, additionalProperties: { type: 'string' } }, ['id'], [{ id: 5, ab: 'x' }, { abc: '' }, { abcd: '' }]);
   agrees('names enum', { type: 'object', propertyNames: { enum: ['a', 'b', 'é', 7] } }, [], [{ a: 1, é: null }, { b: [] }]);
