@@ -8,10 +8,12 @@ import type { TemplateMessage } from './chat-messages.js';
 import type { ToolDefinition } from './tool-call-tag.js';
 import type { ToolFormat } from './tool-formats.js';
 
-const XML_PARAM: Record<string, (key: string, value: string) => string> = {
+/** A parameter: `value` is the string itself, or the JSON of a value of another type (`json`). */
+const XML_PARAM: Record<string, (key: string, value: string, json: boolean) => string> = {
   qwen_xml: (k, v) => `<parameter=${k}>\n${v}\n</parameter>\n`,
   minimax_xml: (k, v) => `<parameter name="${k}">${v}</parameter>\n`,
-  deepseek_xml: (k, v) => `<｜DSML｜parameter name="${k}" string="true">${v}</｜DSML｜parameter>\n`,
+  // DeepSeek-V3.2's encoder says which: string="true" for a string, "false" for JSON.
+  deepseek_xml: (k, v, json) => `<｜DSML｜parameter name="${k}" string="${!json}">${v}</｜DSML｜parameter>\n`,
   glm_xml: (k, v) => `<arg_key>${k}</arg_key><arg_value>${v}</arg_value>`,
 };
 
@@ -39,7 +41,7 @@ export function renderToolCall(format: ToolFormat, name: string, args: Record<st
     const entries = Object.entries(typeof args === 'string' ? { arguments: args } : args);
     if (format.args === 'kimi_k3_xml') body = entries.map(([k, v]) => kimiArgument(k, v)).join('');
     else if (format.args === 'cohere_xml') body = entries.map(([k, v]) => cohereValue(k, v)).join('');
-    else body = entries.map(([k, v]) => XML_PARAM[format.args]!(k, typeof v === 'string' ? v : JSON.stringify(v))).join('');
+    else body = entries.map(([k, v]) => XML_PARAM[format.args]!(k, typeof v === 'string' ? v : JSON.stringify(v), typeof v !== 'string')).join('');
   }
   const lead = format.callIndex?.lead;
   const numbered = format.callIndex && lead === undefined ? `${index}${format.callIndex.after}` : '';

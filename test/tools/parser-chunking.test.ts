@@ -107,6 +107,15 @@ test('XML arguments become JSON typed by the schema', () => {
   assert.equal(JSON.parse(whole.toolCalls[0]!.arguments), { city: '42', days: 3 });
 });
 
+test('a call as the tool prompt writes it reads back as its arguments, types included, in every format', () => {
+  const args = { city: 'Paris', days: 3 };
+  for (const key of TOOL_FORMAT_KEYS) {
+    const { whole } = run(TOOL_FORMATS[key], [renderToolCall(TOOL_FORMATS[key], 'get_weather', args)]);
+    // deepseek_xml's past calls said string="true" of every value: days came back "3".
+    assert.equal(JSON.parse(whole.toolCalls[0]!.arguments), args, key);
+  }
+});
+
 test('qwen_xml newlines come off free text and listed values, never off a constrained string', () => {
   const tools = new Map<string, Record<string, unknown>>([
     ['f', { type: 'object', properties: { free: { type: 'string' }, unit: { type: 'string', enum: ['c', '\nf\n'] }, code: { type: 'string', minLength: 3 } } }],
