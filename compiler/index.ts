@@ -15,6 +15,7 @@ export { TokenizerInfo, type TokenBytesInput } from './tokenizer/tokenizer-info.
 export { GrammarError, type GrammarErrorLocation } from './errors.js';
 export { LmforgeError, UserFacingError, type ErrorFields, type ErrorType } from './lmforge-error.js';
 export { type JsonSchemaOptions, type JsonSchemaStyle, DEFAULT_MAX_WHITESPACE } from './json-schema/options.js';
+export { xmlParameterSchema } from './json-schema/xml.js';
 export type { BuiltinJsonOptions } from './builtin-json.js';
 export type { EbnfOptions } from './ebnf/lower.js';
 export type { StructuralTagOptions } from './structural-tag/types.js';

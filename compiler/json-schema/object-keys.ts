@@ -150,6 +150,12 @@ function viewMembers(views: KeyView[], matches: KeyMatcher, name: string | null)
   return out;
 }
 
+/** The value schemas `parts` give the key `name` (patterns matched as the grammar matches
+ * them). Strict mode's closing is left out: a key it shuts out is never written. */
+export function keyValueSchemas(parts: Part[], name: string): Located[] {
+  return viewMembers(parts.map(viewOf), (p, at) => patternMatches(p, name, at), name);
+}
+
 export function planKeys(ctx: Lowering, parts: Part[], pointer: string, keys: KeySpelling = JSON_KEYS): KeyPlan | { empty: string } {
   const views = parts.map(viewOf);
   const explicit = views.some((v) => v.additional !== undefined || 'unevaluatedProperties' in v.part.schema);

@@ -30,10 +30,11 @@ import { constValue, valuesAllowed } from './constants.js';
 import { excludingTrie } from './json-chars.js';
 import { DEFAULT_MAX_WHITESPACE, whitespace } from './options.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
-import type { KeySpelling } from './object-keys.js';
+import { keyValueSchemas, type KeySpelling } from './object-keys.js';
 import { entrySequence, objectShape, ruleBase } from './objects.js';
 import { commonTypes, conjunctionKey, conjunctionOf, conjunctionSchema, hasAssertions, NON_ASSERTIONS, type Part, partsOfConjunction, tightest } from './parts.js';
 import { constrainedContent, RAW_SPELLING, stringConstraints } from './strings.js';
+import { lookup, targetPointer } from './refs.js';
 
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
@@ -155,6 +156,19 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
     throw GrammarError.at(pointerJoin(parts[split]!.pointer, keyword), `'${keyword}' on the top-level object is not supported with the '${styleName}' style (the parameters are written without braces)`);
   }
   return new XmlLowering(ctx, style, styleName).object(parts, pointer, 0);
+}
+
+/**
+ * The schema a parameter's value takes under the arguments schema `args`, as the grammar reads
+ * it: every schema that applies to `key` in the arguments' parts (a root `$ref`, `allOf`
+ * members, followed as far as they go), together as an `allOf` whose references point into
+ * `args`. For reading a value back where the style does not say its type
+ * (runtime/chat-format/xml-arguments.ts).
+ */
+export function xmlParameterSchema(args: Schema, key: string): Schema {
+  const lookupRef = (refText: string, at: string) => ({ schema: lookup(args, targetPointer(refText), at), pointer: targetPointer(refText) });
+  const parts = conjunctionOf(args, '', lookupRef);
+  return Array.isArray(parts) ? { allOf: keyValueSchemas(parts, key).map((m) => m.schema) } : false;
 }
 
 class XmlLowering {

@@ -14,6 +14,7 @@
 import { callOpenings, type ToolFormat, triggersOf } from './tool-formats.js';
 import { XML_READERS } from './xml-arguments.js';
 import { withoutMarkup } from './answer-markup.js';
+import { xmlParameterSchema } from '../../compiler/index.js';
 
 export interface ScannedCall {
   name: string;
@@ -57,6 +58,23 @@ export interface ParsedCall {
 }
 
 const WS = /[ \t\r\n]*/y;
+
+/** Per arguments schema, the schema of each parameter's value read so far (a scan rereads a call's parameters). */
+const parameterSchemas = new WeakMap<object, (key: string) => unknown>();
+
+/** The schema of a parameter's value, as the grammar read the arguments schema (allOf, $ref, patterns too). */
+function parameterSchemaOf(args: Record<string, unknown>): (key: string) => unknown {
+  let schemaOf = parameterSchemas.get(args);
+  if (!schemaOf) {
+    const known = new Map<string, unknown>();
+    schemaOf = (key) => {
+      if (!known.has(key)) known.set(key, xmlParameterSchema(args, key));
+      return known.get(key);
+    };
+    parameterSchemas.set(args, schemaOf);
+  }
+  return schemaOf;
+}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -170,12 +188,9 @@ export function scanToolText(
     } else {
       const reader = XML_READERS[format.args]!;
       const schema = tools.get(name)!;
-      const properties = (schema.properties ?? {}) as Record<string, unknown>;
-      const patterns = Object.entries((schema.patternProperties ?? {}) as Record<string, unknown>);
-      const schemaOf = (key: string): unknown => properties[key] ?? patterns.find(([p]) => new RegExp(p, 'u').test(key))?.[1] ?? schema.additionalProperties ?? true;
       const entries: string[] = [];
       for (;;) {
-        const parameter = reader.read(text, pos, schemaOf, schema);
+        const parameter = reader.read(text, pos, parameterSchemaOf(schema), schema);
         if (!parameter) break;
         entries.push(`${JSON.stringify(parameter.key)}: ${JSON.stringify(parameter.value)}`);
         pos = parameter.end;

@@ -20,7 +20,9 @@ export interface XmlParameter {
 type Schema = unknown;
 
 export interface XmlReader {
-  /** The parameter at `pos`, or null when there is none there yet (or the text stops inside it). */
+  /** The parameter at `pos`, or null when there is none there yet (or the text stops inside it);
+   * `schemaOf`: the schema of a key's value (every schema the arguments' parts give it, as
+   * the compiler's xmlParameterSchema reads them), its references into `root`. */
   read(text: string, pos: number, schemaOf: (key: string) => Schema, root: Schema): XmlParameter | null;
 }
 

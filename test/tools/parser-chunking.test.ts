@@ -116,6 +116,15 @@ test('a call as the tool prompt writes it reads back as its arguments, types inc
   }
 });
 
+test('XML arguments are typed by every schema that applies to the key, patterns read as the grammar reads them', () => {
+  const tools = new Map<string, Record<string, unknown>>([['f', { type: 'object', properties: { code: { type: ['string', 'integer'] } }, patternProperties: { '^c': { type: 'string' }, '(?i)^x': { type: 'integer' } } }]]);
+  const parser = new ToolCallParser(TOOL_FORMATS.qwen3_coder, tools, 'call_');
+  parser.push('<tool_call>\n<function=f>\n<parameter=code>\n5\n</parameter>\n<parameter=Xa>\n6\n</parameter>\n</function>\n</tool_call>');
+  parser.finish();
+  // code is a string as its pattern says too (it was read as the number 5); (?i) threw in JavaScript's RegExp.
+  assert.equal(JSON.parse(parser.toolCalls[0]!.arguments), { code: '5', Xa: 6 });
+});
+
 test('qwen_xml newlines come off free text and listed values, never off a constrained string', () => {
   const tools = new Map<string, Record<string, unknown>>([
     ['f', { type: 'object', properties: { free: { type: 'string' }, unit: { type: 'string', enum: ['c', '\nf\n'] }, code: { type: 'string', minLength: 3 } } }],
