@@ -153,7 +153,12 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
   const split = combinatorPart(parts);
   if (split >= 0) {
     const keyword = Array.isArray(parts[split]!.schema.anyOf) ? 'anyOf' : 'oneOf';
-    throw GrammarError.at(pointerJoin(parts[split]!.pointer, keyword), `'${keyword}' on the top-level object is not supported with the '${styleName}' style (the parameters are written without braces)`);
+    // Each parameter is read back (and streamed) on its own, its type from the schema, while
+    // which alternative the arguments take is known only once they are all written.
+    throw GrammarError.at(
+      pointerJoin(parts[split]!.pointer, keyword),
+      `'${keyword}' on the top-level object is not supported with the '${styleName}' style: its parameters are written and read back one by one, and which alternative they follow is known only once all are written; write one object (allOf and $ref may build it)`,
+    );
   }
   return new XmlLowering(ctx, style, styleName).object(parts, pointer, 0);
 }

@@ -83,7 +83,7 @@ test('a root anyOf or oneOf of objects: a 400 naming it in every XML format (its
         assert.is(error.status, 400);
         assert.is(error.code, 'invalid_tool_schema');
         assert.is(error.param, `tools[1].function.parameters/${keyword}`, key);
-        assert.match(error.message, `'${keyword}' on the top-level object is not supported with the '${TOOL_FORMATS[key].args}' style`);
+        assert.match(error.message, `'${keyword}' on the top-level object is not supported with the '${TOOL_FORMATS[key].args}' style: its parameters are written and read back one by one`);
       }
     }
     assert.ok(toolSetupOf(request, TOOL_FORMATS.hermes), `hermes takes a root ${keyword}`);
