@@ -1,14 +1,16 @@
 // Reads one parameter of an XML tool-call style (compiler/json-schema/xml.ts writes their
 // grammars) back into a key and a JSON value, once the parameter is complete.
 //   - Typed styles say how the value is written: kimi_k3_xml's `type` (string: raw text, else
-//     JSON), cohere_xml's `type` (raw, json, dict, list; nested values recursively),
-//     deepseek_xml's `string="true|false"`.
+//     JSON), cohere_xml's `type` (raw, json, dict, list; nested values recursively).
 //   - The others leave it to the schema: a value the schema allows to be something other than
 //     a string is that value when the text (trimmed) is JSON of such a type (so with
 //     `anyOf: [string, integer]`, `5` is the number 5); otherwise the text is the string, as
 //     written. The newlines qwen_xml's template writes around a value come off only where that
 //     cannot change what the grammar allowed: around free text, and around a listed (enum or
-//     const) value, which the grammar allows bare or framed.
+//     const) value, which the grammar allows bare or framed. deepseek_xml's `string="true"`
+//     makes the value the string written where the schema allows strings; its flag is not
+//     checked against the value's type by the grammar, so it decides nothing more (a number
+//     under `string="true"`, a string of digits under `"false"`, stay what the schema says).
 
 export interface XmlParameter {
   key: string;
@@ -41,7 +43,8 @@ function flat(open: RegExp, close: string, framed = false): XmlReader {
       if (at < 0) return null;
       const key = m[1]!;
       const raw = text.slice(start, at);
-      const value = m[2] !== undefined ? (m[2] === 'true' ? raw : parseJson(raw, raw)) : readUntyped(raw, schemaOf(key), root, framed);
+      const schema = schemaOf(key);
+      const value = m[2] === 'true' && viewOf(schema, root).strings ? raw : readUntyped(raw, schema, root, framed);
       return { key, value, end: at + close.length };
     },
   };

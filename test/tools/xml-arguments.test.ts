@@ -46,6 +46,25 @@ test('typed styles: the type attribute decides', () => {
   assert.is(read('cohere_xml', '<cofl:value name="a&amp;b" type="raw">x</cofl:value>', {})?.key, 'a&b');
 });
 
+test("deepseek_xml: string=\"true\" makes the value the string written where the schema allows strings, and decides nothing more (the grammar does not check the flag against the type)", () => {
+  const d = (flag: string, v: string) => `<｜DSML｜parameter name="v" string="${flag}">${v}</｜DSML｜parameter>`;
+  const cases: [unknown, string, unknown][] = [
+    [{ type: 'integer' }, d('true', '5'), 5], // was "5"
+    [{ type: 'string', pattern: '^[0-9]+$' }, d('false', '145'), '145'], // was 145
+    [{ type: 'string', minLength: 3 }, d('false', '"x"'), '"x"'], // the three characters the grammar counted (was "x")
+    [{ type: ['string', 'integer'] }, d('true', '5'), '5'],
+    [{ type: ['string', 'integer'] }, d('false', '5'), 5],
+    [{ type: 'string' }, d('true', 'Paris'), 'Paris'],
+    [{ type: 'object', additionalProperties: true }, d('false', '{"a": 1}'), { a: 1 }],
+  ];
+  for (const [property, text, value] of cases) {
+    const args = { type: 'object', properties: { v: property }, required: ['v'] };
+    const m = new GrammarMatcher(new GrammarCompiler().compile(Grammar.fromJSONSchema(args, { style: 'deepseek_xml' })));
+    assert.ok(m.acceptString(text) && m.isCompleted(), `the grammar takes ${text}`);
+    assert.equal(read('deepseek_xml', text, property, args)?.value, value, text);
+  }
+});
+
 test('what the typed styles write for integers and for values of any type reads back as the value', () => {
   const roundTrip = (style: JsonSchemaStyle, args: unknown, text: string, value: unknown): void => {
     const m = new GrammarMatcher(new GrammarCompiler().compile(Grammar.fromJSONSchema(args, { style })));

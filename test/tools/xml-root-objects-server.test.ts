@@ -3,7 +3,8 @@
 // type to the schema (--tool-format), on the tiny random-weight model and its real GPT-2
 // vocabulary, driven by the official client: whatever the model samples, the arguments validate.
 // A string of digits is a string: it came back a number, as the reader typed parameters by the
-// root's own `properties` only.
+// root's own `properties` only (and in deepseek_xml by its string="true|false" flag, which the
+// grammar does not check against the type).
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
@@ -24,7 +25,7 @@ const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name
 const valid = new Ajv2020().compile(parameters);
 const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'Look up code 7.' }];
 
-for (const key of ['qwen3_coder', 'glm', 'minimax'] as ToolFormatKey[]) {
+for (const key of ['qwen3_coder', 'glm', 'minimax', 'deepseek_v3_2'] as ToolFormatKey[]) {
   test(`${key}: required calls validate, a digit string a string`, async () => {
     const s = await startTinyServer({ server: { toolFormat: key }, engine: { overrides: { context_window_size: 1024 } } });
     try {
