@@ -35,6 +35,31 @@ test('untyped styles: the schema decides between a string and another type', () 
   assert.is(read('qwen_xml', '<parameter=v>unfinished', {}), null, 'an unfinished parameter is not read');
 });
 
+test('untyped styles: a number the schema\'s numeric branches refuse, where a string is allowed, is the string the grammar let through', () => {
+  const cases: [unknown, string, unknown][] = [
+    [{ anyOf: [{ type: 'string' }, { type: 'integer', minimum: 10 }] }, '5', '5'],
+    [{ anyOf: [{ type: 'string' }, { type: 'integer', minimum: 10 }] }, '12', 12],
+    [{ anyOf: [{ type: 'string' }, { type: 'number', exclusiveMaximum: 1 }] }, '1', '1'],
+    [{ anyOf: [{ type: 'string' }, { type: 'number', exclusiveMaximum: 1 }] }, '0.5', 0.5],
+    [{ anyOf: [{ type: 'string' }, { type: 'integer', multipleOf: 5 }] }, '7', '7'],
+    [{ anyOf: [{ type: 'string' }, { type: 'integer', multipleOf: 5 }] }, '15', 15],
+    [{ anyOf: [{ type: 'string' }, { enum: [1, 2] }] }, '3', '3'],
+    [{ anyOf: [{ type: 'string' }, { enum: [1, 2] }] }, '2', 2],
+    // Bounds beside a $ref, and in an allOf member.
+    [{ type: ['string', 'integer'], allOf: [{ maximum: 3 }] }, '4', '4'],
+    [{ type: ['string', 'integer'], allOf: [{ maximum: 3 }] }, '3', 3],
+  ];
+  for (const [property, value, expected] of cases) {
+    const args = { type: 'object', properties: { v: property }, required: ['v'] };
+    const text = q(value);
+    const m = new GrammarMatcher(new GrammarCompiler().compile(Grammar.fromJSONSchema(args, { style: 'qwen_xml' })));
+    assert.ok(m.acceptString(text) && m.isCompleted(), `the grammar takes ${text}`);
+    assert.equal(read('qwen_xml', text, property, args)?.value, expected, `${JSON.stringify(property)}: ${value}`);
+  }
+  // Without a string to fall back on, the number stays (the grammar took it as one).
+  assert.is(read('qwen_xml', q('4'), { type: 'integer', maximum: 3 })?.value, 4);
+});
+
 test('typed styles: the type attribute decides', () => {
   const k = (type: string, v: string) => `<|open|>argument key="a&quot;b" type="${type}"<|sep|>${v}<|close|>argument<|sep|>`;
   assert.equal(read('kimi_k3_xml', k('string', '5'), {}), { key: 'a"b', value: '5', end: k('string', '5').length });
