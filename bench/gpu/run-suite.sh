@@ -268,7 +268,9 @@ bench_flags=()
 
 if fits bench:speculative 90; then
   say "bench:speculative ${spec_args[*]}"
-  timeout "$(within 300)" "${tsx[@]}" bench/speculative.ts "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
+  # On the card: before 2026-11-30 bench:speculative had no --device and decoded on the CPU,
+  # so the speculative rows of the H100 and H200 runs were that machine's 16 cores.
+  timeout "$(within 300)" "${tsx[@]}" bench/speculative.ts --device "$device" "${spec_args[@]}" --json >"$results/speculative.jsonl" 2>"$logs/speculative.log"
   say "bench:speculative: exit $?"
 fi
 

@@ -109,7 +109,9 @@ for (const [name, label] of pairs) {
 const speculative = (read('speculative.jsonl') ?? '').split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
 if (speculative.length) {
   // Issue 29 asks how often and where greedy outputs part with speculation on and off.
-  say('\n| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output | parted / compared (first differing token) |');
+  // Rows without a device are from trees before bench:speculative took --device: the CPU's.
+  say(`\nbench:speculative decoded on: ${[...new Set(speculative.map((r) => r.device ?? 'cpu (no --device then)'))].join(', ')}`);
+  say('| bench:speculative | width | off tok/s | on tok/s | ratio (min-max) | tokens/step | acceptance | same_output | parted / compared (first differing token) |');
   say('|---|---|---|---|---|---|---|---|---|');
   for (const r of speculative) {
     const parted = r.outputs_compared === undefined ? '-' : `${r.outputs_parted} / ${r.outputs_compared}${r.parted_at?.length ? ` (${r.parted_at.join(', ')})` : ''}`;
