@@ -88,21 +88,36 @@ function singleContent(c: StringConstraints, spelling: Spelling): Expr {
 
 /** The characters of a string meeting every constraint, as one automaton. */
 export function contentDfa(c: StringConstraints, spelling: Spelling): ByteDfa {
-  const at = c.patterns[0]?.pointer ?? c.formats[0]?.pointer ?? c.lengthPointer ?? '';
-  try {
-    const languages: ByteDfa[] = [
-      ...c.patterns.map((p) => dfaOfExpr(patternContent(p.value, p.pointer, spelling))),
-      ...c.formats.map((f) => dfaOfExpr(regexToExpr(FORMATS[f.value]!, { chars: spelling.chars }))),
-    ];
+  return withinStateLimit(c, () => {
+    const languages = patternLanguages(c, spelling);
     const unit = dfaOfExpr(spelling.chars(ANY));
-    const within = (): ByteDfa => (languages.length === 1 ? languages[0]! : productDfa(languages, (bits) => bits === (1 << languages.length) - 1));
     // A maximum: counted beside the other languages' automaton directly (a product with a
     // counter of thousands of states took seconds to minimise).
-    if (c.maxLength !== -1) return lengthBoundedDfa(languages.length === 0 ? repeatDfa(unit, 0, -1) : within(), unit, c.minLength, c.maxLength);
+    if (c.maxLength !== -1) return lengthBoundedDfa(languages.length === 0 ? repeatDfa(unit, 0, -1) : intersection(languages), unit, c.minLength, c.maxLength);
     if (c.minLength > 0 || languages.length === 0) languages.push(repeatDfa(unit, c.minLength, -1));
-    return within();
+    return intersection(languages);
+  });
+}
+
+/** The automata of the patterns and formats. */
+function patternLanguages(c: StringConstraints, spelling: Spelling): ByteDfa[] {
+  return [
+    ...c.patterns.map((p) => dfaOfExpr(patternContent(p.value, p.pointer, spelling))),
+    ...c.formats.map((f) => dfaOfExpr(regexToExpr(FORMATS[f.value]!, { chars: spelling.chars }))),
+  ];
+}
+
+function intersection(languages: ByteDfa[]): ByteDfa {
+  return languages.length === 1 ? languages[0]! : productDfa(languages, (bits) => bits === (1 << languages.length) - 1);
+}
+
+/** `build()`, with a language past the state limit reported at the constraints' keyword. */
+function withinStateLimit<T>(c: StringConstraints, build: () => T): T {
+  try {
+    return build();
   } catch (error) {
     if (!(error instanceof LanguageTooLarge)) throw error;
+    const at = c.patterns[0]?.pointer ?? c.formats[0]?.pointer ?? c.lengthPointer ?? '';
     throw GrammarError.at(at, `${describe(c)} together need more than ${MAX_LANGUAGE_STATES} automaton states (the limit)`);
   }
 }

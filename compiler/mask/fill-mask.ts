@@ -139,13 +139,7 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
       checkRests(m, mask, info, scratch, state, seeds[i + 1]!, unc, cache.suffixes(state));
       continue;
     }
-    if (numUncertain + unc.length > scratch.uncertain.length) {
-      const grown = new Int32Array(Math.max(scratch.uncertain.length * 2, numUncertain + unc.length));
-      grown.set(scratch.uncertain.subarray(0, numUncertain));
-      scratch.uncertain = grown;
-    }
-    scratch.uncertain.set(unc, numUncertain);
-    numUncertain += unc.length;
+    numUncertain = addUncertain(scratch, numUncertain, unc, unc.length);
   }
   if (numUncertain > 0) checkUncertain(m, mask, info, scratch.uncertain, numUncertain);
   if (m.rowEnds(row)) {
@@ -153,6 +147,17 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
     for (let k = 0; k < stops.length; k++) mask[stops[k]! >>> 5]! |= 1 << (stops[k]! & 31);
   }
   scratch.masks.value(scratch.masks.store(scratch.key.data, keyLength)).set(mask.subarray(0, words));
+}
+
+/** Appends `n` sorted positions from `list` to the scratch's uncertain tokens; returns their new count. */
+function addUncertain(scratch: MaskScratch, numUncertain: number, list: Int32Array, n: number): number {
+  if (numUncertain + n > scratch.uncertain.length) {
+    const grown = new Int32Array(Math.max(scratch.uncertain.length * 2, numUncertain + n));
+    grown.set(scratch.uncertain.subarray(0, numUncertain));
+    scratch.uncertain = grown;
+  }
+  scratch.uncertain.set(list.subarray(0, n), numUncertain);
+  return numUncertain + n;
 }
 
 /** Ids a state's token edges allow: listed non-empty tokens, or every normal token but the listed. */
