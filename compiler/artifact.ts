@@ -26,7 +26,7 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
  * 9 intersects a const with the enum beside it (8 let the const through alone) and refuses a
  * structural tag that asks for an end-of-generation token as output (8 compiled it, and the
  * output ended there). */
-export const ARTIFACT_FORMAT_VERSION = 9;
+export const ARTIFACT_FORMAT_VERSION = 10;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 
@@ -34,7 +34,7 @@ type ArrayKey = { [K in keyof GrammarFsm]: GrammarFsm[K] extends Int32Array | Ui
 const FSM_SECTIONS: ArrayKey[] = [
   'ruleStart', 'ruleNullable', 'stateRule', 'stateFinal', 'stateScan', 'edgeStart', 'edgeKind', 'edgeLo',
   'edgeHi', 'edgeAux', 'edgeTarget', 'repRule', 'repMin', 'repMax', 'repLoop', 'tokenSetStart', 'tokenIds',
-  'ruleContext', 'ruleContextClosed',
+  'ruleContext', 'ruleContextClosed', 'ruleUnitMax', 'stateUnitEnd', 'stateUnitsLeft',
 ];
 // Token masks, one entry per state that has one: store kind, and CSR slices of ids, bitset
 // words and uncertain positions.

@@ -32,7 +32,7 @@ export function expandedStates(e: Expr): number {
     case 'counted':
       return copies(e.min, e.max);
     case 'automaton':
-      return e.states;
+      return e.units ? capped(e.states + e.units.max) : e.states; // a counted maximum, as if a state per unit
     case 'tagDispatch':
       return e.tags.reduce((sum, t) => sum + t.trigger.length, 1) + e.excludes.reduce((sum, x) => sum + x.length, 0);
     case 'tokenDispatch':

@@ -17,7 +17,7 @@ export type Expr =
   | { kind: 'repeat'; body: Expr; min: number; max: number } // inline; max -1 = unbounded
   | { kind: 'ref'; rule: number }
   | { kind: 'counted'; rule: number; min: number; max: number } // matcher counts iterations
-  | { kind: 'automaton'; states: number; finals: number[]; edges: number[] } // see Automaton
+  | { kind: 'automaton'; states: number; finals: number[]; edges: number[]; units?: UnitCount } // see Automaton
   | { kind: 'token'; ids: number[] }
   | { kind: 'excludeToken'; ids: number[] }
   | { kind: 'tagDispatch'; tags: { trigger: Uint8Array; rule: number }[]; loop: boolean; excludes: Uint8Array[] }
@@ -31,6 +31,17 @@ export type Expr =
  * `nothing`).
  */
 export type Automaton = Extract<Expr, { kind: 'automaton' }>;
+
+/**
+ * An automaton's strings of at most `max` units (characters), counted by the matcher beside
+ * its state instead of multiplying its states by every count (row-engine.ts): `ends` lists
+ * the states entered as a unit ends (the start among them), each step into one counts one.
+ * Such an automaton is a whole rule, where the count starts at 0 (passes/normalize.ts lifts it).
+ */
+export interface UnitCount {
+  ends: number[];
+  max: number;
+}
 
 /** Why a front end produced an expression that matches nothing, and where the input says so:
  * reported if the whole language turns out empty because of it (passes/empty-language.ts). */

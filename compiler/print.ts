@@ -45,7 +45,7 @@ export function exprText(e: Expr, names: (rule: number) => string): string {
     case 'counted':
       return `Repeat(${names(e.rule)}, ${e.min}, ${e.max})`;
     case 'automaton':
-      return automatonText(e.finals, e.edges);
+      return automatonText(e.finals, e.edges) + (e.units ? `{units ${e.units.ends.join(' ')}; at most ${e.units.max}}` : '');
     case 'token':
       return `Token(${e.ids.join(', ')})`;
     case 'excludeToken':

@@ -5,8 +5,10 @@
 // Row k also records who waits for which rule (completion entries), so an item of rule R that
 // ends later can advance its parents. Zero-length completions are never looked up: predicting
 // a nullable rule advances its parent at once instead. Counted repeats keep their iteration
-// count in the parent item that waits in the repeat's loop state. Each row also lists its mask
-// seeds (mask/fill-mask.ts). All storage is typed arrays grown by doubling; a byte allocates
+// count in the parent item that waits in the repeat's loop state; an item of a counted rule
+// (ir.ts UnitCount) carries the units it has read, and takes no byte that would leave it more
+// than its maximum or too few units left to end. Each row also lists its mask seeds
+// (mask/fill-mask.ts). All storage is typed arrays grown by doubling; a byte allocates
 // nothing.
 import { EDGE_BYTE, EDGE_REPEAT, EDGE_RULE } from './fsm/edges.js';
 import type { GrammarFsm } from './fsm/grammar-fsm.js';
@@ -48,6 +50,7 @@ export interface SeedOptions {
 export class RowEngine {
   readonly fsm: GrammarFsm;
   private items = new Int32Array(256); // (state, start) pairs, rows back to back
+  private itemCounts = new Int32Array(128); // per item: units read, in a counted rule
   private itemsLen = 0;
   private entries = new Int32Array(256); // (rule, target state or repeatCode, parentStart, parentCount)
   private entriesLen = 0;
@@ -59,6 +62,7 @@ export class RowEngine {
   // predictor's), plus what a counted repeat started or left, since mask-cache seeds do not
   // know their counts.
   private seeds = new Int32Array(64);
+  private seedCounts = new Int32Array(32); // per seed: as itemCounts
   private seedsLen = 0;
   private rowSeedStart = new Int32Array(64);
   private seedStamp: Int32Array;
@@ -121,6 +125,8 @@ export class RowEngine {
     const copy = Object.create(RowEngine.prototype) as RowEngine;
     Object.assign(copy, this);
     copy.items = this.items.slice();
+    copy.itemCounts = this.itemCounts.slice();
+    copy.seedCounts = this.seedCounts.slice();
     copy.entries = this.entries.slice();
     copy.rowItemStart = this.rowItemStart.slice();
     copy.rowEntryStart = this.rowEntryStart.slice();
@@ -149,6 +155,16 @@ export class RowEngine {
   /** The mask seeds of all rows, (state, start) pairs; row r's are [rowSeedBegin(r), rowSeedBegin(r + 1)). */
   get seedData(): Int32Array {
     return this.seeds;
+  }
+
+  /** Units read by the item at `itemData` index i (even), in a counted rule; -1 unknown (a seed row's). */
+  itemCount(i: number): number {
+    return this.itemCounts[i >> 1]!;
+  }
+
+  /** As itemCount, for the seed at `seedData` index i. */
+  seedCount(i: number): number {
+    return this.seedCounts[i >> 1]!;
   }
 
   rowSeedBegin(row: number): number {
@@ -212,9 +228,18 @@ export class RowEngine {
     for (let i = from; i < to; i += 2) {
       const s = this.items[i]!;
       const start = this.items[i + 1]!;
+      const max = fsm.ruleUnitMax[fsm.stateRule[s]!]!;
       for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
         if (fsm.edgeKind[e] === EDGE_BYTE && byte >= fsm.edgeLo[e]! && byte <= fsm.edgeHi[e]!) {
-          this.enqueue(fsm.edgeTarget[e]!, start, 0);
+          const t = fsm.edgeTarget[e]!;
+          if (max < 0) {
+            this.enqueue(t, start, 0);
+            continue;
+          }
+          // A counted rule: one unit more where one ends, within the maximum with enough left to end.
+          const count = this.itemCounts[i >> 1]!;
+          if (count === UNKNOWN_COUNT) this.enqueue(t, start, UNKNOWN_COUNT);
+          else if (count + fsm.stateUnitEnd[t]! + fsm.stateUnitsLeft[t]! <= max) this.enqueue(t, start, count + fsm.stateUnitEnd[t]!);
         }
       }
     }
@@ -275,7 +300,7 @@ export class RowEngine {
       const start = this.queue[q + 1]!;
       const count = this.queue[q + 2]!;
       const rule = fsm.stateRule[s]!;
-      if (start < r || (q === 0 && r === 0)) this.seedItem(s, start, r);
+      if (start < r || (q === 0 && r === 0)) this.seedItem(s, start, r, count);
       if (fsm.stateFinal[s] === 1) {
         if (start < 0) {
           // A seed row: the seed's rule goes on into its context rule, if it has one; where
@@ -290,6 +315,8 @@ export class RowEngine {
       }
       if (fsm.stateScan[s] !== 0) {
         this.items = grow(this.items, this.itemsLen + 2);
+        this.itemCounts = grow(this.itemCounts, (this.itemsLen >> 1) + 1);
+        this.itemCounts[this.itemsLen >> 1] = count;
         this.items[this.itemsLen++] = s;
         this.items[this.itemsLen++] = start;
       }
@@ -308,14 +335,14 @@ export class RowEngine {
           const rep = fsm.edgeAux[e]!;
           if (count >= fsm.repMin[rep]!) {
             this.enqueue(fsm.edgeTarget[e]!, start, 0);
-            this.seedItem(fsm.edgeTarget[e]!, start, r);
+            this.seedItem(fsm.edgeTarget[e]!, start, r, 0);
           }
           const max = fsm.repMax[rep]!;
           if (max === -1 || count < max) {
             const child = fsm.repRule[rep]!;
             this.addEntry(child, repeatCode(rep), start, count);
             this.enqueue(fsm.ruleStart[child]!, r, 0);
-            this.seedItem(fsm.ruleStart[child]!, r, r);
+            this.seedItem(fsm.ruleStart[child]!, r, r, 0);
           }
         }
       }
@@ -354,18 +381,18 @@ export class RowEngine {
    * itself the callee's mask must come in too. Not for the unreferenced root, whose masks are
    * exact.
    */
-  private seedItem(state: number, start: number, r: number): void {
-    if (!this.addSeed(state, start)) return;
+  private seedItem(state: number, start: number, r: number, count: number): void {
+    if (!this.addSeed(state, start, count)) return;
     const fsm = this.fsm;
     const rule = fsm.stateRule[state]!;
     if (fsm.ruleContextClosed[rule] === 1 && fsm.ruleContext[rule] === -1) return;
     for (let e = fsm.edgeStart[state]!, end = fsm.edgeStart[state + 1]!; e < end; e++) {
-      if (fsm.edgeKind[e] === EDGE_RULE && fsm.edgeAux[e] !== rule && isTail(fsm, fsm.edgeTarget[e]!)) this.seedItem(fsm.ruleStart[fsm.edgeAux[e]!]!, r, r);
+      if (fsm.edgeKind[e] === EDGE_RULE && fsm.edgeAux[e] !== rule && isTail(fsm, fsm.edgeTarget[e]!)) this.seedItem(fsm.ruleStart[fsm.edgeAux[e]!]!, r, r, 0);
     }
   }
 
   /** Adds (state, start) to the current row's seeds; false if it was there (or has no edges). */
-  private addSeed(state: number, start: number): boolean {
+  private addSeed(state: number, start: number, count: number): boolean {
     const fsm = this.fsm;
     if (fsm.edgeStart[state] === fsm.edgeStart[state + 1]) return false;
     if (this.seedStamp[state] === this.seedGen) {
@@ -374,6 +401,8 @@ export class RowEngine {
     }
     this.seedStamp[state] = this.seedGen;
     this.seeds = grow(this.seeds, this.seedsLen + 2);
+    this.seedCounts = grow(this.seedCounts, (this.seedsLen >> 1) + 1);
+    this.seedCounts[this.seedsLen >> 1] = count;
     this.seeds[this.seedsLen++] = state;
     this.seeds[this.seedsLen++] = start;
     return true;

@@ -5,8 +5,12 @@
 // can be merged from the last ones back, each once, by its final flag and its edges' target
 // classes (Revuz's method for acyclic automata), where partition refinement (fsm/minimize.ts)
 // takes a round per count: a URI of at most 2,083 characters took seconds and hundreds of MB.
-// The result is the same minimal, canonically numbered automaton the product gives.
+// The result is the same minimal, canonically numbered automaton the product gives. Past a
+// maximum of 128 the front end asks instead for the language beside a count up to its minimum
+// only (unitCountedExpr), and the matcher counts the maximum: a state per count was 41,550
+// states for a URI of at most 2,083 characters, and past 2,503 more than the limit.
 import { MAX_LANGUAGE_STATES } from '../limits.js';
+import { type Expr, NOTHING } from '../ir.js';
 import { type ByteDfa, EMPTY_DFA, LanguageTooLarge } from './byte-dfa.js';
 
 /**
@@ -21,6 +25,35 @@ export function lengthBoundedDfa(language: ByteDfa, unit: ByteDfa, min: number, 
   if (live[0] === 0) return EMPTY_DFA;
   const order = lastFirst(walk, live, unitDepths(unit, end));
   return merged(walk, live, order);
+}
+
+/**
+ * The strings of `language` made of min..max strings of `unit`, as an automaton leaf whose
+ * maximum the matcher counts (ir.ts UnitCount) instead of one state per count: the automaton
+ * holds the language beside a count that stops at `min` (at most `min + 1` copies of it), its
+ * states where a unit ends marked. Trimmed and numbered as the walk finds them, not minimised
+ * (merging states would lose where units end). Nothing when no string has `min` units.
+ */
+export function unitCountedExpr(language: ByteDfa, unit: ByteDfa, min: number, max: number): Expr {
+  const walk = walkWithCount(language, unit, unitEnd(unit), min, Infinity, min);
+  const live = coReachable(walk);
+  if (live[0] === 0) return NOTHING;
+  const index = new Int32Array(live.length).fill(-1);
+  let n = 0;
+  for (let s = 0; s < live.length; s++) if (live[s] === 1) index[s] = n++;
+  const finals: number[] = [];
+  const ends: number[] = [];
+  const edges: number[] = [];
+  for (let s = 0; s < live.length; s++) {
+    const i = index[s]!;
+    if (i < 0) continue;
+    if (walk.finals[s] === 1) finals.push(i);
+    if (walk.unitState[s] === 0) ends.push(i);
+    for (let e = walk.edgeStart[s]!; e < walk.edgeStart[s + 1]!; e++) {
+      if (index[walk.edgeTo[e]!]! >= 0) edges.push(i, walk.edgeLo[e]!, walk.edgeHi[e]!, index[walk.edgeTo[e]!]!);
+    }
+  }
+  return { kind: 'automaton', states: n, finals, edges, units: { ends, max } };
 }
 
 /** The unit's one final state, which has no edges. */
@@ -47,7 +80,8 @@ interface Walk {
   edgeTo: number[];
 }
 
-function walkWithCount(language: ByteDfa, unit: ByteDfa, end: number, min: number, max: number): Walk {
+/** Counts stop at `cap` (unbounded by default): a count that only has to reach `min`. */
+function walkWithCount(language: ByteDfa, unit: ByteDfa, end: number, min: number, max: number, cap = Infinity): Walk {
   const languageState: number[] = [0];
   const w: Walk = { count: [0], unitState: [0], finals: [], edgeStart: [], edgeLo: [], edgeHi: [], edgeTo: [] };
   const ids = new Map<number, number>([[0, 0]]);
@@ -68,7 +102,7 @@ function walkWithCount(language: ByteDfa, unit: ByteDfa, end: number, min: numbe
       const hi = Math.min(language.edgeHi[i]!, unit.edgeHi[j]!);
       if (lo <= hi) {
         const unitDone = unit.edgeTo[j] === end;
-        const toCount = unitDone ? c + 1 : c;
+        const toCount = unitDone ? Math.min(c + 1, cap) : c;
         const toUnit = unitDone ? 0 : unit.edgeTo[j]!;
         const toLanguage = language.edgeTo[i]!;
         if (toCount <= max) {

@@ -2,7 +2,7 @@
 import { utf8Sequences } from '../charset.js';
 import { GrammarError } from '../errors.js';
 import { MAX_AUTOMATON_STATES } from '../limits.js';
-import type { Expr, GrammarIR, Rule } from '../ir.js';
+import type { Automaton, Expr, GrammarIR, Rule, UnitCount } from '../ir.js';
 import { buildDispatch } from './aho-corasick.js';
 import {
   type CountedRepeat,
@@ -22,15 +22,23 @@ export interface FsmTables {
   repeats: CountedRepeat[]; // loop state is local to the owning rule until packing
   repeatOwner: number[];
   tokenSets: number[][];
+  /** Per rule whose body is a counted automaton (ir.ts UnitCount): its unit ends and maximum. */
+  unitCounts: Map<number, UnitCount>;
 }
 
 export function buildRuleFsms(grammar: GrammarIR): { fsms: RuleFsm[]; tables: FsmTables } {
-  const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [] };
+  const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [], unitCounts: new Map() };
   const budget = { left: MAX_AUTOMATON_STATES };
   const shapes = new RuleShapes();
   const tooLarge = (rule: Rule): GrammarError =>
     new GrammarError(`the grammar is too large: its automata would need more than ${MAX_AUTOMATON_STATES} states (the limit), reached in rule '${rule.name}' (bounded repeats nested in each other, or many properties with count limits, multiply states)`);
   const fsms = grammar.rules.map((rule, ruleId) => {
+    if (rule.body.kind === 'automaton' && rule.body.units) {
+      budget.left -= rule.body.states;
+      if (budget.left < 0) throw tooLarge(rule);
+      tables.unitCounts.set(ruleId, rule.body.units);
+      return countedFsm(rule.body);
+    }
     const shape = ruleShape(rule.body);
     const known = shape && shapes.get(shape);
     if (known) {
@@ -53,6 +61,16 @@ export function buildRuleFsms(grammar: GrammarIR): { fsms: RuleFsm[]; tables: Fs
     return built;
   });
   return { fsms, tables };
+}
+
+/** A counted automaton as it is, state for state (its states say where units end). */
+function countedFsm(automaton: Automaton): RuleFsm {
+  const fsm = new RuleFsm();
+  for (let s = 1; s < automaton.states; s++) fsm.newState();
+  for (const f of automaton.finals) fsm.finals[f] = true;
+  const edges = automaton.edges;
+  for (let i = 0; i < edges.length; i += 4) fsm.edge(edges[i]!, EDGE_BYTE, edges[i + 3]!, edges[i + 1], edges[i + 2]);
+  return fsm;
 }
 
 function buildRule(fsm: RuleFsm, body: Expr, ruleId: number, tables: FsmTables): void {
@@ -131,6 +149,7 @@ function build(fsm: RuleFsm, expr: Expr, from: number, ruleId: number, tables: F
       return end;
     }
     case 'automaton': {
+      if (expr.units) throw new Error('internal: a counted automaton must be a whole rule body');
       // Its own states behind an epsilon edge (its start may be the target of a loop).
       const base = fsm.numStates;
       for (let s = 0; s < expr.states; s++) fsm.newState();
@@ -176,7 +195,7 @@ function build(fsm: RuleFsm, expr: Expr, from: number, ruleId: number, tables: F
 export function expressionFsm(expr: Expr): RuleFsm {
   const fsm = new RuleFsm();
   fsm.budget = { left: MAX_AUTOMATON_STATES };
-  const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [] };
+  const tables: FsmTables = { repeats: [], repeatOwner: [], tokenSets: [], unitCounts: new Map() };
   fsm.finals[build(fsm, expr, 0, -1, tables)] = true;
   if (fsm.kind.some((k) => k !== EDGE_BYTE && k !== EDGE_EPSILON)) throw new Error('internal: a language expression refers to a rule or token');
   fsm.budget = null;

@@ -34,6 +34,13 @@ export interface GrammarFsm {
   ruleContext: Int32Array;
   /** Per rule: 1 when nothing can follow its context (or the rule itself, for the root). */
   ruleContextClosed: Uint8Array;
+  /** Per rule: the most units (characters) its strings may have, counted by the row engine
+   * beside its state (ir.ts UnitCount), or -1 where the rule counts nothing. */
+  ruleUnitMax: Int32Array;
+  /** Per state of such a rule: 1 where a step into it ends a unit. */
+  stateUnitEnd: Uint8Array;
+  /** Per state of such a rule: the fewest units from it to an end of its rule (0 elsewhere). */
+  stateUnitsLeft: Int32Array;
 }
 
 export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
@@ -122,9 +129,38 @@ export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
     tokenIds,
     ruleContext: new Int32Array(numRules).fill(-1),
     ruleContextClosed: new Uint8Array(numRules),
+    ruleUnitMax: new Int32Array(numRules).fill(-1),
+    stateUnitEnd: new Uint8Array(numStates),
+    stateUnitsLeft: new Int32Array(numStates),
   };
+  for (const [rule, units] of tables.unitCounts) {
+    fsm.ruleUnitMax[rule] = units.max;
+    for (const s of units.ends) fsm.stateUnitEnd[ruleStart[rule]! + s] = 1;
+    unitsLeft(fsm, rule);
+  }
   analyseNullable(fsm);
   return fsm;
+}
+
+/** stateUnitsLeft for a counted rule: a walk back from its final states, a step into a unit end costing one. */
+function unitsLeft(fsm: GrammarFsm, rule: number): void {
+  const from = fsm.ruleStart[rule]!;
+  const to = rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length;
+  const left = fsm.stateUnitsLeft;
+  left.fill(0x7fffffff, from, to);
+  for (let s = from; s < to; s++) if (fsm.stateFinal[s] === 1) left[s] = 0;
+  // Relaxed to a fixpoint: a rule of a few dozen states, each pass one more unit back.
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let s = from; s < to; s++) {
+      for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
+        const t = fsm.edgeTarget[e]!;
+        if (left[t] === 0x7fffffff) continue;
+        const via = left[t]! + fsm.stateUnitEnd[t]!;
+        if (via < left[s]!) (left[s] = via), (changed = true);
+      }
+    }
+  }
 }
 
 /**

@@ -69,8 +69,9 @@ function collectRefs(expr: Expr, ids: Set<number>): boolean {
     case 'bytes':
     case 'byteRange':
     case 'class':
-    case 'automaton':
       return true;
+    case 'automaton':
+      return expr.units === undefined;
     default:
       return false;
   }

@@ -10,7 +10,8 @@ import { MAX_AUTOMATON_STATES, MAX_LANGUAGE_STATES } from '../limits.js';
 import { type ByteDfa, dfaExpr, dfaOfExpr, LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { productDfa } from '../dfa/product.js';
 import { repeatDfa } from '../dfa/repeat.js';
-import { lengthBoundedDfa } from '../dfa/length-bounded.js';
+import { lengthBoundedDfa, unitCountedExpr } from '../dfa/length-bounded.js';
+import { UNROLL_LIMIT } from '../passes/expand-repeats.js';
 import { exprIsEmpty } from '../passes/productive.js';
 import { regexToExpr } from '../regex/regex.js';
 import { FORMATS } from './formats.js';
@@ -70,12 +71,14 @@ export function constrainedContent(c: StringConstraints, spelling: Spelling, poi
   if (c.maxLength !== -1 && c.maxLength < c.minLength) return emptyAt(pointer, `'minLength' (${c.minLength}) is greater than 'maxLength' (${c.maxLength})`);
   const kinds = c.patterns.length + c.formats.length + (hasLength ? 1 : 0);
   if (kinds === 0) return null;
-  if (kinds === 1 && hasLength) {
+  const counted = kinds > 1 && c.maxLength > UNROLL_LIMIT;
+  if (hasLength && (kinds === 1 || counted)) {
+    // Counted by the matcher either way, measured as if written out (expanded-size.ts).
     const states = repeatStates(spelling.unit(), c.minLength, c.maxLength);
     if (states > MAX_AUTOMATON_STATES) throw GrammarError.at(c.lengthPointer ?? pointer, `${describe(c)} ${beyondExpansionLimit(states)}`);
-    return rep(spelling.unit(), c.minLength, c.maxLength);
   }
-  const content = kinds === 1 ? singleContent(c, spelling) : dfaExpr(contentDfa(c, spelling));
+  if (kinds === 1 && hasLength) return rep(spelling.unit(), c.minLength, c.maxLength);
+  const content = kinds === 1 ? singleContent(c, spelling) : counted ? countedContent(c, spelling) : dfaExpr(contentDfa(c, spelling));
   if (!exprIsEmpty(content)) return content;
   return emptyAt(pointer, kinds === 1 ? `'${c.patterns.length > 0 ? 'pattern' : 'format'}' matches no string` : `${describe(c)} leave no string`);
 }
@@ -97,6 +100,16 @@ export function contentDfa(c: StringConstraints, spelling: Spelling): ByteDfa {
     if (c.minLength > 0 || languages.length === 0) languages.push(repeatDfa(unit, c.minLength, -1));
     return intersection(languages);
   });
+}
+
+/**
+ * The characters of a string meeting its patterns and formats and its minLength, as one
+ * automaton whose maxLength the matcher counts (ir.ts UnitCount): built into the automaton,
+ * a maximum multiplies its states by every count (a URI of 2,083 characters was 41,550
+ * states; past 2,503, more than the limit).
+ */
+function countedContent(c: StringConstraints, spelling: Spelling): Expr {
+  return withinStateLimit(c, () => unitCountedExpr(intersection(patternLanguages(c, spelling)), dfaOfExpr(spelling.chars(ANY)), c.minLength, c.maxLength));
 }
 
 /** The automata of the patterns and formats. */

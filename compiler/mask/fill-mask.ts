@@ -6,20 +6,24 @@
 // prefix with the previous try and skipping every token that extends a prefix that died.
 // Token edges add their ids, stop tokens come in where the root can end. A row equal to a
 // recent one reuses its mask, and a row of parents equal to a recent one its rests' verdicts
-// (row-memo.ts). Nothing is allocated per call once the scratch has grown.
+// (row-memo.ts). A seed of a counted rule (ir.ts UnitCount) near its maximum has its cached
+// mask's tokens that the count may refuse (longer than its slack) tried on the real rows too.
+// Nothing is allocated per call once the scratch has grown.
 import { EDGE_EXCLUDE_TOKEN, EDGE_TOKEN } from '../fsm/edges.js';
 import { type GrammarFsm, SCAN_TOKEN } from '../fsm/grammar-fsm.js';
-import type { RowEngine } from '../row-engine.js';
+import { grow, type RowEngine } from '../row-engine.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
 import { TOKEN_STOP } from '../tokenizer/tokenizer-info.js';
 import { PrefixWalker, RowParser } from './prefix-walker.js';
 import type { SuffixIndex } from './suffix-index.js';
 import type { TokenMaskCache } from './mask-cache.js';
 import { RowMemo } from './row-memo.js';
-import { STORE_ACCEPTED, STORE_BITSET, STORE_REJECTED } from './token-mask.js';
+import { STORE_ACCEPTED, STORE_BITSET, STORE_REJECTED, type TokenMask } from './token-mask.js';
 
 export interface MaskScratch {
   uncertain: Int32Array;
+  /** Sorted positions of a counted rule's tokens longer than its slack (addCounted). */
+  long: Int32Array<ArrayBuffer>;
   /** For a mask stored as rejected ids; allocated when one is met. */
   complement: Uint32Array | null;
   firstBytes: Uint8Array;
@@ -38,6 +42,7 @@ export function newMaskScratch(info: TokenizerInfo): MaskScratch {
   const words = info.normalMask.length;
   return {
     uncertain: new Int32Array(64),
+    long: new Int32Array(64),
     complement: null,
     firstBytes: new Uint8Array(256),
     masks: new RowMemo(MASK_SLOTS, () => new Uint32Array(words)),
@@ -52,16 +57,18 @@ export function newMaskScratch(info: TokenizerInfo): MaskScratch {
  * mask seeds, and whether the root can end. Inside a string or any loop a row repeats that
  * exactly at every step, so the mask of the previous call is reused when this key is the
  * same: per item and per seed its state and its start as a stamp (-1 when it started in this
- * very row).
+ * very row); in a counted rule also its count where the count may refuse a token (-1 where
+ * none: the masks there are alike).
  */
-function rowKey(m: RowEngine, out: { data: Int32Array }, row: number, head: number): number {
+function rowKey(m: RowEngine, cache: TokenMaskCache, longest: number, out: { data: Int32Array }, row: number, head: number): number {
+  const fsm = m.fsm;
   const items = m.itemData;
   const seeds = m.seedData;
   const from = m.rowItemBegin(row);
   const to = m.rowItemEnd(row);
   const seedFrom = m.rowSeedBegin(row);
   const seedTo = m.rowSeedBegin(row + 1);
-  const need = 3 + (to - from) + (seedTo - seedFrom);
+  const need = 3 + ((to - from + seedTo - seedFrom) * 3) / 2;
   if (out.data.length < need) out.data = new Int32Array(need * 2);
   const key = out.data;
   key[0] = head;
@@ -71,19 +78,22 @@ function rowKey(m: RowEngine, out: { data: Int32Array }, row: number, head: numb
   for (let i = from; i < to; i += 2, k += 2) {
     key[k] = items[i]!;
     key[k + 1] = items[i + 1] === row ? -1 : m.stampOf(items[i + 1]!);
+    if (fsm.ruleUnitMax[fsm.stateRule[items[i]!]!]! >= 0) key[k++ + 2] = cache.unitSlack(items[i]!, m.itemCount(i)) < longest ? m.itemCount(i) : -1;
   }
   for (let i = seedFrom; i < seedTo; i += 2, k += 2) {
     key[k] = seeds[i]!;
     key[k + 1] = seeds[i + 1] === row ? -1 : m.stampOf(seeds[i + 1]!);
+    if (fsm.ruleUnitMax[fsm.stateRule[seeds[i]!]!]! >= 0) key[k++ + 2] = cache.unitSlack(seeds[i]!, m.seedCount(i)) < longest ? m.seedCount(i) : -1;
   }
-  return need;
+  return k;
 }
 
 /** The mask of row `row` (the last one) of `m` into `mask`; `cache` holds the states' masks for `info`. */
 export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMaskCache, mask: Uint32Array, scratch: MaskScratch, row: number): void {
   const fsm = m.fsm;
   const words = info.normalMask.length;
-  const keyLength = rowKey(m, scratch.key, row, 0);
+  const longest = info.maxTokenLength();
+  const keyLength = rowKey(m, cache, longest, scratch.key, row, 0);
   const hit = scratch.masks.find(scratch.key.data, keyLength);
   if (hit >= 0) {
     mask.set(scratch.masks.value(hit));
@@ -95,16 +105,22 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
   const seedTo = m.rowSeedBegin(row + 1);
   // A first bitset is copied in rather than or-ed into zeros.
   let first = -1;
-  for (let i = seedFrom; i < seedTo && first < 0; i += 2) if (cache.get(seeds[i]!).store === STORE_BITSET) first = i;
+  for (let i = seedFrom; i < seedTo && first < 0; i += 2) if (cache.get(seeds[i]!).store === STORE_BITSET && cache.unitSlack(seeds[i]!, m.seedCount(i)) >= longest) first = i;
   if (first >= 0) {
     mask.set(cache.get(seeds[first]!).bits!);
     if (mask.length > words) mask.fill(0, words);
   } else {
     mask.fill(0);
   }
+  let numUncertain = 0;
   for (let i = seedFrom; i < seedTo; i += 2) {
     if (i === first) continue;
     const tm = cache.get(seeds[i]!);
+    const slack = cache.unitSlack(seeds[i]!, m.seedCount(i));
+    if (slack < longest) {
+      numUncertain = addCounted(info, tm, slack, mask, scratch, numUncertain);
+      continue;
+    }
     if (tm.store === STORE_ACCEPTED) {
       const ids = tm.ids;
       for (let k = 0; k < ids.length; k++) mask[ids[k]! >>> 5]! |= 1 << (ids[k]! & 31);
@@ -129,14 +145,13 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
     if ((fsm.stateScan[items[i]!]! & SCAN_TOKEN) !== 0) addTokenEdges(fsm, mask, info, items[i]!);
   }
   // Uncertain tokens, once every sure one is in (those need no check).
-  let numUncertain = 0;
   for (let i = seedFrom; i < seedTo; i += 2) {
     const state = seeds[i]!;
     const tm = cache.get(state);
     const unc = tm.uncertain;
-    if (unc.length === 0) continue;
+    if (unc.length === 0 || cache.unitSlack(state, m.seedCount(i)) < longest) continue;
     if (tm.contextFree) {
-      checkRests(m, mask, info, scratch, state, seeds[i + 1]!, unc, cache.suffixes(state));
+      checkRests(m, cache, longest, mask, info, scratch, state, seeds[i + 1]!, unc, cache.suffixes(state));
       continue;
     }
     numUncertain = addUncertain(scratch, numUncertain, unc, unc.length);
@@ -158,6 +173,41 @@ function addUncertain(scratch: MaskScratch, numUncertain: number, list: Int32Arr
   }
   scratch.uncertain.set(list.subarray(0, n), numUncertain);
   return numUncertain + n;
+}
+
+/**
+ * A counted rule's seed whose count may refuse tokens (ir.ts UnitCount): of the tokens its
+ * mask allows, those of at most `slack` bytes are allowed as they are (mask-cache.ts
+ * unitSlack); the longer ones and its uncertain ones are tried on the real rows, which count.
+ * Returns the new count of uncertain tokens.
+ */
+function addCounted(info: TokenizerInfo, tm: TokenMask, slack: number, mask: Uint32Array, scratch: MaskScratch, numUncertain: number): number {
+  numUncertain = addUncertain(scratch, numUncertain, tm.uncertain, tm.uncertain.length);
+  let allowed: Uint32Array;
+  if (tm.store === STORE_ACCEPTED) {
+    allowed = (scratch.complement ??= new Uint32Array(info.normalMask.length));
+    allowed.fill(0);
+    for (let k = 0; k < tm.ids.length; k++) allowed[tm.ids[k]! >>> 5]! |= 1 << (tm.ids[k]! & 31);
+  } else if (tm.store === STORE_BITSET) {
+    allowed = tm.bits!;
+  } else {
+    allowed = (scratch.complement ??= new Uint32Array(info.normalMask.length));
+    allowed.set(info.normalMask);
+    for (let k = 0; k < tm.ids.length; k++) allowed[tm.ids[k]! >>> 5]! &= ~(1 << (tm.ids[k]! & 31));
+    for (let k = 0; k < tm.uncertain.length; k++) allowed[info.sorted[tm.uncertain[k]!]! >>> 5]! &= ~(1 << (info.sorted[tm.uncertain[k]!]! & 31));
+  }
+  let numLong = 0;
+  for (let w = 0; w < allowed.length; w++) {
+    for (let bits = allowed[w]!; bits !== 0; bits &= bits - 1) {
+      const t = (w << 5) | (31 - Math.clz32(bits & -bits));
+      if (info.tokenLength(t) <= slack) mask[w]! |= 1 << (t & 31);
+      else {
+        if (numLong === scratch.long.length) scratch.long = grow(scratch.long, numLong + 1);
+        scratch.long[numLong++] = info.sortedIndex[t]!;
+      }
+    }
+  }
+  return addUncertain(scratch, numUncertain, scratch.long, numLong);
 }
 
 /** Ids a state's token edges allow: listed non-empty tokens, or every normal token but the listed. */
@@ -195,7 +245,7 @@ function addTokenEdges(fsm: GrammarFsm, mask: Uint32Array, info: TokenizerInfo, 
  * row where the seed's rule (started at `origin`) has just ended; a token is allowed when one
  * of its rests is.
  */
-function checkRests(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, scratch: MaskScratch, state: number, origin: number, unc: Int32Array, index: SuffixIndex): void {
+function checkRests(m: RowEngine, cache: TokenMaskCache, longest: number, mask: Uint32Array, info: TokenizerInfo, scratch: MaskScratch, state: number, origin: number, unc: Int32Array, index: SuffixIndex): void {
   const sorted = info.sorted;
   for (let k = 0; k < unc.length; k++) {
     if (index.accepted[k] === 1) mask[sorted[unc[k]!]! >>> 5]! |= 1 << (sorted[unc[k]!]! & 31);
@@ -204,7 +254,7 @@ function checkRests(m: RowEngine, mask: Uint32Array, info: TokenizerInfo, scratc
   if (n === 0) return;
   const base = m.rowCount;
   if (!m.pushCompletion(m.fsm.stateRule[state]!, origin)) return; // nothing waits for the rule: no rest can follow
-  const keyLength = rowKey(m, scratch.restKey, base, state);
+  const keyLength = rowKey(m, cache, longest, scratch.restKey, base, state);
   let slot = scratch.rests.find(scratch.restKey.data, keyLength);
   if (slot >= 0) {
     m.popRows(base);

@@ -421,7 +421,8 @@ class NfaBuilder {
             this.epsEdge(n, this.endNode);
             continue;
           }
-          if (path.length >= MAX_INLINE_DEPTH || path.includes(child)) {
+          // A counted rule (ir.ts UnitCount) starts at count 0 here: the Earley matcher counts it.
+          if (path.length >= MAX_INLINE_DEPTH || path.includes(child) || fsm.ruleUnitMax[child]! >= 0) {
             this.addOpaque(n, child, fsm.ruleNullable[child] === 1 ? target : -1);
             continue;
           }

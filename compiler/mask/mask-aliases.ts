@@ -1,6 +1,7 @@
 // States whose token masks are equal because no token can tell them apart. A string under a
-// format and a maxLength is one automaton with a state per character count and format state
-// (dfa/length-bounded.ts): thousands of states, each met once as the string grows, so every
+// format and a length built into its automaton (a maxLength up to 128, a minLength: a larger
+// maximum the matcher counts, ir.ts UnitCount) has a state per character count and format
+// state (dfa/length-bounded.ts): thousands of states, each met once as the string grows, so every
 // token computed a mask of its own (25 ms with Llama 3's vocabulary). Far from the bounds,
 // states with the same format state behave alike for more bytes than any token has, and so
 // have the same mask: computed once, for the first of them.
@@ -19,7 +20,7 @@ import type { GrammarFsm } from '../fsm/grammar-fsm.js';
 export const MIN_ALIASED_STATES = 1024;
 /** States times rounds of refinement, at most (a few tenths of a second): a larger rule (an
  * enum of many strings, whose rounds do not stop early) costs its first mask more than
- * aliases save. HttpUrl's string is 41,552 states, for 128 rounds with Llama 3's vocabulary. */
+ * aliases save. HttpUrl's string, built with its maximum, was 41,552 states, for 128 rounds with Llama 3's vocabulary. */
 const MAX_WORK = 8_000_000;
 
 /**

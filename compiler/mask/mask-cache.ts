@@ -53,6 +53,8 @@ export class TokenMaskCache {
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
   /** This grammar's whitespace-run ladders and rung masks (ladder.ts), shared with no other grammar. */
   private readonly ladders = new Ladders();
+  /** Per counted rule (ir.ts UnitCount): the most units any of its states needs to end. */
+  private readonly unitsToEnd = new Map<number, number>();
   /** Per rule, its states' mask aliases (mask-aliases.ts; null: none), found on first use. */
   private readonly aliases = new Map<number, Int32Array | null>();
   /** Full classifications run here (not loaded, shared or refined). */
@@ -139,6 +141,27 @@ export class TokenMaskCache {
   /** Computes every missing mask now (eager compilation). */
   completeAll(): void {
     for (const s of this.scanStates()) this.get(s);
+  }
+
+  /**
+   * For an item of a counted rule that has read `count` units (-1: unknown, a seed row's): the
+   * longest tokens, in bytes, for which its state's mask (computed without the count) is exact.
+   * A token of k bytes ends at most k units, so it reads the rule as its uncounted automaton
+   * while the maximum leaves k units and then as many as any state needs to end; past that the
+   * count may refuse it. Infinity for other rules.
+   */
+  unitSlack(state: number, count: number): number {
+    const rule = this.fsm.stateRule[state]!;
+    const max = this.fsm.ruleUnitMax[rule]!;
+    if (max < 0 || count < 0) return Infinity;
+    let most = this.unitsToEnd.get(rule);
+    if (most === undefined) {
+      most = 0;
+      const end = rule + 1 < this.fsm.ruleStart.length ? this.fsm.ruleStart[rule + 1]! : this.fsm.stateRule.length;
+      for (let s = this.fsm.ruleStart[rule]!; s < end; s++) most = Math.max(most, this.fsm.stateUnitsLeft[s]!);
+      this.unitsToEnd.set(rule, most);
+    }
+    return max - count - most;
   }
 
   /** The first state of its rule whose mask is provably the same as `state`'s (itself, mostly). */

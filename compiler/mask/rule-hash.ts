@@ -61,7 +61,8 @@ export function ruleKeys(fsm: GrammarFsm, keys: RuleKeys): { full: string[]; cut
     const parts: string[] = [];
     const slots: number[] = [];
     const tails: boolean[] = [];
-    let text = `#${fsm.ruleNullable[r]}`;
+    // A counted rule (ir.ts UnitCount) is handed to the Earley matcher where it is called.
+    let text = `#${fsm.ruleNullable[r]}${fsm.ruleUnitMax[r]! >= 0 ? `u${fsm.ruleUnitMax[r]}` : ''}`;
     for (let s = base; s < ruleEnd(r); s++) {
       text += `|${fsm.stateFinal[s]}`;
       for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {

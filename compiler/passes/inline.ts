@@ -18,14 +18,14 @@ function inlineCost(e: Expr): number {
     case 'byteRange':
       return 1;
     case 'automaton':
-      return e.edges.length >> 2;
+      return e.units ? Infinity : e.edges.length >> 2;
     case 'seq':
     case 'choice':
       return e.items.reduce((n, i) => n + inlineCost(i), 0);
     case 'repeat':
       return inlineCost(e.body) * Math.max(1, e.max === -1 ? e.min + 1 : e.max);
     default:
-      return Infinity; // references, counted repeats, token edges and dispatch stay rules
+      return Infinity; // references, counted repeats, token edges and dispatch stay rules (so do counted automata)
   }
 }
 

@@ -1,7 +1,7 @@
 // Normal form: nested sequences and choices flattened, single-element ones unwrapped, adjacent
 // literals fused, one-code-point classes turned into literals, trivial repeats removed, ""
-// alternatives merged into one placed first, and dispatch macros lifted into rules of their
-// own (the FSM builder needs them as whole rule bodies). Nested choices and small repeats stay
+// alternatives merged into one placed first, and dispatch macros and counted automata lifted
+// into rules of their own (the FSM builder needs them as whole rule bodies). Nested choices and small repeats stay
 // inside a rule: each rule becomes one automaton, so they cost no extra rule.
 import type { Expr, GrammarIR, Rule } from '../ir.js';
 
@@ -10,13 +10,13 @@ const utf8 = new TextEncoder();
 export function normalize(grammar: GrammarIR): GrammarIR {
   const rules: Rule[] = grammar.rules.map((r) => ({ ...r }));
   const lift = (e: Expr, owner: string): Expr => {
-    rules.push({ name: `${owner}_dispatch`, body: e, lookahead: null, exactLookahead: false });
+    rules.push({ name: `${owner}_${e.kind === 'automaton' ? 'counted' : 'dispatch'}`, body: e, lookahead: null, exactLookahead: false });
     return { kind: 'ref', rule: rules.length - 1 };
   };
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i]!;
-    const isDispatch = rule.body.kind === 'tagDispatch' || rule.body.kind === 'tokenDispatch';
-    if (!isDispatch) rule.body = simplify(rule.body, (e) => lift(e, rule.name));
+    const isWhole = rule.body.kind === 'tagDispatch' || rule.body.kind === 'tokenDispatch' || (rule.body.kind === 'automaton' && rule.body.units !== undefined);
+    if (!isWhole) rule.body = simplify(rule.body, (e) => lift(e, rule.name));
     if (rule.lookahead) rule.lookahead = simplify(rule.lookahead, (e) => lift(e, rule.name));
   }
   return { rules, root: grammar.root };
@@ -68,6 +68,8 @@ export function simplify(e: Expr, lift: (e: Expr) => Expr = (x) => x): Expr {
     case 'tagDispatch':
     case 'tokenDispatch':
       return lift(e);
+    case 'automaton':
+      return e.units ? lift(e) : e;
     default:
       return e;
   }

@@ -2,15 +2,16 @@
 // difference, the regions of strings accepted by exactly one set of parts) and bounded
 // repetition must accept exactly what JavaScript's regexes say, on random strings; the
 // automaton leaf they become in a grammar must match the same strings. A language within a
-// length built directly is the automaton the product with a counter gives.
+// length built directly is the automaton the product with a counter gives; one whose maximum
+// the matcher counts takes the same strings, and the same prefixes, as that product.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fc from 'fast-check';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
-import { type ByteDfa, dfaAccepts, dfaExpr, dfaOfExpr } from '../../compiler/dfa/byte-dfa.js';
+import { type ByteDfa, dfaAccepts, dfaExpr, dfaOfExpr, isEmptyDfa } from '../../compiler/dfa/byte-dfa.js';
 import { chooseFinals, intersectDfa, productTable, subtractDfa } from '../../compiler/dfa/product.js';
 import { repeatDfa } from '../../compiler/dfa/repeat.js';
-import { lengthBoundedDfa } from '../../compiler/dfa/length-bounded.js';
+import { lengthBoundedDfa, unitCountedExpr } from '../../compiler/dfa/length-bounded.js';
 import { jsonChars } from '../../compiler/json-schema/json-chars.js';
 import { regexToExpr } from '../../compiler/regex/regex.js';
 import { matcherFor } from './helpers.js';
@@ -81,6 +82,46 @@ test('a language within a length, built directly, is the product with a counter'
   }
   const d = lengthBoundedDfa(dfaOf('a.*'), units[0]!, 2, 4);
   fc.assert(fc.property(text, (s) => accepts(d, s) === (s.startsWith('a') && !s.includes('\n') && [...s].length >= 2 && [...s].length <= 4)), { numRuns: 300 });
+});
+
+test('a maximum counted by the matcher takes the strings and prefixes of the product with a counter', () => {
+  const units = [dfaOf('[^]'), dfaOfExpr(jsonChars([0, 0x10ffff]))];
+  const bounds = [[0, 0], [0, 1], [1, 3], [2, 6], [0, 9], [5, 5], [3, 40]] as const;
+  /** The walk of `s` in `d` (trimmed: every state reached can still end), or -1 once it dies. */
+  const stateAfter = (d: ByteDfa, s: string): number => {
+    let state = 0;
+    for (const b of utf8.encode(s)) {
+      let next = -1;
+      for (let e = d.edgeStart[state]!; e < d.edgeStart[state + 1]! && next < 0; e++) if (b >= d.edgeLo[e]! && b <= d.edgeHi[e]!) next = d.edgeTo[e]!;
+      if (next < 0) return -1;
+      state = next;
+    }
+    return state;
+  };
+  const strings = fc.sample(fc.string({ unit: fc.constantFrom('a', 'b', 'c', 'x', 'é', '😀', '\n'), maxLength: 12 }), { numRuns: 400 });
+  strings.push(...[1, 2, 3, 5, 6, 9, 10, 39, 40, 41].flatMap((n) => ['a'.repeat(n), 'a' + 'b'.repeat(n - 1), 'é'.repeat(n), 'ab'.repeat(n), '\n'.repeat(n)]));
+  for (const unit of units) {
+    for (const p of [...PATTERNS, '.*', 'a(b|\\n)*', '[^a]*a[^a]*', 'a{3,5}b*']) {
+      const language = dfaOfExpr(regexToExpr(p, unit === units[0] ? {} : { chars: jsonChars }));
+      for (const [min, max] of bounds) {
+        const product = intersectDfa(language, repeatDfa(unit, min, max));
+        const counted = unitCountedExpr(language, unit, min, max);
+        if (counted.kind !== 'automaton') {
+          assert.ok(isEmptyDfa(product), `${p} {${min},${max}} is empty`);
+          continue;
+        }
+        const bang = { kind: 'bytes', bytes: utf8.encode('!') } as const;
+        const grammar = Grammar.fromIR({ rules: [{ name: 'root', body: { kind: 'seq', items: [counted, bang] }, lookahead: null, exactLookahead: false }], root: 0 });
+        const base = matcherFor(grammar);
+        for (const s of strings) {
+          const m = base.fork();
+          const state = stateAfter(product, s);
+          assert.is(m.acceptString(s), state >= 0, `${p} {${min},${max}}: prefix ${JSON.stringify(s)}`);
+          assert.is(state >= 0 && m.acceptString('!') && m.isCompleted(), state >= 0 && product.finals[state] === 1, `${p} {${min},${max}}: ${JSON.stringify(s)}`);
+        }
+      }
+    }
+  }
 });
 
 test('equal languages give the same canonical automaton', () => {

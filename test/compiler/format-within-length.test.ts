@@ -4,7 +4,7 @@
 // of minimising. Lengths count code points, whatever their JSON spelling.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar } from '../../compiler/index.js';
+import { Grammar, GrammarError } from '../../compiler/index.js';
 import type { Expr } from '../../compiler/ir.js';
 import { accepts } from './helpers.js';
 
@@ -16,10 +16,11 @@ const leaves = (e: Expr): Extract<Expr, { kind: 'automaton' }>[] => (e.kind === 
 
 test("pydantic's HttpUrl compiles: a URI of at most 2,083 characters", () => {
   const grammar = Grammar.fromJSONSchema(HTTP_URL);
-  // One automaton: the URI's few states beside every count up to the bound.
+  // One automaton: the URI's few states, the count of characters kept by the matcher.
   const automata = grammar.ir.rules.flatMap((r) => leaves(r.body));
   assert.is(automata.length, 1);
-  assert.ok(automata[0]!.states > 2083 && automata[0]!.states < 50_000, String(automata[0]!.states));
+  assert.is(automata[0]!.units?.max, 2083);
+  assert.ok(automata[0]!.states < 100, String(automata[0]!.states));
   const ok = accepts(grammar);
   const base = 'https://example.com/';
   assert.ok(ok(quoted(base + 'a'.repeat(2083 - base.length))), 'exactly maxLength');
@@ -30,6 +31,37 @@ test("pydantic's HttpUrl compiles: a URI of at most 2,083 characters", () => {
   assert.not.ok(ok(quoted(base + 'a b')));
   assert.not.ok(ok(quoted('example.com/' + 'a'.repeat(100))), 'no scheme');
   assert.not.ok(ok('""'));
+});
+
+test('a URI, a data URI or an email of any maxLength: the automaton stays the format\'s, exactly max characters pass', () => {
+  for (const maxLength of [8192, 65_536, 900_000]) {
+    const grammar = Grammar.fromJSONSchema({ ...HTTP_URL, maxLength });
+    const [automaton] = grammar.ir.rules.flatMap((r) => leaves(r.body));
+    assert.ok(automaton!.states < 100 && automaton!.units?.max === maxLength, `${maxLength}: ${automaton!.states} states`);
+  }
+  // As for a maxLength alone, measured as if a state per character (the limit on what a grammar expands to).
+  assert.throws(() => Grammar.fromJSONSchema({ ...HTTP_URL, maxLength: 2_000_000 }), (e: Error) => e instanceof GrammarError && e.location?.kind === 'pointer' && /would expand to 2000001 automaton states/.test(e.message));
+  const ok = accepts(Grammar.fromJSONSchema({ ...HTTP_URL, maxLength: 65_536 }));
+  const data = 'data:text/plain;base64,';
+  assert.ok(ok(quoted(data + 'QUJD'.repeat(16_378) + 'Q')), 'exactly maxLength');
+  assert.not.ok(ok(quoted(data + 'QUJD'.repeat(16_378) + 'QU')), 'one past maxLength');
+  assert.not.ok(ok(quoted(data + 'QUJD '.repeat(10))), 'the format holds');
+  assert.not.ok(ok('""'), 'minLength');
+  const email = accepts(Grammar.fromJSONSchema({ type: 'string', format: 'email', maxLength: 10_000 }));
+  assert.ok(email(quoted('a'.repeat(10_000 - 6) + '@x.org')));
+  assert.not.ok(email(quoted('a'.repeat(10_001 - 6) + '@x.org')));
+  // The scheme must still fit: one character short of room for `:` and nothing is taken.
+  const tiny = accepts(Grammar.fromJSONSchema({ type: 'string', format: 'uri', maxLength: 129 }));
+  assert.ok(tiny(quoted('a'.repeat(128) + ':')));
+  assert.not.ok(tiny(quoted('a'.repeat(129) + ':')));
+});
+
+test('a format and a large maxLength in an XML style count raw characters', () => {
+  const schema = { type: 'object', properties: { u: { type: 'string', format: 'uri', maxLength: 5000 } }, required: ['u'] };
+  const ok = accepts(Grammar.fromJSONSchema(schema, { style: 'qwen_xml' }));
+  const value = (s: string): string => `<parameter=u>${s}</parameter>`;
+  assert.ok(ok(value('https://x.org/' + 'a'.repeat(5000 - 14))));
+  assert.not.ok(ok(value('https://x.org/' + 'a'.repeat(5001 - 14))));
 });
 
 test('minLength holds beside a format and a large maxLength', () => {

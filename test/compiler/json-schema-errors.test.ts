@@ -88,7 +88,8 @@ test('combinators', () => {
 test('strings', () => {
   fails({ type: 'string', pattern: '^a$', format: 'date' }, '', /'pattern' "\^a\$", 'format' "date" leave no string/);
   fails({ type: 'string', pattern: '^a+$', minLength: 3, maxLength: 2 }, '', /'minLength' \(3\) is greater than 'maxLength' \(2\)/);
-  fails({ type: 'string', pattern: 'a', maxLength: 20000 }, '/pattern', /together need more than 50000 automaton states/);
+  // A maximum is counted by the matcher (ir.ts UnitCount); a minimum is still built into the automaton.
+  fails({ type: 'string', pattern: 'a', minLength: 20000 }, '/pattern', /together need more than 50000 automaton states/);
   fails({ type: 'object', properties: { p: { type: 'string', pattern: '(a)\\1' } } }, '/properties/p/pattern', /back-reference/);
   fails({ type: 'string', pattern: '(?:(?=a)b)' }, '/pattern', /lookahead inside a group/);
 });
