@@ -75,15 +75,16 @@ function rowKey(m: RowEngine, cache: TokenMaskCache, longest: number, out: { dat
   key[1] = m.rowEnds(row) ? 1 : 0;
   key[2] = to - from;
   let k = 3;
+  const counts = cache.countsUnits;
   for (let i = from; i < to; i += 2, k += 2) {
     key[k] = items[i]!;
     key[k + 1] = items[i + 1] === row ? -1 : m.stampOf(items[i + 1]!);
-    if (fsm.ruleUnitMax[fsm.stateRule[items[i]!]!]! >= 0) key[k++ + 2] = cache.unitSlack(items[i]!, m.itemCount(i)) < longest ? m.itemCount(i) : -1;
+    if (counts && fsm.ruleUnitMax[fsm.stateRule[items[i]!]!]! >= 0) key[k++ + 2] = cache.unitSlack(items[i]!, m.itemCount(i)) < longest ? m.itemCount(i) : -1;
   }
   for (let i = seedFrom; i < seedTo; i += 2, k += 2) {
     key[k] = seeds[i]!;
     key[k + 1] = seeds[i + 1] === row ? -1 : m.stampOf(seeds[i + 1]!);
-    if (fsm.ruleUnitMax[fsm.stateRule[seeds[i]!]!]! >= 0) key[k++ + 2] = cache.unitSlack(seeds[i]!, m.seedCount(i)) < longest ? m.seedCount(i) : -1;
+    if (counts && fsm.ruleUnitMax[fsm.stateRule[seeds[i]!]!]! >= 0) key[k++ + 2] = cache.unitSlack(seeds[i]!, m.seedCount(i)) < longest ? m.seedCount(i) : -1;
   }
   return k;
 }
@@ -92,6 +93,8 @@ function rowKey(m: RowEngine, cache: TokenMaskCache, longest: number, out: { dat
 export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMaskCache, mask: Uint32Array, scratch: MaskScratch, row: number): void {
   const fsm = m.fsm;
   const words = info.normalMask.length;
+  // A seed of a counted rule whose slack is below the longest token's bytes needs its count (mask-cache.ts unitSlack).
+  const counts = cache.countsUnits;
   const longest = info.maxTokenLength();
   const keyLength = rowKey(m, cache, longest, scratch.key, row, 0);
   const hit = scratch.masks.find(scratch.key.data, keyLength);
@@ -105,7 +108,7 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
   const seedTo = m.rowSeedBegin(row + 1);
   // A first bitset is copied in rather than or-ed into zeros.
   let first = -1;
-  for (let i = seedFrom; i < seedTo && first < 0; i += 2) if (cache.get(seeds[i]!).store === STORE_BITSET && cache.unitSlack(seeds[i]!, m.seedCount(i)) >= longest) first = i;
+  for (let i = seedFrom; i < seedTo && first < 0; i += 2) if (cache.get(seeds[i]!).store === STORE_BITSET && (!counts || cache.unitSlack(seeds[i]!, m.seedCount(i)) >= longest)) first = i;
   if (first >= 0) {
     mask.set(cache.get(seeds[first]!).bits!);
     if (mask.length > words) mask.fill(0, words);
@@ -116,7 +119,7 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
   for (let i = seedFrom; i < seedTo; i += 2) {
     if (i === first) continue;
     const tm = cache.get(seeds[i]!);
-    const slack = cache.unitSlack(seeds[i]!, m.seedCount(i));
+    const slack = counts ? cache.unitSlack(seeds[i]!, m.seedCount(i)) : Infinity;
     if (slack < longest) {
       numUncertain = addCounted(info, tm, slack, mask, scratch, numUncertain);
       continue;
@@ -149,7 +152,7 @@ export function fillTokenMask(m: RowEngine, info: TokenizerInfo, cache: TokenMas
     const state = seeds[i]!;
     const tm = cache.get(state);
     const unc = tm.uncertain;
-    if (unc.length === 0 || cache.unitSlack(state, m.seedCount(i)) < longest) continue;
+    if (unc.length === 0 || (counts && cache.unitSlack(state, m.seedCount(i)) < longest)) continue;
     if (tm.contextFree) {
       checkRests(m, cache, longest, mask, info, scratch, state, seeds[i + 1]!, unc, cache.suffixes(state));
       continue;

@@ -53,6 +53,8 @@ export class TokenMaskCache {
   private readonly suffixIndexes = new Map<number, SuffixIndex>();
   /** This grammar's whitespace-run ladders and rung masks (ladder.ts), shared with no other grammar. */
   private readonly ladders = new Ladders();
+  /** Whether some rule counts units (ir.ts UnitCount): else no mask needs a count. */
+  readonly countsUnits: boolean;
   /** Per counted rule (ir.ts UnitCount): the most units any of its states needs to end. */
   private readonly unitsToEnd = new Map<number, number>();
   /** Per rule, its states' mask aliases (mask-aliases.ts; null: none), found on first use. */
@@ -69,6 +71,7 @@ export class TokenMaskCache {
     this.tokenizer = tokenizer;
     this.masks = new Array<TokenMask | undefined>(fsm.stateRule.length);
     this.shared = shared;
+    this.countsUnits = fsm.ruleUnitMax.some((max) => max >= 0);
   }
 
   get(state: number): TokenMask {
