@@ -10,7 +10,7 @@ import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_TOKEN } from './fsm/edges.js';
 import { SCAN_TOKEN, type GrammarFsm } from './fsm/grammar-fsm.js';
 import { tokenSetHas } from './fsm/queries.js';
 import { fillTokenMask, type MaskScratch, newMaskScratch } from './mask/fill-mask.js';
-import { grow, RowEngine } from './row-engine.js';
+import { COUNT_REFUSED, grow, RowEngine } from './row-engine.js';
 import { TOKEN_NORMAL, TOKEN_STOP } from './tokenizer/tokenizer-info.js';
 
 const encoder = new TextEncoder();
@@ -164,6 +164,7 @@ export class GrammarMatcher {
           const kind = fsm.edgeKind[e]!;
           if (kind === EDGE_TOKEN || kind === EDGE_EXCLUDE_TOKEN) forced = false;
           else if (kind === EDGE_BYTE) {
+            if (rows.countAfter(i, e) === COUNT_REFUSED) continue; // past a counted maximum
             if (fsm.edgeLo[e] !== fsm.edgeHi[e] || (only !== -1 && only !== fsm.edgeLo[e])) forced = false;
             only = fsm.edgeLo[e]!;
           }

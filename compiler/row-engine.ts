@@ -23,6 +23,8 @@ export const SEED_START = -1;
 export const CONTEXT_START = -2;
 /** The seed item's repeat count: unknown, so its own counted-repeat edges are not followed. */
 const UNKNOWN_COUNT = -1;
+/** `countAfter`: the item's count refuses the edge. */
+export const COUNT_REFUSED = -2;
 
 /** A completion entry's target: a state to advance to, or (negative) a counted repeat's index. */
 function repeatCode(rep: number): number {
@@ -162,6 +164,20 @@ export class RowEngine {
     return this.itemCounts[i >> 1]!;
   }
 
+  /**
+   * The units the item at `itemData` index i has read once it crosses byte edge `e` of its
+   * state, or COUNT_REFUSED when its count refuses the edge (more than its rule's maximum, or
+   * too few units left to end). The item's own count, unknown or not, outside a counted rule.
+   */
+  countAfter(i: number, e: number): number {
+    const fsm = this.fsm;
+    const count = this.itemCounts[i >> 1]!;
+    const max = fsm.ruleUnitMax[fsm.stateRule[this.items[i]!]!]!;
+    if (max < 0 || count === UNKNOWN_COUNT) return count;
+    const t = fsm.edgeTarget[e]!;
+    return count + fsm.stateUnitEnd[t]! + fsm.stateUnitsLeft[t]! <= max ? count + fsm.stateUnitEnd[t]! : COUNT_REFUSED;
+  }
+
   /** As itemCount, for the seed at `seedData` index i. */
   seedCount(i: number): number {
     return this.seedCounts[i >> 1]!;
@@ -228,18 +244,16 @@ export class RowEngine {
     for (let i = from; i < to; i += 2) {
       const s = this.items[i]!;
       const start = this.items[i + 1]!;
-      const max = fsm.ruleUnitMax[fsm.stateRule[s]!]!;
+      const counted = fsm.ruleUnitMax[fsm.stateRule[s]!]! >= 0;
       for (let e = fsm.edgeStart[s]!, end = fsm.edgeStart[s + 1]!; e < end; e++) {
         if (fsm.edgeKind[e] === EDGE_BYTE && byte >= fsm.edgeLo[e]! && byte <= fsm.edgeHi[e]!) {
-          const t = fsm.edgeTarget[e]!;
-          if (max < 0) {
-            this.enqueue(t, start, 0);
+          if (!counted) {
+            this.enqueue(fsm.edgeTarget[e]!, start, 0);
             continue;
           }
           // A counted rule: one unit more where one ends, within the maximum with enough left to end.
-          const count = this.itemCounts[i >> 1]!;
-          if (count === UNKNOWN_COUNT) this.enqueue(t, start, UNKNOWN_COUNT);
-          else if (count + fsm.stateUnitEnd[t]! + fsm.stateUnitsLeft[t]! <= max) this.enqueue(t, start, count + fsm.stateUnitEnd[t]!);
+          const count = this.countAfter(i, e);
+          if (count !== COUNT_REFUSED) this.enqueue(fsm.edgeTarget[e]!, start, count);
         }
       }
     }

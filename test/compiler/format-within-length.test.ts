@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarError } from '../../compiler/index.js';
 import type { Expr } from '../../compiler/ir.js';
-import { accepts } from './helpers.js';
+import { accepts, matcherFor } from './helpers.js';
 
 const test = suite('format-within-length');
 
@@ -62,6 +62,15 @@ test('a format and a large maxLength in an XML style count raw characters', () =
   const value = (s: string): string => `<parameter=u>${s}</parameter>`;
   assert.ok(ok(value('https://x.org/' + 'a'.repeat(5000 - 14))));
   assert.not.ok(ok(value('https://x.org/' + 'a'.repeat(5001 - 14))));
+});
+
+test('jump-forward sees the count: what the maximum leaves is forced', () => {
+  const m = matcherFor(Grammar.fromJSONSchema({ type: 'object', properties: { url: { ...HTTP_URL, maxLength: 200 } }, required: ['url'] }));
+  assert.ok(m.acceptString('{"url": "https://example.com/' + 'a'.repeat(180)));
+  assert.is(m.findJumpForwardString(), '"');
+  const scheme = matcherFor(Grammar.fromJSONSchema({ type: 'string', format: 'uri', maxLength: 129 }));
+  assert.ok(scheme.acceptString('"' + 'a'.repeat(128)));
+  assert.is(scheme.findJumpForwardString(), ':"');
 });
 
 test('minLength holds beside a format and a large maxLength', () => {
