@@ -142,25 +142,39 @@ export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
   return fsm;
 }
 
-/** stateUnitsLeft for a counted rule: a walk back from its final states, a step into a unit end costing one. */
+/**
+ * stateUnitsLeft for a counted rule: a walk back from its final states along reversed edges,
+ * a step into a unit end costing one, the others nothing; by distance, each state settled once.
+ */
 function unitsLeft(fsm: GrammarFsm, rule: number): void {
   const from = fsm.ruleStart[rule]!;
-  const to = rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length;
-  const left = fsm.stateUnitsLeft;
-  left.fill(0x7fffffff, from, to);
-  for (let s = from; s < to; s++) if (fsm.stateFinal[s] === 1) left[s] = 0;
-  // Relaxed to a fixpoint: a rule of a few dozen states, each pass one more unit back.
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (let s = from; s < to; s++) {
-      for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
-        const t = fsm.edgeTarget[e]!;
-        if (left[t] === 0x7fffffff) continue;
-        const via = left[t]! + fsm.stateUnitEnd[t]!;
-        if (via < left[s]!) (left[s] = via), (changed = true);
+  const n = (rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length) - from;
+  // Reversed edges, by target: the sources.
+  const predStart = new Int32Array(n + 1);
+  for (let e = fsm.edgeStart[from]!; e < fsm.edgeStart[from + n]!; e++) predStart[fsm.edgeTarget[e]! - from + 1]!++;
+  for (let s = 0; s < n; s++) predStart[s + 1]! += predStart[s]!;
+  const fill = predStart.slice(0, n);
+  const preds = new Int32Array(predStart[n]!);
+  for (let s = 0; s < n; s++) for (let e = fsm.edgeStart[from + s]!; e < fsm.edgeStart[from + s + 1]!; e++) preds[fill[fsm.edgeTarget[e]! - from]!++] = s;
+  const left = new Int32Array(n).fill(0x7fffffff);
+  let level: number[] = [];
+  for (let s = 0; s < n; s++) if (fsm.stateFinal[from + s] === 1) (left[s] = 0), level.push(s);
+  for (let d = 0; level.length > 0; d++) {
+    const next: number[] = [];
+    while (level.length > 0) {
+      const t = level.pop()!;
+      if (left[t] !== d) continue; // settled nearer since
+      const cost = fsm.stateUnitEnd[from + t]!;
+      for (let k = predStart[t]!; k < predStart[t + 1]!; k++) {
+        const s = preds[k]!;
+        if (d + cost >= left[s]!) continue;
+        left[s] = d + cost;
+        (cost === 0 ? level : next).push(s);
       }
     }
+    level = next;
   }
+  fsm.stateUnitsLeft.set(left, from);
 }
 
 /**
