@@ -65,33 +65,45 @@ test('selectNucleus equals the full-sort oracle across vocab sizes and top_p', (
   });
 });
 
-test('keepNucleus (buckets + quickselect) equals the oracle and clears its histogram', () => {
+/** One scratch per vocabulary size, shared by the cases of a test. */
+function scratchesBySize(): (size: number) => SamplingScratch {
   const scratches = new Map<number, SamplingScratch>();
+  return (size) => {
+    let scratch = scratches.get(size);
+    if (!scratch) scratches.set(size, (scratch = new SamplingScratch(size)));
+    return scratch;
+  };
+}
+
+const maxOf = (logits: Float32Array): number => logits.reduce((a, b) => Math.max(a, b), -Infinity);
+
+/** The kept bits and the count a keep function returned are the oracle's nucleus. */
+function assertOracleKept(scratch: SamplingScratch, kept: number, logits: Float32Array, topP: number, temperature: number): void {
+  const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
+  assert.equal(keptIds(scratch, logits.length), oracle, `size ${logits.length} top_p ${topP} T ${temperature}`);
+  assert.is(kept, oracle.length);
+}
+
+test('keepNucleus (buckets + quickselect) equals the oracle and clears its histogram', () => {
+  const scratchFor = scratchesBySize();
   forEachCase((logits, topP, temperature) => {
     const size = logits.length;
-    if (!scratches.has(size)) scratches.set(size, new SamplingScratch(size));
-    const scratch = scratches.get(size)!;
-    let max = -Infinity;
-    for (const x of logits) max = Math.max(max, x);
+    const scratch = scratchFor(size);
+    const max = maxOf(logits);
     let total = 0;
     for (let i = 0; i < size; i++) total += scratch.mass[i] = Math.exp((logits[i]! - max) / temperature);
-    const k = keepNucleus(scratch, size, topP * total);
-    const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
-    assert.equal(keptIds(scratch, size), oracle, `size ${size} top_p ${topP} T ${temperature}`);
-    assert.is(k, oracle.length);
+    assertOracleKept(scratch, keepNucleus(scratch, size, topP * total), logits, topP, temperature);
     assert.ok(scratch.bucketMass.every((m) => m === 0));
   });
 });
 
 test('keepNucleusAmong over the tokens of mass ≥ NUCLEUS_PREFILTER equals the oracle whenever they hold the target', () => {
-  const scratches = new Map<number, SamplingScratch>();
+  const scratchFor = scratchesBySize();
   let among = 0;
   forEachCase((logits, topP, temperature) => {
     const size = logits.length;
-    if (!scratches.has(size)) scratches.set(size, new SamplingScratch(size));
-    const scratch = scratches.get(size)!;
-    let max = -Infinity;
-    for (const x of logits) max = Math.max(max, x);
+    const scratch = scratchFor(size);
+    const max = maxOf(logits);
     let total = 0;
     let n = 0;
     let candidateMass = 0;
@@ -105,10 +117,7 @@ test('keepNucleusAmong over the tokens of mass ≥ NUCLEUS_PREFILTER equals the 
     }
     if (candidateMass < topP * total) return;
     among++;
-    const k = keepNucleusAmong(scratch, size, n, topP * total);
-    const oracle = [...nucleusOracle(logits, temperature, topP).ids].sort((a, b) => a - b);
-    assert.equal(keptIds(scratch, size), oracle, `size ${size} top_p ${topP} T ${temperature}`);
-    assert.is(k, oracle.length);
+    assertOracleKept(scratch, keepNucleusAmong(scratch, size, n, topP * total), logits, topP, temperature);
   });
   assert.ok(among >= 60, `only ${among} cases had the nucleus among the candidates`);
 });
