@@ -43,6 +43,11 @@ export interface GrammarFsm {
   stateUnitsLeft: Int32Array;
 }
 
+/** The state just past `rule`'s states (they are ruleStart[rule] up to it). */
+export function ruleEnd(fsm: GrammarFsm, rule: number): number {
+  return rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length;
+}
+
 export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
   const { fsms, tables } = buildRuleFsms(grammar);
   const numRules = fsms.length;
@@ -148,7 +153,7 @@ export function buildGrammarFsm(grammar: GrammarIR): GrammarFsm {
  */
 function unitsLeft(fsm: GrammarFsm, rule: number): void {
   const from = fsm.ruleStart[rule]!;
-  const n = (rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length) - from;
+  const n = ruleEnd(fsm, rule) - from;
   // Reversed edges, by target: the sources.
   const predStart = new Int32Array(n + 1);
   for (let e = fsm.edgeStart[from]!; e < fsm.edgeStart[from + n]!; e++) predStart[fsm.edgeTarget[e]! - from + 1]!++;

@@ -6,7 +6,7 @@
 // counted repeat is not copied: the bytes it can start with lead to an "opaque" state, and a
 // token that gets there is handed to the Earley matcher.
 import { EDGE_BYTE, EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
-import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { ruleEnd, type GrammarFsm } from '../fsm/grammar-fsm.js';
 import { ruleFirstBytes } from '../fsm/first-bytes.js';
 import { isTail } from '../fsm/queries.js';
 import { UTF8_BOUNDARY, UTF8_LEADS, utf8Continuation, utf8Step } from '../utf8-automaton.js';
@@ -401,7 +401,7 @@ class NfaBuilder {
     const copy = this.copies.get(key);
     if (copy !== undefined) return copy;
     const first = fsm.ruleStart[rule]!;
-    const last = rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length;
+    const last = ruleEnd(fsm, rule);
     if (this.count + (last - first) > MAX_NFA) return -1;
     const base = this.count;
     const cut = this.cutTails;

@@ -14,7 +14,7 @@
 // reference or a counted repeat passes no byte, so a token could cross more edges than it
 // has bytes.
 import { EDGE_BYTE } from '../fsm/edges.js';
-import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { ruleEnd, type GrammarFsm } from '../fsm/grammar-fsm.js';
 
 /** Smaller rules are left alone: they have few masks to share, and each lookup would cost. */
 export const MIN_ALIASED_STATES = 1024;
@@ -29,7 +29,7 @@ const MAX_WORK = 8_000_000;
  */
 export function maskAliases(fsm: GrammarFsm, rule: number, depth: number): Int32Array | null {
   const from = fsm.ruleStart[rule]!;
-  const to = rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length;
+  const to = ruleEnd(fsm, rule);
   const n = to - from;
   if (n < MIN_ALIASED_STATES || n * depth > MAX_WORK) return null;
   const edgeFrom = fsm.edgeStart[from]!;

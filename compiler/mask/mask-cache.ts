@@ -4,7 +4,7 @@
 // cache keyed by structural keys (rule-hash.ts): the expensive, context-free classification
 // by the rule's own structure, its refinement by the exact structure and context, so a grammar
 // that shares rules with an earlier one (tool schemas differing in one field) reuses most.
-import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { ruleEnd, type GrammarFsm } from '../fsm/grammar-fsm.js';
 import { components } from '../fsm/components.js';
 import { EDGE_RULE } from '../fsm/edges.js';
 import { isTail } from '../fsm/queries.js';
@@ -275,7 +275,7 @@ export class TokenMaskCache {
  * (stateUnitsLeft): over the components of its edges, each after those it reaches. */
 function mostUnitsToEnd(fsm: GrammarFsm, rule: number): Int32Array {
   const from = fsm.ruleStart[rule]!;
-  const n = (rule + 1 < fsm.ruleStart.length ? fsm.ruleStart[rule + 1]! : fsm.stateRule.length) - from;
+  const n = ruleEnd(fsm, rule) - from;
   const next: number[][] = [];
   for (let s = 0; s < n; s++) {
     const out: number[] = [];

@@ -18,7 +18,7 @@
 // that way, like the property after property of a JSON-schema object, then key alike in two
 // schemas that differ only further down the chain.
 import { EDGE_EXCLUDE_TOKEN, EDGE_REPEAT, EDGE_RULE, EDGE_TOKEN } from '../fsm/edges.js';
-import type { GrammarFsm } from '../fsm/grammar-fsm.js';
+import { ruleEnd, type GrammarFsm } from '../fsm/grammar-fsm.js';
 import { components } from '../fsm/components.js';
 import { isTail } from '../fsm/queries.js';
 
@@ -50,8 +50,6 @@ const COMPONENT_LIMIT = 64;
 /** Every rule's key (`full`), and its key with its last-step references cut (`cut`), from one pass over the automaton. */
 export function ruleKeys(fsm: GrammarFsm, keys: RuleKeys): { full: string[]; cut: string[] } {
   const numRules = fsm.ruleStart.length;
-  const numStates = fsm.stateRule.length;
-  const ruleEnd = (r: number): number => (r + 1 < numRules ? fsm.ruleStart[r + 1]! : numStates);
   // Each rule's own text, with referenced rules as slots; and the rules it refers to.
   const texts: string[][] = [];
   const refs: number[][] = [];
@@ -63,7 +61,7 @@ export function ruleKeys(fsm: GrammarFsm, keys: RuleKeys): { full: string[]; cut
     const tails: boolean[] = [];
     // A counted rule (ir.ts UnitCount) is handed to the Earley matcher where it is called.
     let text = `#${fsm.ruleNullable[r]}${fsm.ruleUnitMax[r]! >= 0 ? `u${fsm.ruleUnitMax[r]}` : ''}`;
-    for (let s = base; s < ruleEnd(r); s++) {
+    for (let s = base; s < ruleEnd(fsm, r); s++) {
       text += `|${fsm.stateFinal[s]}`;
       for (let e = fsm.edgeStart[s]!; e < fsm.edgeStart[s + 1]!; e++) {
         const kind = fsm.edgeKind[e]!;
