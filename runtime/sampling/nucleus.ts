@@ -76,8 +76,13 @@ export const NUCLEUS_PREFILTER = 2 ** -16;
  * is reordered. Returns the nucleus's size.
  */
 export function keepNucleusAmong(scratch: SamplingScratch, size: number, n: number, target: number): number {
+  scratch.keptBits.fill(0, 0, (size + 31) >>> 5);
+  return keepSelected(scratch, n, target);
+}
+
+/** Selects the nucleus of `target` mass among the first `n` of `scratch.tiedMass` / `tiedIds` and marks it in `keptBits`; returns its size. */
+function keepSelected(scratch: SamplingScratch, n: number, target: number): number {
   const { tiedMass, tiedIds, keptBits } = scratch;
-  keptBits.fill(0, 0, (size + 31) >>> 5);
   const chosen = selectNucleus(tiedMass, tiedIds, n, target);
   for (let j = 0; j < chosen; j++) {
     const id = tiedIds[j]!;
@@ -124,10 +129,5 @@ export function keepNucleus(scratch: SamplingScratch, size: number, target: numb
       tied++;
     }
   }
-  const chosen = selectNucleus(tiedMass, tiedIds, tied, rest);
-  for (let j = 0; j < chosen; j++) {
-    const id = tiedIds[j]!;
-    keptBits[id >>> 5]! |= 1 << (id & 31);
-  }
-  return kept + chosen;
+  return kept + keepSelected(scratch, tied, rest);
 }
