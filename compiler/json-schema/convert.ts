@@ -17,7 +17,7 @@ import { intRange, MAX_FREE_DIGITS } from './numbers.js';
 import { lowerObject } from './objects.js';
 import { Formatting, type JsonSchemaOptions, MAX_INDENT_DEPTH } from './options.js';
 import { commonTypes, conjunctionKey, conjunctionOf, conjunctionSchema, hasAssertions, NON_ASSERTIONS, type Part, partsOfConjunction } from './parts.js';
-import { lookup, ruleNameOf, targetPointer } from './refs.js';
+import { refResolver, ruleNameOf, targetPointer } from './refs.js';
 import { JSON_SPELLING, lowerString, patternContent } from './strings.js';
 import { lowerXmlRoot } from './xml.js';
 
@@ -37,6 +37,7 @@ class SchemaConverter implements Lowering {
   readonly fmt: Formatting;
   readonly options: { strictMode: boolean; anyOrder: boolean; openBareObjects: boolean };
   readonly root: Schema;
+  readonly lookupRef: Lowering['lookupRef'];
   private readonly trailing: boolean;
   /** Rules of referenced schemas and of conjunctions, declared before they are lowered (recursion). */
   private readonly memo = new Map<string, number>();
@@ -49,6 +50,7 @@ class SchemaConverter implements Lowering {
   constructor(root: Schema, options: JsonSchemaOptions) {
     this.builder.limitRules(() => ({ kind: 'pointer', pointer: this.at }));
     this.root = root;
+    this.lookupRef = refResolver(root);
     this.trailing = options.trailingWhitespace ?? false;
     this.fmt = new Formatting(options);
     this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false, openBareObjects: options.openBareObjects ?? false };
@@ -97,11 +99,10 @@ class SchemaConverter implements Lowering {
   resolve(schema: Schema, pointer: string): { schema: Schema; pointer: string } {
     const seen = new Set<string>();
     while (isObject(schema) && typeof schema.$ref === 'string') {
-      const target = targetPointer(schema.$ref);
-      if (seen.has(target)) throw GrammarError.at(pointerJoin(pointer, '$ref'), 'the reference only leads to itself');
-      seen.add(target);
-      schema = lookup(this.root, target, pointerJoin(pointer, '$ref'));
-      pointer = target;
+      const at = pointerJoin(pointer, '$ref');
+      if (seen.has(targetPointer(schema.$ref))) throw GrammarError.at(at, 'the reference only leads to itself');
+      ({ schema, pointer } = this.lookupRef(schema.$ref, at));
+      seen.add(pointer);
     }
     return { schema, pointer };
   }
@@ -118,10 +119,6 @@ class SchemaConverter implements Lowering {
     return { schema: conjunctionSchema(parts), pointer: live[0]!.pointer };
   }
 
-  readonly lookupRef = (refText: string, at: string): { schema: Schema; pointer: string } => {
-    const target = targetPointer(refText);
-    return { schema: lookup(this.root, target, at), pointer: target };
-  };
 
   value(schema: Schema, pointer: string, depth: number): Expr {
     // Distinct sub-schemas on the path, following $refs: a chain of definitions nests like
@@ -159,8 +156,7 @@ class SchemaConverter implements Lowering {
   }
 
   private reference(refText: string, pointer: string, depth: number): Expr {
-    const target = targetPointer(refText);
-    const resolved = lookup(this.root, target, pointerJoin(pointer, '$ref'));
+    const { schema: resolved, pointer: target } = this.lookupRef(refText, pointerJoin(pointer, '$ref'));
     return this.memoRule(`#${target}@${depth}`, ruleNameOf(target), target, () => this.value(resolved, target, depth));
   }
 

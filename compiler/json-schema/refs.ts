@@ -22,6 +22,15 @@ export function lookup(root: Schema, pointer: string, at: string): Schema {
   return cur as Schema;
 }
 
+/** A `$ref` resolver over `root`: the schema a reference names and its pointer (`at`: the
+ * reference, for an error). */
+export function refResolver(root: Schema): (refText: string, at: string) => { schema: Schema; pointer: string } {
+  return (refText, at) => {
+    const pointer = targetPointer(refText);
+    return { schema: lookup(root, pointer, at), pointer };
+  };
+}
+
 export function ruleNameOf(pointer: string): string {
   const last = pointer.split('/').at(-1) ?? '';
   return last === '' ? 'root_ref' : `def_${last.replace(/[^A-Za-z0-9_]/g, '_')}`;

@@ -34,7 +34,7 @@ import { keyValueSchemas, type KeySpelling } from './object-keys.js';
 import { entrySequence, objectShape, ruleBase } from './objects.js';
 import { commonTypes, conjunctionKey, conjunctionOf, conjunctionSchema, hasAssertions, NON_ASSERTIONS, type Part, partsOfConjunction, tightest } from './parts.js';
 import { constrainedContent, RAW_SPELLING, stringConstraints } from './strings.js';
-import { lookup, targetPointer } from './refs.js';
+import { refResolver } from './refs.js';
 
 type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'object' | 'array';
 
@@ -171,8 +171,7 @@ export function lowerXmlRoot(ctx: Lowering, root: Schema, styleName: string): Ex
  * (runtime/chat-format/xml-arguments.ts).
  */
 export function xmlParameterSchema(args: Schema, key: string): Schema {
-  const lookupRef = (refText: string, at: string) => ({ schema: lookup(args, targetPointer(refText), at), pointer: targetPointer(refText) });
-  const parts = conjunctionOf(args, '', lookupRef);
+  const parts = conjunctionOf(args, '', refResolver(args));
   return Array.isArray(parts) ? { allOf: keyValueSchemas(parts, key).map((m) => m.schema) } : false;
 }
 
