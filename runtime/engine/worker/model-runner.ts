@@ -38,8 +38,10 @@ export class ModelRunner {
    * keptLogits, a token sampled in the graph in `sampled`) rather than left in llama.cpp's buffers.
    */
   private rows: { kept: boolean; first: number; index: number; sampled?: SampledToken; failure?: unknown }[] = [];
-  /** The prompt batch's logit rows of a split step (the streams' decode replaced llama.cpp's buffer); grown, never shrunk. */
+  /** The logit rows of a split step's earlier batches (a later decode replaced llama.cpp's buffer); grown, never shrunk. */
   private keptLogits = new Float32Array(0);
+  /** Rows in keptLogits for the last step. */
+  private keptRows = 0;
   /** Whether the last step returned hidden states. */
   private hiddenStates = false;
   private lastTokens = 0;
@@ -68,31 +70,34 @@ export class ModelRunner {
   async run(entries: readonly StepEntry[], whileDecoding?: () => void, onDevice?: readonly boolean[], profile?: StepProfile): Promise<void> {
     this.rows = entries.map(() => ({ kept: false, first: -1, index: -1 }));
     this.lastTokens = 0;
-    const streams = this.streamsToSplit(entries);
-    if (streams) {
-      // The prompt tokens first, then the streams, so that the streams' rows (one per stream,
-      // each a vocabulary of floats) stay in llama.cpp's buffer and only the prompt batch's few
-      // (one per prompt it completes) are copied out before the second decode replaces them:
-      // copying every stream's row was the largest JavaScript cost outside sampling of a run
-      // where prompts join (bench:host's CPU profile, 64 streams of the tiny model).
-      this.fill(entries, (index) => !streams[index], true);
-      await this.decode(whileDecoding);
-      this.keepOutputs(entries, (index) => !streams[index], onDevice);
-      this.fill(entries, (index) => streams[index]!, false);
+    this.keptRows = 0;
+    const batches = this.batchesOf(entries);
+    if (!batches) {
+      this.fill(entries, () => true, false);
+      profile?.lap('batch');
+      await this.decode(whileDecoding, profile);
+      return;
+    }
+    // Each batch but the last keeps its outputs here before the next decode replaces
+    // llama.cpp's buffer; the last batch's rows stay there. The prompt tokens come first, so
+    // that only their few rows (one per prompt it completes) are copied: copying every stream's
+    // row was the largest JavaScript cost outside sampling of a run where prompts join
+    // (bench:host's CPU profile, 64 streams of the tiny model).
+    const last = batches.length - 1;
+    const inBatch = (b: number) => (index: number) => batches[b]!.includes(index);
+    this.fill(entries, inBatch(0), last > 0);
+    await this.decode(whileDecoding);
+    for (let b = 1; b <= last; b++) {
+      this.keepOutputs(entries, inBatch(b - 1), onDevice);
+      this.fill(entries, inBatch(b), b < last);
       try {
         this.context.decodeNow(this.batch);
       } catch (error) {
-        // The step failed as a whole: the prompt batch's cells go too, as llama.cpp undoes a failed batch.
-        entries.forEach((entry, index) => {
-          if (!streams[index]) this.context.remove(entry.sequence.slot, entry.start, -1);
-        });
+        // The step failed as a whole: the earlier batches' cells go too, as llama.cpp undoes a failed batch.
+        for (const index of batches.slice(0, b).flat()) this.context.remove(entries[index]!.sequence.slot, entries[index]!.start, -1);
         throw error;
       }
-      return;
     }
-    this.fill(entries, () => true, false);
-    profile?.lap('batch');
-    await this.decode(whileDecoding, profile);
   }
 
   private async decode(whileDecoding: (() => void) | undefined, profile?: StepProfile): Promise<void> {
@@ -160,20 +165,23 @@ export class ModelRunner {
   }
 
   /**
-   * Which entries are streams (every token wants logits: a decode, or a decode with drafts to
-   * verify), when the step both has streams and computes prompt tokens in tiled attention;
-   * otherwise undefined (one batch). Steps with hidden states stay whole.
+   * The step's entries as batches decoded one after the other (indices into `entries`), or
+   * undefined for one batch: the prompt tokens apart from the streams (every token wants
+   * logits: a decode, or a decode with drafts to verify) when a step has both and would take
+   * tiled attention. Steps with hidden states stay whole.
    */
-  private streamsToSplit(entries: readonly StepEntry[]): boolean[] | undefined {
+  private batchesOf(entries: readonly StepEntry[]): number[][] | undefined {
     if (!this.options.splitMixedSteps || this.options.wantHiddenStates) return undefined;
     let tokens = 0;
-    const streams = entries.map((entry) => {
+    const prompts: number[] = [];
+    const streams: number[] = [];
+    entries.forEach((entry, index) => {
       tokens += entry.count + entry.draft.length;
-      return entry.logits === entry.count + entry.draft.length;
+      (entry.logits === entry.count + entry.draft.length ? streams : prompts).push(index);
     });
     // Smaller batches take the untiled kernel, which skips other sequences' cells one by one.
-    if (tokens < TILED_ATTENTION_TOKENS || !streams.includes(true) || !streams.includes(false)) return undefined;
-    return streams;
+    if (tokens < TILED_ATTENTION_TOKENS || streams.length === 0 || prompts.length === 0) return undefined;
+    return [prompts, streams];
   }
 
   /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepOutputs). */
@@ -193,7 +201,7 @@ export class ModelRunner {
           firstIndex = batch.length - 1;
         }
       }
-      this.rows[index] = { kept, first, index: firstIndex };
+      this.rows[index] = { kept, first: kept && first >= 0 ? this.keptRows + first : first, index: firstIndex };
     });
     this.lastTokens += batch.length;
   }
@@ -222,7 +230,13 @@ export class ModelRunner {
     if (!hostRows) return;
     const outputs = this.batch.outputs;
     const size = this.context.vocabSize;
-    if (this.keptLogits.length < outputs * size) this.keptLogits = new Float32Array(outputs * size);
-    for (let row = 0; row < outputs; row++) this.keptLogits.set(this.context.logits(row, outputs), row * size);
+    const needed = (this.keptRows + outputs) * size;
+    if (this.keptLogits.length < needed) {
+      const grown = new Float32Array(needed);
+      grown.set(this.keptLogits.subarray(0, this.keptRows * size));
+      this.keptLogits = grown;
+    }
+    for (let row = 0; row < outputs; row++) this.keptLogits.set(this.context.logits(row, outputs), (this.keptRows + row) * size);
+    this.keptRows += outputs;
   }
 }
