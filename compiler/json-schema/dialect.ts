@@ -3,7 +3,7 @@
 // no `$schema` and uses the tuple form (`items: [...]`), as llama.cpp and older tools write.
 // ajv checks enum values and validates test outputs with our own formats (formats.ts), so
 // what it calls valid is what the grammar enforces.
-import { Ajv, type Format } from 'ajv';
+import { Ajv, type Format, type Options } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -31,8 +31,9 @@ function usesTupleItems(value: unknown, depth: number): boolean {
 
 const DATA = new Set(['enum', 'const', 'default', 'examples']);
 
-/** An ajv for the dialect, non-strict, with every format as formats.ts defines it. */
-export function ajvFor(dialect: Dialect, options: { validateFormats?: boolean } = {}): Ajv {
+/** An ajv for the dialect, non-strict, with every format as formats.ts defines it (other ajv
+ * options as given). */
+export function ajvFor(dialect: Dialect, options: Options = {}): Ajv {
   const settings = { strict: false, ...options };
   const ajv: Ajv = dialect === 'draft-07' ? new Ajv(settings) : ((dialect === '2019-09' ? new Ajv2019(settings) : new Ajv2020(settings)) as unknown as Ajv);
   if (options.validateFormats === false) return ajv;
