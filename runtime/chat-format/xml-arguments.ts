@@ -4,15 +4,20 @@
 //     JSON), cohere_xml's `type` (raw, json, dict, list; nested values recursively).
 //   - The others leave it to the schema: a value the schema allows to be something other than
 //     a string is that value when the text (trimmed) is JSON of such a type (so with
-//     `anyOf: [string, integer]`, `5` is the number 5), and a number also within the schema's
-//     numeric bounds where a string would do (with `anyOf: [string, {integer, minimum: 10}]`,
-//     `5` is the string the grammar let through); otherwise the text is the string, as
-//     written. The newlines qwen_xml's template writes around a value come off only where that
-//     cannot change what the grammar allowed: around free text, and around a listed (enum or
-//     const) value, which the grammar allows bare or framed. deepseek_xml's `string="true"`
-//     makes the value the string written where the schema allows strings; its flag is not
-//     checked against the value's type by the grammar, so it decides nothing more (a number
-//     under `string="true"`, a string of digits under `"false"`, stay what the schema says).
+//     `anyOf: [string, integer]`, `5` is the number 5) and, where a string would do too, when
+//     the whole schema allows that value as the tool grammar reads it (xml-value-check.ts:
+//     ajv, references resolved in the arguments); otherwise the text is the string, as
+//     written, the only reading the grammar allowed (`5` under `anyOf: [string, {integer,
+//     minimum: 10}]`, `{}` under `anyOf: [string, {object, properties: {a}, required: [a]}]`).
+//     Where ajv cannot compile the schema, the types alone decide. The newlines qwen_xml's
+//     template writes around a value come off only where that cannot change what the grammar
+//     allowed: around free text, and around a listed (enum or const) value, which the grammar
+//     allows bare or framed. deepseek_xml's `string="true"` makes the value the string written
+//     where the schema allows strings; its flag is not checked against the value's type by
+//     the grammar, so it decides nothing more (a number under `string="true"`, a string of
+//     digits under `"false"`, stay what the schema says).
+
+import { lookup, valueCheck } from './xml-value-check.js';
 
 export interface XmlParameter {
   key: string;
@@ -126,35 +131,12 @@ function parseJson(raw: string, otherwise: unknown): unknown {
 
 /** What a schema says about strings: the other JSON types it allows, whether it allows
  * strings, its listed strings, and whether some string branch is free (no pattern, format or
- * length); and which numbers it allows, so that text like `5` under `anyOf: [string, {integer,
- * minimum: 10}]`, which the grammar let through as a string only, is not read as a number. */
+ * length). */
 interface StringView {
   others: Set<string>;
   strings: boolean;
   listed: string[];
   free: boolean;
-  number: (n: number) => boolean;
-}
-
-const ANY_NUMBER = () => true;
-const NO_NUMBER = () => false;
-
-/** The numbers a schema of these types and keywords allows (its numeric bounds and multipleOf). */
-function numbersAllowed(types: string[], s: Record<string, unknown>): (n: number) => boolean {
-  const integers = types.includes('integer');
-  if (!integers && !types.includes('number')) return NO_NUMBER;
-  const bound = (key: string) => (typeof s[key] === 'number' ? (s[key] as number) : undefined);
-  const [minimum, maximum, above, below, multipleOf] = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].map(bound);
-  // Draft 4's boolean exclusiveMinimum / exclusiveMaximum make minimum / maximum exclusive.
-  const minExclusive = s.exclusiveMinimum === true;
-  const maxExclusive = s.exclusiveMaximum === true;
-  return (n) =>
-    (types.includes('number') || Number.isInteger(n)) &&
-    (minimum === undefined || (minExclusive ? n > minimum : n >= minimum)) &&
-    (maximum === undefined || (maxExclusive ? n < maximum : n <= maximum)) &&
-    (above === undefined || n > above) &&
-    (below === undefined || n < below) &&
-    (multipleOf === undefined || !(multipleOf > 0) || Math.abs(n / multipleOf - Math.round(n / multipleOf)) < 1e-9);
 }
 
 const OTHER_TYPES = ['null', 'boolean', 'integer', 'number', 'array', 'object'];
@@ -167,25 +149,24 @@ function typeOf(v: unknown): string {
 }
 
 function viewOf(schema: Schema, root: Schema, depth = 0): StringView {
-  const all: StringView = { others: new Set(OTHER_TYPES), strings: true, listed: [], free: true, number: ANY_NUMBER };
+  const all: StringView = { others: new Set(OTHER_TYPES), strings: true, listed: [], free: true };
   if (depth > 32 || schema === true || schema === undefined) return all;
-  if (schema === false || typeof schema !== 'object' || schema === null) return { others: new Set(), strings: false, listed: [], free: false, number: NO_NUMBER };
+  if (schema === false || typeof schema !== 'object' || schema === null) return { others: new Set(), strings: false, listed: [], free: false };
   const s = schema as Record<string, unknown>;
   if (typeof s.$ref === 'string' && s.$ref.startsWith('#')) {
-    const target = s.$ref.slice(1).split('/').filter((p) => p !== '').reduce<unknown>((node, p) => (node as Record<string, unknown> | undefined)?.[decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~')], root);
-    return meet(viewOf(target, root, depth + 1), viewOf({ ...s, $ref: undefined }, root, depth + 1));
+    return meet(viewOf(lookup(root, s.$ref), root, depth + 1), viewOf({ ...s, $ref: undefined }, root, depth + 1));
   }
   let view: StringView;
   if ('const' in s || Array.isArray(s.enum)) {
     const values = 'const' in s ? [s.const] : (s.enum as unknown[]);
     const listed = values.filter((v): v is string => typeof v === 'string');
-    view = { others: new Set(values.filter((v) => typeof v !== 'string').map(typeOf)), strings: listed.length > 0, listed, free: false, number: (n) => values.includes(n) };
+    view = { others: new Set(values.filter((v) => typeof v !== 'string').map(typeOf)), strings: listed.length > 0, listed, free: false };
   } else {
     const declared = s.type === undefined ? [...OTHER_TYPES, 'string'] : typeof s.type === 'string' ? [s.type] : (s.type as string[]);
     // OpenAPI's nullable adds null to the type beside it, as the grammar reads it (compiler/json-schema/parts.ts).
     const types = s.nullable === true ? [...declared, 'null'] : declared;
     const strings = types.includes('string');
-    view = { others: new Set(types.filter((t) => t !== 'string')), strings, listed: [], free: strings && !['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s), number: numbersAllowed(types, s) };
+    view = { others: new Set(types.filter((t) => t !== 'string')), strings, listed: [], free: strings && !['pattern', 'format', 'minLength', 'maxLength'].some((k) => k in s) };
   }
   for (const key of ['anyOf', 'oneOf'] as const) {
     if (Array.isArray(s[key])) view = meet(view, (s[key] as Schema[]).map((b) => viewOf(b, root, depth + 1)).reduce(join));
@@ -194,13 +175,7 @@ function viewOf(schema: Schema, root: Schema, depth = 0): StringView {
   return view;
 }
 
-const join = (a: StringView, b: StringView): StringView => ({
-  others: new Set([...a.others, ...b.others]),
-  strings: a.strings || b.strings,
-  listed: [...a.listed, ...b.listed],
-  free: a.free || b.free,
-  number: (n) => a.number(n) || b.number(n),
-});
+const join = (a: StringView, b: StringView): StringView => ({ others: new Set([...a.others, ...b.others]), strings: a.strings || b.strings, listed: [...a.listed, ...b.listed], free: a.free || b.free });
 
 /** Types both allow (a whole number is a number too). */
 function bothAllow(a: Set<string>, b: Set<string>): Set<string> {
@@ -218,7 +193,6 @@ const meet = (a: StringView, b: StringView): StringView => ({
   strings: a.strings && b.strings,
   listed: a.listed.length > 0 && b.listed.length > 0 ? a.listed.filter((v) => b.listed.includes(v)) : [...a.listed, ...b.listed],
   free: a.free && b.free,
-  number: (n) => a.number(n) && b.number(n),
 });
 
 function readUntyped(raw: string, schema: Schema, root: Schema, framed: boolean): unknown {
@@ -226,11 +200,13 @@ function readUntyped(raw: string, schema: Schema, root: Schema, framed: boolean)
   if (view.others.size > 0) {
     const parsed = parseJson(raw.trim(), undefined);
     const type = parsed === undefined ? '' : typeOf(parsed);
-    // Only a type the schema allows: `true` under anyOf [string, integer] is the string; and a
-    // number only within the schema's numeric bounds where a string would do (`5` under
-    // anyOf [string, {integer, minimum: 10}] went through the grammar as a string).
+    // Only a type the schema allows: `true` under anyOf [string, integer] is the string; and,
+    // where a string would do, only a value the whole schema allows, as the grammar read it
+    // (`5` under anyOf [string, {integer, minimum: 10}], `{}` under anyOf [string, {object,
+    // required: [a]}] went through the grammar as strings). Without a check (ajv cannot
+    // compile the schema) the type decides.
     const allowed = parsed !== undefined && type !== 'string' && (view.others.has(type) || (type === 'integer' && view.others.has('number')));
-    if (allowed && !(typeof parsed === 'number' && view.strings && !view.number(parsed))) return parsed;
+    if (allowed && (!view.strings || (valueCheck(schema, root)?.(parsed) ?? true))) return parsed;
   }
   if (!framed) return raw;
   if (view.listed.includes(raw)) return raw;

@@ -1,10 +1,11 @@
 // Reading XML-style parameters back: where the grammar let both a string and another type
 // through (anyOf, type arrays, enums without type), the text is the other type when it is JSON
-// of it, else the string as written; typed styles read their type attributes, cohere_xml
-// recursively, attribute values with their entities decoded.
+// of it that the schema allows as the grammar reads it, else the string as written; typed
+// styles read their type attributes, cohere_xml recursively, attribute values with their
+// entities decoded.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Grammar, GrammarCompiler, GrammarMatcher, type JsonSchemaStyle } from '../../compiler/index.js';
+import { Grammar, GrammarCompiler, GrammarMatcher, type JsonSchemaStyle, xmlParameterSchema } from '../../compiler/index.js';
 import { XML_READERS } from '../../runtime/chat-format/xml-arguments.js';
 
 const test = suite('xml arguments');
@@ -58,6 +59,90 @@ test('untyped styles: a number the schema\'s numeric branches refuse, where a st
   }
   // Without a string to fall back on, the number stays (the grammar took it as one).
   assert.is(read('qwen_xml', q('4'), { type: 'integer', maximum: 3 })?.value, 4);
+});
+
+/** The arguments schema with `v` of this schema, required. */
+const withV = (v: unknown) => ({ type: 'object', properties: { v }, required: ['v'] });
+
+/**
+ * Each text is taken by the tool grammar (a structural tag, as a tool call compiles: strict
+ * mode, open bare objects), and `v` reads back as the value expected, its schema as the tool
+ * call parser gives it (xmlParameterSchema).
+ */
+function readsAsTheGrammarTook(cases: [args: Record<string, unknown>, value: string, expected: unknown][]): void {
+  for (const [args, value, expected] of cases) {
+    const text = q(value);
+    const m = new GrammarMatcher(new GrammarCompiler().compile(Grammar.fromStructuralTag({ type: 'structural_tag', format: { type: 'json_schema', json_schema: args, style: 'qwen_xml' } })));
+    assert.ok(m.acceptString(text) && m.isCompleted(), `the grammar takes ${text} under ${JSON.stringify(args)}`);
+    assert.equal(XML_READERS.qwen_xml!.read(text, 0, (key) => xmlParameterSchema(args, key), args)?.value, expected, `${JSON.stringify(args)}: ${value}`);
+  }
+}
+
+test('untyped styles: an object, array or constant the schema refuses, where a string is allowed, is the string the grammar let through', () => {
+  const needsA = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] };
+  const closed = { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: false };
+  const pair = { type: 'array', items: { type: 'integer' }, minItems: 2 };
+  readsAsTheGrammarTook([
+    [withV({ anyOf: [{ type: 'string' }, needsA] }), '{}', '{}'],
+    [withV({ anyOf: [{ type: 'string' }, needsA] }), '{"a": 1}', { a: 1 }],
+    [withV({ anyOf: [{ type: 'string' }, needsA] }), '{"a": "x"}', '{"a": "x"}'],
+    [withV({ anyOf: [{ type: 'string' }, pair] }), '[1]', '[1]'],
+    [withV({ anyOf: [{ type: 'string' }, pair] }), '[1, 2]', [1, 2]],
+    [withV({ anyOf: [{ type: 'string' }, closed] }), '{"b": 1}', '{"b": 1}'],
+    [withV({ anyOf: [{ type: 'string' }, closed] }), '{"a": "x"}', { a: 'x' }],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'boolean', const: true }] }), 'false', 'false'],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'boolean', const: true }] }), 'true', true],
+    [withV({ anyOf: [{ type: 'string' }, { const: null }] }), 'null', null],
+    [withV({ type: ['string', 'array'], items: { type: 'object', properties: { n: { type: 'integer', maximum: 3 } } } }), '[{"n": 4}]', '[{"n": 4}]'],
+    [withV({ type: ['string', 'array'], items: { type: 'object', properties: { n: { type: 'integer', maximum: 3 } } } }), '[{"n": 3}]', [{ n: 3 }]],
+    // Patterns as the grammar reads them: a leading (?i), and one only JavaScript's older mode takes.
+    [withV({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string', pattern: '(?i)^x\\-' } }] }), '["X-a"]', ['X-a']],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string', pattern: '(?i)^x\\-' } }] }), '["y"]', '["y"]'],
+    // OpenAPI's nullable: null joins the object's type, and the object keeps its keywords.
+    [withV({ anyOf: [{ type: 'string' }, { ...needsA, nullable: true }] }), 'null', null],
+    [withV({ anyOf: [{ type: 'string' }, { ...needsA, nullable: true }] }), '{}', '{}'],
+  ]);
+});
+
+test("untyped styles: references in a parameter's schema are read in the arguments schema", () => {
+  const needsA = { type: 'object', properties: { a: { type: 'integer', minimum: 1 } }, required: ['a'] };
+  const viaDefs = { ...withV({ anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] }), $defs: { A: needsA } };
+  const viaDefinitions = { $schema: 'http://json-schema.org/draft-07/schema#', ...withV({ anyOf: [{ type: 'string' }, { $ref: '#/definitions/A' }] }), definitions: { A: needsA } };
+  const viaProperty = { type: 'object', properties: { w: needsA, v: { anyOf: [{ type: 'string' }, { $ref: '#/properties/w' }] } }, required: ['v'] };
+  // Arguments built from allOf members (as pydantic writes them), each giving v a part.
+  const viaRootAllOf = {
+    allOf: [{ $ref: '#/$defs/Base' }, { type: 'object', properties: { v: { properties: { b: { type: 'integer' } } } } }],
+    $defs: { Base: { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] } }, required: ['v'] }, A: needsA },
+  };
+  readsAsTheGrammarTook([
+    [viaDefs, '{}', '{}'],
+    [viaDefs, '{"a": 0}', '{"a": 0}'],
+    [viaDefs, '{"a": 1}', { a: 1 }],
+    [viaDefinitions, '{"a": 0}', '{"a": 0}'],
+    [viaDefinitions, '{"a": 1}', { a: 1 }],
+    [viaProperty, '{"a": 0}', '{"a": 0}'],
+    [viaProperty, '{"a": 1}', { a: 1 }],
+    [viaRootAllOf, '{"a": 0}', '{"a": 0}'],
+    [viaRootAllOf, '{"a": 1, "b": 2}', { a: 1, b: 2 }],
+  ]);
+});
+
+test('untyped styles: a schema ajv cannot compile is read by its types, without throwing', () => {
+  const needsA = { type: 'object', properties: { a: { type: 'integer' } }, required: ['a'] };
+  // A modifier group (ECMAScript 2025), which the grammar reads and Node 20's RegExp does not.
+  const modifier = withV({ anyOf: [{ type: 'string', pattern: '^(?i:ab)$' }, needsA] });
+  readsAsTheGrammarTook([
+    [modifier, 'aB', 'aB'],
+    [modifier, '{"a": 1}', { a: 1 }],
+  ]);
+  // Schemas the grammar refuses, read without it (a parameter is read whatever compiled).
+  const readAlone = (v: unknown, value: string, root: Record<string, unknown> = withV(v)) => XML_READERS.qwen_xml!.read(q(value), 0, () => v, root)?.value;
+  assert.equal(readAlone({ anyOf: [{ type: 'string' }, { type: 'integer', minimum: 3, exclusiveMinimum: true }] }, '5'), 5, "draft 4's boolean exclusiveMinimum: the type decides");
+  assert.equal(readAlone({ anyOf: [{ type: 'string' }, { $ref: '#/$defs/missing' }] }, '{}'), {}, 'a reference to nothing');
+  assert.equal(readAlone({ anyOf: [{ type: 'string', format: 'no-such-format' }, needsA] }, '{}'), '{}', 'an unknown format is left out');
+  const intoBadArguments = { anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] };
+  const badArguments = { type: 'object', properties: { v: intoBadArguments, w: { type: 'integer', minimum: 3, exclusiveMinimum: true } }, $defs: { A: needsA } };
+  assert.equal(readAlone(intoBadArguments, '{}', badArguments), {}, 'a reference into arguments that do not compile');
 });
 
 test('typed styles: the type attribute decides', () => {
