@@ -6,7 +6,7 @@
 //     a string is that value when the text (trimmed) is JSON of such a type (so with
 //     `anyOf: [string, integer]`, `5` is the number 5) and, where a string would do too, when
 //     the whole schema allows that value as the tool grammar reads it (xml-value-check.ts:
-//     ajv, references resolved in the arguments); otherwise the text is the string, as
+//     ajv, strict mode's closed objects and arrays); otherwise the text is the string, as
 //     written, the only reading the grammar allowed (`5` under `anyOf: [string, {integer,
 //     minimum: 10}]`, `{}` under `anyOf: [string, {object, properties: {a}, required: [a]}]`).
 //     Where ajv cannot compile the schema, the types alone decide. The newlines qwen_xml's

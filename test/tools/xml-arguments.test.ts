@@ -104,12 +104,37 @@ test('untyped styles: an object, array or constant the schema refuses, where a s
   ]);
 });
 
+test('untyped styles: strict mode closes objects and arrays as the tool grammar does', () => {
+  readsAsTheGrammarTook([
+    // Keys beyond those named, without additionalProperties, went through as a string.
+    [withV({ anyOf: [{ type: 'string' }, { type: 'object', properties: { a: { type: 'integer' } } }] }), '{"a": 1, "b": 2}', '{"a": 1, "b": 2}'],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'object', properties: { a: { type: 'integer' } }, patternProperties: { '^x-': { type: 'integer' } } }] }), '{"a": 1, "x-b": 2}', { a: 1, 'x-b': 2 }],
+    // An object that names no key takes any (open bare objects); an array without items takes none.
+    [withV({ anyOf: [{ type: 'string' }, { type: 'object' }] }), '{"b": 2}', { b: 2 }],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'array' }] }), '[1]', '[1]'],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'array' }] }), '[]', []],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'array', prefixItems: [{ type: 'integer' }] }] }), '[1, 2]', '[1, 2]'],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'array', prefixItems: [{ type: 'integer' }] }] }), '[1]', [1]],
+    // Key patterns as the grammar reads them.
+    [withV({ anyOf: [{ type: 'string' }, { type: 'object', patternProperties: { '(?i)^x\\-': { type: 'integer' } } }] }), '{"X-a": 1}', { 'X-a': 1 }],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'object', patternProperties: { '(?i)^x\\-': { type: 'integer' } } }] }), '{"y": 1}', '{"y": 1}'],
+    // Listed values are as they are listed.
+    [withV({ anyOf: [{ type: 'string' }, { enum: [[1, 2], { b: 1 }] }] }), '[1, 2]', [1, 2]],
+    [withV({ anyOf: [{ type: 'string' }, { type: 'object', properties: { a: {} }, enum: [{ b: 1 }] }] }), '{"b": 1}', { b: 1 }],
+    [withV({ anyOf: [{ type: 'string' }, { enum: [[1, 2], { b: 1 }] }] }), '[1]', '[1]'],
+    // A branch is closed together with the keys beside the anyOf.
+    [withV({ properties: { a: { type: 'integer' } }, anyOf: [{ type: 'string' }, { type: 'object', properties: { b: { type: 'integer' } } }] }), '{"a": 1, "b": 2}', { a: 1, b: 2 }],
+    [withV({ properties: { a: { type: 'integer' } }, anyOf: [{ type: 'string' }, { type: 'object', properties: { b: { type: 'integer' } } }] }), '{"c": 1}', '{"c": 1}'],
+  ]);
+});
+
 test("untyped styles: references in a parameter's schema are read in the arguments schema", () => {
   const needsA = { type: 'object', properties: { a: { type: 'integer', minimum: 1 } }, required: ['a'] };
   const viaDefs = { ...withV({ anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] }), $defs: { A: needsA } };
   const viaDefinitions = { $schema: 'http://json-schema.org/draft-07/schema#', ...withV({ anyOf: [{ type: 'string' }, { $ref: '#/definitions/A' }] }), definitions: { A: needsA } };
   const viaProperty = { type: 'object', properties: { w: needsA, v: { anyOf: [{ type: 'string' }, { $ref: '#/properties/w' }] } }, required: ['v'] };
-  // Arguments built from allOf members (as pydantic writes them), each giving v a part.
+  // Arguments built from allOf members (as pydantic writes them), each giving v a part: the keys
+  // of both parts are v's.
   const viaRootAllOf = {
     allOf: [{ $ref: '#/$defs/Base' }, { type: 'object', properties: { v: { properties: { b: { type: 'integer' } } } } }],
     $defs: { Base: { type: 'object', properties: { v: { anyOf: [{ type: 'string' }, { $ref: '#/$defs/A' }] } }, required: ['v'] }, A: needsA },
@@ -124,6 +149,7 @@ test("untyped styles: references in a parameter's schema are read in the argumen
     [viaProperty, '{"a": 1}', { a: 1 }],
     [viaRootAllOf, '{"a": 0}', '{"a": 0}'],
     [viaRootAllOf, '{"a": 1, "b": 2}', { a: 1, b: 2 }],
+    [viaRootAllOf, '{"a": 1, "c": 2}', '{"a": 1, "c": 2}'],
   ]);
 });
 
