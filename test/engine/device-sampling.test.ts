@@ -52,7 +52,7 @@ async function onlyChoice(engine: Engine, request: GenerateRequest): Promise<num
 }
 
 // The fourth is long enough (≥ 64 tokens) that the CPU runner decodes the streams beside it in
-// a batch of their own (model-runner.ts splitMixedSteps): their tokens are read between the two.
+// a batch of their own (model-runner.ts splitSteps): their tokens are read between the two.
 const prompts = [repetitivePrompt(200, 2, 6), repetitivePrompt(201, 3, 4), gpt2WordTokens(202, 9), gpt2WordTokens(203, 90), repetitivePrompt(204, 5, 3)];
 
 test('greedy on the device is the host token for token: prompts alone and 4 at once, with logit_bias, penalties and DRY', async ({ host, device }) => {

@@ -60,8 +60,8 @@ export class EngineCore {
       vocabularyTables?: Uint8Array;
       /** The scheduler's promptStepFloor: prompts complete one at a time on a CPU. */
       promptStepFloor?: number;
-      /** Decode a step's streams apart from its prompt tokens (CPU attention; model-runner.ts). */
-      splitMixedSteps?: boolean;
+      /** Split steps as ggml's CPU attention prefers (model-runner.ts). */
+      splitSteps?: boolean;
       /** Prepare grammar masks while the decode runs (a GPU, or a CPU core to spare). */
       overlapMasks?: boolean;
       /** Speculative decoding: where drafts come from, spec_draft_length (0: adaptive), and small_draft's draft model or medusa's heads. */
@@ -93,7 +93,7 @@ export class EngineCore {
       throw new Error(`the context has ${context.sequences} sequence ids; the engine needs ${this.kv.slotCount}`);
     }
     const speculation = options.speculation;
-    this.runner = new ModelRunner(context, { wantHiddenStates: speculation?.proposer?.wantsHiddenStates ?? false, splitMixedSteps: options.splitMixedSteps ?? false });
+    this.runner = new ModelRunner(context, { wantHiddenStates: speculation?.proposer?.wantsHiddenStates ?? false, splitSteps: options.splitSteps ?? false });
     this.budget = new StepBudget({ chunk: config.prefillChunkSize, minTokens: MIN_PROMPT_TOKENS[config.kvLayout] });
     if (speculation && speculation.mode !== 'disable' && config.maxDraftTokens > 0) {
       this.speculation = new Speculation({

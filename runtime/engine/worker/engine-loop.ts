@@ -140,7 +140,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     profileSteps: options.profileSteps ?? false,
     ...(options.vocabularyTables ? { vocabularyTables: options.vocabularyTables } : {}),
     overlapMasks: devices.some((device) => device.kind !== 'cpu') || threads < availableParallelism(),
-    ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitMixedSteps: true } : {}),
+    ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitSteps: true } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
     sampling,
     grammarMasks: (vocabSize) => createGrammarMaskSampler(library.path, vocabSize),

@@ -11,7 +11,7 @@ import { graphSample } from './device-sampling.js';
  * Batches of at least this many tokens take ggml's tiled CPU attention, which skips a block of
  * 64 cached cells only when it is masked out for all 64 queries of a tile.
  */
-const TILED_ATTENTION_TOKENS = 64;
+export const TILED_ATTENTION_TOKENS = 64;
 
 export interface ModelRunnerOptions {
   /**
@@ -21,13 +21,37 @@ export interface ModelRunnerOptions {
    */
   wantHiddenStates?: boolean;
   /**
-   * Decode the streams of a step that also computes prompt tokens in a batch of their own
-   * (CPU). In one batch, a tile of queries holding streams and prompt tokens attends to every
-   * sequence's cells (bench/kv-layout.ts, SmolLM2, 2 cores): 48 prompt tokens beside 16
-   * streams of 250 took 469 ms in one batch, 216 split; a 178-token prompt beside 3 streams of
-   * 1,265, 801 ms and 672 (the prompt alone: 622).
+   * Split steps as ggml's CPU attention prefers (batchesOf). The streams of a step that also
+   * computes prompt tokens go in a batch of their own: in one batch, a tile of queries holding
+   * streams and prompt tokens attends to every sequence's cells (bench/kv-layout.ts, SmolLM2,
+   * 2 cores): 48 prompt tokens beside 16 streams of 250 took 469 ms in one batch, 216 split; a
+   * 178-token prompt beside 3 streams of 1,265, 801 ms and 672 (the prompt alone: 622). In one
+   * pool, streams of TILED_ATTENTION_TOKENS tokens or more go in smaller batches: 64 SmolLM2
+   * streams of 1-96 tokens (~3,000 cells in use) took 280 ms a step in two batches against 547
+   * in one, and at 128 + 128 tokens a step of 63 took 1.1 s where one of 64 took 2.2
+   * (bench/host.ts, 2 cores); on the tiny model at 64 and 256 streams, 0.98 and 1.09× one batch.
    */
-  splitMixedSteps?: boolean;
+  splitSteps?: boolean;
+}
+
+/**
+ * `entries` in order, in about equal batches of fewer than TILED_ATTENTION_TOKENS tokens each
+ * (an entry is never split; one of that many tokens or more is a batch of its own).
+ */
+function untiledBatches(entries: number[], tokensOf: (index: number) => number): number[][] {
+  const total = entries.reduce((sum, index) => sum + tokensOf(index), 0);
+  const target = Math.ceil(total / Math.ceil(total / (TILED_ATTENTION_TOKENS - 1)));
+  const batches: number[][] = [[]];
+  let tokens = 0;
+  for (const index of entries) {
+    if (tokens > 0 && tokens + tokensOf(index) > target) {
+      batches.push([]);
+      tokens = 0;
+    }
+    batches.at(-1)!.push(index);
+    tokens += tokensOf(index);
+  }
+  return batches;
 }
 
 export class ModelRunner {
@@ -82,25 +106,31 @@ export class ModelRunner {
     // llama.cpp's buffer; the last batch's rows stay there. The prompt tokens come first, so
     // that only their few rows (one per prompt it completes) are copied: copying every stream's
     // row was the largest JavaScript cost outside sampling of a run where prompts join
-    // (bench:host's CPU profile, 64 streams of the tiny model).
-    const last = batches.length - 1;
+    // (bench:host's CPU profile, 64 streams of the tiny model). The later batches run once the
+    // first is decoded, in `rest`.
     const inBatch = (b: number) => (index: number) => batches[b]!.includes(index);
-    this.fill(entries, inBatch(0), last > 0);
-    await this.decode(whileDecoding);
-    for (let b = 1; b <= last; b++) {
-      this.keepOutputs(entries, inBatch(b - 1), onDevice);
-      this.fill(entries, inBatch(b), b < last);
-      try {
-        this.context.decodeNow(this.batch);
-      } catch (error) {
-        // The step failed as a whole: the earlier batches' cells go too, as llama.cpp undoes a failed batch.
-        for (const index of batches.slice(0, b).flat()) this.context.remove(entries[index]!.sequence.slot, entries[index]!.start, -1);
-        throw error;
+    this.fill(entries, inBatch(0), true);
+    profile?.lap('batch');
+    await this.decode(whileDecoding, profile, () => {
+      for (let b = 1; b < batches.length; b++) {
+        this.keepOutputs(entries, inBatch(b - 1), onDevice);
+        profile?.lap('sample');
+        this.fill(entries, inBatch(b), b < batches.length - 1);
+        profile?.lap('batch');
+        try {
+          this.context.decodeNow(this.batch);
+        } catch (error) {
+          // The step failed as a whole: the earlier batches' cells go too, as llama.cpp undoes a failed batch.
+          for (const index of batches.slice(0, b).flat()) this.context.remove(entries[index]!.sequence.slot, entries[index]!.start, -1);
+          throw error;
+        }
+        profile?.lap('decode');
       }
-    }
+    });
   }
 
-  private async decode(whileDecoding: (() => void) | undefined, profile?: StepProfile): Promise<void> {
+  /** Decodes the batch; `rest` (a split step's later batches) runs once llama.cpp is done with it. */
+  private async decode(whileDecoding: (() => void) | undefined, profile?: StepProfile, rest?: () => void): Promise<void> {
     const batch = this.batch;
     this.hiddenStates = this.options.wantHiddenStates === true && batch.outputs === batch.length;
     if (this.options.wantHiddenStates) this.context.setHiddenStates(this.hiddenStates);
@@ -110,6 +140,7 @@ export class ModelRunner {
       // cancel, stats) between steps.
       this.context.decodeNow(batch);
       profile?.lap('decode');
+      rest?.();
       await new Promise((resolve) => setImmediate(resolve));
       profile?.lap('yield');
       this.waitForDevice(profile);
@@ -120,6 +151,7 @@ export class ModelRunner {
     whileDecoding();
     await decoding;
     profile?.lap('decode');
+    rest?.();
     this.waitForDevice(profile);
   }
 
@@ -166,22 +198,26 @@ export class ModelRunner {
 
   /**
    * The step's entries as batches decoded one after the other (indices into `entries`), or
-   * undefined for one batch: the prompt tokens apart from the streams (every token wants
-   * logits: a decode, or a decode with drafts to verify) when a step has both and would take
-   * tiled attention. Steps with hidden states stay whole.
+   * undefined for one batch. Both splits keep batches out of ggml's tiled CPU attention where
+   * it would attend to every sequence's cells: the prompt tokens apart from the streams (every
+   * token wants logits: a decode, or a decode with drafts to verify) when a step has both and
+   * would take tiled attention; and, in one pool of cells, the streams in batches of fewer
+   * than TILED_ATTENTION_TOKENS. Steps with hidden states stay whole.
    */
   private batchesOf(entries: readonly StepEntry[]): number[][] | undefined {
-    if (!this.options.splitMixedSteps || this.options.wantHiddenStates) return undefined;
-    let tokens = 0;
+    if (!this.options.splitSteps || this.options.wantHiddenStates) return undefined;
+    const tokensOf = (index: number) => entries[index]!.count + entries[index]!.draft.length;
     const prompts: number[] = [];
     const streams: number[] = [];
-    entries.forEach((entry, index) => {
-      tokens += entry.count + entry.draft.length;
-      (entry.logits === entry.count + entry.draft.length ? streams : prompts).push(index);
-    });
-    // Smaller batches take the untiled kernel, which skips other sequences' cells one by one.
-    if (tokens < TILED_ATTENTION_TOKENS || streams.length === 0 || prompts.length === 0) return undefined;
-    return [prompts, streams];
+    entries.forEach((entry, index) => (entry.logits === tokensOf(index) ? streams : prompts).push(index));
+    const promptTokens = prompts.reduce((sum, index) => sum + tokensOf(index), 0);
+    const streamTokens = streams.reduce((sum, index) => sum + tokensOf(index), 0);
+    // A stream batch of TILED_ATTENTION_TOKENS queries from as many sequences attends to every
+    // cell of the pool: every tile of cells holds some query's own. Smaller batches take the
+    // untiled kernel, which skips other sequences' cells one by one.
+    const streamBatches = this.context.unifiedKv && streamTokens >= TILED_ATTENTION_TOKENS ? untiledBatches(streams, tokensOf) : [streams];
+    const batches = prompts.length > 0 && streams.length > 0 && promptTokens + streamTokens >= TILED_ATTENTION_TOKENS ? [prompts, ...streamBatches] : prompts.length === 0 ? streamBatches : [];
+    return batches.length > 1 ? batches : undefined;
   }
 
   /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepOutputs). */
