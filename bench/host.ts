@@ -44,6 +44,7 @@ import { loadLlamaLibrary } from '../runtime/backend/library.js';
 import { SAMPLING_SETTINGS, type SamplingSetting } from '../runtime/engine/sampling-setting.js';
 import { STEP_PHASES, type StepPhase, type StepTotals } from '../runtime/engine/step-profile.js';
 import type { EngineConfig } from '../runtime/engine/engine-config.js';
+import { TILED_ATTENTION_TOKENS } from '../runtime/engine/worker/model-runner.js';
 import { buildDecodeFloor } from './engine/build-decode-floor.js';
 import { DecodeFloor } from './engine/decode-floor.js';
 import type { ThreadSplit } from './host/thread-cpu.js';
@@ -179,6 +180,9 @@ try {
     await nodeFloor.ask(`${maxWidth} 8`);
   }
   const theNodeFloor = nodeFloor;
+  // On a CPU the engine decodes 64 streams or more of its one pool in smaller batches, out of
+  // ggml's tiled attention (model-runner.ts): the floors decode the same batches.
+  const floorBatch = device === 'cpu' ? TILED_ATTENTION_TOKENS - 1 : 0;
 
   // One untimed pass of each at the widest width warms caches and allocators.
   for (const { side } of sides) await side.ask(`${maxWidth} ${maxTokens}`);
@@ -192,8 +196,8 @@ try {
       // The engine's first token comes from the prefill, so it decodes maxTokens - 1 steps, as the floor is asked to.
       const measures = [
         ...sides.map(({ name, side }) => async (round: Partial<Round>) => void (round[name] = await side.ask<EngineRun>(`${width} ${maxTokens}`))),
-        async (round: Partial<Round>) => void (round.floor = await theFloor.decode(width, maxTokens - 1)),
-        ...(theNodeFloor ? [async (round: Partial<Round>) => void (round.nodeFloor = await theNodeFloor.ask<FloorRun>(`${width} ${maxTokens - 1}`))] : []),
+        async (round: Partial<Round>) => void (round.floor = await theFloor.decode(width, maxTokens - 1, floorBatch)),
+        ...(theNodeFloor ? [async (round: Partial<Round>) => void (round.nodeFloor = await theNodeFloor.ask<FloorRun>(`${width} ${maxTokens - 1} ${floorBatch}`))] : []),
       ];
       const round: Partial<Round> = {};
       for (const measure of rep % 2 === 0 ? measures : [...measures].reverse()) await measure(round);

@@ -50,7 +50,7 @@ export class BareDecoder {
    * many batches as they need (untimed), then times `steps` decode calls of one token per
    * sequence, each asking for its logits and fetching them as the engine does.
    */
-  async decode(prompt: readonly number[], width: number, steps: number): Promise<DecodeRun & { cpuSeconds: number }> {
+  async decode(prompt: readonly number[], width: number, steps: number, most = 0): Promise<DecodeRun & { cpuSeconds: number }> {
     const { batch, context } = this;
     context.clear();
     batch.clear();
@@ -66,13 +66,18 @@ export class BareDecoder {
     const token = prompt[prompt.length - 1]!;
     const start = performance.now();
     const cpuStart = cpuSeconds();
+    // Each step in about equal batches of at most `most` tokens (0: one), as the C loop.
+    const per = most > 0 ? Math.ceil(width / Math.ceil(width / most)) : width;
     for (let step = 0; step < steps; step++) {
-      batch.clear();
-      for (let s = 0; s < width; s++) batch.add(token, prompt.length + step, s, true);
-      // On this thread, as the engine's worker decodes when it has nothing to overlap.
-      context.decodeNow(batch);
-      // One llama_get_logits a step, as the engine (and the C loop) read them; none is read here.
-      context.logits(width - 1, width);
+      for (let first = 0; first < width; first += per) {
+        const last = Math.min(first + per, width);
+        batch.clear();
+        for (let s = first; s < last; s++) batch.add(token, prompt.length + step, s, true);
+        // On this thread, as the engine's worker decodes when it has nothing to overlap.
+        context.decodeNow(batch);
+        // One llama_get_logits a batch, as the engine (and the C loop) read them; none is read here.
+        context.logits(last - first - 1, last - first);
+      }
     }
     const seconds = (performance.now() - start) / 1000;
     const cpu = cpuSeconds() - cpuStart;

@@ -5,7 +5,9 @@
 // (runtime/backend/context.ts), so the engine's distance from it is all overhead.
 //
 //   lmforge-decode-floor MODEL N_CTX N_BATCH N_SEQ THREADS 'PROMPT TEXT' [GPU_LAYERS]
-// (GPU_LAYERS: layers offloaded, default 0, the CPU), then one command per stdin line, "WIDTH STEPS", answered on stdout by one JSON line
+// (GPU_LAYERS: layers offloaded, default 0, the CPU), then one command per stdin line, "WIDTH STEPS
+// [MOST]" (MOST: the most tokens a decode takes, each step split into about equal batches; 0 or
+// absent: one batch), answered on stdout by one JSON line
 // {"width":W,"steps":S,"tokens":W*S,"seconds":...,"cpu_seconds":...} (cpu_seconds: the process's
 // CPU time over the same loop, every thread's); the prefill is not timed.
 #define _POSIX_C_SOURCE 199309L  // clock_gettime
@@ -79,8 +81,14 @@ int main(int argc, char **argv) {
 
   struct llama_batch batch = llama_batch_init(n_batch, 0, 1);
   llama_memory_t memory = llama_get_memory(ctx);
-  int width, steps;
-  while (scanf("%d %d", &width, &steps) == 2) {
+  char line[128];
+  while (fgets(line, sizeof line, stdin)) {
+    int width, steps, most = 0;
+    if (sscanf(line, "%d %d %d", &width, &steps, &most) < 2) break;
+    // Each step in about equal batches of at most `most` tokens (0: one batch), as the engine
+    // splits a CPU step out of tiled attention (runtime/engine/worker/model-runner.ts).
+    int batches = most > 0 ? (width + most - 1) / most : 1;
+    int per = (width + batches - 1) / batches;
     if (width < 1 || width > n_seq || n_prompt > n_batch) { fprintf(stderr, "bad width %d\n", width); return 1; }
     llama_memory_clear(memory, true);
     // The prompts go in as many batches as they need (256 sequences' prompts overflow one).
@@ -97,11 +105,14 @@ int main(int argc, char **argv) {
     llama_token token = prompt[n_prompt - 1];
     double start = now_s(), cpu_start = clock_s(CLOCK_PROCESS_CPUTIME_ID);
     for (int step = 0; step < steps; step++) {
-      batch.n_tokens = 0;
-      for (int s = 0; s < width; s++) add(&batch, token, n_prompt + step, s, 1);
-      if (llama_decode(ctx, batch) != 0) { fprintf(stderr, "decode failed\n"); return 1; }
-      // Read the logits as the engine does, so lazy output copies are paid here too.
-      (void)llama_get_logits_ith(ctx, width - 1);
+      for (int first = 0; first < width; first += per) {
+        int last = first + per < width ? first + per : width;
+        batch.n_tokens = 0;
+        for (int s = first; s < last; s++) add(&batch, token, n_prompt + step, s, 1);
+        if (llama_decode(ctx, batch) != 0) { fprintf(stderr, "decode failed\n"); return 1; }
+        // Read the logits as the engine does, so lazy output copies are paid here too.
+        (void)llama_get_logits_ith(ctx, last - first - 1);
+      }
     }
     double seconds = now_s() - start, cpu_seconds = clock_s(CLOCK_PROCESS_CPUTIME_ID) - cpu_start;
     printf("{\"width\":%d,\"steps\":%d,\"tokens\":%d,\"seconds\":%.6f,\"cpu_seconds\":%.6f}\n", width, steps, width * steps, seconds, cpu_seconds);

@@ -46,9 +46,13 @@ export class DecodeFloor {
     return new DecodeFloor(child, reader[Symbol.asyncIterator](), reader, () => errors);
   }
 
-  /** Prefills the prompt into `width` sequences (untimed), then times `steps` decodes of one token each (wall and CPU time). */
-  async decode(width: number, steps: number): Promise<DecodeRun & { cpuSeconds: number }> {
-    this.child.stdin.write(`${width} ${steps}\n`);
+  /**
+   * Prefills the prompt into `width` sequences (untimed), then times `steps` decodes of one
+   * token each (wall and CPU time), each step in about equal batches of at most `most` tokens
+   * (0: one batch).
+   */
+  async decode(width: number, steps: number, most = 0): Promise<DecodeRun & { cpuSeconds: number }> {
+    this.child.stdin.write(`${width} ${steps} ${most}\n`);
     const next = await this.lines.next();
     if (next.done) throw new Error(`the decode-floor driver exited: ${this.stderr().trim()}`);
     const answer = JSON.parse(next.value) as { tokens: number; seconds: number; cpu_seconds: number };

@@ -5,7 +5,7 @@
 // loop against the C one: koffi's call, V8's process) and what the engine adds (the engine
 // against this loop).
 //   tsx bench/host/node-floor.ts --model PATH --device cpu|cuda --cells N --batch N --sequences N --threads N --prompt TEXT
-// Prints one JSON line when ready, then answers each stdin line "WIDTH STEPS" as the C floor
+// Prints one JSON line when ready, then answers each stdin line "WIDTH STEPS [MOST]" as the C floor
 // does: {tokens, seconds, cpuSeconds} over `steps` decodes of one token per sequence.
 import { createInterface } from 'node:readline';
 import { cac } from 'cac';
@@ -22,7 +22,7 @@ const prompt = decoder.tokenize(String(options.prompt));
 console.log(JSON.stringify({ ready: true }));
 
 for await (const line of createInterface({ input: process.stdin })) {
-  const [width, steps] = line.split(' ').map(Number) as [number, number];
-  console.log(JSON.stringify(await decoder.decode(prompt, width, steps)));
+  const [width, steps, most = 0] = line.split(' ').map(Number) as [number, number, number?];
+  console.log(JSON.stringify(await decoder.decode(prompt, width, steps, most)));
 }
 await decoder.dispose();
