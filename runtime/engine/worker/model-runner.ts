@@ -108,7 +108,10 @@ export class ModelRunner {
     // row was the largest JavaScript cost outside sampling of a run where prompts join
     // (bench:host's CPU profile, 64 streams of the tiny model). The later batches run once the
     // first is decoded, in `rest`.
-    const inBatch = (b: number) => (index: number) => batches[b]!.includes(index);
+    const inBatch = (b: number) => {
+      const chosen = new Set(batches[b]);
+      return (index: number) => chosen.has(index);
+    };
     this.fill(entries, inBatch(0), true);
     profile?.lap('batch');
     await this.decode(whileDecoding, profile, () => {
@@ -216,8 +219,9 @@ export class ModelRunner {
     // cell of the pool: every tile of cells holds some query's own. Smaller batches take the
     // untiled kernel, which skips other sequences' cells one by one.
     const streamBatches = this.context.unifiedKv && streamTokens >= TILED_ATTENTION_TOKENS ? untiledBatches(streams, tokensOf) : [streams];
-    const batches = prompts.length > 0 && streams.length > 0 && promptTokens + streamTokens >= TILED_ATTENTION_TOKENS ? [prompts, ...streamBatches] : prompts.length === 0 ? streamBatches : [];
-    return batches.length > 1 ? batches : undefined;
+    if (prompts.length === 0) return streamBatches.length > 1 ? streamBatches : undefined;
+    if (streams.length === 0 || promptTokens + streamTokens < TILED_ATTENTION_TOKENS) return undefined;
+    return [prompts, ...streamBatches];
   }
 
   /** Puts the chosen entries in the batch, recording their first logit rows (`kept`: to be copied out by keepOutputs). */
