@@ -17,7 +17,9 @@
 // (null): the reader then decides by the types alone. Nothing here throws.
 import type { Ajv, Options, ValidateFunction } from 'ajv';
 import { ajvFor, dialectOf } from '../../compiler/json-schema/dialect.js';
+import type { Schema } from '../../compiler/json-schema/lowering.js';
 import { hasAssertions } from '../../compiler/json-schema/parts.js';
+import { lookup as lookupPointer, targetPointer } from '../../compiler/json-schema/refs.js';
 import { LEADING_CASELESS } from '../../compiler/regex/regex.js';
 
 export type ValueCheck = (value: unknown) => boolean;
@@ -25,13 +27,14 @@ export type ValueCheck = (value: unknown) => boolean;
 type Node = Record<string, unknown>;
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** The node a `#...` JSON pointer reference names in `root` (undefined when there is none). */
+/** The node a `#...` JSON pointer reference names in `root`, as the grammar resolves it
+ * (compiler/json-schema/refs.ts); undefined when there is none. */
 export function lookup(root: unknown, ref: string): unknown {
-  return ref
-    .slice(1)
-    .split('/')
-    .filter((p) => p !== '')
-    .reduce<unknown>((node, p) => (node as Node | undefined)?.[decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~')], root);
+  try {
+    return lookupPointer(root as Schema, targetPointer(ref), ref);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The parts the grammar reads together with `node`: itself, its allOf members and $ref targets, recursively. */
