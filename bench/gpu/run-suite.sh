@@ -173,13 +173,15 @@ bench_rows() { # name url all|busy|top
   bench_server "$1" "$2"
   concurrencies=("${saved[@]}")
 }
+# Overrides one lmforge server adds to the common ones while set (the no-cache row's).
+more_overrides=
 lmforge_server() { # name port all|busy|top flags...
   local name=$1 port=$2 rows=$3
   shift 3
   fits "$name" $((server_s + row_s)) || return 0
-  say "lmforge serve --device $device $* ($overrides)"
+  say "lmforge serve --device $device $* ($overrides$more_overrides)"
   if start_server "$name" "http://127.0.0.1:$port" "$logs/$name-serve.log" \
-    node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port "$port" --threads "$threads" "$@" --overrides "$overrides"; then
+    node "$app/bin/lmforge.mjs" serve "$model" --device "$device" --port "$port" --threads "$threads" "$@" --overrides "$overrides$more_overrides"; then
     head -n 40 "$logs/$name-serve.log" >"$results/$name-startup.txt"
     group_libraries "$server_pid" >"$results/$name-libraries.txt"
     bench_rows "$name" "http://127.0.0.1:$port" "$rows"
@@ -238,6 +240,15 @@ if [[ -f bench/host.ts ]] && fits "bench/host.ts at the rows' shapes" 45; then
     --prompt-tokens "$input_len" --reps 1 --threads "$threads" >"$results/host-server-shapes.txt" 2>>"$logs/host.log"
   say "bench/host.ts at the rows' shapes: exit $?"
 fi
+
+# The plain server again at the top concurrency with the prefix cache off: in one pool every
+# step attends over (and llama.cpp masks on the host) every cell up to the highest in use, and
+# the plain server's cache keeps its earlier rows' cells, so its steps at 64 covered ~30,000
+# cells or more against the loop's few thousand. On a CPU (tiny model, 64 streams) the server's
+# steps with the cache off took what the loop's do at the same cells. Same prompts as its row.
+more_overrides=";prefix_cache_max_num_recycling_seqs=0"
+lmforge_server lmforge-no-cache 18011 top --kv-layout shared --profile-steps
+more_overrides=
 
 # The loop at the top width with ggml's CUDA graphs off: a step replays the CUDA graph captured
 # from the one before only when its shape repeats, which the loop's always does and a server's
