@@ -65,16 +65,22 @@ export class ServerMetrics {
   private readonly grammarCompiles = this.counter('lmforge_grammar_compiles_total', 'Output formats compiled (cache misses)');
   private readonly engineRestarts = this.counter('lmforge_engine_restarts_total', "Engines started again after the engine's process died (a backend abort, a segfault, an out-of-memory kill); failed attempts count too");
 
+  /** Engine counters carried over engine processes (engineCounter). */
+  private readonly engineTotals = new EngineTotals();
+
   get contentType(): string {
     return this.registry.contentType;
   }
 
   /** The metrics in Prometheus text format, the engine's figures read now (when it runs). */
   async render(engine: EngineClient | undefined): Promise<string> {
-    if (engine) setCounter(this.engineRestarts, engine.restarts);
+    const restarts = engine?.restarts ?? 0;
+    if (engine) setCounter(this.engineRestarts, restarts);
     // A stuck engine answers no stats: the scrape then shows the figures it last had, not a hang.
     const stats = engine?.alive ? await statsWithin(engine, STATS_WAIT_MS) : undefined;
-    if (engine && stats) {
+    // Figures from an engine that failed meanwhile are left for the next scrape: they could be either engine's.
+    if (engine && stats && engine.restarts === restarts) {
+      this.engineTotals.startedAgain(restarts);
       const { config } = engine.info;
       this.waiting.set(stats.waiting);
       this.runningRequests.set(stats.running);
@@ -82,11 +88,11 @@ export class ServerMetrics {
       this.kvCellsUsed.set(stats.kvCellsUsed);
       this.kvCellsCached.set(stats.kvCellsCached);
       this.kvCellsTotal.set(config.maxTotalSeqLength);
-      setCounter(this.preemptions, stats.preemptions);
-      setCounter(this.recomputedTokens, stats.recomputedTokens);
-      setCounter(this.engineSteps, stats.steps);
-      setCounter(this.draftTokens, stats.draftTokens);
-      setCounter(this.acceptedDraftTokens, stats.acceptedDraftTokens);
+      this.engineTotals.mirror(this.preemptions, stats.preemptions);
+      this.engineTotals.mirror(this.recomputedTokens, stats.recomputedTokens);
+      this.engineTotals.mirror(this.engineSteps, stats.steps);
+      this.engineTotals.mirror(this.draftTokens, stats.draftTokens);
+      this.engineTotals.mirror(this.acceptedDraftTokens, stats.acceptedDraftTokens);
       const grammars = engine.grammarCacheCounts;
       setCounter(this.grammarCacheHits, grammars.hits);
       setCounter(this.grammarJoins, grammars.joined);
@@ -120,8 +126,33 @@ function statsWithin(engine: EngineClient, ms: number): Promise<EngineStats | un
   return Promise.race([engine.stats(), late]).finally(() => clearTimeout(timer));
 }
 
-/** A counter the engine keeps: it only grows there, so mirroring its total keeps it monotonic. */
+/** A counter kept elsewhere, where it only grows: mirroring its total keeps it monotonic. */
 function setCounter(counter: Counter, total: number): void {
   counter.reset();
   counter.inc(total);
+}
+
+/**
+ * Counters the engine's process keeps, mirrored across its restarts: a new engine counts from
+ * 0, so what its predecessors had counted when last read is carried under its own counts and
+ * the server's counters never go down while the server runs. (What a dead engine counted after
+ * the last scrape is lost: its process is gone.)
+ */
+class EngineTotals {
+  private restarts = 0;
+  private readonly carried = new Map<Counter, number>();
+  private readonly lastRead = new Map<Counter, number>();
+
+  /** Call with the engine's restarts before mirroring figures read from it. */
+  startedAgain(restarts: number): void {
+    if (restarts === this.restarts) return;
+    this.restarts = restarts;
+    for (const [counter, total] of this.lastRead) this.carried.set(counter, (this.carried.get(counter) ?? 0) + total);
+    this.lastRead.clear();
+  }
+
+  mirror(counter: Counter, engineTotal: number): void {
+    this.lastRead.set(counter, engineTotal);
+    setCounter(counter, (this.carried.get(counter) ?? 0) + engineTotal);
+  }
 }

@@ -85,6 +85,11 @@ async function restartsMetric(s: TinyServer): Promise<number> {
   return sampleValue(families, 'lmforge_engine_restarts_total');
 }
 
+async function engineSteps(s: TinyServer): Promise<number> {
+  const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
+  return sampleValue(families, 'lmforge_engine_steps_total');
+}
+
 async function choicesEndedInError(s: TinyServer): Promise<number> {
   const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
   return sampleValue(families, 'lmforge_choices_finished_total', { finish_reason: 'error' });
@@ -182,10 +187,13 @@ crash('LMFORGE_NATIVE_BACKTRACE=1 keeps ggml\'s backtrace on abort; otherwise th
   assert.is(engineChildEnv({ LMFORGE_NATIVE_BACKTRACE: '1' }).GGML_NO_BACKTRACE, undefined);
 });
 
-crash('SIGKILL of the engine process (as an out-of-memory kill): the same, and /metrics counts both choices as ended in error', async () => {
+crash('SIGKILL of the engine process (as an out-of-memory kill): the same, /metrics counts both choices as ended in error, and its engine counters carry on from the dead engine\'s', async () => {
   const { s, log } = await serverWithFault(undefined);
   try {
     const enginePid = s.engine.pid!;
+    await s.client.chat.completions.create({ ...request, max_tokens: 5 });
+    const stepsBefore = await engineSteps(s);
+    assert.ok(stepsBefore >= 5, `the first engine counted its steps (${stepsBefore})`);
     const errorsBefore = await choicesEndedInError(s);
     let chunks = 0;
     let killed = false;
@@ -209,6 +217,9 @@ crash('SIGKILL of the engine process (as an out-of-memory kill): the same, and /
     // The whole request's 503 was not counted.
     assert.is((await choicesEndedInError(s)) - errorsBefore, 2, 'both choices counted as ended in error');
     await assertRecovers(s, firstHealth);
+    // The new engine's 5-token request took at least 5 steps of its own, counted on top.
+    const stepsAfter = await engineSteps(s);
+    assert.ok(stepsAfter >= stepsBefore + 5, `engine steps went on from ${stepsBefore} (the dead engine's, as last read) to ${stepsAfter}`);
     assert.match(log.join('\n'), new RegExp(`engine failed: the engine process \\(pid ${enginePid}\\) was killed by SIGKILL`));
   } finally {
     await s.close();
