@@ -303,6 +303,13 @@ function describeSampling(path: 'device' | 'host', setting: SamplingSetting): st
     : `on the host, from each sequence's logits${why}`;
 }
 
+/** The arguments' form, with the flag OpenAI's SDKs need when it is the spec's object. */
+function describeToolArguments(form: 'object' | 'string'): string {
+  return form === 'string'
+    ? 'function.arguments as JSON strings, as OpenAI sends them (--tool-call-arguments string)'
+    : "function.arguments as objects, as the spec says (OpenAI's SDKs and the clients built on them parse a JSON string there: --tool-call-arguments string)";
+}
+
 function describeThreads(threads: { max: number; adaptive: boolean }, given: boolean): string {
   if (threads.adaptive) return `up to ${threads.max}, fewer while other processes keep CPUs busy (--threads N fixes the count)`;
   return given ? `${threads.max} (--threads)` : `${threads.max} (every usable CPU: the load of other processes cannot be read on this system)`;
@@ -360,7 +367,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
   console.log(`memory:  ${info.config.memoryNote}`);
   console.log(`threads: ${describeThreads(info.threads, checked.threads !== undefined)}`);
   console.log(`template: ${http.templateNote}`);
-  console.log(`tools:   ${http.toolFormatNote}`);
+  console.log(`tools:   ${http.toolFormatNote}; ${describeToolArguments(checked.toolCallArguments)}`);
   console.log(`reasoning: ${http.reasoningNote}`);
   console.log(`artifacts: ${server.artifactsNote}`);
   console.log(`grammars: ${describeGrammarCache(checked.grammarCacheMaxBytes)}`);

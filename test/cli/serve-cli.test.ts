@@ -285,6 +285,8 @@ test('--sampling says at start-up where tokens are chosen: device, in the graph 
   });
   await whileServing([], {}, async (run) => {
     assert.match(run.stdout(), /sampling: +on the host, from each sequence's logits \(--sampling auto\)\n/);
+    // And, by default, the tool calls' arguments form, with the flag OpenAI's SDKs need.
+    assert.match(run.stdout(), /tools: +.*; function\.arguments as objects, as the spec says \(OpenAI's SDKs .* --tool-call-arguments string\)\n/);
   });
 });
 

@@ -28,7 +28,7 @@ test('the format is logged at start-up; the options change the format and the ar
   const run = start(['--port', String(port), '--threads', '1', '--overrides', 'context_window_size=256', '--tool-format', 'llama', '--tool-call-arguments', 'string']);
   try {
     await waitForLine(run, /serving: /);
-    assert.match(run.stdout(), /tools: +llama \(--tool-format\)/);
+    assert.match(run.stdout(), /tools: +llama \(--tool-format\); function\.arguments as JSON strings, as OpenAI sends them/);
     assert.match(run.stdout(), /reasoning: off \(the chat template has no <\/think>\)/);
     const response = await fetch(`http://127.0.0.1:${port}/v1/chat/completions`, {
       method: 'POST',
