@@ -80,9 +80,8 @@ const allowedTools = {
   additionalProperties: false,
 } as const;
 
-const toolSchema = {
+const functionToolSchema = {
   type: 'object',
-  description: 'ChatTool',
   properties: {
     type: { const: 'function' },
     function: {
@@ -99,6 +98,17 @@ const toolSchema = {
   },
   required: ['type', 'function'],
   additionalProperties: false,
+} as const;
+
+/** A function tool: its type first, so that another kind of tool is told it is not served
+ * rather than that its `function` is missing. */
+const toolSchema = {
+  type: 'object',
+  description: 'ChatTool',
+  properties: { type: { const: 'function', description: "function tools are the only kind served: 'custom' tools are not" } },
+  required: ['type'],
+  if: { required: ['type'], properties: { type: { const: 'function' } } },
+  then: functionToolSchema,
 } as const;
 
 export const chatMessageSchema = {

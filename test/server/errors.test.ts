@@ -64,6 +64,11 @@ test('bad messages name the message', async ({ s }) => {
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, two, { role: 'tool', tool_call_id: 'call_1', content: 'x' }, { role: 'user', content: 'next' }] }, 400, 'messages[1].tool_calls', null, /must be followed by tool messages answering each 'tool_call_id'; 'call_2' has no answer/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: 'a' }, call] }, 400, 'messages[1].tool_calls', null, /'call_1' has no answer/);
   await expectError(s, { ...ok, tools: [] }, 400, 'tools', null, /fewer than 1 items/);
+  // Another kind of tool (OpenAI's `custom`) is told so, not that its `function` is missing.
+  await expectError(s, { ...ok, tools: [{ type: 'custom', custom: { name: 'grep' } }] }, 400, 'tools[0].type', null, /must be "function" \(function tools are the only kind served: 'custom' tools are not\), got "custom"/);
+  await expectError(s, { ...ok, tools: [{ function: { name: 'f' } }] }, 400, 'tools[0].type', null, /Missing required parameter: 'tools\[0\]\.type'/);
+  await expectError(s, { ...ok, tools: [{ type: 'function' }] }, 400, 'tools[0].function', null, /Missing required parameter: 'tools\[0\]\.function'/);
+  await expectError(s, { ...ok, tools: [{ type: 'function', function: { name: 'f' }, extra: 1 }] }, 400, 'tools[0].extra', null, /Unrecognized request argument/);
   await expectError(s, { ...ok, messages: [{ role: 'user', content: [] }] }, 400, 'messages[0].content', null, /fewer than 1 items/);
   // An object tool_choice is told what is wrong inside it, not that it is none of the strings.
   await expectError(s, { ...ok, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: { function: { name: 'f' } } }, 400, 'tool_choice.type', null, /Missing required parameter: 'tool_choice.type'/);
