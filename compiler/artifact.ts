@@ -25,8 +25,10 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
  * literals into tries (the same language, but a long enum cached by 7 costs seconds per mask);
  * 9 intersects a const with the enum beside it (8 let the const through alone) and refuses a
  * structural tag that asks for an end-of-generation token as output (8 compiled it, and the
- * output ended there). */
-export const ARTIFACT_FORMAT_VERSION = 10;
+ * output ended there); 10 counts a long string's maximum in the matcher (three FSM sections);
+ * 11 bounds each component of the duration format to 9 digits (10 let a model write digits
+ * until max_tokens). */
+export const ARTIFACT_FORMAT_VERSION = 11;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 

@@ -20,7 +20,8 @@
 // - uri, uri-reference, iri, iri-reference (RFC 3986, 3987): no IP-literal hosts; the part
 //   after the scheme may be empty (`abc:`, as the RFCs' path-empty; ajv refuses it).
 // - uri-template (RFC 6570 level 4): dotted variable names too (`{i.j.k}`; ajv refuses them).
-// - duration: RFC 3339 Appendix A exactly (units in order and adjacent: P1Y1D is refused).
+// - duration: RFC 3339 Appendix A (units in order and adjacent: P1Y1D is refused), each
+//   component of 1 to 9 digits.
 // - json-pointer (RFC 6901), relative-json-pointer (draft-handrews-relative-json-pointer-01).
 
 const DAY31 = '(?:0[1-9]|[12]\\d|3[01])';
@@ -104,8 +105,10 @@ const VARCHAR = `(?:[a-zA-Z0-9_]|${PCT})`;
 const VARSPEC = `${VARCHAR}(?:\\.?${VARCHAR})*(?::[1-9]\\d{0,3}|\\*)?`;
 const URI_TEMPLATE = `(?:${TEMPLATE_LITERAL}|\\{[+#./;?&=,!@|]?${VARSPEC}(?:,${VARSPEC})*\\})*`;
 
-// RFC 3339 Appendix A.
-const D = '\\d+';
+// RFC 3339 Appendix A, with up to 9 digits a component: the RFC sets no bound, and without one
+// a model wrote digits until max_tokens; 9 keep every value inside the 32-bit fields of common
+// duration types (Java's Period, Python's timedelta, whose days stop at 999,999,999).
+const D = '\\d{1,9}';
 const DUR_TIME = `T(?:${D}H(?:${D}M(?:${D}S)?)?|${D}M(?:${D}S)?|${D}S)`;
 const DUR_DATE = `(?:${D}D|${D}M(?:${D}D)?|${D}Y(?:${D}M(?:${D}D)?)?)(?:${DUR_TIME})?`;
 
