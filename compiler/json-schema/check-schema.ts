@@ -4,7 +4,8 @@
 import type { Ajv } from 'ajv';
 import { GrammarError, pointerJoin } from '../errors.js';
 import { ajvFor, type Dialect, dialectOf } from './dialect.js';
-import { FORMATS } from './formats.js';
+import { ANNOTATION_FORMATS, FORMATS } from './formats.js';
+import { NUMBER_FORMATS } from './numeric.js';
 
 const ENFORCED = new Set([
   'type', 'enum', 'const', 'anyOf', 'oneOf', 'allOf', '$ref', '$defs', 'definitions',
@@ -21,6 +22,9 @@ const ANNOTATIONS = new Set([
   // discriminated unions): the branches themselves say it, and are enforced.
   'discriminator',
 ]);
+
+/** Every format a schema may name: strings' (formats.ts), numbers' (numeric.ts), and those that only annotate. */
+const KNOWN_FORMATS = [...Object.keys(FORMATS), ...NUMBER_FORMATS, ...ANNOTATION_FORMATS];
 
 const metaValidators = new Map<Dialect, Ajv>();
 
@@ -64,8 +68,8 @@ function walk(schema: unknown, pointer: string, isRoot: boolean): void {
     throw GrammarError.at(pointerJoin(pointer, 'nullable'), `'nullable' adds null to the 'type' beside it, and there is none here: give a 'type', or write {"anyOf": [{…}, {"type": "null"}]}`);
   }
   if (s.uniqueItems === true) throw GrammarError.at(pointerJoin(pointer, 'uniqueItems'), "the keyword 'uniqueItems' cannot be enforced by a grammar");
-  if (typeof s.format === 'string' && !(s.format in FORMATS)) {
-    throw GrammarError.at(pointerJoin(pointer, 'format'), `the format '${s.format}' is not supported (supported: ${Object.keys(FORMATS).join(', ')})`);
+  if (typeof s.format === 'string' && !KNOWN_FORMATS.includes(s.format)) {
+    throw GrammarError.at(pointerJoin(pointer, 'format'), `the format '${s.format}' is not supported (supported: ${KNOWN_FORMATS.join(', ')})`);
   }
   if (typeof s.$ref === 'string' && !s.$ref.startsWith('#')) {
     throw GrammarError.at(pointerJoin(pointer, '$ref'), `only local references ('#...') are supported, not '${s.$ref}'`);

@@ -12,7 +12,7 @@ import { checkSchemaSize } from './check-size.js';
 import { combinatorPart, distribute } from './combinators.js';
 import { constValue, valuesAllowed } from './constants.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
-import { isUnboundedNumeric, lowerInteger, lowerNumber } from './numeric.js';
+import { integerFormats, isUnboundedNumeric, lowerInteger, lowerNumber } from './numeric.js';
 import { intRange, MAX_FREE_DIGITS } from './numbers.js';
 import { lowerObject } from './objects.js';
 import { Formatting, type JsonSchemaOptions, MAX_INDENT_DEPTH } from './options.js';
@@ -193,6 +193,8 @@ class SchemaConverter implements Lowering {
       case 'integer':
         return isUnboundedNumeric(parts) ? this.sharedRule('basic_integer', () => intRange(null, null)) : lowerInteger(parts, pointer);
       case 'number':
+        // An integer format (int32, int64) makes a number an integer, as ajv-formats checks it.
+        if (integerFormats(parts).length > 0) return lowerInteger(parts, pointer);
         return isUnboundedNumeric(parts) ? this.basicNumber() : lowerNumber(parts, pointer);
       case 'string':
         return lowerString(this, parts, pointer);

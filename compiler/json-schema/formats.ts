@@ -23,6 +23,9 @@
 // - duration: RFC 3339 Appendix A (units in order and adjacent: P1Y1D is refused), each
 //   component of 1 to 9 digits.
 // - json-pointer (RFC 6901), relative-json-pointer (draft-handrews-relative-json-pointer-01).
+// - byte (OpenAPI): base64 (RFC 4648 section 4) with its padding, one line (ajv-formats reads it
+//   line by line). OpenAPI's binary and password say nothing a string must match
+//   (ANNOTATION_FORMATS), and its number formats are numeric.ts's.
 
 const DAY31 = '(?:0[1-9]|[12]\\d|3[01])';
 const DAY30 = '(?:0[1-9]|[12]\\d|30)';
@@ -133,4 +136,9 @@ export const FORMATS: Record<string, string> = {
   'uri-template': URI_TEMPLATE,
   'json-pointer': JSON_POINTER,
   'relative-json-pointer': `(?:0|[1-9]\\d*)(?:#|${JSON_POINTER})`,
+  byte: '(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?',
 };
+
+/** OpenAPI's string formats that only annotate (ajv-formats accepts any string under them):
+ * pydantic writes `binary` for bytes and `password` for SecretStr. Any string meets them. */
+export const ANNOTATION_FORMATS = ['binary', 'password'];

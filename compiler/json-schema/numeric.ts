@@ -43,13 +43,38 @@ function emptyRange(lo: Bound, hi: Bound, type: 'integer' | 'number'): string {
   return `no ${type} lies between ${loText} and ${hiText}`;
 }
 
+/**
+ * OpenAPI's integer formats, as ranges: a number under one is an integer within it (ajv-formats
+ * checks int32's range, and takes any integer as an int64; the grammar keeps int64's signed
+ * 64-bit range, which a client in Java, Go or Rust parses the value into).
+ */
+const INTEGER_FORMATS: Record<string, { min: bigint; max: bigint }> = {
+  int32: { min: -(2n ** 31n), max: 2n ** 31n - 1n },
+  int64: { min: -(2n ** 63n), max: 2n ** 63n - 1n },
+};
+
+/** The formats a number may have: the integer ones, and float and double, which allow any number. */
+export const NUMBER_FORMATS = [...Object.keys(INTEGER_FORMATS), 'float', 'double'];
+
+/** The integer formats of the parts (a number under one must be an integer). */
+export function integerFormats(parts: Part[]): { value: string; pointer: string }[] {
+  return keywordValues(parts, 'format', (v): v is string => typeof v === 'string' && Object.hasOwn(INTEGER_FORMATS, v));
+}
+
 export function lowerInteger(parts: Part[], pointer: string): Expr {
   const { lo, hi } = boundsOf(parts);
   const floorOf = (x: number): bigint => BigInt(Math.floor(x));
   const ceilOf = (x: number): bigint => BigInt(Math.ceil(x));
-  const min = lo === null ? null : lo.strict ? floorOf(lo.value) + 1n : ceilOf(lo.value);
-  const max = hi === null ? null : hi.strict ? ceilOf(hi.value) - 1n : floorOf(hi.value);
+  let min = lo === null ? null : lo.strict ? floorOf(lo.value) + 1n : ceilOf(lo.value);
+  let max = hi === null ? null : hi.strict ? ceilOf(hi.value) - 1n : floorOf(hi.value);
   if (min !== null && max !== null && min > max) return emptyAt(pointer, emptyRange(lo!, hi!, 'integer'));
+  const formats = integerFormats(parts);
+  for (const { value } of formats) {
+    const range = INTEGER_FORMATS[value]!;
+    if (min === null || range.min > min) min = range.min;
+    if (max === null || range.max < max) max = range.max;
+  }
+  if (min !== null && max !== null && min > max) return emptyAt(formats[0]!.pointer, `the format '${formats[0]!.value}' leaves no integer within the bounds beside it`);
   return withStep(intRange(min, max), parts, pointer, true);
 }
 
@@ -63,7 +88,7 @@ export function lowerNumber(parts: Part[], pointer: string): Expr {
 
 /** Whether the parts constrain integers or numbers at all (else a shared basic rule serves). */
 export function isUnboundedNumeric(parts: Part[]): boolean {
-  return parts.every(({ schema: s }) => !['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].some((k) => typeof s[k] === 'number'));
+  return parts.every(({ schema: s }) => !['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'].some((k) => typeof s[k] === 'number')) && integerFormats(parts).length === 0;
 }
 
 /** The range's numbers that are multiples of every part's step. */

@@ -31,7 +31,8 @@ export interface StringConstraints {
 
 export function stringConstraints(parts: Part[]): StringConstraints {
   const lengths = [...keywordValues(parts, 'minLength', (v): v is number => typeof v === 'number'), ...keywordValues(parts, 'maxLength', (v): v is number => typeof v === 'number')];
-  const formats = keywordValues(parts, 'format', isString).filter((f, i, all) => all.findIndex((g) => g.value === f.value) === i);
+  // Only string formats constrain a string (a number's format, or one that only annotates, does not).
+  const formats = keywordValues(parts, 'format', isString).filter((f, i, all) => Object.hasOwn(FORMATS, f.value) && all.findIndex((g) => g.value === f.value) === i);
   return {
     minLength: tightest(parts, 'minLength', true) ?? 0,
     maxLength: tightest(parts, 'maxLength', false) ?? -1,

@@ -44,6 +44,7 @@ const CASES: Record<string, [string[], string[]]> = {
   ],
   'json-pointer': [['', '/', '/a~0b/c~1d', '/foo/0', '/é/ '], ['a', '/~', '/~2', '#/a']],
   'relative-json-pointer': [['0', '1/a', '2#', '0/'], ['-1', '01', '#', '/a', '1~']],
+  byte: [['', 'QUJD', 'QUI=', 'QQ==', 'aGVsbG8gd29ybGQ=', 'a+/9'], ['Q', 'QUJ', 'QQ=', 'QUJD\nQUJD', 'QU JD', 'QQ===', '====', 'QUJD-_']],
 };
 
 test('every format: what it accepts and refuses', () => {
@@ -52,6 +53,39 @@ test('every format: what it accepts and refuses', () => {
     const ok = schema({ type: 'string', format });
     for (const v of yes) assert.ok(ok(JSON.stringify(v)), `${format} accepts ${JSON.stringify(v)}`);
     for (const v of no) assert.not.ok(ok(JSON.stringify(v)), `${format} refuses ${JSON.stringify(v)}`);
+  }
+});
+
+test("OpenAPI's number formats: int32 and int64 are integers within their ranges (a number schema's too), float and double any number", () => {
+  const int32 = schema({ type: 'integer', format: 'int32' });
+  for (const v of ['0', '-2147483648', '2147483647']) assert.ok(int32(v), v);
+  for (const v of ['2147483648', '-2147483649', '1.5']) assert.not.ok(int32(v), v);
+  // int64 keeps the signed 64-bit range (ajv takes any integer), so Java, Go and Rust clients can parse the value.
+  const int64 = schema({ type: 'number', format: 'int64' });
+  for (const v of ['9223372036854775807', '-9223372036854775808', '42']) assert.ok(int64(v), v);
+  for (const v of ['9223372036854775808', '-9223372036854775809', '4.2']) assert.not.ok(int64(v), v);
+  const bounded = schema({ type: 'integer', format: 'int32', minimum: 10 });
+  assert.equal(['9', '10', '2147483647', '2147483648'].map(bounded), [false, true, true, false]);
+  for (const format of ['float', 'double']) {
+    const ok = schema({ type: 'number', format });
+    for (const v of ['1.5', '-2e10', '0', '7']) assert.ok(ok(v), `${format} ${v}`);
+  }
+  // As ajv reads them, a format of the other kind leaves a value alone.
+  assert.ok(schema({ type: 'string', format: 'int32' })('"not a number"'));
+  assert.ok(schema({ type: ['integer', 'string'], format: 'int32' })('"x"'));
+  assert.ok(schema({ type: 'integer', format: 'email' })('5'));
+  const validate = ajv.compile({ type: 'number', format: 'int32' });
+  for (const v of ['0', '-2147483648', '2147483647']) assert.ok(validate(JSON.parse(v)), v);
+  for (const v of ['2147483648', '1.5']) assert.not.ok(validate(JSON.parse(v)), v);
+});
+
+test("OpenAPI's binary and password formats (pydantic's bytes and SecretStr) allow any string, as ajv-formats does", () => {
+  for (const format of ['binary', 'password']) {
+    const ok = schema({ type: 'string', format });
+    for (const v of ['', 'x', 'a b\n', '\u00e9\u4f8b']) assert.ok(ok(JSON.stringify(v)), `${format} ${JSON.stringify(v)}`);
+    assert.not.ok(ok('5'), `${format} is still a string`);
+    const long = schema({ type: 'string', format, minLength: 8 });
+    assert.equal([long('"abc"'), long('"abcdefgh"')], [false, true]);
   }
 });
 
