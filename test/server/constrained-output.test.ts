@@ -45,6 +45,39 @@ test('every output under a JSON schema validates with ajv, for many seeds', asyn
   }
 });
 
+test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are served and enforced: outputs validate with ajv-formats", async ({ s }) => {
+  const { default: addFormats } = await import('ajv-formats');
+  const record = {
+    type: 'object',
+    properties: {
+      id: { type: 'integer', format: 'int64' },
+      count: { type: 'number', format: 'int32' },
+      ratio: { type: 'number', format: 'double' },
+      blob: { type: 'string', format: 'binary', maxLength: 8 },
+      secret: { type: 'string', format: 'password', writeOnly: true, maxLength: 8 },
+      data: { type: 'string', format: 'byte', maxLength: 12 },
+    },
+    required: ['id', 'count', 'ratio', 'blob', 'secret', 'data'],
+    additionalProperties: false,
+  };
+  const valid = (addFormats as unknown as (ajv: Ajv) => Ajv)(new Ajv()).compile(record);
+  for (let seed = 1; seed <= 3; seed++) {
+    const completion = await s.client.chat.completions.create({
+      model: TINY_MODEL_ID,
+      messages,
+      max_tokens: 300,
+      seed,
+      temperature: 1,
+      response_format: { type: 'json_schema', json_schema: { name: 'record', schema: record, strict: true } },
+    });
+    const choice = completion.choices[0]!;
+    assert.is(choice.finish_reason, 'stop', `seed ${seed}: ${choice.message.content}`);
+    const value = JSON.parse(choice.message.content!) as { id: number; count: number };
+    assert.ok(valid(value), `seed ${seed}: ${choice.message.content} (${JSON.stringify(valid.errors)})`);
+    assert.ok(Number.isInteger(value.count) && Math.abs(value.count) <= 2 ** 31, `seed ${seed}: count ${value.count} is an int32`);
+  }
+});
+
 test('json_object gives a JSON object; a schema given with it (as JSON text) is enforced', async ({ s }) => {
   for (let seed = 1; seed <= 3; seed++) {
     const free = await post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, max_tokens: 300, seed, response_format: { type: 'json_object' } });
