@@ -15,6 +15,21 @@ export class ApiError extends Error {
   }
 }
 
+/** What a browser's fetch throws when no answer comes (Chrome's "Failed to fetch", Firefox's
+ * "NetworkError…", Safari's "Load failed"), said the same way in every browser. */
+const UNREACHABLE = 'The server could not be reached: it may be stopped or restarting. Try again once it is back.';
+const CONNECTION_LOST = 'The connection to the server was lost before the reply ended: it may have stopped or restarted.';
+
+/** `fetch`, with a network failure (not an abort) as ApiError status 0 saying so. */
+async function fetchOrExplain(path, init) {
+  try {
+    return await fetch(path, init);
+  } catch (error) {
+    if (error?.name === 'AbortError') throw error;
+    throw new ApiError(0, UNREACHABLE);
+  }
+}
+
 function headers(extra = {}) {
   const key = storedKey();
   return { ...extra, ...(key ? { authorization: `Bearer ${key}` } : {}) };
@@ -33,7 +48,7 @@ async function refusal(response) {
 
 /** GET a path of this server; an answer other than 2xx throws ApiError. */
 export async function get(path) {
-  const response = await fetch(path, { headers: headers() });
+  const response = await fetchOrExplain(path, { headers: headers() });
   if (!response.ok) throw await refusal(response);
   return response;
 }
@@ -49,7 +64,7 @@ export async function servedModel() {
  * last). Aborting `signal` closes the connection, which cancels the request on the server.
  */
 export async function* streamChat(body, signal) {
-  const response = await fetch('/v1/chat/completions', {
+  const response = await fetchOrExplain('/v1/chat/completions', {
     method: 'POST',
     headers: headers({ 'content-type': 'application/json' }),
     body: JSON.stringify({ ...body, stream: true, stream_options: { include_usage: true } }),
@@ -59,7 +74,10 @@ export async function* streamChat(body, signal) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let pending = '';
   for (;;) {
-    const { value, done } = await reader.read();
+    const { value, done } = await reader.read().catch((error) => {
+      if (error?.name === 'AbortError') throw error;
+      throw new ApiError(0, CONNECTION_LOST);
+    });
     if (done) return;
     pending += value;
     // Events end with a blank line; a read may hold several, or part of one.

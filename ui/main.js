@@ -61,6 +61,8 @@ async function reply(settings) {
   const figures = { tokens: 0, approximate: true };
   running = new AbortController();
   setBusy(true);
+  // The server was not reachable when the page loaded (or came back since): its model first.
+  if (!model) await connect();
   const started = performance.now();
   let first;
   let state = 'done';
@@ -169,7 +171,7 @@ async function connect() {
     $('model').textContent = model;
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) askForKey(keyProblem());
-    else $('model').textContent = `unreachable: ${error.message}`;
+    else $('model').textContent = error instanceof ApiError && error.status === 0 ? 'server unreachable' : `unreachable: ${error.message}`;
   }
 }
 
@@ -211,4 +213,5 @@ watchFormatChoice();
 if (storedKey()) $('key-button').hidden = false;
 setBusy(false);
 await connect();
-watchServer();
+// A server that comes back may serve another model: its name is read again.
+watchServer(() => void connect());

@@ -26,19 +26,26 @@ function show(sums) {
     element.textContent = text;
   };
   set('running', `running ${value('requests_running')}${value('requests_waiting') > 0 ? ` (+${value('requests_waiting')} waiting)` : ''}`);
-  set('kv', `KV ${percent(value('kv_cells_used'), value('kv_cells_total'))} of ${value('kv_cells_total')}`);
+  // No total yet (the engine still loading, or restarting): nothing to say, rather than "of 0".
+  set('kv', value('kv_cells_total') > 0 ? `KV ${percent(value('kv_cells_used'), value('kv_cells_total'))} of ${value('kv_cells_total')}` : 'KV –');
   set('cache', `cache hits ${percent(value('cached_prompt_tokens_total'), value('prompt_tokens_total'))}`);
 }
 
-/** Starts polling; a failed scrape (no key yet, server gone) leaves the last figures and tries again. */
-export function watchServer() {
+/**
+ * Starts polling; a failed scrape (no key yet, server gone) leaves the last figures and tries
+ * again. `onBack` runs when a scrape succeeds after one failed: the server may have come back
+ * with another model.
+ */
+export function watchServer(onBack = () => {}) {
+  const stats = document.getElementById('server-stats');
   const poll = async () => {
     if (document.visibilityState === 'visible') {
       try {
         show(parseMetrics(await (await get('/metrics')).text()));
-        document.getElementById('server-stats').dataset.live = 'true';
+        if (stats.dataset.live === 'false') onBack();
+        stats.dataset.live = 'true';
       } catch {
-        document.getElementById('server-stats').dataset.live = 'false';
+        stats.dataset.live = 'false';
       }
     }
     setTimeout(poll, PERIOD_MS);

@@ -38,11 +38,18 @@ function responseFormat(choice, body) {
   return { type: 'structural_tag', format: value };
 }
 
+const NUMBER_LABELS = { temperature: 'Temperature', max_tokens: 'Max tokens', seed: 'Seed' };
+
 /** The request fields the panel asks for, and the system prompt; throws Error with a message for the user. */
 export function readSettings() {
   const fields = form().elements;
   const request = {};
-  const number = (name) => (fields[name].value.trim() === '' ? undefined : Number(fields[name].value));
+  const number = (name) => {
+    const field = fields[name];
+    // A number input holding what is not a number reads as empty: say so rather than drop it.
+    if (field.validity.badInput) throw new Error(`${NUMBER_LABELS[name]} is not a number.`);
+    return field.value.trim() === '' ? undefined : Number(field.value);
+  };
   const temperature = number('temperature');
   if (temperature !== undefined) request.temperature = temperature;
   const maxTokens = number('max_tokens');

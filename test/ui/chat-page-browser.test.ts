@@ -15,6 +15,7 @@ import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny
 // The callbacks given to page.evaluate run in the page. The project compiles without the DOM
 // library (its fetch and stream types clash with Node's), so the page globals they use are declared here.
 declare const document: any, window: any, sessionStorage: any, Image: any;
+declare function getComputedStyle(element: unknown): { color: string; backgroundColor: string };
 declare function requestAnimationFrame(callback: () => void): number;
 
 const OUTPUT = fileURLToPath(new URL('../output/', import.meta.url));
@@ -296,6 +297,84 @@ test('the live view shows what /metrics says: KV cells and prefix-cache hits', a
     const percent = Math.round(100 * hits);
     return text('running') === 'running 0' && text('kv') === `KV 0% of ${total}` && (text('cache') === `cache hits ${percent}%` || text('cache') === `cache hits ${(100 * hits).toFixed(1)}%`);
   }, { total, hits });
+});
+
+test('a number the browser cannot read (Temperature "1e") is named in the page, not dropped; nothing is sent', async ({ page, requested }) => {
+  await page.fill('#settings-form [name="temperature"]', '');
+  await page.type('#settings-form [name="temperature"]', '1e');
+  const before = requested.length;
+  await page.fill('#prompt', 'x');
+  await page.press('#prompt', 'Enter');
+  await page.waitForSelector('#settings-error:not([hidden])');
+  assert.is(await page.textContent('#settings-error'), 'Temperature is not a number.');
+  assert.not.ok(requested.slice(before).some((url) => url.endsWith('/v1/chat/completions')));
+  assert.is(await page.inputValue('#prompt'), 'x', 'the message stays in the composer');
+  await setField(page, 'temperature', '0.7');
+  await page.fill('#prompt', '');
+});
+
+test('a server that cannot be reached is said in words, not as the browser\'s "Failed to fetch"', async ({ page, errors }) => {
+  const logged = errors.length;
+  await page.route('**/v1/chat/completions', (route) => route.abort('connectionfailed'));
+  try {
+    await setField(page, 'max_tokens', '4');
+    await send(page, 'Anyone there?');
+    await replyState(page, 'error');
+    const shown = (await page.textContent(lastReply)) ?? '';
+    assert.match(shown, /The server could not be reached: it may be stopped or restarting/);
+    assert.not.match(shown, /Failed to fetch/);
+  } finally {
+    await page.unroute('**/v1/chat/completions');
+  }
+  // Regenerate, with the server back, replaces the error.
+  await page.click('#regenerate');
+  await replyState(page, 'done');
+  // The browser logs the failed request; it was asked for.
+  errors.splice(logged);
+});
+
+test('the live view while the server is gone and back: KV – without a total, not "of 0"; the model name read again', async ({ page, errors }) => {
+  const logged = errors.length;
+  const live = (value: string) => page.waitForFunction((value) => document.getElementById('server-stats')!.dataset.live === value, value, { timeout: 10_000 });
+  await page.route('**/metrics', (route) => route.abort('connectionfailed'));
+  await live('false');
+  // Back, as a server still loading its engine (no KV figures yet), with another model.
+  await page.route('**/v1/models', (route) => route.fulfill({ contentType: 'application/json', body: JSON.stringify({ object: 'list', data: [{ id: 'another-model', object: 'model', created: 0, owned_by: 'lmforge' }] }) }));
+  await page.unroute('**/metrics');
+  await page.route('**/metrics', (route) => route.fulfill({ contentType: 'text/plain', body: 'lmforge_requests_running 0\nlmforge_requests_waiting 0\n' }));
+  await live('true');
+  await page.waitForFunction(() => document.getElementById('model')!.textContent === 'another-model', undefined, { timeout: 10_000 });
+  assert.is(await page.textContent('[data-stat="kv"]'), 'KV –');
+  // And back to the real server: its model again.
+  await page.unroute('**/v1/models');
+  await page.unroute('**/metrics');
+  await page.route('**/metrics', (route) => route.abort('connectionfailed'));
+  await live('false');
+  await page.unroute('**/metrics');
+  await page.waitForFunction((id) => document.getElementById('model')!.textContent === id, TINY_MODEL_ID, { timeout: 10_000 });
+  await page.waitForFunction(() => /^KV \d+% of \d+$/.test(document.querySelector('[data-stat="kv"]')!.textContent), undefined, { timeout: 10_000 });
+  errors.splice(logged);
+});
+
+test('buttons keep their text readable (WCAG AA, 4.5:1) in the light and the dark scheme', async ({ page }) => {
+  try {
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      const ratio = await page.evaluate(() => {
+        const rgb = (css: string) => css.match(/\d+(\.\d+)?/g)!.slice(0, 3).map(Number);
+        const luminance = (css: string) => {
+          const [r, g, b] = rgb(css).map((c) => c / 255).map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+          return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+        };
+        const style = getComputedStyle(document.getElementById('send')!);
+        const [a, b] = [luminance(style.color), luminance(style.backgroundColor)].sort((x, y) => y - x);
+        return (a! + 0.05) / (b! + 0.05);
+      });
+      assert.ok(ratio >= 4.5, `${colorScheme}: Send's text against its background ${ratio.toFixed(2)}:1`);
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: null });
+  }
 });
 
 /** Pixel figures of a PNG, decoded by the browser itself on a blank page (no image library needed). */
