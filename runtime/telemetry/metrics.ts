@@ -65,7 +65,7 @@ export class ServerMetrics {
   private readonly grammarCompiles = this.counter('lmforge_grammar_compiles_total', 'Output formats compiled (cache misses)');
   private readonly engineRestarts = this.counter('lmforge_engine_restarts_total', "Engines started again after the engine's process died (a backend abort, a segfault, an out-of-memory kill); failed attempts count too");
 
-  /** Engine counters carried over engine processes (engineCounter). */
+  /** The engine's counters, carried across its restarts (EngineTotals, below). */
   private readonly engineTotals = new EngineTotals();
 
   get contentType(): string {
