@@ -2,6 +2,7 @@
 import type { ServerResponse } from 'node:http';
 import type { RequestMeter } from '../telemetry/request-meter.js';
 import { streamChunks } from './chunk-stream.js';
+import { jsonText } from './ordered-json.js';
 import type { CompletionChunk } from './completion-chunk.js';
 import { wholeResponse, type ChunkFold } from './whole-response.js';
 
@@ -20,7 +21,7 @@ export async function sendCompletion<Chunk extends CompletionChunk>(res: ServerR
   if (options.stream) return streamChunks(res, chunks, options);
   const response = await wholeResponse(chunks, options.fold, options.meter);
   if (!response) return;
-  const body = JSON.stringify(response);
+  const body = jsonText(response);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }

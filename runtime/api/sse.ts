@@ -1,5 +1,6 @@
 // Server-sent events as OpenAI streams them: `data: <json>` and a blank line, then `data: [DONE]`.
 import type { ServerResponse } from 'node:http';
+import { jsonText } from './ordered-json.js';
 
 const eventStreams = new WeakSet<ServerResponse>();
 
@@ -19,7 +20,7 @@ export function isEventStream(res: ServerResponse): boolean {
 }
 
 export function sendEvent(res: ServerResponse, data: unknown): void {
-  if (!res.writableEnded) res.write(`data: ${JSON.stringify(data)}\n\n`);
+  if (!res.writableEnded) res.write(`data: ${jsonText(data)}\n\n`);
 }
 
 export function endEventStream(res: ServerResponse): void {

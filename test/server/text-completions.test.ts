@@ -133,6 +133,20 @@ test('logprobs: tokens, token_logprobs, top_logprobs (k most likely, the sampled
   assert.ok(none.choices[0]!.logprobs!.top_logprobs!.every((top) => Object.keys(top).length === 1), 'logprobs 0: the sampled token only');
 });
 
+test('top_logprobs are written most likely first, integer-like tokens too (a plain object would put "4" before "5")', async ({ s }) => {
+  const id = (text: string) => s.engine.info.tokenTexts.indexOf(text);
+  const [five, four, twelve] = [id('5'), id('4'), id('12')];
+  assert.ok(five >= 0 && four >= 0 && twelve >= 0, 'the vocabulary has the three tokens');
+  const body = { model, prompt, max_tokens: 1, temperature: 0, logprobs: 3, logit_bias: { [five]: 100, [four]: 90, [twelve]: 80 } };
+  const keysOf = (json: string) => [...(/"top_logprobs":\[\{([^}]*)\}/.exec(json)?.[1] ?? '').matchAll(/"([^"]*)":/g)].map((m) => m[1]);
+  const whole = await post(`${s.url}/v1/completions`, body);
+  assert.is(whole.status, 200, whole.text);
+  assert.equal(keysOf(whole.text), ['5', '4', '12'], whole.text);
+  const streamed = await post(`${s.url}/v1/completions`, { ...body, stream: true });
+  const chunk = streamed.text.split('\n\n').find((event) => event.includes('"top_logprobs":[{'));
+  assert.equal(keysOf(chunk ?? ''), ['5', '4', '12'], streamed.text);
+});
+
 test('stop ends the text before the stop string; logit_bias, penalties and temperature 0 reach the sampler', async ({ s }) => {
   const greedy = await s.client.completions.create({ model, prompt, max_tokens: 10, temperature: 0, ...extra({ ignore_eos: true }) });
   const text = greedy.choices[0]!.text;

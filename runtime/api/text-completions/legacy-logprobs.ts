@@ -1,14 +1,16 @@
 // Logprobs as the legacy completions API writes them: four parallel lists, one entry per token.
-// `top_logprobs` maps token text to logprob and always holds the sampled token (so it may have
-// one more entry than asked for, as OpenAI's does); `text_offset` is where each token starts in
+// `top_logprobs` maps token text to logprob, most likely first (an OrderedObject: a plain
+// object would list integer-like tokens first), and always holds the sampled token (so it may
+// have one more entry than asked for, as OpenAI's does); `text_offset` is where each token starts in
 // the choice's text, in code points (Python's characters, as OpenAI's and vLLM's offsets count).
 import type { TokenLogprob } from '../../engine/protocol.js';
+import { OrderedObject } from '../ordered-json.js';
 import { tokenText } from '../token-text.js';
 
 export interface LegacyLogprobs {
   tokens: string[];
   token_logprobs: number[];
-  top_logprobs: Record<string, number>[];
+  top_logprobs: OrderedObject[];
   text_offset: number[];
 }
 
@@ -21,10 +23,11 @@ export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset:
     out.tokens.push(tokenText(entry.bytes));
     out.token_logprobs.push(entry.logprob);
     out.text_offset.push(offset);
-    const top: Record<string, number> = {};
-    for (const candidate of entry.top) top[tokenText(candidate.bytes)] ??= candidate.logprob;
-    top[tokenText(entry.bytes)] ??= entry.logprob;
-    out.top_logprobs.push(top);
+    // Two tokens can show the same text (a byte-fallback token as U+FFFD): the likelier one stays.
+    const top = new Map<string, number>();
+    for (const candidate of entry.top) if (!top.has(tokenText(candidate.bytes))) top.set(tokenText(candidate.bytes), candidate.logprob);
+    if (!top.has(tokenText(entry.bytes))) top.set(tokenText(entry.bytes), entry.logprob);
+    out.top_logprobs.push(new OrderedObject([...top]));
   }
   return out;
 }
