@@ -1,6 +1,6 @@
 // Output constrained by response_format, end to end: a tiny random-weight model (whose
 // preferences are arbitrary) behind the real server, driven by the official client.
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
@@ -28,21 +28,29 @@ const person = {
 };
 const validPerson = new Ajv().compile(person);
 
-test('every output under a JSON schema validates with ajv, for many seeds', async ({ s }) => {
-  for (let seed = 1; seed <= 6; seed++) {
+/** A choice under `schema` for each seed (temperature 1), checked to end with the grammar and to validate. */
+async function eachSeedValidates(s: TinyServer, schema: object, validate: ValidateFunction, seeds: number, maxTokens: number): Promise<unknown[]> {
+  const values: unknown[] = [];
+  for (let seed = 1; seed <= seeds; seed++) {
     const completion = await s.client.chat.completions.create({
       model: TINY_MODEL_ID,
       messages,
-      max_tokens: 200,
+      max_tokens: maxTokens,
       seed,
       temperature: 1,
-      response_format: { type: 'json_schema', json_schema: { name: 'person', schema: person, strict: true } },
+      response_format: { type: 'json_schema', json_schema: { name: 'checked', schema: schema as Record<string, unknown>, strict: true } },
     });
     const choice = completion.choices[0]!;
     assert.is(choice.finish_reason, 'stop', `seed ${seed}: the grammar's end finishes the choice (${choice.message.content})`);
     const value = JSON.parse(choice.message.content!);
-    assert.ok(validPerson(value), `seed ${seed}: ${choice.message.content}`);
+    assert.ok(validate(value), `seed ${seed}: ${choice.message.content} (${JSON.stringify(validate.errors)})`);
+    values.push(value);
   }
+  return values;
+}
+
+test('every output under a JSON schema validates with ajv, for many seeds', async ({ s }) => {
+  await eachSeedValidates(s, person, validPerson, 6, 200);
 });
 
 test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are served and enforced: outputs validate with ajv-formats", async ({ s }) => {
@@ -61,20 +69,8 @@ test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are serv
     additionalProperties: false,
   };
   const valid = (addFormats as unknown as (ajv: Ajv) => Ajv)(new Ajv()).compile(record);
-  for (let seed = 1; seed <= 3; seed++) {
-    const completion = await s.client.chat.completions.create({
-      model: TINY_MODEL_ID,
-      messages,
-      max_tokens: 300,
-      seed,
-      temperature: 1,
-      response_format: { type: 'json_schema', json_schema: { name: 'record', schema: record, strict: true } },
-    });
-    const choice = completion.choices[0]!;
-    assert.is(choice.finish_reason, 'stop', `seed ${seed}: ${choice.message.content}`);
-    const value = JSON.parse(choice.message.content!) as { id: number; count: number };
-    assert.ok(valid(value), `seed ${seed}: ${choice.message.content} (${JSON.stringify(valid.errors)})`);
-    assert.ok(Number.isInteger(value.count) && Math.abs(value.count) <= 2 ** 31, `seed ${seed}: count ${value.count} is an int32`);
+  for (const value of (await eachSeedValidates(s, record, valid, 3, 300)) as { count: number }[]) {
+    assert.ok(Number.isInteger(value.count) && Math.abs(value.count) <= 2 ** 31, `count ${value.count} is an int32`);
   }
 });
 
