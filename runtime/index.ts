@@ -14,7 +14,8 @@ export { BUILTIN_TEMPLATES, type BuiltinTemplate, type BuiltinTemplateName } fro
 export type { GivenTemplate } from './chat-format/template-choice.js';
 export { LmforgeError, UserFacingError, type ErrorFields, type ErrorType } from '../compiler/lmforge-error.js';
 export { Engine, EngineRequestError, EngineStartError } from './engine/client/engine.js';
+export type { EngineCreateOptions } from './engine/client/check-engine-options.js';
 export type { EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FinishReason, GenerateRequest, TokenLogprob } from './engine/protocol.js';
-export type { EngineMode, Overrides } from './engine/engine-config.js';
+export { ConfigError, type EngineMode, type Overrides } from './engine/engine-config.js';
 export type { SamplingParams } from './sampling/index.js';
 export { LMFORGE_VERSION } from './version.js';

@@ -150,7 +150,7 @@ export class ApiServer {
       const onError = (error: NodeJS.ErrnoException) => {
         const message =
           error.code === 'EADDRINUSE'
-            ? `port ${port} on ${host} is already in use; stop the other server or pass --port`
+            ? `port ${port} on ${host} is already in use; stop the other server or choose another port (--port; createServer's port option)`
             : error.code === 'EACCES'
               ? `not allowed to listen on ${host}:${port}; use a port above 1023`
               : `cannot listen on ${host}:${port}: ${error.message}`;

@@ -150,4 +150,36 @@ test('options a JavaScript caller got wrong are refused by name before anything 
   );
 });
 
+test('Engine.create: a wrong option is refused by name, an unknown one too; device, mode and overrides have defaults; a request after dispose is no server fault', async () => {
+  const { Engine, EngineRequestError } = await import('../../runtime/engine/client/engine.js');
+  const refused = (options: Record<string, unknown>): Promise<string> =>
+    Engine.create({ modelPath: tinyModelPath, threads: 1, ...options } as never).then(
+      (): string => assert.unreachable(`${JSON.stringify(options)} should be refused`) as never,
+      (error: Error & { userFacing?: boolean }) => {
+        assert.ok(error.userFacing, error.message);
+        return error.message;
+      },
+    );
+  // Each was taken before: 'fiber' started a process, 'modelpath' was ignored, a device of 5 crashed inside the engine.
+  assert.match(await refused({ isolation: 'fiber' }), /^Engine\.create: options\.isolation must be one of process, thread, got "fiber"$/);
+  assert.match(await refused({ modelpath: 'x' }), /^Engine\.create: unknown option "modelpath" \(the options: modelPath, isolation, device, /);
+  assert.match(await refused({ device: 5 }), /^Engine\.create: options\.device must be a device such as 'auto', 'cpu' or 'cuda:0', got 5$/);
+  // Only modelPath given (a missing device crashed in the engine's process: "Cannot read properties of undefined").
+  const engine = await Engine.create({ modelPath: tinyModelPath, threads: 1 });
+  try {
+    assert.is(engine.info.config.mode, 'local');
+    let text = '';
+    for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 3 })) if (event.type === 'delta') text += event.text;
+    assert.ok(text.length > 0);
+  } finally {
+    await engine.dispose();
+  }
+  const after = await (async () => {
+    for await (const _ of engine.generate({ prompt: 'Hello', maxTokens: 1 })) return 'generated';
+    return 'nothing';
+  })().catch((error: unknown) => error);
+  assert.instance(after, EngineRequestError);
+  assert.equal([(after as InstanceType<typeof EngineRequestError>).status, (after as InstanceType<typeof EngineRequestError>).code], [503, 'server_shutting_down']);
+});
+
 test.run();

@@ -6,14 +6,13 @@
 //   const engine = await Engine.create({ modelPath, device: 'auto', mode: 'local', overrides: {} });
 //   for await (const event of engine.generate({ prompt: 'Hello', maxTokens: 16 })) { ... }
 //   await engine.dispose();
-import { existsSync, statSync } from 'node:fs';
 import { LmforgeError, type ErrorFields } from '../../../compiler/lmforge-error.js';
 import { forkEngine } from './engine-child.js';
 import { startEngineThread, type EngineEnd, type EngineTransport } from './engine-transport.js';
 import { GrammarService, type GrammarCacheCounts } from '../../grammar-service/grammar-service.js';
 import { probeFailureLine, type ProbeTarget } from '../probe-failure.js';
 import { RestartBackoff } from './restart-backoff.js';
-import { checkOverrides, ENGINE_MODES, isEngineMode } from '../engine-config.js';
+import { checkedEngineOptions, type EngineCreateOptions } from './check-engine-options.js';
 import type { GrammarSpec } from '../../grammar-service/grammar-spec.js';
 import type { EngineErrorInfo, EngineEvent, EngineInfo, EngineInitOptions, EngineStats, FromWorker, GenerateRequest, ToWorker, TraceEntry } from '../protocol.js';
 
@@ -147,16 +146,8 @@ export class Engine {
     this.transport.terminate();
   }
 
-  static async create(options: EngineInitOptions): Promise<Engine> {
-    // What TypeScript would have refused, refused by name for JavaScript callers, before a process starts.
-    if (typeof options?.modelPath !== 'string' || options.modelPath === '') throw new EngineStartError(`Engine.create: options.modelPath must be the path of a GGUF file, got ${JSON.stringify(options?.modelPath)}`, true);
-    if (options.mode !== undefined && !isEngineMode(options.mode)) {
-      throw new EngineStartError(`Engine.create: options.mode must be one of ${ENGINE_MODES.join(', ')}, got ${JSON.stringify(options.mode)}`, true);
-    }
-    if (options.overrides !== undefined) checkOverrides(options.overrides, 'Engine.create: options.overrides');
-    // llama.cpp's own failure would blame the file's format, after printing its log.
-    if (!existsSync(options.modelPath)) throw new EngineStartError(`Engine.create: options.modelPath ${options.modelPath} does not exist`, true);
-    if (!statSync(options.modelPath).isFile()) throw new EngineStartError(`Engine.create: options.modelPath ${options.modelPath} is not a file (a GGUF file is needed)`, true);
+  static async create(given: EngineCreateOptions): Promise<Engine> {
+    const options = checkedEngineOptions(given, (message) => new EngineStartError(message, true));
     const { transport, info } = await startEngine(options);
     return new Engine(transport, info, options);
   }
@@ -401,7 +392,8 @@ export class Engine {
 
   private notServing(): EngineErrorInfo {
     if (this.state === 'restarting') return { code: 'engine_failed', message: `the engine is restarting after a failure (${this.lastFailure}); retry shortly` };
-    return { code: 'internal_error', message: 'the engine is shut down' };
+    // The caller's mistake (a request after dispose), or a server closing: not a fault of the engine.
+    return { code: 'shutting_down', message: 'the engine is shut down (disposed)' };
   }
 
   /** Ends every request and answer the engine held: they are lost with it. */

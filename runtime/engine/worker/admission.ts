@@ -187,7 +187,7 @@ export class Admission {
 
   /** A prompt this engine cannot take: empty, naming tokens outside its vocabulary, or leaving no room for output. */
   private promptProblem(prompt: Int32Array, maxTokens: number | undefined): EngineErrorInfo | undefined {
-    if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'the prompt is empty after tokenization' };
+    if (prompt.length === 0) return { code: 'invalid_request', param: 'prompt', message: 'The prompt is empty: there is nothing to continue (vLLM refuses an empty prompt too; give at least one token).' };
     for (const token of prompt) {
       if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'prompt', message: `prompt token ${token} is not in the vocabulary` };
     }
