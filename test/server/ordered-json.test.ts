@@ -20,4 +20,11 @@ test('nested and several objects; text that looks like the mark stays text', () 
   assert.equal(JSON.parse(jsonText(value))[1], '\u0000not a mark:0');
 });
 
+test('outside jsonText an OrderedObject is written as the plain object (its keys in JavaScript\'s order)', () => {
+  assert.is(JSON.stringify({ top: new OrderedObject([['5', -1], ['4', -2]]) }), '{"top":{"4":-2,"5":-1}}');
+  // And jsonText is left ready after a value JSON cannot write.
+  assert.throws(() => jsonText({ n: 1n, top: new OrderedObject([['a', 1]]) }));
+  assert.is(JSON.stringify(new OrderedObject([['a', 1]])), '{"a":1}');
+});
+
 test.run();

@@ -25,8 +25,10 @@ export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset:
     out.text_offset.push(offset);
     // Two tokens can show the same text (a byte-fallback token as U+FFFD): the likelier one stays.
     const top = new Map<string, number>();
-    for (const candidate of entry.top) if (!top.has(tokenText(candidate.bytes))) top.set(tokenText(candidate.bytes), candidate.logprob);
-    if (!top.has(tokenText(entry.bytes))) top.set(tokenText(entry.bytes), entry.logprob);
+    for (const { bytes, logprob } of [...entry.top, entry]) {
+      const text = tokenText(bytes);
+      if (!top.has(text)) top.set(text, logprob);
+    }
     out.top_logprobs.push(new OrderedObject([...top]));
   }
   return out;
