@@ -67,10 +67,11 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
   try {
     engine = await Engine.create({
       modelPath: model.ggufPath,
-      device: options.device ?? 'auto',
+      // Engine.create's defaults stand for these when unset: device 'auto', mode 'local', no overrides.
+      device: options.device,
       ...(options.modelLib ? { modelLib: options.modelLib } : {}),
-      mode: options.mode ?? 'local',
-      overrides: options.overrides ?? {},
+      mode: options.mode,
+      overrides: options.overrides,
       ...(options.kvLayout ? { kvLayout: options.kvLayout } : {}),
       ...(options.sampling ? { sampling: options.sampling } : {}),
       maxQueuedRequests: options.maxQueuedRequests ?? 1024,

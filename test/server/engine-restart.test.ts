@@ -80,20 +80,15 @@ async function healthUntilReady(s: TinyServer, timeoutMs = 30_000): Promise<stri
   throw new Error(`/health never became ready: ${seen.slice(-3).join(', ')}`);
 }
 
-async function restartsMetric(s: TinyServer): Promise<number> {
+/** A sample of the server's /metrics now. */
+async function metric(s: TinyServer, name: string, labels?: Record<string, string>): Promise<number> {
   const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
-  return sampleValue(families, 'lmforge_engine_restarts_total');
+  return sampleValue(families, name, labels);
 }
 
-async function engineSteps(s: TinyServer): Promise<number> {
-  const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
-  return sampleValue(families, 'lmforge_engine_steps_total');
-}
-
-async function choicesEndedInError(s: TinyServer): Promise<number> {
-  const families = parsePrometheusText(await (await fetch(`${s.url}/metrics`)).text());
-  return sampleValue(families, 'lmforge_choices_finished_total', { finish_reason: 'error' });
-}
+const restartsMetric = (s: TinyServer) => metric(s, 'lmforge_engine_restarts_total');
+const engineSteps = (s: TinyServer) => metric(s, 'lmforge_engine_steps_total');
+const choicesEndedInError = (s: TinyServer) => metric(s, 'lmforge_choices_finished_total', { finish_reason: 'error' });
 
 /** After the failure: 503 while restarting, then 200, a request that succeeds, and the restart counted. */
 async function assertRecovers(s: TinyServer, firstHealth: { status: number; body: { status: string } }): Promise<void> {
