@@ -162,7 +162,7 @@ test('Engine.create: a wrong option is refused by name, an unknown one too; devi
     );
   // Each was taken before: 'fiber' started a process, 'modelpath' was ignored, a device of 5 crashed inside the engine.
   assert.match(await refused({ isolation: 'fiber' }), /^Engine\.create: options\.isolation must be one of process, thread, got "fiber"$/);
-  assert.match(await refused({ modelpath: 'x' }), /^Engine\.create: unknown option "modelpath" \(the options: modelPath, isolation, device, /);
+  assert.match(await refused({ modelpath: 'x' }), /^Engine\.create: unknown option 'modelpath'; the options are modelPath, isolation, device, /);
   assert.match(await refused({ device: 5 }), /^Engine\.create: options\.device must be a device such as 'auto', 'cpu' or 'cuda:0', got 5$/);
   // Only modelPath given (a missing device crashed in the engine's process: "Cannot read properties of undefined").
   const engine = await Engine.create({ modelPath: tinyModelPath, threads: 1 });

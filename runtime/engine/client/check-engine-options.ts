@@ -25,8 +25,9 @@ const ISOLATIONS = ['process', 'thread'] as const;
 export function checkedEngineOptions(options: EngineCreateOptions, refuse: (message: string) => Error): EngineInitOptions {
   const at = (name: string) => `Engine.create: options.${name}`;
   if (typeof options !== 'object' || options === null) throw refuse(`Engine.create: options must be an object with at least modelPath, got ${JSON.stringify(options)}`);
-  const unknown = Object.keys(options).filter((key) => !(OPTION_NAMES as readonly string[]).includes(key));
-  if (unknown.length > 0) throw refuse(`Engine.create: unknown option${unknown.length > 1 ? 's' : ''} ${unknown.map((key) => JSON.stringify(key)).join(', ')} (the options: ${OPTION_NAMES.join(', ')})`);
+  // As createServer words it (check-server-options.ts).
+  const unknown = Object.keys(options).find((key) => !(OPTION_NAMES as readonly string[]).includes(key));
+  if (unknown !== undefined) throw refuse(`Engine.create: unknown option '${unknown}'; the options are ${OPTION_NAMES.join(', ')}`);
   if (typeof options.modelPath !== 'string' || options.modelPath === '') throw refuse(`${at('modelPath')} must be the path of a GGUF file, got ${JSON.stringify(options.modelPath)}`);
   if (options.device !== undefined && (typeof options.device !== 'string' || options.device.trim() === '')) {
     throw refuse(`${at('device')} must be a device such as 'auto', 'cpu' or 'cuda:0', got ${JSON.stringify(options.device)}`);
