@@ -72,12 +72,18 @@ export async function post(url: string, body: string | Buffer | object, headers:
   return { status: response.status, headers: response.headers, json, text };
 }
 
-/** The same server on the default model (SmolLM2, pulled by `npm run fixtures`), served as `smollm2`. */
-export async function startDefaultModelServer(engine: Partial<EngineInitOptions> = {}): Promise<TinyServer> {
+/**
+ * The same server on the default model (SmolLM2, pulled by `npm run fixtures`), served as `smollm2`,
+ * with `server` over the test options (`toolCallArguments: 'string'` for clients built on OpenAI's SDKs).
+ */
+export async function startDefaultModelServer(
+  engine: Partial<EngineInitOptions> = {},
+  server: Partial<ApiServerOptions> = {},
+): Promise<TinyServer> {
   const { existsSync } = await import('node:fs');
   const { defaultModelPath } = await import('../../fixtures/paths.js');
   const modelPath = await defaultModelPath();
   if (!existsSync(modelPath)) throw new Error(`the default model is not pulled (run npm run fixtures): ${modelPath}`);
   // Every core, as `serve` uses: the default model's answers are checked as exact text.
-  return startTinyServer({ server: { modelId: 'smollm2' }, engine: { modelPath, overrides: {}, threads: undefined, ...engine } });
+  return startTinyServer({ server: { modelId: 'smollm2', ...server }, engine: { modelPath, overrides: {}, threads: undefined, ...engine } });
 }
