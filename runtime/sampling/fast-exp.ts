@@ -30,3 +30,10 @@ export function expNonPositive(d: number): number {
   const p = 1 + y * (1 + y * (1 / 2 + y * (1 / 6 + y * (1 / 24 + y * (1 / 120)))));
   return STEP_POWERS[n & 63]! * NEG_POWERS[0 - (n >> 6)]! * p;
 }
+
+/** Σ exp(w[i] - max) over the first `size` entries; -Infinity entries contribute 0. */
+export function sumExp(w: Float64Array, size: number, max: number): number {
+  let s = 0;
+  for (let i = 0; i < size; i++) s += expNonPositive(w[i]! - max);
+  return s;
+}

@@ -21,7 +21,7 @@ import { MAX_TOP_LOGPROBS, type SamplingParams } from './sampling-params.js';
 import type { SamplingScratch } from './sampling-scratch.js';
 import type { SeededRng } from './seeded-rng.js';
 import { SamplingError } from './sampling-error.js';
-import { expNonPositive } from './fast-exp.js';
+import { expNonPositive, sumExp } from './fast-exp.js';
 import { NUCLEUS_PREFILTER, keepNucleus, keepNucleusAmong } from './nucleus.js';
 import { selectTopTokens } from './top-tokens.js';
 import { exponentialRace } from './exponential-race.js';
@@ -395,9 +395,3 @@ function hasNaN(w: Float64Array, size: number): boolean {
   return false;
 }
 
-/** Σ exp(w[i] - max) over the first `size` entries; -Infinity entries contribute 0. */
-function sumExp(w: Float64Array, size: number, max: number): number {
-  let s = 0;
-  for (let i = 0; i < size; i++) s += expNonPositive(w[i]! - max);
-  return s;
-}
