@@ -54,6 +54,8 @@ export interface EngineConfig {
   prefixCacheRecyclingSeqs: number;
   /** Draft tokens one step may verify across all sequences (0: speculative decoding is off). */
   maxDraftTokens: number;
+  /** Prompt tokens one step may score across all requests (echo with logprobs), each a logit row beyond the sequences' and drafts'. */
+  scoredRowsPerStep: number;
   tensorParallelShards: number;
   gpuMemoryUtilization: number;
   /** Requests waiting beyond this many are refused as overload. */
@@ -196,6 +198,21 @@ const SERVER_PREFILL_CHUNK = 2048;
 const DRAFT_TOKENS_PER_STEP = 64;
 
 /**
+ * Most bytes of logit rows one step computes for prompts being scored (GenerateRequest.promptLogprobs).
+ * The context is made with room for them (llama.cpp aborts a decode with more outputs than it was
+ * made for), and that room is paid for always: llama.cpp's graph reserves a vocabulary's floats
+ * for each output row of a micro-batch, and its output buffer holds them. 16 MiB: 85 rows of
+ * SmolLM2's 49,152 floats, 16 of Gemma 3's 262,144. On a CPU a prompt token costs about the same
+ * in a step of a few dozen tokens as in a larger one (scheduler.ts promptStepFloor).
+ */
+const SCORED_LOGITS_BYTES = 16 * 2 ** 20;
+
+/** Prompt tokens a step may score for a vocabulary of `vocabSize` tokens: SCORED_LOGITS_BYTES of rows, at least 16. */
+export function scoredRows(vocabSize: number): number {
+  return Math.max(16, Math.floor(SCORED_LOGITS_BYTES / (vocabSize * 4)));
+}
+
+/**
  * The preset for the mode, then every explicit override on top; impossible combinations are
  * errors. `speculative`: drafts are verified, which takes logit rows beyond one per sequence.
  */
@@ -212,7 +229,8 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
   }
   const prefixCacheRecyclingSeqs = recyclingSeqs(overrides, facts, maxNumSequence);
   const maxDraftTokens = speculative ? DRAFT_TOKENS_PER_STEP : 0;
-  const rows = logitRows(maxNumSequence + maxDraftTokens, maxNumSequence + prefixCacheRecyclingSeqs);
+  const scoredRowsPerStep = scoredRows(facts.vocabSize);
+  const rows = logitRows(maxNumSequence + maxDraftTokens + scoredRowsPerStep, maxNumSequence + prefixCacheRecyclingSeqs);
   const sequenceIds = kvLayout === 'per-sequence' ? maxNumSequence + prefixCacheRecyclingSeqs : 0;
   const kv = planKvCache(mode, overrides, facts, contextWindowSize, maxNumSequence, rows, sequenceIds);
   const maxTotalSeqLength = kv.cells;
@@ -239,6 +257,7 @@ export function computeEngineConfig(mode: EngineMode, overrides: Overrides, fact
     slidingWindowSize: facts.slidingWindow,
     prefixCacheRecyclingSeqs,
     maxDraftTokens,
+    scoredRowsPerStep,
     tensorParallelShards: overrides.tensor_parallel_shards ?? 1,
     gpuMemoryUtilization: overrides.gpu_memory_utilization ?? DEFAULT_UTILIZATION,
     maxQueuedRequests: 1024,

@@ -15,7 +15,11 @@ export interface GenerateRequest {
   addSpecial?: boolean;
   /** Number of choices; they share the prompt's KV cells. */
   n?: number;
-  /** Most generated tokens per choice; unset means up to the context window. */
+  /**
+   * Most generated tokens per choice; unset means up to the context window. 0 generates
+   * nothing: the prompt is computed (and scored, with `promptLogprobs`) and each choice
+   * finishes with 'length'.
+   */
   maxTokens?: number;
   stop?: readonly string[];
   ignoreEos?: boolean;
@@ -48,6 +52,14 @@ export interface GenerateRequest {
    * drafts are verified, so it changes no output beyond the near-ties batch shapes may swap.
    */
   prediction?: string;
+  /**
+   * Score the prompt: a `prompt_logprobs` event gives every prompt token's logprob under the
+   * model, with `sampling.topLogprobs` most likely tokens at its place (OpenAI's legacy `echo`
+   * with `logprobs`). Those are the log-softmax of the model's own logits: no bias, penalty or
+   * grammar of the request's applies to a token it did not choose. The prompt is computed
+   * whole, never taken from the prefix cache (cached cells have no logits left).
+   */
+  promptLogprobs?: boolean;
 }
 
 /** One timed engine event of a request, in microseconds since the epoch (Chrome trace format). */
@@ -68,6 +80,14 @@ export interface TokenLogprob {
   top: { token: number; logprob: number; bytes: number[] }[];
 }
 
+/** A prompt token as the model scored it: the first has no logprob (nothing comes before it) and no top list. */
+export interface PromptTokenLogprob {
+  token: number;
+  logprob: number | null;
+  bytes: number[];
+  top: { token: number; logprob: number; bytes: number[] }[];
+}
+
 export type FinishReason = 'stop' | 'length';
 
 /** What became of a choice's tokens drafted from the request's prediction (OpenAI's usage names them so). */
@@ -81,6 +101,11 @@ export type EngineEvent =
   | { type: 'started'; id: number; promptTokens: number }
   /** cachedTokens: on the request's first delta after its prompt was placed, the prompt tokens it took from the prefix cache. */
   | { type: 'delta'; id: number; choice: number; text: string; tokens: number[]; logprobs?: TokenLogprob[]; cachedTokens?: number }
+  /**
+   * GenerateRequest.promptLogprobs: one entry per prompt token, sent once, before any choice's
+   * first delta or finish. For the prompt all choices share; `choice` is the first one's (0).
+   */
+  | { type: 'prompt_logprobs'; id: number; choice: number; tokens: PromptTokenLogprob[] }
   | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number; prediction?: PredictionCounts }
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };

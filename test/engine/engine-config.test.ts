@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { throwsError } from '../helpers/throws.js';
-import { computeEngineConfig, ConfigError, parseMode, parseOverrides, type ModelFacts } from '../../runtime/engine/engine-config.js';
+import { computeEngineConfig, ConfigError, parseMode, parseOverrides, scoredRows, type ModelFacts } from '../../runtime/engine/engine-config.js';
 
 const test = suite('engine config');
 
@@ -23,13 +23,16 @@ const facts: ModelFacts = {
 const onGpu = (freeBytes: number): ModelFacts => ({ ...facts, memory: { onDevice: true, totalBytes: 80 * GiB, availableBytes: freeBytes, source: 'cuda:0' } });
 const onHost = (totalBytes: number, availableBytes = totalBytes, source = 'RAM'): ModelFacts => ({ ...facts, memory: { onDevice: false, totalBytes, availableBytes, source } });
 
+/** Prompt tokens a step scores (echo with logprobs): 16 MiB of rows of 49,152 floats. */
+const SCORED_ROWS = 85;
+
 /**
  * Logit rows llama.cpp reserves for `sequences` running sequences with the default prefix-cache
- * ids (max(16, sequences) more) and `drafts` draft rows a step: the output buffer and its twin
- * in the compute buffer each have a row per sequence id or output, whichever is more.
+ * ids (max(16, sequences) more), `drafts` draft rows and SCORED_ROWS a step: the output buffer
+ * and its twin in the compute buffer each have a row per sequence id or output, whichever is more.
  */
 function logitRowsFor(sequences: number, drafts = 0): number {
-  return 2 * Math.max(sequences + drafts, sequences + Math.max(16, sequences));
+  return 2 * Math.max(sequences + drafts + SCORED_ROWS, sequences + Math.max(16, sequences));
 }
 
 /**
@@ -154,6 +157,12 @@ test('speculative decoding reserves logit rows for the drafts a step verifies, a
   assert.is(speculative.maxDraftTokens, 64);
   assert.is(speculative.maxTotalSeqLength, expectedCells(0.9 * GiB, 4, 320 * MiB, 64));
   assert.ok(speculative.maxTotalSeqLength < plain.maxTotalSeqLength);
+});
+
+test('a step scores 16 MiB of prompt rows (at least 16), and the context reserves them beside the sequences and drafts', () => {
+  assert.equal([scoredRows(49152), scoredRows(262144), scoredRows(2_000_000)], [SCORED_ROWS, 16, 16]);
+  assert.is(computeEngineConfig('local', {}, facts).scoredRowsPerStep, SCORED_ROWS);
+  assert.is(computeEngineConfig('local', {}, { ...facts, vocabSize: 262144 }).scoredRowsPerStep, 16);
 });
 
 test('explicit overrides replace the preset values', () => {

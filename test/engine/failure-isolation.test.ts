@@ -45,11 +45,12 @@ engineSuite("a library caller's bad field fails that request alone, naming the f
     [{ prompt, sampling: { repetitionPenalty: 0 } }, 'repetitionPenalty', /repetitionPenalty must be a number > 0, got 0/],
     [{ prompt, sampling: { logitBias: { 5: 1 } } }, 'logitBias', /must be a Map/],
     [{ prompt, sampling: { logitBias: new Map([[5, Number.NaN]]) } }, 'logitBias', /token 5 must be a finite number, got NaN/],
-    [{ prompt, maxTokens: -1 }, 'maxTokens', /maxTokens must be a whole number ≥ 1/],
+    [{ prompt, maxTokens: -1 }, 'maxTokens', /maxTokens must be a whole number ≥ 0/],
     [{ prompt: 42 }, 'prompt', /prompt must be text or a list of token ids/],
     [{ prompt, stop: [''] }, 'stop', /non-empty strings/],
     [{ prompt, seed: 1.5 }, 'seed', /seed must be a safe integer/],
     [{ prompt, n: 0 }, 'n', /n must be a whole number ≥ 1, got 0/],
+    [{ prompt, promptLogprobs: 'yes' }, 'promptLogprobs', /promptLogprobs must be true or false, got "yes"/],
   ];
   for (const [request, param, message] of bad) {
     try {

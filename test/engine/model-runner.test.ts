@@ -24,7 +24,7 @@ const tokensOf = (sequence: number, length: number) => Int32Array.from({ length 
 
 /** A step entry for `count` tokens of `sequence` from `start`, the last `logits` of them (drafts included) wanting logits. */
 function entry(sequence: number, start: number, count: number, logits: number, draft: number[] = []): StepEntry {
-  return { sequence: { tokens: tokensOf(sequence, start + count), slot: sequence } as never, start, count, logits, draft };
+  return { sequence: { tokens: tokensOf(sequence, start + count), slot: sequence } as never, start, count, logits, promptRows: 0, draft };
 }
 
 /** Runs the same steps on a fresh context with the runner split on or off; returns every logit row asked, in entry order. */

@@ -18,6 +18,7 @@ interface Setup {
   chunk?: number;
   budget?: StepBudget;
   promptStepFloor?: number;
+  scoredRowsPerStep?: number;
 }
 
 function setup(options: Setup = {}) {
@@ -26,13 +27,15 @@ function setup(options: Setup = {}) {
   const kv = new KvManager(cache, { cells: options.cells ?? 10_000, runningSlots: options.runningSlots ?? 4, recyclingSlots });
   // Lone prompts take whole chunks (a granule of the chunk): what these tests look at is how steps are shared.
   const budget = options.budget ?? new StepBudget({ chunk: options.chunk ?? 512, granule: options.chunk ?? 512 });
-  const limits = { maxTotalSeqLength: options.cells ?? 10_000, batchCapacity: 4096, shareAcrossRequests: recyclingSlots > 0 };
+  const limits = { maxTotalSeqLength: options.cells ?? 10_000, batchCapacity: 4096, shareAcrossRequests: recyclingSlots > 0, scoredRowsPerStep: options.scoredRowsPerStep ?? 1024 };
   const scheduler = new Scheduler(kv, options.promptStepFloor === undefined ? limits : { ...limits, promptStepFloor: options.promptStepFloor }, budget);
   let nextId = 1;
   let nextToken = 50_000;
   /** A request whose choices have this prompt and stop after `maxTokens`. */
-  const submit = (prompt: number[], n = 1, maxTokens = 4): RequestState => {
-    const state = new RequestState(nextId++, { prompt, n, maxTokens }, prompt.length, 100_000, false);
+  const submit = (prompt: number[], n = 1, maxTokens = 4, promptLogprobs = false): RequestState => {
+    const state = new RequestState(nextId++, { prompt, n, maxTokens, promptLogprobs }, prompt.length, 100_000, false);
+    // As the engine starts a scored prompt's list: its first token, unscored.
+    if (promptLogprobs) state.promptLogprobs = [{ token: prompt[0]!, logprob: null, bytes: [], top: [] }];
     for (let choice = 0; choice < n; choice++) {
       state.sequences.push(new Sequence(state, choice, Int32Array.from(prompt), undefined as never, undefined as never, undefined as never, undefined));
     }
@@ -47,8 +50,12 @@ function setup(options: Setup = {}) {
       cache.compute(sequence.slot, start, count);
     }
     scheduler.update(plan);
-    for (const { sequence, logits } of plan.entries) {
-      if (logits === 0) continue;
+    for (const { sequence, start, count, logits, promptRows } of plan.entries) {
+      // Prompt rows score the next prompt token (prompt-scoring.ts), the first of them the one after the list's last.
+      const list = sequence.request.promptLogprobs;
+      if (promptRows > 0) assert.is(start + count - logits, list!.length - 1, 'prompt rows begin at the first unscored position');
+      for (let k = 0; k < promptRows; k++) list!.push({ token: sequence.tokens[list!.length]!, logprob: -1, bytes: [], top: [] });
+      if (logits === promptRows) continue;
       sequence.tokens.push(nextToken++);
       sequence.generated++;
       if (sequence.generated >= (sequence.request.request.maxTokens ?? 1)) {
@@ -70,6 +77,45 @@ test('a lone prompt is computed at full chunk size, then decoded one token a ste
   assert.equal([512, 512, 176].map(() => entryOf(step(), r)!.count), [512, 512, 176]);
   const decode = entryOf(step(), r)!;
   assert.equal([decode.start, decode.count, decode.logits], [1200, 1, 1]);
+});
+
+test('a prompt that is scored asks a logit row at every position, at most scoredRowsPerStep a step, and its last row is sampled', () => {
+  const { submit, step, entryOf } = setup({ chunk: 512, scoredRowsPerStep: 100 });
+  const r = submit(range(0, 250), 1, 2, true);
+  const steps = [step(), step(), step()].map((plan) => entryOf(plan, r)!);
+  assert.equal(steps.map((e) => [e.start, e.count, e.promptRows, e.logits]), [[0, 100, 100, 100], [100, 100, 100, 100], [200, 50, 49, 50]]);
+  assert.is(r.promptLogprobs!.length, 250, 'every prompt token scored once');
+  assert.equal(r.promptLogprobs!.map((entry) => entry.token), range(0, 250));
+  const decode = entryOf(step(), r)!;
+  assert.equal([decode.start, decode.count, decode.promptRows, decode.logits], [250, 1, 0, 1]);
+});
+
+test('a prompt that is scored is computed whole, never taken from the prefix cache; the others still take it', () => {
+  const { submit, step, entryOf } = setup({ chunk: 512 });
+  const prompt = range(0, 300);
+  const plain = submit(prompt, 1, 1);
+  step();
+  assert.ok(plain.done);
+  const scored = submit([...prompt, 7], 1, 1, true);
+  const first = entryOf(step(), scored)!;
+  assert.equal([first.start, first.count, first.promptRows], [0, 301, 300]);
+  assert.is(scored.cachedTokens, 0);
+  const again = submit([...prompt, 8], 1, 1);
+  assert.is(entryOf(step(), again)!.start, 300, 'a plain request still takes the cached prefix');
+});
+
+test('n choices of a scored prompt: the first computes and scores it, the others take its cells', () => {
+  const { submit, step, entryOf } = setup({ chunk: 512 });
+  const r = submit(range(0, 40), 3, 2, true);
+  const plan = step();
+  const entries = [0, 1, 2].map((choice) => entryOf(plan, r, choice));
+  assert.equal([entries[0]!.count, entries[0]!.promptRows], [40, 39]);
+  assert.is(r.promptLogprobs!.length, 40);
+  const next = step();
+  for (const choice of [1, 2]) {
+    const entry = entryOf(next, r, choice)!;
+    assert.equal([entry.promptRows, entry.logits], [0, 1], `choice ${choice}`);
+  }
 });
 
 test('while streams decode, a long prompt joins their steps a budgeted slice at a time', () => {

@@ -24,6 +24,7 @@ const config: EngineConfig = {
   slidingWindowSize: 0,
   prefixCacheRecyclingSeqs: 0,
   maxDraftTokens: 0,
+  scoredRowsPerStep: 16,
   tensorParallelShards: 1,
   gpuMemoryUtilization: 0.9,
   maxQueuedRequests: 16,

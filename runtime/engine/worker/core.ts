@@ -24,6 +24,7 @@ import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
 import { DeviceSampling, type DeviceLinks, type GrammarMaskFactory } from './device-sampling.js';
 import type { SampledToken } from '../../sampling/token-sampler.js';
+import { PromptScoring } from './prompt-scoring.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
 type Outcome = 'finished' | 'cancelled' | 'failed';
@@ -36,6 +37,7 @@ export class EngineCore {
   private readonly runner: ModelRunner;
   private readonly admission: Admission;
   private readonly committer: TokenCommitter;
+  private readonly promptScoring: PromptScoring;
   private readonly speculation: Speculation | undefined;
   /** Chains of the sequences sampled in the graph; undefined on the host path. */
   private readonly deviceSampling: DeviceSampling | undefined;
@@ -110,6 +112,7 @@ export class EngineCore {
         batchCapacity: this.runner.capacity,
         shareAcrossRequests: config.prefixCacheRecyclingSeqs > 0,
         maxDraftTokens: config.maxDraftTokens,
+        scoredRowsPerStep: config.scoredRowsPerStep,
         ...(options.promptStepFloor !== undefined ? { promptStepFloor: options.promptStepFloor } : {}),
       },
       this.budget,
@@ -119,6 +122,7 @@ export class EngineCore {
     );
     this.admission = new Admission(vocabulary, context.vocabSize, { maxNumSequence: config.maxNumSequence, lengthLimit: this.lengthLimit, ...(config.kvLayout === 'shared' ? { sharedCells: config.maxTotalSeqLength } : {}) }, { vocabularyTables: options.vocabularyTables, draftsPredictions: this.speculation !== undefined });
     this.committer = new TokenCommitter(vocabulary);
+    this.promptScoring = new PromptScoring(vocabulary, context.vocabSize);
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
       if (!options.deviceLinks) throw new Error('sampling on the device needs lmforge\'s sampler links');
@@ -156,6 +160,11 @@ export class EngineCore {
       this.byId.set(id, state);
       this.scheduler.enqueue(state);
       this.events.push({ type: 'started', id, promptTokens: state.promptLength });
+      if (request.promptLogprobs === true) {
+        state.promptLogprobs = this.promptScoring.start(state.sequences[0]!.tokens);
+        // A one-token prompt has nothing to score.
+        if (!state.promptUnscored) this.sendPromptLogprobs(state);
+      }
     }
     this.flushEvents();
     this.wake?.();
@@ -280,9 +289,18 @@ export class EngineCore {
       plan.entries.forEach((entry, index) => {
         const { sequence } = entry;
         let accepted = 0;
-        if (entry.logits > 0 && !sequence.request.cancelled && !sequence.request.failed) {
+        if (entry.promptRows > 0 && !sequence.request.cancelled && !sequence.request.failed) {
           try {
-            if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampled(index, sequence.sampler.params.logprobs));
+            if (this.promptScoring.score(entry, (k) => this.runner.promptLogits(index, k))) this.sendPromptLogprobs(sequence.request);
+          } catch (error) {
+            this.fail(sequence.request, error);
+          }
+        }
+        if (entry.logits > entry.promptRows && !sequence.request.cancelled && !sequence.request.failed) {
+          try {
+            // max_tokens 0: the prompt alone was wanted (computed, and scored when asked).
+            if (sequence.request.request.maxTokens === 0) this.committer.finish(sequence, 'length');
+            else if (onDevice?.[index]) this.commitSampled(sequence, this.runner.sampled(index, sequence.sampler.params.logprobs));
             else if (entry.draft.length === 0) this.sampleAndCommit(sequence, this.runner.logits(index));
             else accepted = this.verify(entry.sequence, entry.draft, index);
             settled.push({ index, sequence, drafted: entry.draft.length, accepted, finished: sequence.finish !== undefined });
@@ -418,6 +436,11 @@ export class EngineCore {
     }
   }
 
+  /** The request's scored prompt, once whole: before any choice's first output (collectOutput runs after). */
+  private sendPromptLogprobs(state: RequestState): void {
+    this.events.push({ type: 'prompt_logprobs', id: state.id, choice: 0, tokens: state.promptLogprobs! });
+  }
+
   private fail(state: RequestState, error: unknown): void {
     state.failed = true;
     this.retire(state, 'failed');
@@ -451,7 +474,7 @@ export class EngineCore {
         batch_tokens: batchTokens,
         step: this.steps,
       });
-      if (entry.logits > 0 && sequence.generated === 1 && sequence.choice === 0) this.trace(sequence.request, 'first token', ts + dur);
+      if (entry.logits > entry.promptRows && sequence.generated === 1 && sequence.choice === 0) this.trace(sequence.request, 'first token', ts + dur);
     }
   }
 

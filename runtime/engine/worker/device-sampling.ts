@@ -216,9 +216,10 @@ export class DeviceSampling {
   prepare(entries: readonly StepEntry[]): boolean[] {
     this.release();
     this.changed = false;
-    const onDevice = entries.map(({ sequence, logits }) => {
+    const onDevice = entries.map(({ sequence, logits, promptRows }) => {
       if (logits === 0) return false;
-      const key = this.keyOf(sequence);
+      // Rows that score a prompt are read on the host, and llama.cpp samples one row a sequence.
+      const key = promptRows > 0 ? null : this.keyOf(sequence);
       let held = this.attached.get(sequence.slot);
       if (key === null) {
         if (held) this.detach(sequence.slot, held);

@@ -106,7 +106,8 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     threads,
     adaptiveThreads,
   };
-  context = LlamaContext.create(model, { ...shared, outputs: config.maxNumSequence + config.maxDraftTokens });
+  // A logit row per decoding sequence and draft token, and the rows of prompts being scored (llama.cpp aborts past its limit).
+  context = LlamaContext.create(model, { ...shared, outputs: config.maxNumSequence + config.maxDraftTokens + config.scoredRowsPerStep });
   const vocabulary = model.vocabulary;
   if (draft) {
     draft.context = LlamaContext.create(draft.model, shared);

@@ -61,7 +61,7 @@ export class ModelRunner {
    * batch, and whether its output was kept here (the prompts of a split step: logit rows in
    * keptLogits, a token sampled in the graph in `sampled`) rather than left in llama.cpp's buffers.
    */
-  private rows: { kept: boolean; first: number; index: number; sampled?: SampledToken; failure?: unknown }[] = [];
+  private rows: { kept: boolean; first: number; promptRows: number; index: number; sampled?: SampledToken; failure?: unknown }[] = [];
   /** The logit rows of a split step's earlier batches (a later decode replaced llama.cpp's buffer); grown, never shrunk. */
   private keptLogits = new Float32Array(0);
   /** Rows in keptLogits for the last step. */
@@ -92,7 +92,7 @@ export class ModelRunner {
    * `profile` times the phases of pure decode steps.
    */
   async run(entries: readonly StepEntry[], whileDecoding?: () => void, onDevice?: readonly boolean[], profile?: StepProfile): Promise<void> {
-    this.rows = entries.map(() => ({ kept: false, first: -1, index: -1 }));
+    this.rows = entries.map(() => ({ kept: false, first: -1, promptRows: 0, index: -1 }));
     this.lastTokens = 0;
     this.keptRows = 0;
     const batches = this.batchesOf(entries);
@@ -177,8 +177,29 @@ export class ModelRunner {
     return sampled!;
   }
 
-  /** Logits for the `k`-th requested row of entry `entry` of the last step (a view, valid until the next step). */
+  /** Logits for the `k`-th row to sample from of entry `entry` of the last step, after its prompt rows (a view, valid until the next step). */
   logits(entry: number, k = 0): Float32Array {
+    return this.row(entry, this.rows[entry]!.promptRows + k);
+  }
+
+  /** Logits for the `k`-th of entry `entry`'s prompt rows (StepEntry.promptRows) of the last step. */
+  promptLogits(entry: number, k: number): Float32Array {
+    return this.row(entry, k);
+  }
+
+  /** The hidden state at the `k`-th row to sample from of entry `entry`, or undefined when the last step computed none. */
+  hiddenState(entry: number, k = 0): Float32Array | undefined {
+    const { first, promptRows } = this.rows[entry]!;
+    if (!this.hiddenStates || first < 0) return undefined;
+    return this.context.hiddenState(first + promptRows + k, this.batch.outputs);
+  }
+
+  dispose(): void {
+    this.batch.dispose();
+  }
+
+  /** The entry's `k`-th logit row of the last step, counted from its first. */
+  private row(entry: number, k: number): Float32Array {
     const { kept, first } = this.rows[entry]!;
     if (first < 0) throw new Error(`step entry ${entry} asked for no logits`);
     if (kept) {
@@ -186,17 +207,6 @@ export class ModelRunner {
       return this.keptLogits.subarray((first + k) * size, (first + k + 1) * size);
     }
     return this.context.logits(first + k, this.batch.outputs);
-  }
-
-  /** The hidden state at the `k`-th requested row of entry `entry`, or undefined when the last step computed none. */
-  hiddenState(entry: number, k = 0): Float32Array | undefined {
-    const { first } = this.rows[entry]!;
-    if (!this.hiddenStates || first < 0) return undefined;
-    return this.context.hiddenState(first + k, this.batch.outputs);
-  }
-
-  dispose(): void {
-    this.batch.dispose();
   }
 
   /**
@@ -212,7 +222,7 @@ export class ModelRunner {
     const tokensOf = (index: number) => entries[index]!.count + entries[index]!.draft.length;
     const prompts: number[] = [];
     const streams: number[] = [];
-    entries.forEach((entry, index) => (entry.logits === tokensOf(index) ? streams : prompts).push(index));
+    entries.forEach((entry, index) => (entry.logits === tokensOf(index) && entry.promptRows === 0 ? streams : prompts).push(index));
     const promptTokens = prompts.reduce((sum, index) => sum + tokensOf(index), 0);
     const streamTokens = streams.reduce((sum, index) => sum + tokensOf(index), 0);
     // A stream batch of TILED_ATTENTION_TOKENS queries from as many sequences attends to every
@@ -228,7 +238,7 @@ export class ModelRunner {
   private fill(entries: readonly StepEntry[], chosen: (index: number) => boolean, kept: boolean): void {
     const batch = this.batch;
     batch.clear();
-    entries.forEach(({ sequence, start, count, logits, draft }, index) => {
+    entries.forEach(({ sequence, start, count, logits, promptRows, draft }, index) => {
       if (!chosen(index)) return;
       let first = -1;
       let firstIndex = -1;
@@ -241,7 +251,7 @@ export class ModelRunner {
           firstIndex = batch.length - 1;
         }
       }
-      this.rows[index] = { kept, first: kept && first >= 0 ? this.keptRows + first : first, index: firstIndex };
+      this.rows[index] = { kept, first: kept && first >= 0 ? this.keptRows + first : first, promptRows, index: firstIndex };
     });
     this.lastTokens += batch.length;
   }

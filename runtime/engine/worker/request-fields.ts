@@ -7,13 +7,14 @@ import type { GenerateRequest } from '../protocol.js';
 /** What is wrong with the request's fields, naming the field, or undefined. */
 export function requestFieldProblem(request: GenerateRequest): { param: string; message: string } | undefined {
   if (typeof request !== 'object' || request === null) return { param: 'request', message: 'a request must be an object with a prompt' };
-  const { prompt, n, maxTokens, stop, seed, sampling, prediction } = request;
+  const { prompt, n, maxTokens, stop, seed, sampling, prediction, promptLogprobs } = request;
   const tokenIds = (Array.isArray(prompt) || ArrayBuffer.isView(prompt)) && Array.prototype.every.call(prompt, (token: unknown) => Number.isInteger(token));
   if (typeof prompt !== 'string' && !tokenIds) return { param: 'prompt', message: 'prompt must be text or a list of token ids' };
   if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1)) return { param: 'n', message: `n must be a whole number ≥ 1, got ${JSON.stringify(n)}` };
-  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens >= 1)) {
-    return { param: 'maxTokens', message: `maxTokens must be a whole number ≥ 1, got ${JSON.stringify(maxTokens)}` };
+  if (maxTokens !== undefined && !(Number.isSafeInteger(maxTokens) && maxTokens >= 0)) {
+    return { param: 'maxTokens', message: `maxTokens must be a whole number ≥ 0, got ${JSON.stringify(maxTokens)}` };
   }
+  if (promptLogprobs !== undefined && typeof promptLogprobs !== 'boolean') return { param: 'promptLogprobs', message: `promptLogprobs must be true or false, got ${JSON.stringify(promptLogprobs)}` };
   if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string' && s.length > 0))) {
     return { param: 'stop', message: 'stop must be a list of non-empty strings' };
   }

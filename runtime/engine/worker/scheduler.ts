@@ -15,9 +15,14 @@ export interface StepEntry {
   count: number;
   /**
    * Logit rows wanted: for the last `logits` tokens of the entry, drafts included (1 + the
-   * drafts when it reaches the last known token).
+   * drafts when it reaches the last known token), and before those the `promptRows`.
    */
   logits: number;
+  /**
+   * Of `logits`, the first rows: prompt positions whose rows score the next prompt token
+   * (GenerateRequest.promptLogprobs), not sampled from. 0 for every other entry.
+   */
+  promptRows: number;
   /** Draft tokens computed after the entry's known ones, for the target to verify (speculative decoding). */
   draft: number[];
 }
@@ -58,6 +63,12 @@ export interface SchedulerLimits {
    * 3.3 and 4.3 s. A GPU computes many prompts for the price of one and packs them.
    */
   promptStepFloor?: number;
+  /**
+   * Most prompt tokens a step computes for requests that score their prompts, all of them
+   * together, each with a logit row (the context has room for this many beyond the sequences'
+   * and drafts' rows: prompt-scoring.ts).
+   */
+  scoredRowsPerStep?: number;
 }
 
 /** promptStepFloor on a CPU: below this a step's fixed cost (~6 ms for SmolLM2 on 2 cores) starts to matter. */
@@ -256,20 +267,23 @@ export class Scheduler {
     const floor = this.limits.promptStepFloor ?? Infinity;
     let promptTokens = 0;
     let completesPrompt = false;
+    let scoringRoom = this.limits.scoredRowsPerStep ?? Infinity;
     const grant = (sequence: Sequence, most: number, pastFloor = false): void => {
       const catchingUp = sequence.pending > 1;
       if (catchingUp && !pastFloor && completesPrompt && promptTokens >= floor) return;
       const entry = entries.get(sequence);
       const already = entry?.count ?? 0;
-      const count = Math.min(sequence.pending - already, most, room);
+      const scoring = sequence.request.promptUnscored;
+      const count = Math.min(sequence.pending - already, most, room, scoring ? scoringRoom : Infinity);
       if (count <= 0) return;
       room -= count;
+      if (scoring) scoringRoom -= count;
       if (catchingUp) {
         promptTokens += count;
         if (already + count === sequence.pending) completesPrompt = true;
       }
       if (entry) entry.count += count;
-      else entries.set(sequence, { sequence, start: sequence.computed, count, logits: 0, draft: [] });
+      else entries.set(sequence, { sequence, start: sequence.computed, count, logits: 0, promptRows: 0, draft: [] });
     };
     // Shortest first: decoding streams keep their pace and a short prompt is not stuck behind a
     // long one. The oldest prompt still catching up is promised half of what is left, past the
@@ -282,7 +296,8 @@ export class Scheduler {
     for (const sequence of byPending) grant(sequence, room);
     let tokens = 0;
     for (const entry of entries.values()) {
-      if (entry.start + entry.count === entry.sequence.tokens.length) entry.logits = 1;
+      entry.promptRows = promptRowsOf(entry);
+      entry.logits = entry.promptRows + (entry.start + entry.count === entry.sequence.tokens.length ? 1 : 0);
       if (entry.sequence.computedHere === 0 && entry.sequence.choice === 0) entry.sequence.request.cachedTokens ??= entry.start;
       tokens += entry.count;
     }
@@ -312,9 +327,9 @@ export class Scheduler {
     }
   }
 
-  /** Whether a request may take prompt cells from other requests (the prefix cache). */
+  /** Whether a request may take prompt cells from other requests (the prefix cache); not one that scores its prompt (cells keep no logits). */
   private sharesAcrossRequests(state: RequestState): boolean {
-    return this.limits.shareAcrossRequests && state.request.cachePrompt !== false;
+    return this.limits.shareAcrossRequests && state.request.cachePrompt !== false && state.promptLogprobs === undefined;
   }
 
   /**
@@ -337,6 +352,18 @@ export class Scheduler {
     }
     return false;
   }
+}
+
+/**
+ * The entry's prompt positions not scored yet, for a request that scores its prompt: the rows
+ * from the first of them to the entry's end, the last prompt position (which scores nothing) aside.
+ */
+function promptRowsOf(entry: StepEntry): number {
+  const state = entry.sequence.request;
+  if (!state.promptUnscored) return 0;
+  const from = Math.max(entry.start, state.promptLogprobs!.length - 1);
+  const to = Math.min(entry.start + entry.count, state.promptLength - 1);
+  return Math.max(0, to - from);
 }
 
 /** Tokens a request's live choices may still generate, each counted for at most RESERVED_GROWTH_PER_CHOICE. */

@@ -3,7 +3,7 @@
 // prefill, resumption after preemption and decode are all the same rule.
 import { StopStringMatcher, TokenSampler, Utf8StreamDecoder } from '../../sampling/index.js';
 import type { GrammarConstraint } from '../../sampling/grammar-constraint.js';
-import type { FinishReason, GenerateRequest, TokenLogprob } from '../protocol.js';
+import type { FinishReason, GenerateRequest, PromptTokenLogprob, TokenLogprob } from '../protocol.js';
 
 export class Sequence {
   /** llama.cpp sequence id while it holds KV cells, else -1. */
@@ -75,6 +75,12 @@ export class RequestState {
   cachedTokens: number | undefined;
   /** Whether a delta has told the server `cachedTokens` (before the finish, for usage so far). */
   cachedTokensSent = false;
+  /**
+   * GenerateRequest.promptLogprobs: the prompt's tokens scored so far, the first (unscored) one
+   * included; undefined without. Whichever choice computes a prompt position scores it, once
+   * (a choice preempted part-way computes it again, another may compute it first).
+   */
+  promptLogprobs: PromptTokenLogprob[] | undefined;
 
   constructor(
     readonly id: number,
@@ -86,6 +92,11 @@ export class RequestState {
     /** Control tokens that open a turn: generated outside a grammar, they end a choice. */
     readonly turnOpeners: ReadonlySet<number> = new Set(),
   ) {}
+
+  /** Prompt positions still to be scored: the logits at position p score token p + 1, so the last position scores none. */
+  get promptUnscored(): boolean {
+    return this.promptLogprobs !== undefined && this.promptLogprobs.length < this.promptLength;
+  }
 
   get done(): boolean {
     return this.sequences.every((sequence) => sequence.finish !== undefined);
