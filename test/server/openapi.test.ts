@@ -46,7 +46,7 @@ const breaking: Record<string, Record<string, object>> = {
     stream_options: { ...text, stream_options: { include_usage: true } },
     'stream_options.continuous_usage_stats': { ...text, stream: true, stream_options: { continuous_usage_stats: true } },
     suffix: { ...text, suffix: 'after' },
-    echo: { ...text, echo: true, logprobs: 1 },
+    max_tokens: { ...text, max_tokens: 0 },
   },
 };
 

@@ -193,10 +193,11 @@ test('refusals name the field, with the right status', async ({ s }) => {
   await expect(s, { ...ok, prompt: 'x '.repeat(600) }, 400, 'prompt', 'context_length_exceeded');
   await expect(s, { ...ok, prompt: ['fine', 'x '.repeat(600)] }, 400, 'prompt[1]', 'context_length_exceeded');
   await expect(s, { ...ok, prompt: '' }, 400, 'prompt', null, /empty/);
-  await expect(s, { ...ok, echo: true, logprobs: 1 }, 400, 'echo');
   await expect(s, { ...ok, logprobs: 21 }, 400, 'logprobs');
   await expect(s, { ...ok, best_of: 2 }, 400, 'best_of');
-  await expect(s, { ...ok, max_tokens: 0 }, 400, 'max_tokens');
+  await expect(s, { ...ok, max_tokens: 0 }, 400, 'max_tokens', null, /only allowed with 'echo'/);
+  await expect(s, { ...ok, max_tokens: 0, echo: false }, 400, 'max_tokens');
+  await expect(s, { ...ok, max_tokens: -1, echo: true }, 400, 'max_tokens');
   await expect(s, { ...ok, n: 5 }, 400, 'n', null, /max_num_sequence/);
   await expect(s, { ...ok, prompt: Array.from({ length: 40 }, () => 'a'), n: 4 }, 400, 'n', null, /160 choices/);
   await expect(s, { ...ok, stream_options: { include_usage: true } }, 400, 'stream_options');
@@ -206,7 +207,7 @@ test('refusals name the field, with the right status', async ({ s }) => {
   await expect(s, { ...ok, response_format: { type: 'regex', pattern: '(' } }, 400, 'response_format.pattern', 'invalid_grammar');
   await expect(s, { ...ok, model: 'other' }, 404, 'model', 'model_not_found');
   // What is accepted in their place.
-  for (const fine of [{ suffix: null }, { suffix: '' }, { best_of: 1 }, { echo: false, logprobs: 1 }, { user: 'u' }]) assert.is((await post(`${s.url}/v1/completions`, { ...ok, ...fine })).status, 200, JSON.stringify(fine));
+  for (const fine of [{ suffix: null }, { suffix: '' }, { best_of: 1 }, { echo: false, logprobs: 1 }, { echo: true, logprobs: 1 }, { echo: true, max_tokens: 0 }, { user: 'u' }]) assert.is((await post(`${s.url}/v1/completions`, { ...ok, ...fine })).status, 200, JSON.stringify(fine));
 });
 
 test.run();

@@ -1,16 +1,17 @@
 // Logprobs as the legacy completions API writes them: four parallel lists, one entry per token.
 // `top_logprobs` maps token text to logprob, most likely first (an OrderedObject: a plain
-// object would list integer-like tokens first), and always holds the sampled token (so it may
+// object would list integer-like tokens first), and always holds the token itself (so it may
 // have one more entry than asked for, as OpenAI's does); `text_offset` is where each token starts in
 // the choice's text, in code points (Python's characters, as OpenAI's and vLLM's offsets count).
-import type { TokenLogprob } from '../../engine/protocol.js';
+// An echoed prompt's first token has null for its logprob and its top list, as OpenAI's has.
+import type { PromptTokenLogprob, TokenLogprob } from '../../engine/protocol.js';
 import { OrderedObject } from '../ordered-json.js';
 import { tokenText } from '../token-text.js';
 
 export interface LegacyLogprobs {
   tokens: string[];
-  token_logprobs: number[];
-  top_logprobs: OrderedObject[];
+  token_logprobs: (number | null)[];
+  top_logprobs: (OrderedObject | null)[];
   text_offset: number[];
 }
 
@@ -23,15 +24,40 @@ export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset:
     out.tokens.push(tokenText(entry.bytes));
     out.token_logprobs.push(entry.logprob);
     out.text_offset.push(offset);
-    // Two tokens can show the same text (a byte-fallback token as U+FFFD): the likelier one stays.
-    const top = new Map<string, number>();
-    for (const { bytes, logprob } of [...entry.top, entry]) {
-      const text = tokenText(bytes);
-      if (!top.has(text)) top.set(text, logprob);
-    }
-    out.top_logprobs.push(new OrderedObject([...top]));
+    out.top_logprobs.push(topOf(entry));
   }
   return out;
+}
+
+/**
+ * The legacy lists of an echoed prompt's scored tokens. Each token is placed where its
+ * characters show in the echoed text, or, where they do not (a BOS token the text does not
+ * hold), at the place the text has reached.
+ */
+export function promptLegacyLogprobs(tokens: readonly PromptTokenLogprob[], echo: string): LegacyLogprobs {
+  const text = [...echo];
+  const characters = new TokenCharacters();
+  const out = emptyLegacyLogprobs();
+  let cursor = 0;
+  for (const token of tokens) {
+    const chars = characters.next(token.bytes);
+    out.tokens.push(tokenText(token.bytes));
+    out.token_logprobs.push(token.logprob);
+    out.text_offset.push(cursor);
+    out.top_logprobs.push(token.logprob === null ? null : topOf({ ...token, logprob: token.logprob }));
+    if (chars.length > 0 && chars.every((c, i) => text[cursor + i] === c)) cursor += chars.length;
+  }
+  return out;
+}
+
+/** A token's top list with the token itself; of two tokens that show the same text (a byte-fallback token as U+FFFD), the likelier one stays. */
+function topOf(entry: TokenLogprob): OrderedObject {
+  const top = new Map<string, number>();
+  for (const { bytes, logprob } of [...entry.top, entry]) {
+    const text = tokenText(bytes);
+    if (!top.has(text)) top.set(text, logprob);
+  }
+  return new OrderedObject([...top]);
 }
 
 /** Characters as Python (OpenAI's and vLLM's clients) counts them: code points, not UTF-16 units. */

@@ -4,7 +4,7 @@
 import type { EngineEvent, FinishReason, TokenLogprob } from '../../engine/protocol.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
-import { codePointsIn, legacyLogprobsOf, type LegacyLogprobs, TokenCharacters } from './legacy-logprobs.js';
+import { appendLegacyLogprobs, codePointsIn, emptyLegacyLogprobs, legacyLogprobsOf, promptLegacyLogprobs, type LegacyLogprobs, TokenCharacters } from './legacy-logprobs.js';
 import type { Usage } from '../usage.js';
 
 export interface TextChunkChoice {
@@ -24,6 +24,8 @@ interface TextChoice {
   /** The prompt still to be echoed in front of the choice's next piece ('' once sent, or without echo). */
   echo: string;
   echoLength: number;
+  /** The echoed prompt's scored tokens, sent with it (echo with logprobs); empty once sent, or without. */
+  echoLogprobs: LegacyLogprobs;
   /** The text sent so far after the echo, a code point an entry. */
   sent: string[];
   /** Where in `sent` the next token's text starts. */
@@ -55,14 +57,20 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
   constructor(private readonly frame: ChunkFrame, private readonly options: TextChunkOptions) {
     this.choices = Array.from({ length: options.prompts * options.n }, (_, index) => {
       const echo = options.echoes?.[Math.floor(index / options.n)] ?? '';
-      return { echo, echoLength: codePointsIn(echo), sent: [], cursor: 0, characters: new TokenCharacters(), waiting: [], finish: undefined };
+      return { echo, echoLength: codePointsIn(echo), echoLogprobs: emptyLegacyLogprobs(), sent: [], cursor: 0, characters: new TokenCharacters(), waiting: [], finish: undefined };
     });
   }
 
   *chunksFor(event: EngineEvent): Iterable<TextCompletionChunk> {
-    if (event.type === 'delta') {
+    if (event.type === 'prompt_logprobs') {
+      // The prompt's choices all echo it: event.choice is its first.
+      const prompt = Math.floor(event.choice / this.options.n);
+      const scored = promptLegacyLogprobs(event.tokens, this.options.echoes?.[prompt] ?? '');
+      for (let index = event.choice; index < event.choice + this.options.n; index++) this.choices[index]!.echoLogprobs = scored;
+    } else if (event.type === 'delta') {
       const choice = this.choices[event.choice]!;
-      const text = this.takeEcho(choice) + event.text;
+      const echo = this.takeEcho(choice);
+      const text = echo.text + event.text;
       // Only logprobs need the text kept, to place their tokens in it.
       if (this.options.logprobs) {
         for (const entry of event.logprobs ?? []) choice.waiting.push({ entry, chars: choice.characters.next(entry.bytes) });
@@ -70,12 +78,13 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
       }
       const placed = this.place(choice, false);
       if (text === '' && placed.length === 0) return;
-      yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs ? legacyLogprobsOf(placed) : null, finish_reason: null });
+      yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs ? joined(echo.logprobs, legacyLogprobsOf(placed)) : null, finish_reason: null });
     } else if (event.type === 'finished') {
       const choice = this.choices[event.choice]!;
       choice.finish = event.reason;
-      const left = this.place(choice, true);
-      yield this.chunk({ index: event.choice, text: this.takeEcho(choice), logprobs: this.options.logprobs && left.length > 0 ? legacyLogprobsOf(left) : null, finish_reason: event.reason });
+      const echo = this.takeEcho(choice);
+      const left = joined(echo.logprobs, legacyLogprobsOf(this.place(choice, true)));
+      yield this.chunk({ index: event.choice, text: echo.text, logprobs: this.options.logprobs && left.tokens.length > 0 ? left : null, finish_reason: event.reason });
     }
   }
 
@@ -107,14 +116,24 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
     return placed;
   }
 
-  /** The echoed prompt goes out once, in front of the choice's first piece. */
-  private takeEcho(choice: TextChoice): string {
-    const echo = choice.echo;
+  /** The echoed prompt goes out once, in front of the choice's first piece, with its scored tokens. */
+  private takeEcho(choice: TextChoice): { text: string; logprobs: LegacyLogprobs } {
+    const echo = { text: choice.echo, logprobs: choice.echoLogprobs };
     choice.echo = '';
+    choice.echoLogprobs = emptyLegacyLogprobs();
     return echo;
   }
 
   private chunk(choice: TextChunkChoice): TextCompletionChunk {
     return { ...this.frame, object: 'text_completion', choices: [choice] };
   }
+}
+
+/** `first`'s lists followed by `then`'s. */
+function joined(first: LegacyLogprobs, then: LegacyLogprobs): LegacyLogprobs {
+  if (first.tokens.length === 0) return then;
+  const out = emptyLegacyLogprobs();
+  appendLegacyLogprobs(out, first);
+  appendLegacyLogprobs(out, then);
+  return out;
 }

@@ -16,10 +16,10 @@ const textCompletionRules: RequestRule[] = [
     then: false,
   },
   {
-    'x-param': 'echo',
-    description: "'echo' with 'logprobs' would need the prompt tokens' logprobs, which this server does not compute: send one of them.",
-    if: { required: ['echo', 'logprobs'], properties: { echo: { const: true }, logprobs: { type: 'integer' } } },
-    then: false,
+    'x-param': 'max_tokens',
+    description: "'max_tokens': 0 generates nothing: it is only allowed with 'echo': true, which returns the prompt (with 'logprobs', scored token by token).",
+    if: { required: ['max_tokens'], properties: { max_tokens: { const: 0 } } },
+    then: { required: ['echo'], properties: { echo: { const: true } } },
   },
 ];
 
@@ -37,14 +37,20 @@ export const textCompletionRequestSchema = {
       description: `A string, a list of strings, a list of token ids, or a list of lists of token ids (at most ${LIMITS.prompts} prompts; each gets n choices, numbered prompt by prompt).`,
     },
     ...sharedRequestProperties,
-    max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, default: 16, description: 'Most tokens generated per choice (16 when not given, as OpenAI).' },
+    max_tokens: {
+      type: ['integer', 'null'],
+      minimum: 0,
+      maximum: LIMITS.maxTokens,
+      default: 16,
+      description: "Most tokens generated per choice (16 when not given, as OpenAI); 0, with 'echo', only returns the prompt (scoring it, with 'logprobs').",
+    },
     logprobs: {
       type: ['integer', 'null'],
       minimum: 0,
       maximum: 20,
-      description: 'Per generated token: its logprob and the logprobs of the this-many most likely tokens (the sampled one is always among them).',
+      description: "Per token: its logprob and the logprobs of the this-many most likely tokens (the token itself is always among them). With 'echo', the prompt's tokens too, the first with null (nothing comes before it).",
     },
-    echo: { type: ['boolean', 'null'], default: false, description: 'Put the prompt in front of the generated text.' },
+    echo: { type: ['boolean', 'null'], default: false, description: "Put the prompt in front of the generated text (with 'logprobs', its tokens scored by the model)." },
     best_of: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.n, description: 'Accepted when it equals n (no choices are generated to be left out).' },
     suffix: { type: ['string', 'null'], description: 'Not supported; only null or "" are accepted.' },
   },
@@ -57,8 +63,12 @@ const legacyLogprobsSchema = {
   type: ['object', 'null'],
   properties: {
     tokens: { type: 'array', items: { type: 'string' }, description: 'Each token\'s text; a token that is not whole UTF-8 is written "bytes:\\\\xNN...".' },
-    token_logprobs: { type: 'array', items: { type: 'number' } },
-    top_logprobs: { type: 'array', items: { type: 'object', additionalProperties: { type: 'number' } }, description: 'Per token: the most likely tokens (text to logprob), the sampled one included.' },
+    token_logprobs: { type: 'array', items: { type: ['number', 'null'] }, description: "null only for an echoed prompt's first token." },
+    top_logprobs: {
+      type: 'array',
+      items: { type: ['object', 'null'], additionalProperties: { type: 'number' } },
+      description: "Per token: the most likely tokens (text to logprob), the token itself included; null only for an echoed prompt's first token.",
+    },
     text_offset: { type: 'array', items: { type: 'integer' }, description: "Where each token starts in the choice's text (echoed prompt included)." },
   },
   required: ['tokens', 'token_logprobs', 'top_logprobs', 'text_offset'],

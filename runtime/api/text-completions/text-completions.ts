@@ -33,7 +33,14 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   const logprobs = request.logprobs != null;
   const shared = generateFieldsOf(request, { maxTokens: request.max_tokens ?? DEFAULT_MAX_TOKENS, logprobs, topLogprobs: request.logprobs ?? 0, traceId: completionId });
   const requests = prompts.map((prompt, i): PromptRequest => ({
-    generate: { prompt, ...(typeof prompt === 'string' ? { addSpecial: addsBos(prompt, info) } : {}), ...shared, ...(grammar ? { grammar } : {}) },
+    generate: {
+      prompt,
+      ...(typeof prompt === 'string' ? { addSpecial: addsBos(prompt, info) } : {}),
+      ...shared,
+      ...(grammar ? { grammar } : {}),
+      // The echoed prompt's tokens come with their logprobs too, as OpenAI's legacy endpoint gives them.
+      ...(echoes && logprobs ? { promptLogprobs: true } : {}),
+    },
     param: promptParam(request.prompt, i),
   }));
   const signal = abortWhenClosed(res);

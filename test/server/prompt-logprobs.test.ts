@@ -1,0 +1,179 @@
+// OpenAI's legacy `echo` with `logprobs`, and `max_tokens: 0`: the prompt's tokens scored by the
+// model, through the official `openai` client on the tiny model. This is how evaluation
+// harnesses (lm-evaluation-harness's `local-completions`) ask a server for loglikelihoods: token
+// id prompts, `echo: true`, `max_tokens` 0 or 1, `logprobs` 1, the prompt's part of the lists.
+// The reference is the engine's own generation: tokens generated greedily, sent back as a
+// prompt, must score as they were generated.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type OpenAI from 'openai';
+import type { TokenLogprob } from '../../runtime/engine/protocol.js';
+import { scoredRows } from '../../runtime/engine/engine-config.js';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer; device: TinyServer }>('prompt logprobs');
+
+test.before(async (context) => {
+  context.s = await startTinyServer();
+  context.device = await startTinyServer({ engine: { sampling: 'device' } });
+});
+test.after(async ({ s, device }) => {
+  await s.close();
+  await device.close();
+});
+
+const model = TINY_MODEL_ID;
+/** Seen: up to 3e-3 between batch shapes on the f32 tiny model (a prompt's rows come from one batch, generated ones from a step each). */
+const TOLERANCE = 1e-2;
+const ids = (length: number, seed: number) => Array.from({ length }, (_, i) => (i * 7919 + seed * 104_729 + 13) % 50_000);
+
+/** `prompt` continued greedily by the engine for `tokens` tokens: the token ids and their logprobs (3 most likely each). */
+async function generated(s: TinyServer, prompt: number[], tokens: number): Promise<{ tokens: number[]; logprobs: TokenLogprob[] }> {
+  const out = { tokens: [] as number[], logprobs: [] as TokenLogprob[] };
+  for await (const event of s.engine.generate({ prompt, maxTokens: tokens, ignoreEos: true, sampling: { temperature: 0, logprobs: true, topLogprobs: 3 } })) {
+    if (event.type !== 'delta') continue;
+    out.tokens.push(...event.tokens);
+    out.logprobs.push(...(event.logprobs ?? []));
+  }
+  assert.is(out.tokens.length, tokens);
+  return out;
+}
+
+type Lists = OpenAI.CompletionChoice.Logprobs;
+
+/** The generated tokens' logprobs equal the scores of the same tokens echoed back as a prompt, from `from` on. */
+function assertScoredAsGenerated(lists: Lists, from: number, expected: TokenLogprob[]): void {
+  expected.forEach((wanted, i) => {
+    const at = from + i;
+    const logprob = lists.token_logprobs![at]!;
+    assert.ok(Math.abs(logprob - wanted.logprob) <= TOLERANCE, `position ${at}: scored ${logprob}, generated with ${wanted.logprob}`);
+    // Generated greedily, it was the most likely token there: it heads the prompt's top list
+    // too, or ties with its head (batch shapes round otherwise: 2e-4 apart was seen).
+    const top = Object.entries(lists.top_logprobs![at]!);
+    assert.ok(top[0]![1] - logprob <= TOLERANCE, `position ${at}: ${JSON.stringify(top)}`);
+    assert.ok(Math.abs(top[0]![1] - wanted.top[0]!.logprob) <= TOLERANCE);
+  });
+}
+
+test('tokens generated greedily, echoed back as a prompt with max_tokens 0, score as they were generated', async ({ s }) => {
+  const prompt = ids(20, 1);
+  const continuation = await generated(s, prompt, 12);
+  const completion = await s.client.completions.create({ model, prompt: [...prompt, ...continuation.tokens], echo: true, max_tokens: 0, logprobs: 3 });
+  const [choice] = completion.choices;
+  assert.is(choice!.finish_reason, 'length');
+  assert.is(completion.usage!.completion_tokens, 0);
+  assert.is(completion.usage!.prompt_tokens, 32);
+  const lists = choice!.logprobs!;
+  assert.is(lists.tokens!.length, 32, 'one entry per prompt token');
+  assert.is(lists.token_logprobs![0], null, 'nothing comes before the first token');
+  assert.is(lists.top_logprobs![0], null);
+  for (let i = 1; i < 32; i++) {
+    assert.ok(lists.token_logprobs![i]! <= 0, `position ${i}`);
+    const top = lists.top_logprobs![i]!;
+    // The 3 most likely, and the prompt's own token where it is not among them.
+    assert.ok(Object.keys(top).length === 3 || Object.keys(top).length === 4, JSON.stringify(top));
+    assert.is(top[lists.tokens![i]!], lists.token_logprobs![i]);
+  }
+  assertScoredAsGenerated(lists, 20, continuation.logprobs);
+});
+
+test('a prompt longer than a step scores is scored over several steps, each position once', async ({ s }) => {
+  const rows = scoredRows(s.engine.info.vocabSize);
+  const prompt = ids(rows - 30, 2);
+  const continuation = await generated(s, prompt, 60);
+  assert.ok(prompt.length + 60 > rows, 'the generated part straddles two steps of scoring');
+  const completion = await s.client.completions.create({ model, prompt: [...prompt, ...continuation.tokens], echo: true, max_tokens: 0, logprobs: 1 });
+  const lists = completion.choices[0]!.logprobs!;
+  assert.is(lists.tokens!.length, prompt.length + 60);
+  assertScoredAsGenerated(lists, prompt.length, continuation.logprobs);
+});
+
+test('echo with logprobs: the prompt scored in front of the generated tokens, whole and streamed alike, for every choice and prompt', async ({ s }) => {
+  const request = { model, prompt: ['Once upon a time', 'The fox ran'], n: 2, max_tokens: 3, echo: true, logprobs: 2, seed: 5, temperature: 0.8 };
+  const whole = await s.client.completions.create(request);
+  const stream = await s.client.completions.create({ ...request, stream: true });
+  const streamed = new Map<number, { text: string; lists: Lists }>();
+  let first = true;
+  for await (const chunk of stream) {
+    for (const piece of chunk.choices) {
+      const choice = streamed.get(piece.index) ?? { text: '', lists: { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] } };
+      if (!streamed.has(piece.index)) {
+        // A choice's first chunk brings the whole echo and its scores.
+        assert.ok(piece.text.startsWith(request.prompt[Math.floor(piece.index / 2)]!), JSON.stringify(piece.text));
+        assert.is(piece.logprobs!.token_logprobs![0], null);
+      }
+      streamed.set(piece.index, choice);
+      choice.text += piece.text;
+      if (piece.logprobs) for (const key of ['tokens', 'token_logprobs', 'top_logprobs', 'text_offset'] as const) (choice.lists[key] as unknown[]).push(...(piece.logprobs[key] as unknown[]));
+    }
+    first = false;
+  }
+  assert.not.ok(first);
+  assert.is(whole.choices.length, 4);
+  for (const choice of whole.choices) {
+    const promptText = request.prompt[Math.floor(choice.index / 2)]!;
+    const lists = choice.logprobs!;
+    assert.ok(choice.text.startsWith(promptText));
+    assert.is(streamed.get(choice.index)!.text, choice.text, `choice ${choice.index}`);
+    assert.equal(JSON.parse(JSON.stringify(streamed.get(choice.index)!.lists)), JSON.parse(JSON.stringify(lists)), `choice ${choice.index}`);
+    // Each prompt token sits where its text is in the echo; the generated ones follow it.
+    assert.is(lists.token_logprobs![0], null);
+    const promptTokens = lists.tokens!.length - 3;
+    assert.ok(promptTokens > 1, JSON.stringify(lists.tokens));
+    const chars = [...choice.text];
+    for (let i = 0; i < promptTokens; i++) assert.is(chars.slice(lists.text_offset![i]!, lists.text_offset![i]! + [...lists.tokens![i]!].length).join(''), lists.tokens![i], `choice ${choice.index}, token ${i}`);
+    assert.is(lists.text_offset![promptTokens], [...promptText].length, 'the first generated token starts after the echo');
+  }
+  // The two choices of a prompt share its scores; the two prompts differ.
+  const promptPart = (index: number) => JSON.stringify(whole.choices[index]!.logprobs!.token_logprobs!.slice(0, -3));
+  assert.is(promptPart(0), promptPart(1));
+  assert.is(promptPart(2), promptPart(3));
+  assert.is.not(promptPart(0), promptPart(2));
+});
+
+test('a scored prompt is computed whole even when the prefix cache holds it, and scores the same; logit_bias steers only what is generated', async ({ s }) => {
+  const prompt = ids(60, 3);
+  const plain = await s.client.completions.create({ model, prompt, max_tokens: 1 });
+  assert.is(plain.usage!.prompt_tokens_details?.cached_tokens ?? 0, 0);
+  const cached = await s.client.completions.create({ model, prompt, max_tokens: 1 });
+  assert.ok(cached.usage!.prompt_tokens_details!.cached_tokens! > 0, 'the prompt is in the cache');
+  const scored = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 0, logprobs: 2 });
+  assert.is(scored.usage!.prompt_tokens_details?.cached_tokens ?? 0, 0, 'cached cells have no logits: the prompt is computed again');
+  const biased = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 0, logprobs: 2, logit_bias: { [String(prompt[5])]: -100 } });
+  const scores = (c: OpenAI.Completion) => c.choices[0]!.logprobs!.token_logprobs!;
+  assert.is(scores(scored).length, 60);
+  scores(scored).forEach((logprob, i) => assert.ok(i === 0 ? logprob === null : Math.abs(logprob! - scores(biased)[i]!) <= TOLERANCE, `position ${i}`));
+});
+
+test('max_tokens 0 with echo and no logprobs returns the prompt alone, whole and streamed; without echo it is refused', async ({ s }) => {
+  const prompt = 'The quick brown fox';
+  const whole = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 0 });
+  assert.equal([whole.choices[0]!.text, whole.choices[0]!.logprobs, whole.choices[0]!.finish_reason], [prompt, null, 'length']);
+  assert.is(whole.usage!.completion_tokens, 0);
+  const stream = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 0, stream: true, stream_options: { include_usage: true } });
+  let text = '';
+  let finish: string | null = null;
+  let usage: OpenAI.CompletionUsage | undefined;
+  for await (const chunk of stream) {
+    for (const piece of chunk.choices) {
+      text += piece.text;
+      finish = piece.finish_reason ?? finish;
+    }
+    usage = chunk.usage ?? usage;
+  }
+  assert.equal([text, finish, usage?.completion_tokens], [prompt, 'length', 0]);
+  const refused = await post(`${s.url}/v1/completions`, { model, prompt, max_tokens: 0 });
+  assert.is(refused.status, 400);
+  assert.is(refused.json.error.param, 'max_tokens');
+});
+
+test('a server that samples in the graph scores prompts as one that samples on the host', async ({ s, device }) => {
+  const request = { model, prompt: ids(40, 4), echo: true, max_tokens: 4, logprobs: 2, temperature: 0 };
+  const [host, graph] = await Promise.all([s.client.completions.create(request), device.client.completions.create(request)]);
+  const a = host.choices[0]!.logprobs!;
+  const b = graph.choices[0]!.logprobs!;
+  assert.equal(b.tokens, a.tokens);
+  a.token_logprobs!.forEach((logprob, i) => assert.ok(i === 0 ? b.token_logprobs![0] === null : Math.abs(logprob! - b.token_logprobs![i]!) <= 1e-4, `position ${i}`));
+});
+
+test.run();
