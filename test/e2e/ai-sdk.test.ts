@@ -9,14 +9,8 @@ import { APICallError, generateText, isStepCount, Output, streamText, tool, type
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
+import { recordingFetch, wire, type Exchange } from '../helpers/recording-fetch.js';
 import { startDefaultModelServer, type TinyServer } from '../helpers/tiny-server.js';
-
-/** One request the SDK sent and what came back, for the assertions' messages and the tool loop's checks. */
-interface Exchange {
-  request: any;
-  status: number;
-  body: string;
-}
 
 const test = suite<{ s: TinyServer; provider: ReturnType<typeof createOpenAICompatible>; exchanges: Exchange[] }>('ai sdk');
 
@@ -39,19 +33,6 @@ test.before.each((context) => {
 test.after(async (context) => {
   await context.s.close();
 });
-
-function recordingFetch(exchanges: Exchange[]): typeof fetch {
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    const exchange: Exchange = { request: typeof init?.body === 'string' ? JSON.parse(init.body) : init?.body, status: response.status, body: '' };
-    exchanges.push(exchange);
-    // Read from a copy, not awaited: the SDK reads a stream as it comes.
-    void response.clone().text().then((text) => (exchange.body = text), () => {});
-    return response;
-  };
-}
-
-const wire = (exchanges: Exchange[]) => JSON.stringify(exchanges).slice(0, 4000);
 
 const system = 'You are a helpful assistant.';
 const question = 'What is the capital of France?';

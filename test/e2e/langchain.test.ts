@@ -10,14 +10,8 @@ import { ChatOpenAI, type ChatOpenAIFields } from '@langchain/openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
+import { recordingFetch, wire, type Exchange } from '../helpers/recording-fetch.js';
 import { startDefaultModelServer, type TinyServer } from '../helpers/tiny-server.js';
-
-/** One request LangChain sent and what came back, for the assertions' messages. */
-interface Exchange {
-  request: any;
-  status: number;
-  body: string;
-}
 
 const test = suite<{ s: TinyServer; exchanges: Exchange[]; chat: (fields?: ChatOpenAIFields) => ChatOpenAI }>('langchain');
 
@@ -35,19 +29,6 @@ test.before.each((context) => {
 test.after(async (context) => {
   await context.s.close();
 });
-
-function recordingFetch(exchanges: Exchange[]): typeof fetch {
-  return async (input, init) => {
-    const response = await fetch(input, init);
-    const exchange: Exchange = { request: typeof init?.body === 'string' ? JSON.parse(init.body) : init?.body, status: response.status, body: '' };
-    exchanges.push(exchange);
-    // Read from a copy, not awaited: LangChain reads a stream as it comes.
-    void response.clone().text().then((text) => (exchange.body = text), () => {});
-    return response;
-  };
-}
-
-const wire = (exchanges: Exchange[]) => JSON.stringify(exchanges).slice(0, 4000);
 
 const messages = [
   { role: 'system', content: 'You are a helpful assistant.' },
