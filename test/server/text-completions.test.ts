@@ -186,9 +186,14 @@ test('refusals name the field, with the right status', async ({ s }) => {
   await expect(s, { model, max_tokens: 2 }, 400, 'prompt', null, /Missing required parameter/);
   await expect(s, { ...ok, prompt: 5 }, 400, 'prompt', null, /a list of token ids/);
   await expect(s, { ...ok, prompt: [] }, 400, 'prompt');
-  await expect(s, { ...ok, prompt: [1, 'a'] }, 400, 'prompt');
+  await expect(s, { ...ok, prompt: [1, 'a'] }, 400, 'prompt[1]', null, /token ids \(integers ≥ 0\), got "a"/);
+  await expect(s, { ...ok, prompt: [1, 2.5] }, 400, 'prompt[1]');
+  await expect(s, { ...ok, prompt: ['a', 'b', 3] }, 400, 'prompt[2]', null, /only strings, got 3/);
+  await expect(s, { ...ok, prompt: [[1], 'b'] }, 400, 'prompt[1]', null, /non-empty lists of token ids/);
+  await expect(s, { ...ok, prompt: [[1], []] }, 400, 'prompt[1]');
+  await expect(s, { ...ok, prompt: [{ text: 'a' }] }, 400, 'prompt', null, /a list of lists of token ids/);
   await expect(s, { ...ok, prompt: [1, 60000] }, 400, 'prompt[1]', null, /60000/);
-  await expect(s, { ...ok, prompt: [[1], [2, -3]] }, 400, 'prompt');
+  await expect(s, { ...ok, prompt: [[1], [2, -3]] }, 400, 'prompt[1][1]', null, /integer ≥ 0, got -3/);
   await expect(s, { ...ok, prompt: [[1], [2, 60000]] }, 400, 'prompt[1][1]');
   await expect(s, { ...ok, prompt: 'x '.repeat(600) }, 400, 'prompt', 'context_length_exceeded');
   await expect(s, { ...ok, prompt: ['fine', 'x '.repeat(600)] }, 400, 'prompt[1]', 'context_length_exceeded');
