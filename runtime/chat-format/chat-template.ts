@@ -23,6 +23,8 @@ export class ChatTemplate {
   private readonly template: Template;
   /** True when the model carried no template and ChatML stands in. */
   readonly isFallback: boolean;
+  /** The Jinja source conversations are rendered with (ChatML's when the model has none). */
+  readonly source: string;
   private openerText: string | undefined;
   private toolRunsRefused: boolean | undefined;
 
@@ -33,7 +35,8 @@ export class ChatTemplate {
     readonly stop: readonly string[] = [],
   ) {
     this.isFallback = !source;
-    this.template = new Template(source || chatmlTemplate);
+    this.source = source || chatmlTemplate;
+    this.template = new Template(this.source);
     this.dropsAnswerLeadingSpace = dropsAnswerLeadingSpace(source);
   }
 

@@ -211,6 +211,8 @@ export type ToWorker =
   | { type: 'cancel'; id: number }
   | { type: 'stats' }
   | { type: 'detokenize'; id: number; tokens: readonly number[] }
+  /** Text as a prompt is tokenized (special-token text parsed), BOS added when `addSpecial` and the model adds one. */
+  | { type: 'tokenize'; id: number; text: string; addSpecial: boolean }
   | { type: 'shutdown' }
   /** What the server's side sent in one tick, in order (Engine.send): requests sent together arrive together. */
   | { type: 'together'; messages: ToWorker[] };
@@ -223,6 +225,9 @@ export type FromWorker =
   | { type: 'events'; events: EngineEvent[] }
   | { type: 'stats'; stats: EngineStats }
   | { type: 'detokenized'; id: number; text: string }
+  /** The tokens, or why not (a text far longer than the context: tokenizing it whole would hold the engine's thread). */
+  | { type: 'tokenized'; id: number; tokens: number[] }
+  | { type: 'tokenized'; id: number; error: EngineErrorInfo }
   /** Every second from a serving engine: its steps so far, and whether it holds requests (the watchdog's reading). */
   | { type: 'alive'; steps: number; busy: boolean }
   | { type: 'closed' };

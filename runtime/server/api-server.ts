@@ -20,6 +20,7 @@ import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from '../api/text-completions/text-completions.js';
 import { toApiError } from '../api/to-api-error.js';
+import { detokenizeEndpoint, tokenizeEndpoint, tokenizerInfo, type JsonEndpoint } from '../api/tokenizer/tokenizer-endpoints.js';
 import { stepProfileReport } from '../telemetry/step-profile-report.js';
 import { TraceBuffer } from '../telemetry/trace-buffer.js';
 
@@ -113,6 +114,12 @@ export class ApiServer {
     read('/v1/models/*', (req, res) => this.retrieveModel(req, res));
     app.post('/v1/chat/completions', (req, res) => void this.complete(req, res, chatCompletions));
     app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
+    app.post('/tokenize', (req, res) => void this.answerJson(req, res, tokenizeEndpoint));
+    app.post('/detokenize', (req, res) => void this.answerJson(req, res, detokenizeEndpoint));
+    read('/tokenizer_info', (_req, res) => {
+      if (this.phase !== 'ready' || !this.context) sendError(res, this.notReady());
+      else this.json(res, 200, tokenizerInfo(this.context));
+    });
     read('/health', (_req, res) => {
       const status = this.healthStatus();
       // Like every other 503 (api-error.ts): probes and load balancers back off by it.
@@ -292,9 +299,7 @@ export class ApiServer {
       request = endpoint.parse(body);
       this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
       if (!this.serves(request.model)) throw this.unknownModel(request.model);
-      if (this.phase !== 'ready' || !this.context) {
-        throw new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
-      }
+      if (this.phase !== 'ready' || !this.context) throw this.notReady();
       await endpoint.complete(request, res, this.context, id, meter);
     } catch (error) {
       if (error instanceof BodyAbortedError) return; // counted as a 499 when its connection closes
@@ -306,6 +311,30 @@ export class ApiServer {
       this.inFlight.delete(res);
       if (this.inFlight.size === 0) this.idle?.();
     }
+  }
+
+  /** A JSON body in, a JSON answer out (the tokenizer endpoints): a completion's checks (body, model, readiness) and errors, nothing streamed. */
+  private async answerJson<R extends { model?: string | null }>(req: IncomingMessage, res: ServerResponse, endpoint: JsonEndpoint<R>): Promise<void> {
+    this.inFlight.add(res);
+    try {
+      const request = endpoint.parse(await readJsonBody(req, this.options.maxBodyBytes));
+      if (request.model != null && !this.serves(request.model)) throw this.unknownModel(request.model);
+      if (this.phase !== 'ready' || !this.context) throw this.notReady();
+      this.json(res, 200, await endpoint.answer(request, this.context));
+    } catch (error) {
+      if (error instanceof BodyAbortedError) return;
+      const apiError = toApiError(error, { prompt: 'prompt' });
+      if (apiError.status === 500) console.error(`lmforge: internal error while serving request ${res.getHeader('x-request-id')}:`, error);
+      sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
+    } finally {
+      this.inFlight.delete(res);
+      if (this.inFlight.size === 0) this.idle?.();
+    }
+  }
+
+  /** Why the server cannot answer yet (or any more): a 503. */
+  private notReady(): ApiError {
+    return new ApiError(503, this.phase === 'loading' ? 'The model is still loading; retry shortly.' : 'The server is shutting down.', 'server_error', null, 'server_not_ready');
   }
 
   /** Counts every answer once its connection is done with it: by method, endpoint and status. */

@@ -10,6 +10,7 @@ import {
 } from '../api/api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
 import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from '../api/text-completions/text-completion-schemas.js';
+import { detokenizeRequestSchema, detokenizeResponseSchema, tokenizeRequestSchema, tokenizeResponseSchema, tokenizerInfoSchema } from '../api/tokenizer/tokenizer-schemas.js';
 
 export interface Endpoint {
   method: 'GET' | 'POST';
@@ -53,6 +54,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
     request: textCompletionRequestSchema,
     response: textCompletionResponseSchema,
     stream: textCompletionChunkSchema,
+  },
+  {
+    method: 'POST',
+    path: '/tokenize',
+    summary: "Text to the served model's tokens, as a prompt is tokenized (vLLM's shape): count, max_model_len, tokens and, with return_token_strs, each token's text. A text longer than the context is refused (400), as a prompt is.",
+    request: tokenizeRequestSchema,
+    response: tokenizeResponseSchema,
+  },
+  { method: 'POST', path: '/detokenize', summary: "Token ids to their text (vLLM's shape); an id outside the vocabulary is a 400 naming it.", request: detokenizeRequestSchema, response: detokenizeResponseSchema },
+  {
+    method: 'GET',
+    path: '/tokenizer_info',
+    summary: "The served tokenizer's facts in a Hugging Face tokenizer config's keys (vLLM's /tokenizer_info): BOS and EOS text, whether a prompt gets BOS, the context length, the chat template requests are rendered with.",
+    response: tokenizerInfoSchema,
   },
   { method: 'GET', path: '/health', summary: '200 when the model is loaded and the server is ready, 503 while it loads, drains, or restarts a failed engine.', response: healthSchema },
   {

@@ -93,6 +93,11 @@ export class FakeEngine implements EngineClient {
     return Promise.resolve(tokens.map((token) => tokenTexts[token]).join(''));
   }
 
+  /** A token a character (the fake vocabulary's letters and space); no BOS. */
+  tokenize(text: string): Promise<number[]> {
+    return Promise.resolve([...text].map((char) => Math.max(0, tokenTexts.indexOf(char))));
+  }
+
   /** The scripts run to their end: none is held to be ended. */
   endRequests(): number {
     return 0;

@@ -24,6 +24,12 @@ export interface EngineClient {
   compileGrammar(spec: GrammarSpec): Promise<Uint8Array>;
   /** The text of token ids (a prompt given as tokens, echoed back). */
   detokenize(tokens: readonly number[]): Promise<string>;
+  /**
+   * Text's tokens as a prompt's are made (special-token text parsed; BOS in front when
+   * `addSpecial` and the model adds one). A text longer than the context is refused
+   * (EngineRequestError, context_length_exceeded), as a prompt is.
+   */
+  tokenize(text: string, addSpecial: boolean): Promise<number[]>;
   stats(): Promise<EngineStats>;
   /** Ends every request it holds with a 503 `server_shutting_down` saying `message`. */
   endRequests(message: string): void;

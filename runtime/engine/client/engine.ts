@@ -76,6 +76,7 @@ export class Engine {
   private readonly pending = new Map<number, Pending>();
   private statsWaiters: Waiter<EngineStats>[] = [];
   private readonly detokenizeWaiters = new Map<number, Waiter<string>>();
+  private readonly tokenizeWaiters = new Map<number, Waiter<number[]>>();
   private state: EngineState = 'serving';
   /** Resolves when the current engine's thread or process has ended. */
   private ended!: Promise<void>;
@@ -266,6 +267,15 @@ export class Engine {
     });
   }
 
+  tokenize(text: string, addSpecial: boolean): Promise<number[]> {
+    if (!this.alive) return Promise.reject(new EngineRequestError(this.notServing()));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.tokenizeWaiters.set(id, { resolve, reject });
+      this.send({ type: 'tokenize', id, text, addSpecial });
+    });
+  }
+
   /**
    * Ends every request it holds with `message` (a 503 `server_shutting_down`), as a server whose
    * drain time ran out does, so each client is told rather than cut off.
@@ -345,6 +355,11 @@ export class Engine {
     } else if (message.type === 'detokenized') {
       this.detokenizeWaiters.get(message.id)?.resolve(message.text);
       this.detokenizeWaiters.delete(message.id);
+    } else if (message.type === 'tokenized') {
+      const waiter = this.tokenizeWaiters.get(message.id);
+      this.tokenizeWaiters.delete(message.id);
+      if ('error' in message) waiter?.reject(new EngineRequestError(message.error));
+      else waiter?.resolve(message.tokens);
     } else if (message.type === 'closed') {
       this.transport.terminate();
     }
@@ -401,8 +416,10 @@ export class Engine {
     for (const [id, pending] of this.pending) pending.push({ type: 'error', id, error });
     const failed = new EngineRequestError(error);
     for (const waiter of this.statsWaiters.splice(0)) waiter.reject(failed);
-    for (const waiter of this.detokenizeWaiters.values()) waiter.reject(failed);
-    this.detokenizeWaiters.clear();
+    for (const waiters of [this.detokenizeWaiters, this.tokenizeWaiters]) {
+      for (const waiter of waiters.values()) waiter.reject(failed);
+      waiters.clear();
+    }
   }
 }
 

@@ -165,7 +165,7 @@ export class Admission {
    * tokens than the limit or the prefix is the whole text. A prefix of a text never has many
    * more tokens than the whole (a cut word or control token costs a few): PREFIX_SLACK_TOKENS.
    */
-  private tokenizeWithin(text: string, addSpecial: boolean): Int32Array | EngineErrorInfo {
+  tokenizeWithin(text: string, addSpecial: boolean): Int32Array | EngineErrorInfo {
     const limit = this.limits.lengthLimit;
     const tooLong = (tokens: number, how: string): EngineErrorInfo => ({
       code: 'context_length_exceeded',

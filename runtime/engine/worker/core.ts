@@ -189,6 +189,17 @@ export class EngineCore {
     this.wake?.();
   }
 
+  /**
+   * Text as a prompt is tokenized, the tokens or why not: a text longer than the context is
+   * refused, as vLLM's /tokenize does, and only as much of it is tokenized as tells so
+   * (Admission.tokenizeWithin: tokenizing megabytes would hold every running request's next step).
+   */
+  tokenize(text: string, addSpecial: boolean): Int32Array | EngineErrorInfo {
+    const tokens = this.admission.tokenizeWithin(text, addSpecial);
+    if (!(tokens instanceof Int32Array) || tokens.length <= this.lengthLimit) return tokens;
+    return { code: 'context_length_exceeded', param: 'prompt', message: `This model's maximum context length is ${this.lengthLimit} tokens, but the text has ${tokens.length} tokens.` };
+  }
+
   /** The vocabulary as grammar masks see it, serialized, for the compile workers to build first masks with. */
   grammarVocabularyBytes(): Uint8Array {
     return this.admission.tokenizerInfo().toCacheBytes();

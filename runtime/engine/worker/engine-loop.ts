@@ -262,6 +262,12 @@ function handle(message: ToWorker): void {
     case 'detokenize':
       if (model) post({ type: 'detokenized', id: message.id, text: model.vocabulary.detokenize(message.tokens) });
       break;
+    case 'tokenize': {
+      if (!core) break;
+      const tokens = core.tokenize(message.text, message.addSpecial);
+      post(tokens instanceof Int32Array ? { type: 'tokenized', id: message.id, tokens: Array.from(tokens) } : { type: 'tokenized', id: message.id, error: tokens });
+      break;
+    }
     case 'shutdown':
       void shutdown();
       break;
