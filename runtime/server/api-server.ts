@@ -19,6 +19,7 @@ import { InterruptedGeneration } from '../api/interrupted-generation.js';
 import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from '../api/text-completions/text-completions.js';
+import { responses } from '../api/responses/responses.js';
 import { toApiError } from '../api/to-api-error.js';
 import { detokenizeEndpoint, tokenizeEndpoint, tokenizerInfo, type JsonEndpoint } from '../api/tokenizer/tokenizer-endpoints.js';
 import { stepProfileReport } from '../telemetry/step-profile-report.js';
@@ -114,6 +115,7 @@ export class ApiServer {
     read('/v1/models/*', (req, res) => this.retrieveModel(req, res));
     app.post('/v1/chat/completions', (req, res) => void this.complete(req, res, chatCompletions));
     app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
+    app.post('/v1/responses', (req, res) => void this.complete(req, res, responses));
     app.post('/tokenize', (req, res) => void this.answerJson(req, res, tokenizeEndpoint));
     app.post('/detokenize', (req, res) => void this.answerJson(req, res, detokenizeEndpoint));
     read('/tokenizer_info', (_req, res) => {

@@ -9,6 +9,8 @@ import {
   modelSchema,
 } from '../api/api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
+import { responseObjectSchema, responseSseEventSchema, responseStreamEventSchema } from '../api/responses/responses-response-schema.js';
+import { responsesRequestSchema } from '../api/responses/responses-request-schema.js';
 import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from '../api/text-completions/text-completion-schemas.js';
 import { detokenizeRequestSchema, detokenizeResponseSchema, tokenizeRequestSchema, tokenizeResponseSchema, tokenizerInfoSchema } from '../api/tokenizer/tokenizer-schemas.js';
 
@@ -21,6 +23,8 @@ export interface Endpoint {
   response?: object;
   /** Schema of each `data:` event when the endpoint streams. */
   stream?: object;
+  /** The whole event's schema, for a stream whose events are named (`event:` lines) and end without `[DONE]`. */
+  namedEvent?: object;
   /** Media type of a response that is not JSON. */
   textResponse?: string;
   /** Only present when the server runs with this launch flag. */
@@ -54,6 +58,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     request: textCompletionRequestSchema,
     response: textCompletionResponseSchema,
     stream: textCompletionChunkSchema,
+  },
+  {
+    method: 'POST',
+    path: '/v1/responses',
+    summary:
+      "OpenAI's Responses API, stateless: the conversation in input (messages, function calls and their outputs), answered as one response object, or with stream: true as a text/event-stream of named events (response.created ... response.completed). Nothing is stored: previous_response_id, conversation and background are refused (400).",
+    request: responsesRequestSchema,
+    response: responseObjectSchema,
+    stream: responseStreamEventSchema,
+    namedEvent: responseSseEventSchema,
   },
   {
     method: 'POST',
@@ -171,7 +185,7 @@ export function openApiDocument(version: string, options: ServedFacts = { apiKey
   for (const endpoint of ENDPOINTS) {
     const content: Record<string, object> = {};
     if (endpoint.response) content['application/json'] = { schema: endpoint.response };
-    if (endpoint.stream) content['text/event-stream'] = { schema: streamEventSchema(endpoint.stream) };
+    if (endpoint.stream) content['text/event-stream'] = { schema: endpoint.namedEvent ?? streamEventSchema(endpoint.stream) };
     if (endpoint.textResponse) content[endpoint.textResponse] = { schema: { type: 'string' } };
     const parameters = pathParameters(endpoint.path).map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
     const secured = options.apiKeys && !OPEN_PATHS.has(endpoint.path);
