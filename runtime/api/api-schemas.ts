@@ -430,10 +430,10 @@ export const usageSchema = {
     completion_tokens_details: {
       type: 'object',
       description:
-        "Only for a request with a prediction: its tokens drafted and accepted into the output, and drafted and rejected (computed, then thrown away). " +
-        "OpenAI's counts differ slightly: it counts the prediction's tokens that appear in the completion or not, where these count what was drafted.",
-      properties: { accepted_prediction_tokens: { type: 'integer' }, rejected_prediction_tokens: { type: 'integer' } },
-      required: ['accepted_prediction_tokens', 'rejected_prediction_tokens'],
+        'Present for a model that may think (reasoning_tokens), or for a request with a prediction (the other two). ' +
+        'reasoning_tokens: of completion_tokens, those of the thinking, up to the one that closes it. ' +
+        "With a prediction: its tokens drafted and accepted into the output, and drafted and rejected (computed, then thrown away); OpenAI's counts differ slightly: it counts the prediction's tokens that appear in the completion or not, where these count what was drafted.",
+      properties: { reasoning_tokens: { type: 'integer' }, accepted_prediction_tokens: { type: 'integer' }, rejected_prediction_tokens: { type: 'integer' } },
     },
   },
   required: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details'],

@@ -16,6 +16,8 @@ export interface ChunkBuilder<Chunk> {
   finishReasons(): (ChoiceOutcome | undefined)[];
   /** The last chunk: no choices, the usage. */
   usageChunk(usage: Usage): Chunk;
+  /** Of the completion tokens, those that were thinking, where the model may think (chat's reasoning). */
+  reasoningTokens?(): number | undefined;
 }
 
 export interface GenerationRun {
@@ -45,7 +47,7 @@ export async function* generationChunks<Chunk>(events: AsyncIterable<EngineEvent
   const prediction: PredictionCounts | undefined = run.withPrediction ? { accepted: 0, rejected: 0 } : undefined;
   const usage = () => {
     const unfinished = [...unfinishedTokens.values()].reduce((sum, n) => sum + n, 0);
-    return usageOf(promptTokens, completionTokens + unfinished, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0), prediction);
+    return usageOf(promptTokens, completionTokens + unfinished, [...cachedTokens.values()].reduce((sum, n) => sum + n, 0), prediction, builder.reasoningTokens?.());
   };
   const outcomes = (unfinished: ChoiceOutcome) => builder.finishReasons().map((reason) => reason ?? unfinished);
   try {

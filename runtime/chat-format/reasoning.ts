@@ -109,6 +109,21 @@ export class ReasoningSplitter {
     return this.update(false);
   }
 
+  /**
+   * Where the text so far stands: before the model has shown whether it thinks (`undecided`:
+   * only whitespace or the start of the open marker yet), without a think block (`none`), inside
+   * one (`open`), or past its close marker (`closed`).
+   */
+  get block(): 'undecided' | 'none' | 'open' | 'closed' {
+    let body = this.text;
+    if (this.start === 'model') {
+      const rest = body.trimStart();
+      if (rest.startsWith(this.markers.open)) body = rest.slice(this.markers.open.length);
+      else return this.markers.open.startsWith(rest) ? 'undecided' : 'none';
+    }
+    return body.includes(this.markers.close) ? 'closed' : 'open';
+  }
+
   finish(): SplitDelta | undefined {
     return this.update(true);
   }

@@ -6,6 +6,7 @@ import { advance, chatLogprobs, finishReasonOf, toOpenAiLogprob, type ChatChoice
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
 import type { Usage } from '../usage.js';
+import { ReasoningTokens } from './reasoning-tokens.js';
 
 /** A choice's first delta: its role, and content "" as OpenAI's text answers begin, or null where the answer must be a call. */
 /** The first delta, as OpenAI's: the role, no content yet, and refusal null (this server never refuses). */
@@ -25,19 +26,26 @@ export interface ChatChunk extends ChunkFrame {
 }
 
 export class ChatChunks implements ChunkBuilder<ChatChunk> {
+  /** Per choice that may think, its thinking tokens so far. */
+  private readonly reasoning: (ReasoningTokens | undefined)[];
+
   constructor(
     private readonly frame: ChunkFrame,
     private readonly choices: ChatChoice[],
     /** tool_choice 'required' or a named function: the answer is a call, and its content null, as OpenAI's first chunk says. */
     private readonly callForced = false,
-  ) {}
+  ) {
+    this.reasoning = choices.map((choice) => (choice.splitter ? new ReasoningTokens() : undefined));
+  }
 
   *chunksFor(event: EngineEvent): Iterable<ChatChunk> {
     if (event.type === 'started') {
       const content = this.callForced ? null : '';
       for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: null });
     } else if (event.type === 'delta') {
-      const deltas = advance(this.choices[event.choice]!, event.text);
+      const choice = this.choices[event.choice]!;
+      const reasoning = this.reasoning[event.choice];
+      const deltas = reasoning ? reasoning.observe(choice.splitter!, event.tokens.length, () => advance(choice, event.text)) : advance(choice, event.text);
       const logprobs = event.logprobs?.map(toOpenAiLogprob);
       // Logprobs of tokens that show no text yet (part of a character, a possible stop string,
       // text the parsers hold back) still go out with their step, on a delta without text.
@@ -55,6 +63,12 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
 
   finishReasons(): (ChatFinishReason | undefined)[] {
     return this.choices.map(finishReasonOf);
+  }
+
+  /** Thinking tokens over the choices, when the model may think in this request. */
+  reasoningTokens(): number | undefined {
+    if (this.reasoning.every((count) => count === undefined)) return undefined;
+    return this.reasoning.reduce((sum, count) => sum + (count?.count ?? 0), 0);
   }
 
   usageChunk(usage: Usage): ChatChunk {

@@ -9,7 +9,7 @@ export interface ResponseUsage {
   input_tokens: number;
   input_tokens_details: { cached_tokens: number };
   output_tokens: number;
-  /** Thinking tokens are counted in output_tokens; not apart (the chat pipeline does not tell them apart). */
+  /** Of output_tokens, the thinking (0 where the model does not think). */
   output_tokens_details: { reasoning_tokens: number };
   total_tokens: number;
 }
@@ -19,7 +19,7 @@ export function responseUsageOf(usage: Usage): ResponseUsage {
     input_tokens: usage.prompt_tokens,
     input_tokens_details: { cached_tokens: usage.prompt_tokens_details.cached_tokens },
     output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
     total_tokens: usage.total_tokens,
   };
 }
