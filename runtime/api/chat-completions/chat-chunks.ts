@@ -8,8 +8,10 @@ import type { ChunkBuilder } from '../generation.js';
 import type { Usage } from '../usage.js';
 import { ReasoningTokens } from './reasoning-tokens.js';
 
-/** A choice's first delta: its role, and content "" as OpenAI's text answers begin, or null where the answer must be a call. */
-/** The first delta, as OpenAI's: the role, no content yet, and refusal null (this server never refuses). */
+/**
+ * A choice's first delta, as OpenAI's: the role, content "" as text answers begin (null where the
+ * answer must be a call), and refusal null (this server never refuses).
+ */
 type RoleDelta = { role: 'assistant'; content: '' | null; refusal: null };
 
 export interface ChatChunkChoice {
