@@ -68,5 +68,5 @@ export function callIsForced(setup: ToolSetup | undefined): boolean {
 export function toolParserFor(setup: ToolSetup | undefined, completionId: string, choice: number): ToolCallParser | undefined {
   if (!setup || setup.choice.mode === 'none') return undefined;
   const schemas = new Map(setup.tools.map((tool) => [tool.name, tool.parameters]));
-  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^chatcmpl-/, '')}_${choice}_`, callIsForced(setup));
+  return new ToolCallParser(setup.format, schemas, `call_${completionId.replace(/^(chatcmpl-|resp_)/, '')}_${choice}_`, callIsForced(setup));
 }
