@@ -262,12 +262,6 @@ const chatRules: RequestRule[] = [
   continuousUsageRule,
   { 'x-param': 'tool_choice', description: "'tool_choice' is only allowed when 'tools' are given.", if: sets('tool_choice'), then: hasTools },
   { 'x-param': 'parallel_tool_calls', description: "'parallel_tool_calls' is only allowed when 'tools' are given.", if: sets('parallel_tool_calls'), then: hasTools },
-  {
-    'x-param': 'response_format',
-    description: "'response_format' cannot be combined with tools unless tool_choice is 'none': both constrain the same output.",
-    if: { allOf: [hasTools, { required: ['response_format'], properties: { response_format: { type: 'object', properties: { type: { not: { const: 'text' } } } } } }] },
-    then: { required: ['tool_choice'], properties: { tool_choice: { const: 'none' } } },
-  },
 ];
 
 /**

@@ -37,8 +37,8 @@ export function thinkStartOf(prompt: string, markers: ThinkMarkers = THINK_TAGS)
   return 'model';
 }
 
-/** The structural-tag format node that a grammar spec stands for, to be put after the thinking. */
-function formatNodeOf(spec: GrammarSpec): object {
+/** The structural-tag format node that a grammar spec stands for, to be put after the thinking (or beside tool calls). */
+export function formatNodeOf(spec: GrammarSpec): object {
   switch (spec.kind) {
     case 'json_object':
       // Any object, said explicitly (structural tags also read a bare {"type": "object"} so).

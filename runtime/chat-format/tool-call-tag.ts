@@ -1,5 +1,6 @@
 // The structural tag that enforces `tool_choice` while decoding, for one tool format:
-//   auto      free text and calls (triggered_tags on the format's trigger)
+//   auto      free text and calls (triggered_tags on the format's trigger); with an answer format
+//             (response_format), either an answer in that format or calls as under required
 //   required  calls only, at least one, as OpenAI's, vLLM's and llama-server's are: the output
 //             starts with a call and ends after the last (whitespace between calls); for formats
 //             with a section, exactly one section; where the format has a preamble message,
@@ -56,8 +57,12 @@ function preambleOf(format: ToolFormat): object {
   return { type: 'optional', content: { type: 'sequence', elements: [...(format.around?.before ?? []), message] } };
 }
 
-/** The `{type: "structural_tag", format}` for a choice other than `none`. */
-export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[], choice: Exclude<ToolChoice, { mode: 'none' }>, parallel: boolean): object {
+/**
+ * The `{type: "structural_tag", format}` for a choice other than `none`. `answer`, a structural
+ * tag node, is what an answer that calls nothing must be (response_format); only `auto` has such
+ * answers.
+ */
+export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[], choice: Exclude<ToolChoice, { mode: 'none' }>, parallel: boolean, answer?: object): object {
   const named = choice.mode === 'named' ? tools.find((tool) => tool.name === choice.name) : undefined;
   if (choice.mode === 'named' && !named) throw new Error(`tool_choice names '${choice.name}', which is not among the tools`);
   // Under auto, the template's own "no tool needed" call is allowed too (no arguments).
@@ -68,20 +73,24 @@ export function toolCallTag(format: ToolFormat, tools: readonly ToolDefinition[]
   // Tags per trigger: the first trigger each call's begin starts with.
   const triggered = (tags: object[]) => ({ type: 'triggered_tags', triggers: triggers.filter((t) => tags.some((tag) => (tag as { begin: string }).begin.startsWith(t))), tags, ...flags });
   const forced = (node: object): object => (format.around ? { type: 'sequence', elements: [...format.around.before, node, ...format.around.after] } : node);
+  // What required is: calls only (text after a required call ran to max_tokens, finish_reason
+  // "length", and broke the SDKs' tool helpers), or, for formats with a section, the section
+  // itself (it holds at least one call), as TOOL-FORMATS.md maps it.
+  let callsOnly: object;
   let top: object;
   if (!format.section) {
     const one = calls.length === 1 ? calls[0]! : { type: 'or', elements: calls };
-    // Text after a required call ran to max_tokens (finish_reason "length") and broke the SDKs' tool helpers.
-    const callsOnly = parallel ? { type: 'sequence', elements: [one, { type: 'star', content: { type: 'sequence', elements: [SPACE, one] } }] } : one;
-    top = named ? forced(one) : choice.mode === 'required' ? forced(callsOnly) : triggered(calls);
+    callsOnly = forced(parallel ? { type: 'sequence', elements: [one, { type: 'star', content: { type: 'sequence', elements: [SPACE, one] } }] } : one);
+    top = named ? forced(one) : choice.mode === 'required' ? callsOnly : triggered(calls);
   } else {
     const { begin, end, open, close } = format.section;
     const inner = sectionCalls(format, calls, !named && parallel);
     const content = open || close ? { type: 'sequence', elements: [...(open ? [{ type: 'regex', pattern: open.pattern }] : []), inner, ...(close ? [{ type: 'regex', pattern: close.pattern }] : [])] } : inner;
-    const section = { type: 'tag', begin, content, end };
-    // required is the section itself (it holds at least one call), as TOOL-FORMATS.md maps it.
-    top = named || choice.mode === 'required' ? forced(section) : triggered([section]);
+    callsOnly = forced({ type: 'tag', begin, content, end });
+    top = named || choice.mode === 'required' ? callsOnly : triggered([{ type: 'tag', begin, content, end }]);
   }
-  if (choice.mode === 'required' && format.preamble) top = { type: 'sequence', elements: [preambleOf(format), top] };
+  const withPreamble = (node: object) => (format.preamble ? { type: 'sequence', elements: [preambleOf(format), node] } : node);
+  if (choice.mode === 'required') top = withPreamble(top);
+  else if (choice.mode === 'auto' && answer) top = { type: 'or', elements: [answer, withPreamble(callsOnly)] };
   return { type: 'structural_tag', format: top };
 }

@@ -31,7 +31,6 @@ const breaking: Record<string, Record<string, object>> = {
     'stream_options.continuous_usage_stats': { ...chat, stream: true, stream_options: { continuous_usage_stats: true } },
     tool_choice: { ...chat, tool_choice: 'auto' },
     parallel_tool_calls: { ...chat, parallel_tool_calls: false },
-    response_format: { ...chat, tools, response_format: { type: 'json_object' } },
     'messages[0].tool_call_id': { ...chat, messages: [{ role: 'tool', content: 'x' }] },
     'messages[0].tool_call_id (on a user message)': { ...chat, messages: [{ role: 'user', content: 'x', tool_call_id: 'c' }] },
     'messages[0].tool_calls': { ...chat, messages: [{ role: 'user', content: 'x', tool_calls: [{ id: 'c', type: 'function', function: { name: 'f', arguments: '{}' } }] }] },

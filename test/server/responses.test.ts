@@ -230,7 +230,6 @@ test('what a stateless server cannot do, and what it does not serve, is a 400 na
     ['tools[0].parameters', { ...ok, tools: [{ ...tools[0], parameters: { type: 'string' } }] }],
     ['input[0].call_id', { ...ok, input: [{ type: 'function_call_output', call_id: 'c', output: 'x' }] }],
     ['input[0]', { ...ok, input: [{ type: 'function_call', call_id: 'c', name: 'get_weather', arguments: '{}' }] }],
-    ['text.format', { ...ok, tools, text: { format: { type: 'json_object' } } }],
     ['text.format.schema/properties/a/type', { ...ok, text: { format: { type: 'json_schema', name: 'x', schema: { type: 'object', properties: { a: { type: 'strin' } } } } } }],
     ['max_output_tokens', { ...ok, max_output_tokens: 0 }],
     ['prompt', { ...ok, prompt: { id: 'pmpt_1' } }, /no prompt templates/],

@@ -70,13 +70,58 @@ test('a parameters schema that does not compile is named down to the spot', asyn
   assert.is(response.json.error.code, 'invalid_tool_schema');
 });
 
-test('response_format and tools together only with tool_choice none', async ({ s }) => {
-  const response_format = { type: 'json_object' };
-  await expect400(s, { tools: [fn('a')], response_format }, 'response_format', /tool_choice/);
-  await expect400(s, { tools: [fn('a')], tool_choice: 'required', response_format }, 'response_format');
-  const allowed = await post(`${s.url}/v1/chat/completions`, { ...base, max_tokens: 40, tools: [fn('a')], tool_choice: 'none', response_format });
+test('response_format beside tools: under auto the answer is the format or calls, required and named answer with calls; a bad format is named at response_format', async ({ s }) => {
+  const schema = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false };
+  const flag = { type: 'object', properties: { x: { type: 'boolean' } }, required: ['x'], additionalProperties: false };
+  const response_format = { type: 'json_schema', json_schema: { name: 'answer', schema } };
+  const tokenOf = async (text: string) => ((await post(`${s.url}/tokenize`, { prompt: text, add_special_tokens: false })).json.tokens as number[])[0]!;
+  // The first token decides the path: pushed toward `{` the answer is JSON, toward `<` a <tool_call>.
+  for (const [lead, path] of [['{', 'answer'], ['<', 'call']] as const) {
+    for (let seed = 1; seed <= 3; seed++) {
+      // One short call (the bias stays on: more calls would be more `<`s).
+      const body = { ...base, max_tokens: 80, seed, tools: [fn('a', flag)], parallel_tool_calls: false, response_format, logit_bias: { [await tokenOf(lead)]: 30 } };
+      const response = await post(`${s.url}/v1/chat/completions`, body);
+      assert.is(response.status, 200, response.text);
+      const message = response.json.choices[0].message;
+      if (path === 'answer') {
+        assert.is(message.tool_calls, undefined, JSON.stringify(message));
+        assert.type(JSON.parse(message.content).ok, 'boolean', `seed ${seed}: ${message.content}`);
+      } else {
+        assert.ok(message.tool_calls?.length > 0, `seed ${seed}: ${JSON.stringify(message)}`);
+        assert.is(message.tool_calls[0].function.name, 'a');
+        assert.is(response.json.choices[0].finish_reason, 'tool_calls');
+      }
+    }
+  }
+  for (const tool_choice of ['required', { type: 'function', function: { name: 'a' } }]) {
+    const response = await post(`${s.url}/v1/chat/completions`, { ...base, max_tokens: 80, tools: [fn('a', flag)], parallel_tool_calls: false, tool_choice, response_format });
+    assert.is(response.status, 200, response.text);
+    assert.ok(response.json.choices[0].message.tool_calls?.length > 0, JSON.stringify(tool_choice));
+  }
+  const allowed = await post(`${s.url}/v1/chat/completions`, { ...base, max_tokens: 40, tools: [fn('a')], tool_choice: 'none', response_format: { type: 'json_object' } });
   assert.is(allowed.status, 200, allowed.text);
   assert.is(allowed.json.choices[0].message.tool_calls, undefined);
+  const bad = { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'strin' } } } } };
+  await expect400(s, { tools: [fn('a')], response_format: bad }, 'response_format.json_schema.schema/properties/a/type');
+});
+
+test('a model whose calls are bare JSON cannot take response_format beside tools under auto (the two could not be told apart); the Responses API takes text.format beside tools', async ({ s }) => {
+  const llama = await startTinyServer({ server: { toolFormat: 'llama' } });
+  try {
+    const response = await post(`${llama.url}/v1/chat/completions`, { ...base, tools: [fn('a')], response_format: { type: 'json_object' } });
+    assert.is(response.status, 400, response.text);
+    assert.is(response.json.error.param, 'response_format');
+    assert.match(response.json.error.message, /bare JSON/);
+  } finally {
+    await llama.close();
+  }
+  const tools = [{ type: 'function', name: 'a', parameters: { type: 'object', properties: { x: { type: 'boolean' } }, required: ['x'] } }];
+  const format = { type: 'json_schema', name: 'answer', schema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false } };
+  const response = await post(`${s.url}/v1/responses`, { model: TINY_MODEL_ID, input: 'hi', tools, parallel_tool_calls: false, text: { format }, max_output_tokens: 80 });
+  assert.is(response.status, 200, response.text);
+  const item = response.json.output.find((entry: { type: string }) => entry.type !== 'reasoning');
+  if (item.type === 'function_call') assert.type(JSON.parse(item.arguments).x, 'boolean');
+  else if (response.json.status === 'completed') assert.type(JSON.parse(item.content[0].text).ok, 'boolean');
 });
 
 test('valid tools without parameters or type are accepted', async ({ s }) => {

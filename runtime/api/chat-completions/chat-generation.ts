@@ -36,10 +36,16 @@ export async function chatGeneration(request: ChatRequest, serverContext: Comple
   const context = request.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
   const n = request.n ?? 1;
   checkChoicesFit(n, context.engine.info);
-  const tools = toolSetupOf(request, context.tools.format);
+  const answer = grammarSpecOf(request.response_format);
+  const tools = toolSetupOf(request, context.tools.format, answer);
   const generate = toGenerateRequest(request, context, completionId, tools);
   const think = thinkStartFor(generate, context);
-  const spec = tools?.spec ?? grammarSpecOf(request.response_format);
+  const spec = tools?.spec ?? answer;
+  if (answer && tools?.spec) {
+    // Beside tools, the format is compiled alone first, so that a fault in it is named at
+    // response_format, not at tools (the compiled artifact is cached: the next request's is free).
+    await compileOutputFormat(context, completionId, { compiled: answer, reported: answer, source: { field: 'response_format', paramAt: grammarErrorParam(answer, request.response_format!) } });
+  }
   if (spec) {
     generate.grammar = await compileOutputFormat(context, completionId, {
       compiled: think === 'closed' ? spec : afterThinking(spec, think, thinkMarkersOf(context)),

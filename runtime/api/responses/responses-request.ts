@@ -88,10 +88,6 @@ function checkTools(request: ResponsesRequest): void {
       if (!names.has(tool.name)) throw badRequest(`tool_choice.tools names the function '${tool.name}', which is not among the tools.`, `tool_choice.tools[${i}].name`);
     });
   }
-  const format = request.text?.format?.type;
-  if (names.size > 0 && choice !== 'none' && format !== undefined && format !== 'text') {
-    throw badRequest("text.format cannot be combined with tools unless tool_choice is 'none': both constrain the same output.", 'text.format');
-  }
 }
 
 /**
