@@ -81,7 +81,7 @@ function hostileCases(): HostileCase[] {
     ['max_tokens against max_completion_tokens', { max_tokens: 2, max_completion_tokens: 3 }, 'max_completion_tokens'],
     ['tool_choice without tools', { tool_choice: 'auto' }, 'tool_choice'],
     ['parallel_tool_calls without tools', { parallel_tool_calls: false }, 'parallel_tool_calls'],
-    ['response_format with tools', { tools: [tool], response_format: { type: 'json_object' } }, 'response_format'],
+    ['a bad response_format beside tools', { tools: [tool], response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'strin' } } } }, 'response_format.json_schema.schema/type'],
     ['two tools of one name', { tools: [tool, tool] }, 'tools[1].function.name'],
     ['tool_choice naming a missing tool', { tools: [tool], tool_choice: { type: 'function', function: { name: 'nope' } } }, 'tool_choice.function.name'],
     ['tool parameters that are not an object', { tools: [{ type: 'function', function: { name: 'g', parameters: { type: 'string' } } }] }, 'tools[0].function.parameters/type'],
