@@ -3,8 +3,6 @@
 // response or a stream of chunks, both built from the same chunks (text-completion-chunks.ts).
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { EngineInfo } from '../../engine/protocol.js';
-import { badRequest } from '../api-error.js';
 import { chunkFrame } from '../completion-chunk.js';
 import type { CompletionContext, CompletionEndpoint } from '../completion-context.js';
 import { generateAll, type PromptRequest } from './generate-all.js';
@@ -14,8 +12,9 @@ import { compileOutputFormat } from '../output-format.js';
 import type { RequestMeter } from '../../telemetry/request-meter.js';
 import { grammarErrorParam, grammarSpecOf } from '../response-format.js';
 import { abortWhenClosed, sendCompletion } from '../send-completion.js';
+import { checkTokenIds } from '../token-ids.js';
 import { TextCompletionChunks } from './text-completion-chunks.js';
-import { parseTextCompletionRequest, promptParam, promptsOf, type Prompt, type TextCompletionRequest } from './text-completion-request.js';
+import { parseTextCompletionRequest, promptParam, promptsOf, type TextCompletionRequest } from './text-completion-request.js';
 import { TextCompletionResponse } from './text-completion-response.js';
 
 /** OpenAI's default for the legacy endpoint (chat has none). */
@@ -26,7 +25,9 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   const n = request.n ?? 1;
   checkChoicesFit(n, info);
   const prompts = promptsOf(request.prompt);
-  prompts.forEach((prompt, i) => checkTokenIds(prompt, promptParam(request.prompt, i), info));
+  prompts.forEach((prompt, i) => {
+    if (typeof prompt !== 'string') checkTokenIds(prompt, promptParam(request.prompt, i), info.vocabSize);
+  });
   const spec = grammarSpecOf(request.response_format);
   const grammar = spec && (await compileOutputFormat(context, completionId, { compiled: spec, reported: spec, source: { field: 'response_format', paramAt: grammarErrorParam(spec, request.response_format!) } }));
   const echoes = request.echo ? await Promise.all(prompts.map((prompt) => (typeof prompt === 'string' ? prompt : context.engine.detokenize(prompt)))) : undefined;
@@ -59,13 +60,6 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
     fold: new TextCompletionResponse(frame, { choices: prompts.length * n, logprobs }),
     meter,
   });
-}
-
-/** Token ids the vocabulary has; the first that it does not is a 400 naming it (`prompt[3]`, `prompt[1][3]`). */
-function checkTokenIds(prompt: Prompt, param: string, info: EngineInfo): void {
-  if (typeof prompt === 'string') return;
-  const bad = prompt.findIndex((token) => token >= info.vocabSize);
-  if (bad >= 0) throw badRequest(`${param}[${bad}] is token ${prompt[bad]}, but the vocabulary has tokens 0 to ${info.vocabSize - 1}.`, `${param}[${bad}]`);
 }
 
 export const textCompletions: CompletionEndpoint<TextCompletionRequest> = {

@@ -2,9 +2,9 @@
 // as a prompt is tokenized), POST /detokenize (tokens to text), GET /tokenizer_info. With these
 // an evaluation harness needs no copy of the tokenizer (lm-evaluation-harness's
 // `local-completions` looks for /tokenizer_info and /tokenize and uses them when they answer).
-import { badRequest } from '../api-error.js';
 import type { CompletionContext } from '../completion-context.js';
 import { requestValidator } from '../request-validator.js';
+import { checkTokenIds } from '../token-ids.js';
 import { detokenizeRequestSchema, tokenizeRequestSchema } from './tokenizer-schemas.js';
 
 export interface TokenizeRequest {
@@ -42,9 +42,7 @@ export const tokenizeEndpoint: JsonEndpoint<TokenizeRequest> = {
 export const detokenizeEndpoint: JsonEndpoint<DetokenizeRequest> = {
   parse: requestValidator<DetokenizeRequest>(detokenizeRequestSchema),
   async answer(request, { engine }) {
-    const size = engine.info.vocabSize;
-    const bad = request.tokens.findIndex((token) => token >= size);
-    if (bad >= 0) throw badRequest(`tokens[${bad}] is token ${request.tokens[bad]}, but the vocabulary has tokens 0 to ${size - 1}.`, `tokens[${bad}]`);
+    checkTokenIds(request.tokens, 'tokens', engine.info.vocabSize);
     return { prompt: await engine.detokenize(request.tokens) };
   },
 };
