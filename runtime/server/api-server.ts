@@ -20,7 +20,7 @@ import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from '../api/text-completions/text-completions.js';
 import { responses } from '../api/responses/responses.js';
-import { toApiError } from '../api/to-api-error.js';
+import { toApiError, type PromptNaming } from '../api/to-api-error.js';
 import { detokenizeEndpoint, tokenizeEndpoint, tokenizerInfo, type JsonEndpoint } from '../api/tokenizer/tokenizer-endpoints.js';
 import { stepProfileReport } from '../telemetry/step-profile-report.js';
 import { TraceBuffer } from '../telemetry/trace-buffer.js';
@@ -287,26 +287,47 @@ export class ApiServer {
     this.json(res, 200, stepProfileReport(stats?.stepProfile, stats?.allSteps));
   }
 
-  private async complete<R extends CompletionRequestBase>(req: IncomingMessage, res: ServerResponse, endpoint: CompletionEndpoint<R>): Promise<void> {
-    this.inFlight.add(res);
+  private complete<R extends CompletionRequestBase>(req: IncomingMessage, res: ServerResponse, endpoint: CompletionEndpoint<R>): Promise<void> {
     const id = endpoint.newId();
     const meter = new RequestMeter(this.metrics);
     res.once('finish', () => {
       if (res.statusCode === 200) meter.completed();
     });
     let request: R | undefined;
-    try {
+    const naming = (): PromptNaming => {
+      const maxTokens = request && endpoint.maxTokensField?.(request);
+      return { prompt: endpoint.prompt, ...(maxTokens ? { maxTokens } : {}) };
+    };
+    return this.serveRequest(res, naming, async () => {
       this.tracer?.instant(id, 'received', { bytes: Number(req.headers['content-length'] ?? 0) });
       const body = await readJsonBody(req, this.options.maxBodyBytes);
       request = endpoint.parse(body);
       this.tracer?.instant(id, 'validated', { user: request.user ?? null, stream: request.stream === true, n: request.n ?? 1 });
       if (!this.serves(request.model)) throw this.unknownModel(request.model);
-      if (this.phase !== 'ready' || !this.context) throw this.notReady();
-      await endpoint.complete(request, res, this.context, id, meter);
+      await endpoint.complete(request, res, this.readyContext(), id, meter);
+    });
+  }
+
+  /** A JSON body in, a JSON answer out (the tokenizer endpoints): a completion's checks (body, model, readiness) and errors, nothing streamed. */
+  private answerJson<R extends { model?: string | null }>(req: IncomingMessage, res: ServerResponse, endpoint: JsonEndpoint<R>): Promise<void> {
+    return this.serveRequest(res, () => ({ prompt: 'prompt' }), async () => {
+      const request = endpoint.parse(await readJsonBody(req, this.options.maxBodyBytes));
+      if (request.model != null && !this.serves(request.model)) throw this.unknownModel(request.model);
+      this.json(res, 200, await endpoint.answer(request, this.readyContext()));
+    });
+  }
+
+  /**
+   * The frame every POST endpoint's work runs in: counted in flight (shutdown waits for it), and
+   * whatever it throws sent as an OpenAI error envelope, its fields named as the request names them.
+   */
+  private async serveRequest(res: ServerResponse, naming: () => PromptNaming, work: () => Promise<void>): Promise<void> {
+    this.inFlight.add(res);
+    try {
+      await work();
     } catch (error) {
       if (error instanceof BodyAbortedError) return; // counted as a 499 when its connection closes
-      const maxTokens = request && endpoint.maxTokensField?.(request);
-      const apiError = toApiError(error, { prompt: endpoint.prompt, ...(maxTokens ? { maxTokens } : {}) });
+      const apiError = toApiError(error, naming());
       if (apiError.status === 500) console.error(`lmforge: internal error while serving request ${res.getHeader('x-request-id')}:`, error instanceof InterruptedGeneration ? error.reason : error);
       sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
     } finally {
@@ -315,23 +336,10 @@ export class ApiServer {
     }
   }
 
-  /** A JSON body in, a JSON answer out (the tokenizer endpoints): a completion's checks (body, model, readiness) and errors, nothing streamed. */
-  private async answerJson<R extends { model?: string | null }>(req: IncomingMessage, res: ServerResponse, endpoint: JsonEndpoint<R>): Promise<void> {
-    this.inFlight.add(res);
-    try {
-      const request = endpoint.parse(await readJsonBody(req, this.options.maxBodyBytes));
-      if (request.model != null && !this.serves(request.model)) throw this.unknownModel(request.model);
-      if (this.phase !== 'ready' || !this.context) throw this.notReady();
-      this.json(res, 200, await endpoint.answer(request, this.context));
-    } catch (error) {
-      if (error instanceof BodyAbortedError) return;
-      const apiError = toApiError(error, { prompt: 'prompt' });
-      if (apiError.status === 500) console.error(`lmforge: internal error while serving request ${res.getHeader('x-request-id')}:`, error);
-      sendError(res, apiError, error instanceof BodyTooLargeError && !error.drained ? { connection: 'close' } : {});
-    } finally {
-      this.inFlight.delete(res);
-      if (this.inFlight.size === 0) this.idle?.();
-    }
+  /** The loaded model's context; a 503 while it loads or once the server is shutting down. */
+  private readyContext(): CompletionContext {
+    if (this.phase !== 'ready' || !this.context) throw this.notReady();
+    return this.context;
   }
 
   /** Why the server cannot answer yet (or any more): a 503. */
