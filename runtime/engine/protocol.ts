@@ -106,7 +106,11 @@ export type EngineEvent =
    * first delta or finish. For the prompt all choices share; `choice` is the first one's (0).
    */
   | { type: 'prompt_logprobs'; id: number; choice: number; tokens: PromptTokenLogprob[] }
-  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number; prediction?: PredictionCounts }
+  /**
+   * endLogprob: with logprobs, the entry of the end token (EOS, a turn opener) that finished the
+   * choice: generated and counted in completionTokens, but never in a delta (it is no output).
+   */
+  | { type: 'finished'; id: number; choice: number; reason: FinishReason; completionTokens: number; cachedTokens: number; endLogprob?: TokenLogprob; prediction?: PredictionCounts }
   | { type: 'error'; id: number; error: EngineErrorInfo }
   | { type: 'trace'; id: number; entries: TraceEntry[] };
 

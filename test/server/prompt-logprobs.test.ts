@@ -167,6 +167,40 @@ test('max_tokens 0 with echo and no logprobs returns the prompt alone, whole and
   assert.is(refused.json.error.param, 'max_tokens');
 });
 
+test('the end token that finishes a choice closes its lists, echoed or not, whole and streamed (a harness reads token_logprobs[context:-1]); chat leaves it out', async ({ s }) => {
+  const eos = s.engine.info.endOfGeneration[0]!;
+  const eosText = s.engine.info.tokenTexts[eos]!;
+  const prompt = ids(16, 5);
+  // Biased, the end token is the first one generated: what an instruct model does after a whole answer.
+  const request = { model, prompt, max_tokens: 1, logprobs: 1, temperature: 0, logit_bias: { [String(eos)]: 100 } };
+  const echoed = await s.client.completions.create({ ...request, echo: true });
+  const [choice] = echoed.choices;
+  assert.is(choice!.finish_reason, 'stop');
+  assert.is(echoed.usage!.completion_tokens, 1);
+  const lists = choice!.logprobs!;
+  assert.is(lists.tokens!.length, 17, 'one entry per prompt token, then the generated end token');
+  assert.is(lists.tokens![16], eosText);
+  assert.ok(lists.token_logprobs![16]! > -1e-3, `the biased end token is all but certain: ${lists.token_logprobs![16]}`);
+  assert.is(lists.top_logprobs![16]![eosText], lists.token_logprobs![16]);
+  // Its text is no output: the choice's text is the echo alone, and the token sits at its end.
+  assert.is.not(choice!.text.includes(eosText), true);
+  assert.is(lists.text_offset![16], [...choice!.text].length);
+  const plain = await s.client.completions.create(request);
+  assert.equal(plain.choices[0]!.logprobs!.tokens, [eosText]);
+  assert.is(plain.choices[0]!.text, '');
+  const streamed: Lists = { tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] };
+  for await (const chunk of await s.client.completions.create({ ...request, echo: true, stream: true })) {
+    const piece = chunk.choices[0]?.logprobs;
+    if (piece) for (const key of ['tokens', 'token_logprobs', 'top_logprobs', 'text_offset'] as const) (streamed[key] as unknown[]).push(...(piece[key] as unknown[]));
+  }
+  assert.equal(JSON.parse(JSON.stringify(streamed)), JSON.parse(JSON.stringify(lists)));
+  // Chat's logprobs are its content's tokens, as OpenAI's: the end of the turn is not among them.
+  const chat = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1, logprobs: true, temperature: 0, logit_bias: { [String(eos)]: 100 } });
+  assert.is(chat.choices[0]!.finish_reason, 'stop');
+  assert.is(chat.usage!.completion_tokens, 1);
+  assert.equal(chat.choices[0]!.logprobs!.content, []);
+});
+
 test('a server that samples in the graph scores prompts as one that samples on the host', async ({ s, device }) => {
   const request = { model, prompt: ids(40, 4), echo: true, max_tokens: 4, logprobs: 2, temperature: 0 };
   const [host, graph] = await Promise.all([s.client.completions.create(request), device.client.completions.create(request)]);

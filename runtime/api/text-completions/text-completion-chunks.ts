@@ -1,6 +1,7 @@
 // A text completion's chunks (`text_completion`), built from engine events: each choice's text
 // as it is generated, the echoed prompt in front of its first piece, its logprobs in the legacy
-// form, and a finish chunk; the usage chunk last (generation.ts).
+// form (the end token that finished it last among them, though its text is not output), and a
+// finish chunk; the usage chunk last (generation.ts).
 import type { EngineEvent, FinishReason, TokenLogprob } from '../../engine/protocol.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
@@ -82,6 +83,9 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
     } else if (event.type === 'finished') {
       const choice = this.choices[event.choice]!;
       choice.finish = event.reason;
+      // The end token closes the lists, one entry per generated token as vLLM's: lm-evaluation-
+      // harness reads a continuation's scores as token_logprobs[context:-1], the generated entry last.
+      if (this.options.logprobs && event.endLogprob) choice.waiting.push({ entry: event.endLogprob, chars: choice.characters.next(event.endLogprob.bytes) });
       const echo = this.takeEcho(choice);
       const left = joined(echo.logprobs, legacyLogprobsOf(this.place(choice, true)));
       yield this.chunk({ index: event.choice, text: echo.text, logprobs: this.options.logprobs && left.tokens.length > 0 ? left : null, finish_reason: event.reason });

@@ -438,6 +438,7 @@ export class EngineCore {
             reason: sequence.finish,
             completionTokens: sequence.generated,
             cachedTokens: state.cachedTokens ?? 0,
+            ...(sequence.endLogprob ? { endLogprob: sequence.endLogprob } : {}),
             ...(state.predicted ? { prediction: { accepted: sequence.predictionAccepted, rejected: sequence.predictionRejected } } : {}),
           });
           this.trace(state, 'finished', nowMicros(), undefined, { choice: sequence.choice, reason: sequence.finish, tokens: sequence.generated });

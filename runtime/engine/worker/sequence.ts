@@ -25,6 +25,8 @@ export class Sequence {
   pendingText = '';
   pendingTokens: number[] = [];
   pendingLogprobs: TokenLogprob[] | undefined;
+  /** With logprobs, the end token that finished the choice (EOS, a turn opener): it is generated, though not output. */
+  endLogprob: TokenLogprob | undefined;
 
   constructor(
     readonly request: RequestState,

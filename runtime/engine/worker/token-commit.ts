@@ -38,7 +38,7 @@ export class TokenCommitter {
     sequence.generated++;
     // With a grammar, an end-of-generation token is only allowed where the grammar can end.
     if (this.vocabulary.isEndOfGeneration(token) && (!request.ignoreEos || grammar)) {
-      this.finish(sequence, 'stop');
+      this.finishOnEndToken(sequence, sampled);
       return;
     }
     // A control token the grammar did not ask for is markup, not content; one that opens a turn
@@ -46,7 +46,7 @@ export class TokenCommitter {
     // family's protocol token (<|END_THINKING|>, <|tool_call_begin|>) is text, not markup.
     const strayControl = !grammar && this.vocabulary.isControl(token) && !this.protocol.has(token);
     if (strayControl && !request.ignoreEos && sequence.request.turnOpeners.has(token)) {
-      this.finish(sequence, 'stop');
+      this.finishOnEndToken(sequence, sampled);
       return;
     }
     grammar?.accept(token);
@@ -79,6 +79,15 @@ export class TokenCommitter {
     sequence.decoder.end();
     sequence.pendingText += sequence.stopMatcher.flush();
     sequence.finish = reason;
+  }
+
+  /**
+   * Ends a sequence on a token that ends the turn: not output, but generated (it counts in
+   * completion_tokens), so with logprobs its entry goes with the finish (FinishedEvent.endLogprob).
+   */
+  private finishOnEndToken(sequence: Sequence, sampled: SampledToken): void {
+    if (sequence.pendingLogprobs) sequence.endLogprob = this.describeLogprobs(sampled, this.vocabulary.piece(sampled.token));
+    this.finish(sequence, 'stop');
   }
 
   private describeLogprobs(sampled: SampledToken, piece: Uint8Array): TokenLogprob {
