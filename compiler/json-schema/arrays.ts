@@ -4,6 +4,7 @@
 // each part gives it. In strict mode, when no part says what the rest is, there is none.
 // unevaluatedItems applies past the leading items its own subtree evaluates, unless that
 // subtree has a rest. Counts no array can meet make it empty, with the reason (see emptyAt).
+// uniqueItems: unique-items.ts.
 import { alt, EMPTY, type Expr, NOTHING, rep, seq } from '../ir.js';
 import { GrammarError, pointerJoin } from '../errors.js';
 import { beyondExpansionLimit, repeatStates } from '../expanded-size.js';
@@ -11,6 +12,7 @@ import { MAX_AUTOMATON_STATES } from '../limits.js';
 import { emptyAt, type Lowering, type Schema } from './lowering.js';
 import { ruleBase } from './objects.js';
 import { isNumber, keywordValues, type Part, tightest } from './parts.js';
+import { lowerUniqueArray } from './unique-items.js';
 
 interface Located {
   schema: Schema;
@@ -69,6 +71,13 @@ export function lowerArray(ctx: Lowering, parts: Part[], pointer: string, depth:
   if (maxItems !== null && minItems > maxItems) {
     const why = closed ? "without 'items', strict mode allows none beyond them" : "'items' is false";
     return emptyAt(pointer, `'minItems' is ${minItems}, but at most ${maxItems} ${maxItems === 1 ? 'item is' : 'items are'} allowed ('prefixItems' has ${length}; ${why})`);
+  }
+  // Distinct items: only where they come from a short list of values (unique-items.ts); one item is always distinct.
+  const unique = parts.find((p) => p.schema.uniqueItems === true);
+  if (unique && (maxItems === null || maxItems > 1)) {
+    const at = pointerJoin(unique.pointer, 'uniqueItems');
+    if (length > 0) throw GrammarError.at(at, "the keyword 'uniqueItems' cannot be enforced by a grammar beside leading items ('prefixItems')");
+    return lowerUniqueArray(ctx, items, { minItems, maxItems }, at, pointer, depth);
   }
   const base = ruleBase(pointer);
   const prefixValues = prefix.map((s, i) => ctx.rule(`${base}_item_${i}`, ctx.value(s.schema, s.pointer, depth + 1), s.pointer));

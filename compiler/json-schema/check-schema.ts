@@ -12,7 +12,7 @@ const ENFORCED = new Set([
   'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties',
   'minProperties', 'maxProperties', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'minItems', 'maxItems',
   'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'uniqueItems', // false only: true is refused below
+  'uniqueItems', // true only where the items take a short list of values (unique-items.ts); refused elsewhere
   'nullable', // OpenAPI 3.0's, as OpenAI's SDKs write it: null joins the `type` beside it (parts.ts)
 ]);
 const ANNOTATIONS = new Set([
@@ -67,7 +67,6 @@ function walk(schema: unknown, pointer: string, isRoot: boolean): void {
   if (s.nullable === true && s.type === undefined) {
     throw GrammarError.at(pointerJoin(pointer, 'nullable'), `'nullable' adds null to the 'type' beside it, and there is none here: give a 'type', or write {"anyOf": [{…}, {"type": "null"}]}`);
   }
-  if (s.uniqueItems === true) throw GrammarError.at(pointerJoin(pointer, 'uniqueItems'), "the keyword 'uniqueItems' cannot be enforced by a grammar");
   if (typeof s.format === 'string' && !KNOWN_FORMATS.includes(s.format)) {
     throw GrammarError.at(pointerJoin(pointer, 'format'), `the format '${s.format}' is not supported (supported: ${KNOWN_FORMATS.join(', ')})`);
   }

@@ -323,6 +323,7 @@ class XmlLowering {
         if (keyword in p.schema) throw GrammarError.at(pointerJoin(p.pointer, keyword), `'${keyword}' is not supported inside a '${this.name}' value (lists are written item by item, all of one schema)`);
       }
       if (Array.isArray(p.schema.items)) throw GrammarError.at(pointerJoin(p.pointer, 'items'), `tuple 'items' is not supported inside a '${this.name}' value`);
+      if (p.schema.uniqueItems === true) throw GrammarError.at(pointerJoin(p.pointer, 'uniqueItems'), `the keyword 'uniqueItems' cannot be enforced inside a '${this.name}' value`);
     }
     const given = parts.filter((p) => 'items' in p.schema).map((p) => ({ schema: p.schema.items as Schema, pointer: pointerJoin(p.pointer, 'items') }));
     const items = given.length === 0 ? { schema: !ctx.options.strictMode, pointer: at } : ctx.conjunction(given);

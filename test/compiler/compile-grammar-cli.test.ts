@@ -16,7 +16,7 @@ test.before.each(() => {
   dir = mkdtempSync(join(tmpdir(), 'lmforge-cg-'));
   writeFileSync(join(dir, 'a.ebnf'), 'root ::= "a"+');
   writeFileSync(join(dir, 'tool.json'), JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
-  writeFileSync(join(dir, 'bad-schema.json'), JSON.stringify({ type: 'array', uniqueItems: true }));
+  writeFileSync(join(dir, 'bad-schema.json'), JSON.stringify({ type: 'array', items: { type: 'string' }, uniqueItems: true }));
   writeFileSync(join(dir, 'bad.ebnf'), 'root ::= "a" |* "b"');
   writeFileSync(join(dir, 'broken.json'), '{ not json');
   writeFileSync(join(dir, 'stag.json'), JSON.stringify({ type: 'structural_tag', format: { type: 'const_string', value: 'x' } }));

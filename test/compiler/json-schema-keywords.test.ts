@@ -104,6 +104,18 @@ test('allOf: objects, types, enums, numeric bounds, $ref and anyOf with siblings
   agrees('oneOf siblings', { type: 'object', properties: { k: {}, a: {} }, oneOf: [{ properties: { k: { const: 'x' } }, required: ['k'] }, { properties: { k: { const: 'ab' }, a: { type: 'integer' } }, required: ['k', 'a'] }] }, ['k', 'a'], [{ k: 'x' }, { k: 'ab', a: 5 }, { k: 'ab' }], ['k', 'a']);
 });
 
+test('uniqueItems over a short list of values (a set of an Enum or of Literals): every order of distinct items, within the counts', () => {
+  const perms = [['x'], ['x', 'ab'], ['ab', 'x'], ['x', 'x'], ['a', 'x', 'ab'], ['ab', 'ab', 'x'], ['a', 'ab', 'x', 'a'], [], ['hello']];
+  agrees('unique enum', { type: 'array', items: { enum: ['x', 'ab', 'a'] }, uniqueItems: true }, [], perms);
+  agrees('unique $ref enum, counted', { $defs: { Color: { title: 'Color', type: 'string', enum: ['x', 'ab', 'a', 'bb'] } }, type: 'array', items: { $ref: '#/$defs/Color' }, uniqueItems: true, minItems: 2, maxItems: 3 }, [], perms);
+  agrees('unique booleans and null', { type: 'array', items: { type: ['boolean', 'null'] }, uniqueItems: true, minItems: 1 }, [], [[true], [true, false], [false, null, true], [true, true], [null, null], []]);
+  // 5 and 5.0 are one value to JSON Schema: one of them, once.
+  agrees('unique numbers, equal spellings', { type: 'array', items: { enum: [5, 5.0, 7, 'a'] }, uniqueItems: true }, [], [[5, 7], [7, 5], [5, 5], ['a', 5, 7]]);
+  agrees('unique enum filtered by the item schema', { type: 'array', items: { enum: ['x', 'ab', 7], type: 'string', maxLength: 1 }, uniqueItems: true }, [], [['x'], ['ab'], [7], ['x', 'x']]);
+  agrees('unique in an object, beside other properties', { type: 'object', properties: { tags: { type: 'array', items: { enum: ['a', 'b'] }, uniqueItems: true }, k: { type: 'integer' } }, required: ['tags'] }, ['tags', 'k'], [{ tags: ['a', 'b'], k: 5 }, { tags: ['b', 'b'] }, { tags: [] }], ['tags', 'k']);
+  agrees('one item is always distinct', { type: 'array', items: { type: 'string' }, uniqueItems: true, maxItems: 1 }, [], [['x'], [], ['x', 'x']]);
+});
+
 test("OpenAPI 3.0's nullable, as OpenAI's SDKs write a zod .nullable(): null joins the type beside it, an enum still decides", () => {
   agrees('nullable property', { type: 'object', properties: { city: { type: 'string' }, mayor: { type: 'string', nullable: true } }, required: ['city', 'mayor'], additionalProperties: false }, ['city', 'mayor'], [{ city: 'x', mayor: null }, { city: 'x', mayor: 'a' }, { city: null, mayor: 'a' }], ['city', 'mayor']);
   agrees('nullable type list', { type: ['integer', 'boolean'], nullable: true }, [], [null, 5, true, 'x']);

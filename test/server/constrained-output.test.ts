@@ -53,6 +53,20 @@ test('every output under a JSON schema validates with ajv, for many seeds', asyn
   await eachSeedValidates(s, person, validPerson, 6, 200);
 });
 
+test('uniqueItems over an Enum (as pydantic writes a set of one) is served and enforced: every seed writes distinct items', async ({ s }) => {
+  const schema = {
+    $defs: { Color: { title: 'Color', type: 'string', enum: ['red', 'green', 'blue', 'cyan'] } },
+    type: 'object',
+    properties: { colors: { type: 'array', items: { $ref: '#/$defs/Color' }, uniqueItems: true, minItems: 2 } },
+    required: ['colors'],
+    additionalProperties: false,
+  };
+  const valid = new Ajv().compile(schema);
+  for (const value of (await eachSeedValidates(s, schema, valid, 6, 100)) as { colors: string[] }[]) {
+    assert.is(new Set(value.colors).size, value.colors.length, JSON.stringify(value));
+  }
+});
+
 test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are served and enforced: outputs validate with ajv-formats", async ({ s }) => {
   const { default: addFormats } = await import('ajv-formats');
   const record = {
@@ -144,7 +158,7 @@ test('streamed and whole constrained outputs agree for the same seed; n > 1 choi
 
 test('an invalid schema or tag is a 400 whose param points into response_format', async ({ s }) => {
   const ask = (response_format: object) => post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, response_format });
-  const schema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'array', uniqueItems: true } } } } });
+  const schema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' }, uniqueItems: true } } } } });
   assert.is(schema.status, 400);
   assert.is(schema.json.error.param, 'response_format.json_schema.schema/properties/a/uniqueItems');
   assert.is(schema.json.error.code, 'invalid_grammar');
