@@ -115,7 +115,12 @@ export class ReasoningSplitter {
    * one (`open`), or past its close marker (`closed`).
    */
   get block(): 'undecided' | 'none' | 'open' | 'closed' {
-    let body = this.text;
+    return this.blockAfter('');
+  }
+
+  /** Where the text would stand with `more` after it (`block` of text pushed so far + more), pushing nothing. */
+  blockAfter(more: string): 'undecided' | 'none' | 'open' | 'closed' {
+    let body = this.text + more;
     if (this.start === 'model') {
       const rest = body.trimStart();
       if (rest.startsWith(this.markers.open)) body = rest.slice(this.markers.open.length);

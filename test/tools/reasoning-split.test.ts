@@ -3,6 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ReasoningSplitter, type ThinkStart } from '../../runtime/chat-format/reasoning.js';
+import { ReasoningTokens } from '../../runtime/api/chat-completions/reasoning-tokens.js';
 
 const test = suite('reasoning split');
 
@@ -52,6 +53,27 @@ test('a possible </think> is withheld from the reasoning until it is known', () 
   const splitter = new ReasoningSplitter('open');
   assert.equal(splitter.push('abc </th'), { reasoning: 'abc' });
   assert.equal(splitter.push('ink>\n\nAn'), { answer: 'An' });
+});
+
+test('thinking tokens: a delta of several tokens (speculation) that closes the thinking counts up to the closing token', () => {
+  // Token ids are indexes into this vocabulary; `</think>` is one token (3) or spelt in two (4, 5).
+  const texts = ['Hm', ' ok', '.', '</think>', '</th', 'ink>', '\n\nYes', ' sure'];
+  const count = (start: Exclude<ThinkStart, 'closed'>, deltas: number[][]) => {
+    const splitter = new ReasoningSplitter(start);
+    const tokens = new ReasoningTokens();
+    for (const delta of deltas) tokens.observe(splitter, delta, (token) => texts[token]!, () => splitter.push(delta.map((token) => texts[token]).join('')));
+    return tokens.count;
+  };
+  // One token a delta: the thinking is its first four tokens, whatever comes after.
+  assert.is(count('open', [[0], [1], [2], [3], [6], [7]]), 4);
+  // The same tokens drafted and accepted together: the same count, not the delta's six.
+  assert.is(count('open', [[0, 1], [2, 3, 6, 7]]), 4);
+  assert.is(count('open', [[0, 1, 2, 3, 6, 7]]), 4);
+  // The close marker spelt over two tokens, the second in a delta with the answer.
+  assert.is(count('open', [[0, 4], [5, 6, 7]]), 3);
+  // A delta that stays inside the thinking counts whole; one after it counts nothing.
+  assert.is(count('open', [[0, 1, 2], [7, 7]]), 5);
+  assert.is(count('open', [[3], [6, 7, 7]]), 1);
 });
 
 test.run();

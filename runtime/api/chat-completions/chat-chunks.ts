@@ -34,6 +34,8 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
   constructor(
     private readonly frame: ChunkFrame,
     private readonly choices: ChatChoice[],
+    /** Each token's text as the vocabulary writes it (EngineInfo.tokenTexts), to count thinking tokens within a delta. */
+    private readonly tokenText: (token: number) => string,
     /** tool_choice 'required' or a named function: the answer is a call, and its content null, as OpenAI's first chunk says. */
     private readonly callForced = false,
   ) {
@@ -47,7 +49,7 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
     } else if (event.type === 'delta') {
       const choice = this.choices[event.choice]!;
       const reasoning = this.reasoning[event.choice];
-      const deltas = reasoning ? reasoning.observe(choice.splitter!, event.tokens.length, () => advance(choice, event.text)) : advance(choice, event.text);
+      const deltas = reasoning ? reasoning.observe(choice.splitter!, event.tokens, this.tokenText, () => advance(choice, event.text)) : advance(choice, event.text);
       const logprobs = event.logprobs?.map(toOpenAiLogprob);
       // Logprobs of tokens that show no text yet (part of a character, a possible stop string,
       // text the parsers hold back) still go out with their step, on a delta without text.

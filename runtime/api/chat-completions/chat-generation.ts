@@ -63,7 +63,7 @@ export async function chatGeneration(request: ChatRequest, serverContext: Comple
     // Not under an output format: its language decides every byte, a leading space too.
     ...(context.template.dropsAnswerLeadingSpace && !spec ? { leadingSpace: true } : {}),
   }));
-  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, callForced), {
+  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, (token) => context.engine.info.tokenTexts[token] ?? '', callForced), {
     traceId: completionId,
     context,
     meter,
