@@ -218,7 +218,6 @@ test('what a stateless server cannot do, and what it does not serve, is a 400 na
     ['previous_response_id', { ...ok, previous_response_id: 'resp_1' }, /keeps no responses; send the whole conversation in input/],
     ['conversation', { ...ok, conversation: 'conv_1' }, /whole conversation in input/],
     ['background', { ...ok, background: true }, /keeps no responses/],
-    ['truncation', { ...ok, truncation: 'auto' }],
     ['tools[0].type', { ...ok, tools: [{ type: 'web_search' }] }, /function tools are the only kind served/],
     ['tools[1].type', { ...ok, tools: [...tools, { type: 'mcp', server_label: 'x' }] }],
     ['input[0].content[1].type', { ...ok, input: [{ role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'https://x/y.png' }] }] }, /no images/],

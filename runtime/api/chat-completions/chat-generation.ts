@@ -17,6 +17,7 @@ import { generationChunks } from '../generation.js';
 import { compileOutputFormat } from '../output-format.js';
 import { grammarErrorParam, grammarSpecOf } from '../response-format.js';
 import { callIsForced, toolParserFor, toolSetupOf } from './tool-calls.js';
+import { dropOldestToFit } from './fit-conversation.js';
 
 export interface ChatGeneration {
   /** The answer's chunks, the usage chunk last (generation.ts). */
@@ -27,18 +28,24 @@ export interface ChatGeneration {
   foldOptions: ChatResponseOptions;
 }
 
+export interface ChatGenerationOptions {
+  /** The Responses API's truncation "auto": the oldest messages dropped until the prompt fits (fit-conversation.ts). */
+  dropOldestToFit?: boolean;
+}
+
 /**
  * Throws before any chunk for what can be refused up front (a template that cannot render the
  * conversation, a format that does not compile, too many choices): still an HTTP error.
  */
-export async function chatGeneration(request: ChatRequest, serverContext: CompletionContext, completionId: string, meter: RequestMeter, signal: AbortSignal): Promise<ChatGeneration> {
+export async function chatGeneration(request: ChatRequest, serverContext: CompletionContext, completionId: string, meter: RequestMeter, signal: AbortSignal, options: ChatGenerationOptions = {}): Promise<ChatGeneration> {
   // A request with tools is written in the model's tool_use template, when it has one to use.
   const context = request.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
   const n = request.n ?? 1;
   checkChoicesFit(n, context.engine.info);
   const answer = grammarSpecOf(request.response_format);
   const tools = toolSetupOf(request, context.tools.format, answer);
-  const generate = toGenerateRequest(request, context, completionId, tools);
+  const render = (chat: ChatRequest) => toGenerateRequest(chat, context, completionId, tools);
+  const generate = render(options.dropOldestToFit ? await dropOldestToFit(request, context.engine, render) : request);
   const think = thinkStartFor(generate, context);
   const spec = tools?.spec ?? answer;
   if (answer && tools?.spec) {

@@ -50,7 +50,7 @@ export function responseSettings(request: ResponsesRequest, id: string, model: s
     tools: (request.tools ?? []).map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict ?? true })),
     top_logprobs: request.top_logprobs ?? 0,
     top_p: request.top_p ?? 1,
-    truncation: 'disabled',
+    truncation: request.truncation ?? 'disabled',
     user: request.user ?? null,
   };
 }

@@ -242,7 +242,7 @@ export const responsesRequestSchema = {
       additionalProperties: false,
       description: 'Accepted and unused: events are not padded here.',
     },
-    truncation: { enum: ['disabled', 'auto', null], description: "'disabled' only: an input longer than the context window is a 400 ('auto' would drop items from it, which this server does not do)." },
+    truncation: { enum: ['disabled', 'auto', null], description: "'disabled' (default): an input longer than the context window is a 400. 'auto': its oldest items are dropped until it fits (instructions and the newest item stay)." },
     reasoning: {
       type: ['object', 'null'],
       properties: {

@@ -58,9 +58,6 @@ const validate = requestValidator<ResponsesRequest>(responsesRequestSchema);
 
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
   const request = validate(body);
-  if (request.truncation === 'auto') {
-    throw badRequest("truncation 'auto' is not supported: this server does not drop input items to fit the context window; send 'disabled' and an input that fits.", 'truncation', 'unsupported_parameter');
-  }
   if (request.background === true) {
     throw badRequest('background is not supported: this server keeps no responses to come back for; send the request without it (or stream it).', 'background', 'unsupported_parameter');
   }

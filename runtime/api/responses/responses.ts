@@ -17,7 +17,7 @@ import { sendResponse } from './send-response.js';
 export async function completeResponse(request: ResponsesRequest, res: ServerResponse, context: CompletionContext, id: string, meter: RequestMeter): Promise<void> {
   const chat = toChatRequest(request);
   try {
-    const { chunks } = await chatGeneration(chat, context, id, meter, abortWhenClosed(res));
+    const { chunks } = await chatGeneration(chat, context, id, meter, abortWhenClosed(res), { dropOldestToFit: request.truncation === 'auto' });
     const events = new ResponseEvents(responseSettings(request, id, context.modelId), chat.logprobs === true);
     await sendResponse(res, chunks, events, { stream: request.stream === true, meter });
   } catch (error) {
