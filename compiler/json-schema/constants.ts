@@ -29,13 +29,21 @@ export function validatorAt(root: Schema, pointer: string): ValidateFunction {
   return validate;
 }
 
+/** Whether a part lists its values (an enum or a const). */
+export const holdsValues = (part: Part): boolean => 'const' in part.schema || Array.isArray(part.schema.enum);
+
+/** The values a schema lists: its const, else its enum. */
+export function declaredValues(schema: Record<string, unknown>): unknown[] {
+  return 'const' in schema ? [schema.const] : (schema.enum as unknown[]);
+}
+
 /**
  * The values of the first enum or const among the parts that every part accepts (checked by
  * ajv against each part's whole schema, so every other keyword is taken into account).
  */
 export function valuesAllowed(root: Schema, parts: Part[]): unknown[] {
-  const first = parts.find((p) => 'const' in p.schema || Array.isArray(p.schema.enum))!.schema;
-  const values = 'const' in first ? [first.const] : (first.enum as unknown[]);
+  const first = parts.find(holdsValues)!.schema;
+  const values = declaredValues(first);
   // A const beside an enum must be among its values: ajv decides, as for any other keyword.
   const onlyValues = parts.length === 1 && !('const' in first && 'enum' in first) && Object.keys(first).every((k) => k === 'const' || k === 'enum' || NON_ASSERTIONS.has(k));
   if (onlyValues) return values;

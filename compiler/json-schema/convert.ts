@@ -10,7 +10,7 @@ import { lowerArray } from './arrays.js';
 import { checkSchema } from './check-schema.js';
 import { checkSchemaSize } from './check-size.js';
 import { combinatorPart, distribute } from './combinators.js';
-import { constValue, valuesAllowed } from './constants.js';
+import { constValue, holdsValues, valuesAllowed } from './constants.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
 import { integerFormats, isUnboundedNumeric, lowerInteger, lowerNumber } from './numeric.js';
 import { intRange, MAX_FREE_DIGITS } from './numbers.js';
@@ -173,7 +173,7 @@ class SchemaConverter implements Lowering {
         }),
       );
     }
-    if (parts.some((p) => 'const' in p.schema || Array.isArray(p.schema.enum))) {
+    if (parts.some(holdsValues)) {
       const values = valuesAllowed(this.root, parts);
       if (values.length === 0) return emptyAt(pointer, noValueAllowed(parts));
       return alt(...values.map((v) => constValue(this.fmt, v, depth)));
@@ -235,7 +235,7 @@ class SchemaConverter implements Lowering {
 
 /** Why an enum or const allows nothing: it is empty, or the other keywords reject every value. */
 function noValueAllowed(parts: Part[]): string {
-  const holder = parts.find((p) => 'const' in p.schema || Array.isArray(p.schema.enum))!.schema;
+  const holder = parts.find(holdsValues)!.schema;
   if (!('const' in holder) && (holder.enum as unknown[]).length === 0) return "'enum' is empty: no value matches it";
   // The values come from the holder's const (else its enum); every other assertion is a reason.
   const source = 'const' in holder ? 'const' : 'enum';

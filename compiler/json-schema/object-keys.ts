@@ -12,7 +12,7 @@ import { MAX_LANGUAGE_STATES } from '../limits.js';
 import { type ByteDfa, dfaAccepts, dfaExpr, dfaOfExpr, EMPTY_DFA, isEmptyDfa, LanguageTooLarge } from '../dfa/byte-dfa.js';
 import { chooseFinals, MAX_PRODUCT_PARTS, productDfa, productTable } from '../dfa/product.js';
 import { combinatorPart, distribute } from './combinators.js';
-import { validatorAt, valuesAllowed } from './constants.js';
+import { holdsValues, validatorAt, valuesAllowed } from './constants.js';
 import { canonicalSpelling } from './json-chars.js';
 import { isObject, type Lowering, type Schema } from './lowering.js';
 import { commonTypes, conjunctionOf, conjunctionSchema, type Part } from './parts.js';
@@ -279,7 +279,7 @@ export function nameLanguage(ctx: Lowering, schema: Schema, pointer: string, spe
 function nameLanguageOfParts(ctx: Lowering, parts: Part[], spelling: Spelling): ByteDfa {
   if (combinatorPart(parts) >= 0) return nameLanguage(ctx, conjunctionSchema(parts), parts[0]!.pointer, spelling);
   if (!commonTypes(parts).includes('string')) return EMPTY_DFA;
-  if (parts.some((p) => 'const' in p.schema || Array.isArray(p.schema.enum))) {
+  if (parts.some(holdsValues)) {
     const values = valuesAllowed(ctx.root, parts).filter((v): v is string => typeof v === 'string');
     if (values.length === 0) return EMPTY_DFA;
     return spelledDfa(values, spelling);

@@ -6,7 +6,7 @@
 // are refused as before: no finite automaton remembers every item written.
 import { alt, EMPTY, type Expr, NOTHING, seq } from '../ir.js';
 import { GrammarError } from '../errors.js';
-import { constValue, validatorAt } from './constants.js';
+import { constValue, declaredValues, holdsValues, valuesAllowed } from './constants.js';
 import { emptyAt, type Lowering, type Schema } from './lowering.js';
 import { ruleBase } from './objects.js';
 import { commonTypes, conjunctionOf, partsOfConjunction, type Part } from './parts.js';
@@ -58,21 +58,21 @@ function finiteScalarValues(ctx: Lowering, items: { schema: Schema; pointer: str
   if (items.schema === false) return [];
   const parts = partsOfConjunction(items.schema) ?? conjunctionOf(items.schema, items.pointer, (ref, at) => ctx.lookupRef(ref, at));
   if (!Array.isArray(parts)) return [];
-  const holder = parts.find((p) => 'const' in p.schema || Array.isArray(p.schema.enum));
-  let candidates: unknown[];
-  if (holder) candidates = 'const' in holder.schema ? [holder.schema.const] : (holder.schema.enum as unknown[]);
-  else if (parts.some(hasBranches)) return undefined;
+  const holder = parts.find(holdsValues);
+  let values: unknown[];
+  if (holder) {
+    if (declaredValues(holder.schema).some((v) => v !== null && typeof v === 'object')) return undefined;
+    // The values every part's whole schema accepts, as for any enum.
+    values = valuesAllowed(ctx.root, parts);
+  } else if (parts.some(hasBranches)) return undefined;
   else {
+    // Only type says anything of null and the booleans (enum and const are above; not and if are refused).
     const types = commonTypes(parts);
     if (!types.every((t) => t === 'null' || t === 'boolean')) return undefined;
-    candidates = [...(types.includes('null') ? [null] : []), ...(types.includes('boolean') ? [true, false] : [])];
+    values = [...(types.includes('null') ? [null] : []), ...(types.includes('boolean') ? [true, false] : [])];
   }
-  if (candidates.some((v) => v !== null && typeof v === 'object')) return undefined;
-  // Every part's whole schema decides (ajv), as for any enum; equal values (1 and 1.0) count once.
-  const checks = parts.map((p) => validatorAt(ctx.root, p.pointer));
-  const distinct = new Map<string, unknown>();
-  for (const v of candidates) if (checks.every((validate) => validate(v))) distinct.set(JSON.stringify(v), v);
-  return [...distinct.values()];
+  // Equal values (1 and 1.0) count once.
+  return [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
 }
 
 const hasBranches = (p: Part): boolean => 'anyOf' in p.schema || 'oneOf' in p.schema;

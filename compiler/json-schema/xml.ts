@@ -26,7 +26,7 @@ import { MAX_CODE_POINT, normalizeRanges, subtractRanges } from '../charset.js';
 import { MAX_NESTING } from '../limits.js';
 import { dfaOfExpr } from '../dfa/byte-dfa.js';
 import { combinatorPart, distribute } from './combinators.js';
-import { constValue, valuesAllowed } from './constants.js';
+import { constValue, holdsValues, valuesAllowed } from './constants.js';
 import { excludingTrie } from './json-chars.js';
 import { DEFAULT_MAX_WHITESPACE, whitespace } from './options.js';
 import { emptyAt, isObject, type Lowering, type Schema } from './lowering.js';
@@ -268,7 +268,7 @@ class XmlLowering {
         this.nesting--;
       }
     }
-    if (parts.some((p) => 'const' in p.schema || Array.isArray(p.schema.enum))) {
+    if (parts.some(holdsValues)) {
       const values = valuesAllowed(ctx.root, parts);
       if (values.length === 0) return [{ kind: 'null', expr: emptyAt(at, "none of the 'enum' or 'const' values satisfies the other keywords") }];
       return values.map((v): Way => (typeof v === 'string' ? { kind: 'string', expr: this.literal(v) } : { kind: kindOfValue(v), expr: seq(this.ws, constValue(ctx.fmt, v, depth), this.ws), listed: true }));
