@@ -27,8 +27,9 @@ import type { TokenizerInfo } from './tokenizer/tokenizer-info.js';
  * structural tag that asks for an end-of-generation token as output (8 compiled it, and the
  * output ended there); 10 counts a long string's maximum in the matcher (three FSM sections);
  * 11 bounds each component of the duration format to 9 digits (10 let a model write digits
- * until max_tokens). */
-export const ARTIFACT_FORMAT_VERSION = 11;
+ * until max_tokens); 12 compiles uniqueItems over free strings and numbers to a rule the
+ * matcher guards (ir.ts Rule.uniqueItems; 11 refused it). */
+export const ARTIFACT_FORMAT_VERSION = 12;
 const MAGIC = 'LMFGRAMR';
 const ENGINE_VERSION = '0.1.0';
 

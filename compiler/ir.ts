@@ -65,6 +65,10 @@ export interface Rule {
   /** True when the lookahead is the whole context, not only a necessary prefix of it. */
   exactLookahead: boolean;
   origin?: RuleOrigin;
+  /** A JSON array (its body starts with `[`) whose items must differ from each other, which no
+   * grammar can hold for free strings or numbers: the matcher refuses an item equal to an
+   * earlier one (unique-items-guard.ts). Such a rule is never inlined. */
+  uniqueItems?: boolean;
 }
 
 export interface GrammarIR {

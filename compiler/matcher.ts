@@ -12,6 +12,7 @@ import { tokenSetHas } from './fsm/queries.js';
 import { fillTokenMask, type MaskScratch, newMaskScratch } from './mask/fill-mask.js';
 import { COUNT_REFUSED, grow, RowEngine } from './row-engine.js';
 import { TOKEN_NORMAL, TOKEN_STOP } from './tokenizer/tokenizer-info.js';
+import { UniqueItemsGuard } from './unique-items-guard.js';
 
 const encoder = new TextEncoder();
 
@@ -25,11 +26,14 @@ export class GrammarMatcher {
   private stopUnit = -1;
   private scratch: MaskScratch | null = null;
   private atomic = new Int32Array(16); // (state, start) pairs reached by a token edge
+  /** Keeps the items of arrays marked `uniqueItems` distinct (free strings, numbers), or null. */
+  private guard: UniqueItemsGuard | null;
 
   constructor(compiled: CompiledGrammar) {
     this.compiled = compiled;
     this.fsm = compiled.fsm;
     this.rows = new RowEngine(compiled.fsm);
+    this.guard = UniqueItemsGuard.forGrammar(compiled);
   }
 
   /** Back to the state before any input. */
@@ -37,6 +41,7 @@ export class GrammarMatcher {
     this.numUnits = 0;
     this.stopUnit = -1;
     this.rows.reset();
+    this.guard?.reset();
   }
 
   /** Accepts the whole string or nothing; counts as one unit for rollback. */
@@ -53,6 +58,10 @@ export class GrammarMatcher {
         rows.popRows(before);
         return false;
       }
+    }
+    if (this.guard && !this.guard.accept(bytes, rows, before)) {
+      rows.popRows(before);
+      return false;
     }
     this.pushUnit(rows.rowCount - before);
     return true;
@@ -72,6 +81,7 @@ export class GrammarMatcher {
     for (let i = 0; i < n; i++) rows -= this.units[--this.numUnits]!;
     if (this.stopUnit >= this.numUnits) this.stopUnit = -1;
     this.rows.popRows(rows);
+    this.guard?.rollback(n);
   }
 
   /** A stop token was accepted: nothing more can be. */
@@ -91,6 +101,7 @@ export class GrammarMatcher {
     const kind = info.kind[id]!;
     if (kind === TOKEN_STOP) {
       if (!this.isCompleted()) return false;
+      this.guard?.acceptNothing();
       this.pushUnit(0);
       this.stopUnit = this.numUnits - 1;
       return true;
@@ -105,11 +116,14 @@ export class GrammarMatcher {
       const to = info.offsets[id + 1]!;
       ok = true;
       for (let i = from; i < to && ok; i++) ok = i === to - 1 ? rows.advance(info.bytes[i]!, this.atomic, numAtomic) : rows.pushByte(info.bytes[i]!);
+      // An item equal to an earlier one of its array is refused as the grammar refuses.
+      if (ok && this.guard && !this.guard.accept(info.bytes.subarray(from, to), rows, before)) ok = false;
       if (!ok) rows.popRows(before);
     }
     if (!ok && numAtomic > 0) {
       // Only the token edges matched: their targets form one row.
       rows.pushItems(this.atomic, numAtomic);
+      this.guard?.acceptNothing();
       ok = true;
     }
     if (ok) this.pushUnit(rows.rowCount - before);
@@ -126,6 +140,7 @@ export class GrammarMatcher {
     if (mask.length * 32 < info.vocabSize) throw new RangeError(`a mask of ${mask.length} words is too small for ${info.vocabSize} tokens`);
     this.scratch ??= newMaskScratch(info);
     fillTokenMask(this.rows, info, this.compiled.masks!, mask, this.scratch, this.rows.rowCount - 1);
+    this.guard?.filterMask(mask, info, this.rows);
   }
 
   /**
@@ -190,6 +205,7 @@ export class GrammarMatcher {
     copy.units = this.units.slice();
     copy.atomic = new Int32Array(this.atomic.length);
     copy.scratch = null;
+    copy.guard = this.guard?.copy() ?? null;
     return copy;
   }
 

@@ -80,7 +80,8 @@ export function grammarText(g: GrammarIR): string {
   const names = (r: number): string => g.rules[r]!.name;
   const lines = g.rules.map((rule, i) => {
     const la = rule.lookahead ? ` (= ${exprText(rule.lookahead, names)})${rule.exactLookahead ? ' exact' : ''}` : '';
-    return `${i === g.root ? '# root\n' : ''}${rule.name} ::= ${exprText(rule.body, names)}${la}`;
+    const unique = rule.uniqueItems ? ' (unique items)' : '';
+    return `${i === g.root ? '# root\n' : ''}${rule.name} ::= ${exprText(rule.body, names)}${la}${unique}`;
   });
   return lines.join('\n') + '\n';
 }

@@ -205,6 +205,24 @@ export class RowEngine {
     return this.rowCompleted[row] === 1;
   }
 
+  /**
+   * Whether row `row` holds an item of a rule flagged in `rules` that began at the row before
+   * (its first byte was the last one read): one that can scan, or one waiting for a rule it
+   * called (a completion entry of this row).
+   */
+  startedRuleLives(row: number, rules: Uint8Array): boolean {
+    const fsm = this.fsm;
+    for (let i = this.rowItemStart[row]!, to = this.rowItemStart[row + 1]!; i < to; i += 2) {
+      if (this.items[i + 1] === row - 1 && rules[fsm.stateRule[this.items[i]!]!] === 1) return true;
+    }
+    for (let i = this.rowEntryStart[row]!, to = this.rowEntryStart[row + 1]!; i < to; i += 4) {
+      const code = this.entries[i + 1]!;
+      const parentState = code >= 0 ? code : fsm.repLoop[repeatCode(code)]!;
+      if (this.entries[i + 2] === row - 1 && rules[fsm.stateRule[parentState]!] === 1) return true;
+    }
+    return false;
+  }
+
   /** Drops rows above `rows`. */
   popRows(rows: number): void {
     this.numRows = rows;

@@ -12,7 +12,7 @@ import { MAX_AUTOMATON_STATES } from '../limits.js';
 import { emptyAt, type Lowering, type Schema } from './lowering.js';
 import { ruleBase } from './objects.js';
 import { isNumber, keywordValues, type Part, tightest } from './parts.js';
-import { lowerUniqueArray } from './unique-items.js';
+import { distinctItems, lowerUniqueArray } from './unique-items.js';
 
 interface Located {
   schema: Schema;
@@ -72,12 +72,17 @@ export function lowerArray(ctx: Lowering, parts: Part[], pointer: string, depth:
     const why = closed ? "without 'items', strict mode allows none beyond them" : "'items' is false";
     return emptyAt(pointer, `'minItems' is ${minItems}, but at most ${maxItems} ${maxItems === 1 ? 'item is' : 'items are'} allowed ('prefixItems' has ${length}; ${why})`);
   }
-  // Distinct items: only where they come from a short list of values (unique-items.ts); one item is always distinct.
+  // Distinct items: by the grammar over a short list of values, or by the matcher's guard
+  // (unique-items.ts); one item is always distinct.
   const unique = parts.find((p) => p.schema.uniqueItems === true);
+  let guarded = false;
   if (unique && (maxItems === null || maxItems > 1)) {
     const at = pointerJoin(unique.pointer, 'uniqueItems');
-    if (length > 0) throw GrammarError.at(at, "the keyword 'uniqueItems' cannot be enforced by a grammar beside leading items ('prefixItems')");
-    return lowerUniqueArray(ctx, items, { minItems, maxItems }, at, pointer, depth);
+    if (length > 0) throw GrammarError.at(at, "the keyword 'uniqueItems' cannot be enforced beside leading items ('prefixItems')");
+    const distinct = distinctItems(ctx, items, at);
+    if (!distinct.guard) return lowerUniqueArray(ctx, distinct.values!, { minItems, maxItems }, pointer, depth);
+    if (distinct.values && minItems > distinct.values.length) return emptyAt(pointer, `'minItems' is ${minItems}, but with 'uniqueItems' the items take only ${distinct.values.length} distinct values`);
+    guarded = true;
   }
   const base = ruleBase(pointer);
   const prefixValues = prefix.map((s, i) => ctx.rule(`${base}_item_${i}`, ctx.value(s.schema, s.pointer, depth + 1), s.pointer));
@@ -104,5 +109,6 @@ export function lowerArray(ctx: Lowering, parts: Part[], pointer: string, depth:
   }
   const first = prefix.length > 0 ? prefixValues[0]! : itemValue;
   const nonEmpty = maxItems === 0 ? NOTHING : seq(first, after);
-  return fmt.container('[', ']', depth, nonEmpty, minItems === 0);
+  const array = fmt.container('[', ']', depth, nonEmpty, minItems === 0);
+  return guarded ? ctx.uniqueItemsRule(`${base}_unique`, array, pointer) : array;
 }

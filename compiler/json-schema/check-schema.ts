@@ -12,7 +12,7 @@ const ENFORCED = new Set([
   'properties', 'required', 'additionalProperties', 'patternProperties', 'propertyNames', 'unevaluatedProperties',
   'minProperties', 'maxProperties', 'items', 'prefixItems', 'additionalItems', 'unevaluatedItems', 'minItems', 'maxItems',
   'minLength', 'maxLength', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'uniqueItems', // true only where the items take a short list of values (unique-items.ts); refused elsewhere
+  'uniqueItems', // by the grammar over a short list of values, or by the matcher's guard (unique-items.ts)
   'nullable', // OpenAPI 3.0's, as OpenAI's SDKs write it: null joins the `type` beside it (parts.ts)
 ]);
 const ANNOTATIONS = new Set([

@@ -35,7 +35,7 @@ export function jsonSchemaToGrammar(schema: unknown, options: JsonSchemaOptions 
 class SchemaConverter implements Lowering {
   readonly builder = new GrammarBuilder();
   readonly fmt: Formatting;
-  readonly options: { strictMode: boolean; anyOrder: boolean; openBareObjects: boolean };
+  readonly options: { strictMode: boolean; anyOrder: boolean; openBareObjects: boolean; guardUniqueItems: boolean };
   readonly root: Schema;
   readonly lookupRef: Lowering['lookupRef'];
   private readonly trailing: boolean;
@@ -53,7 +53,13 @@ class SchemaConverter implements Lowering {
     this.lookupRef = refResolver(root);
     this.trailing = options.trailingWhitespace ?? false;
     this.fmt = new Formatting(options);
-    this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false, openBareObjects: options.openBareObjects ?? false };
+    this.options = {
+      strictMode: options.strictMode ?? true,
+      anyOrder: options.anyOrder ?? false,
+      openBareObjects: options.openBareObjects ?? false,
+      // The matcher's guard reads the output as JSON: the XML styles are not.
+      guardUniqueItems: (options.guardUniqueItems ?? true) && (options.style ?? 'json') === 'json',
+    };
   }
 
   convert(style: string): GrammarIR {
@@ -72,6 +78,12 @@ class SchemaConverter implements Lowering {
 
   rule(name: string, body: Expr, pointer?: string): Expr {
     return ref(this.builder.add(name, body, null, pointer === undefined ? undefined : { location: { kind: 'pointer', pointer } }));
+  }
+
+  uniqueItemsRule(name: string, body: Expr, pointer: string): Expr {
+    const id = this.builder.add(name, body, null, { location: { kind: 'pointer', pointer } });
+    this.builder.rules[id]!.uniqueItems = true;
+    return ref(id);
   }
 
   sharedRule(key: string, make: () => Expr): Expr {

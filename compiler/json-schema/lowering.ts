@@ -7,7 +7,7 @@ export type Schema = boolean | Record<string, unknown>;
 export interface Lowering {
   readonly builder: GrammarBuilder;
   readonly fmt: Formatting;
-  readonly options: Required<Pick<JsonSchemaOptions, 'strictMode' | 'anyOrder' | 'openBareObjects'>>;
+  readonly options: Required<Pick<JsonSchemaOptions, 'strictMode' | 'anyOrder' | 'openBareObjects' | 'guardUniqueItems'>>;
   /** The whole schema (references point into it; enum values are checked against it). */
   readonly root: Schema;
   /** A value of `schema` (found at `pointer`) nested `depth` containers deep. */
@@ -28,6 +28,8 @@ export interface Lowering {
   /** Wraps an expression in a rule (shared by every use) and returns a reference to it;
    * `pointer` names the sub-schema it stands for, for errors. */
   rule(name: string, body: Expr, pointer?: string): Expr;
+  /** As `rule`, for a JSON array whose items the matcher keeps distinct (ir.ts Rule.uniqueItems). */
+  uniqueItemsRule(name: string, body: Expr, pointer: string): Expr;
 }
 
 /** Matches nothing: the sub-schema at `pointer` allows no value, for the reason given. Only an

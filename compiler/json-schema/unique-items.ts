@@ -1,9 +1,11 @@
-// uniqueItems: true, where a grammar can hold it: the items are one of a short list of scalar
-// values (an enum, consts, booleans; pydantic writes it for a set of an Enum or of Literals).
-// The array is written as a walk through the subsets of those values: the values used so far
-// are the state, and the next item is one not among them, so k values make 2^k states (one rule
-// each), and the list is kept short. Items of any other kind (free strings, numbers, objects)
-// are refused as before: no finite automaton remembers every item written.
+// uniqueItems: true. Where the items are one of a short list of scalar values (an enum, consts,
+// booleans; pydantic writes it for a set of an Enum or of Literals) a grammar holds it: the
+// array is written as a walk through the subsets of those values (the values used so far are
+// the state, the next item one not among them), so k values make 2^k states (one rule each),
+// and the list is kept short. No finite automaton remembers every free string or number
+// written (a `Set[str]`): there, where the JSON is the whole output, the array becomes a rule
+// marked `uniqueItems` and the matcher refuses an item equal to an earlier one
+// (unique-items-guard.ts). Items that can be objects or arrays are refused.
 import { alt, EMPTY, type Expr, NOTHING, seq } from '../ir.js';
 import { GrammarError } from '../errors.js';
 import { constValue, declaredValues, holdsValues, valuesAllowed } from './constants.js';
@@ -15,17 +17,25 @@ import { commonTypes, conjunctionOf, partsOfConjunction, type Part } from './par
 export const MAX_UNIQUE_VALUES = 8;
 
 /**
- * The array of distinct items from `items`, between minItems and maxItems (null: as many as
- * there are values). `at` is the uniqueItems keyword, for the error when it cannot be held.
+ * How distinct `items` are held: by the grammar over their `values` (guard false), or by the
+ * matcher's guard (values: the distinct values when they are a finite list, else null). Throws
+ * at `at` (the uniqueItems keyword) where neither can.
  */
-export function lowerUniqueArray(ctx: Lowering, items: { schema: Schema; pointer: string }, range: { minItems: number; maxItems: number | null }, at: string, pointer: string, depth: number): Expr {
-  const values = finiteScalarValues(ctx, items);
-  if (values === undefined) {
-    throw GrammarError.at(at, `the keyword 'uniqueItems' cannot be enforced by a grammar for these items: only for items that take one of at most ${MAX_UNIQUE_VALUES} scalar values (an enum, consts, booleans); send an array without it (a list rather than a set)`);
+export function distinctItems(ctx: Lowering, items: { schema: Schema; pointer: string }, at: string): { guard: boolean; values: unknown[] | null } {
+  const values = finiteScalarValues(ctx, items) ?? null;
+  if (values !== null && values.length <= MAX_UNIQUE_VALUES) return { guard: false, values };
+  if (ctx.options.guardUniqueItems && onlyScalars(ctx, items, 0)) return { guard: true, values };
+  if (!ctx.options.guardUniqueItems) {
+    throw GrammarError.at(at, `the keyword 'uniqueItems' can be enforced here only for items that take one of at most ${MAX_UNIQUE_VALUES} scalar values (an enum, consts, booleans): this JSON sits inside other output (a structural tag, tool-call arguments), where free strings and numbers cannot be kept distinct; send an array without it (a list rather than a set)`);
   }
-  if (values.length > MAX_UNIQUE_VALUES) {
-    throw GrammarError.at(at, `the keyword 'uniqueItems' can be enforced for items of at most ${MAX_UNIQUE_VALUES} distinct values (2^${MAX_UNIQUE_VALUES} states), and these take ${values.length}`);
-  }
+  throw GrammarError.at(at, "the keyword 'uniqueItems' can be enforced only for items that are scalars (strings, numbers, booleans, null), and these items can be objects or arrays; send an array without it (a list rather than a set)");
+}
+
+/**
+ * The array of distinct items among `values`, between minItems and maxItems (null: as many as
+ * there are values).
+ */
+export function lowerUniqueArray(ctx: Lowering, values: unknown[], range: { minItems: number; maxItems: number | null }, pointer: string, depth: number): Expr {
   const { minItems } = range;
   const maxItems = Math.min(range.maxItems ?? values.length, values.length);
   if (minItems > maxItems) return emptyAt(pointer, `'minItems' is ${minItems}, but with 'uniqueItems' the items take only ${values.length} distinct values`);
@@ -76,3 +86,21 @@ function finiteScalarValues(ctx: Lowering, items: { schema: Schema; pointer: str
 }
 
 const hasBranches = (p: Part): boolean => 'anyOf' in p.schema || 'oneOf' in p.schema;
+
+const SCALAR_TYPES = new Set(['null', 'boolean', 'integer', 'number', 'string']);
+/** How deep `onlyScalars` follows branches and references before it says no. */
+const MAX_SCALAR_DEPTH = 8;
+
+/** Whether every value `schema` allows is a scalar (no object, no array): what the matcher's guard compares. */
+function onlyScalars(ctx: Lowering, located: { schema: Schema; pointer: string }, depth: number): boolean {
+  if (located.schema === false) return true;
+  if (located.schema === true || depth > MAX_SCALAR_DEPTH) return false;
+  const parts = partsOfConjunction(located.schema) ?? conjunctionOf(located.schema, located.pointer, (ref, at) => ctx.lookupRef(ref, at));
+  if (!Array.isArray(parts)) return true;
+  if (parts.some(holdsValues)) return declaredValues(parts.find(holdsValues)!.schema).every((v) => v === null || typeof v !== 'object');
+  if (commonTypes(parts).every((t) => SCALAR_TYPES.has(t))) return true;
+  // A conjunction holds only scalars when one of its parts does: a part whose every branch does.
+  return parts.some((p) =>
+    (['anyOf', 'oneOf'] as const).some((k) => Array.isArray(p.schema[k]) && (p.schema[k] as Schema[]).every((branch, i) => onlyScalars(ctx, { schema: branch, pointer: `${p.pointer}/${k}/${i}` }, depth + 1))),
+  );
+}

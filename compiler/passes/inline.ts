@@ -30,8 +30,9 @@ function inlineCost(e: Expr): number {
 }
 
 export function inlineRules(grammar: GrammarIR): GrammarIR {
-  // A rule with a lookahead keeps it: the mask compiler needs it where the rule is used.
-  const inlinable = grammar.rules.map((r, i) => i !== grammar.root && r.lookahead === null && inlineCost(r.body) <= MAX_INLINE_SIZE);
+  // A rule with a lookahead keeps it: the mask compiler needs it where the rule is used; an
+  // array of unique items stays a rule, by which the matcher knows it.
+  const inlinable = grammar.rules.map((r, i) => i !== grammar.root && r.lookahead === null && !r.uniqueItems && inlineCost(r.body) <= MAX_INLINE_SIZE);
   const replace = (e: Expr): Expr => {
     switch (e.kind) {
       case 'ref':

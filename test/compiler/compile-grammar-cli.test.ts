@@ -16,7 +16,7 @@ test.before.each(() => {
   dir = mkdtempSync(join(tmpdir(), 'lmforge-cg-'));
   writeFileSync(join(dir, 'a.ebnf'), 'root ::= "a"+');
   writeFileSync(join(dir, 'tool.json'), JSON.stringify({ type: 'object', properties: { city: { type: 'string' } }, required: ['city'] }));
-  writeFileSync(join(dir, 'bad-schema.json'), JSON.stringify({ type: 'array', items: { type: 'string' }, uniqueItems: true }));
+  writeFileSync(join(dir, 'bad-schema.json'), JSON.stringify({ type: 'array', items: { type: 'object' }, uniqueItems: true }));
   writeFileSync(join(dir, 'bad.ebnf'), 'root ::= "a" |* "b"');
   writeFileSync(join(dir, 'broken.json'), '{ not json');
   writeFileSync(join(dir, 'stag.json'), JSON.stringify({ type: 'structural_tag', format: { type: 'const_string', value: 'x' } }));
@@ -50,7 +50,7 @@ test('one error line per failing input, exit status 1, the rest still compiles',
   const r = run([join(dir, 'bad-schema.json'), join(dir, 'a.ebnf'), join(dir, 'bad.ebnf'), join(dir, 'broken.json'), join(dir, 'missing.json'), join(dir, 'stag.json')], { check: true });
   assert.is(r.status, 1);
   assert.is(r.err.length, 4);
-  assert.match(r.err[0]!, /bad-schema\.json: \/uniqueItems: the keyword 'uniqueItems' cannot be enforced/);
+  assert.match(r.err[0]!, /bad-schema\.json: \/uniqueItems: the keyword 'uniqueItems' can be enforced only for items that are scalars/);
   assert.match(r.err[1]!, /bad\.ebnf: line 1, column 15: the repetition/);
   assert.match(r.err[2]!, /broken\.json: .*JSON/);
   assert.match(r.err[3]!, /missing\.json: ENOENT/);

@@ -67,6 +67,21 @@ test('uniqueItems over an Enum (as pydantic writes a set of one) is served and e
   }
 });
 
+test('uniqueItems over free strings and numbers (a Set[str], a Set[int]) is served and held by the matcher: every seed writes distinct items', async ({ s }) => {
+  const schema = {
+    type: 'object',
+    properties: {
+      codes: { type: 'array', items: { type: 'string', pattern: '^[ab]{1,2}$' }, uniqueItems: true, minItems: 3 },
+      nums: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 9 }, uniqueItems: true, minItems: 3 },
+      tags: { type: 'array', items: { type: 'string', maxLength: 3 }, uniqueItems: true, maxItems: 4 },
+    },
+    required: ['codes', 'nums', 'tags'],
+    additionalProperties: false,
+  };
+  const valid = new Ajv().compile(schema);
+  await eachSeedValidates(s, schema, valid, 6, 200);
+});
+
 test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are served and enforced: outputs validate with ajv-formats", async ({ s }) => {
   const { default: addFormats } = await import('ajv-formats');
   const record = {
@@ -158,7 +173,7 @@ test('streamed and whole constrained outputs agree for the same seed; n > 1 choi
 
 test('an invalid schema or tag is a 400 whose param points into response_format', async ({ s }) => {
   const ask = (response_format: object) => post(`${s.url}/v1/chat/completions`, { model: TINY_MODEL_ID, messages, response_format });
-  const schema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' }, uniqueItems: true } } } } });
+  const schema = await ask({ type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', properties: { a: { type: 'array', items: { type: 'object' }, uniqueItems: true } } } } });
   assert.is(schema.status, 400);
   assert.is(schema.json.error.param, 'response_format.json_schema.schema/properties/a/uniqueItems');
   assert.is(schema.json.error.code, 'invalid_grammar');
