@@ -40,9 +40,21 @@ export class GrammarConstraint {
    * control token the grammar names (a token node) is more output, not an end.
    */
   onlyEndAllowed(): boolean {
+    // A mask of nothing at all where the grammar cannot end is a dead end, not an end.
+    if (!this.matcher.isCompleted()) return false;
     const mask = this.mask;
     const stop = this.stopTokens;
     for (let i = 0; i < mask.length; i++) if ((mask[i]! & ~stop[i]!) !== 0) return false;
+    return true;
+  }
+
+  /**
+   * No token at all is allowed: the format has no way on (a uniqueItems array whose every
+   * allowed item is written, and that needs more). Only the matcher's uniqueness guard can
+   * leave a live grammar so.
+   */
+  deadEnd(): boolean {
+    for (let i = 0; i < this.mask.length; i++) if (this.mask[i] !== 0) return false;
     return true;
   }
 

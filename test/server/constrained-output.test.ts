@@ -82,6 +82,18 @@ test('uniqueItems over free strings and numbers (a Set[str], a Set[int]) is serv
   await eachSeedValidates(s, schema, valid, 6, 200);
 });
 
+test('a uniqueItems array that needs more items than its items can differ in fails the choice (finish_reason error), never ends it as if complete', async ({ s }) => {
+  const digits = { type: 'array', items: { type: 'integer', minimum: 0, maximum: 3 }, uniqueItems: true, minItems: 5 };
+  const body = { model: TINY_MODEL_ID, messages, max_tokens: 400, seed: 1, response_format: { type: 'json_schema', json_schema: { name: 'd', schema: digits } } };
+  const whole = await post(`${s.url}/v1/chat/completions`, body);
+  assert.is(whole.status, 200);
+  assert.is(whole.json.choices[0].finish_reason, 'error', whole.json.choices[0].message.content);
+  const values = whole.json.choices[0].message.content.match(/\d/g) as string[];
+  assert.equal([...values].sort(), ['0', '1', '2', '3'], 'the four values, each once, before the dead end');
+  const streamed = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
+  assert.match(await streamed.text(), /"error":\{"message":"generation failed: the output format leaves no way on/);
+});
+
 test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are served and enforced: outputs validate with ajv-formats", async ({ s }) => {
   const { default: addFormats } = await import('ajv-formats');
   const record = {

@@ -2,7 +2,7 @@
 // opener, the grammar's end), or it joins the output and is checked against the stop
 // strings and the length limits. Sampling chooses the token; this file decides its effect.
 import type { Vocabulary } from '../../backend/vocabulary.js';
-import type { SampledToken } from '../../sampling/index.js';
+import { type SampledToken, SamplingError } from '../../sampling/index.js';
 import type { FinishReason, TokenLogprob } from '../protocol.js';
 import { protocolTokens } from '../../chat-format/protocol-tokens.js';
 import type { Sequence } from './sequence.js';
@@ -25,6 +25,7 @@ export class TokenCommitter {
     const grammar = sequence.grammar;
     if (!grammar) return false;
     grammar.refresh(); // a no-op unless the mask could not be prepared during the decode
+    if (grammar.deadEnd()) throw new SamplingError("the output format leaves no way on: every item its 'uniqueItems' arrays still need would repeat one already written");
     if (!grammar.onlyEndAllowed()) return false;
     this.finish(sequence, 'stop');
     return true;
