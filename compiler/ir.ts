@@ -168,6 +168,7 @@ export class GrammarBuilder {
       rule.body = mapRefs(r.body, map);
       rule.lookahead = r.lookahead && mapRefs(r.lookahead, map);
       rule.exactLookahead = r.exactLookahead;
+      if (r.uniqueItems) rule.uniqueItems = true;
     });
     return ids[grammar.root]!;
   }

@@ -1,13 +1,15 @@
 // uniqueItems over free strings and numbers (a `Set[str]`), which no grammar can hold
-// (json-schema/unique-items.ts marks such an array's rule instead): the matcher reads its
-// output as JSON beside its Earley rows and refuses a token that would complete an item equal to
-// an earlier item of the same array. Items compare as JSON Schema (and ajv) compare them:
-// strings by their decoded text ("\u0061" = "a"), numbers by value (1 = 1.0 = 1e0).
+// (json-schema/unique-items.ts marks such an array's rule instead): the matcher keeps the items
+// of each such array as they are written, and a token that would complete an item equal to an
+// earlier one of the same array is refused, and left out of masks with those after which every
+// way on repeats one. Items compare as JSON Schema (and ajv) compare them: strings by their
+// decoded text ("\u0061" = "a"), numbers by value (1 = 1.0 = 1e0).
 //
-// The reading is lexical (strings, escapes, scalars, brackets): the grammar has already checked
-// the output is JSON, so the only question left is whether an array that opens is a marked one,
-// which the rows answer at its `[` (RowEngine.startedRuleLives). Rolling back replays the kept
-// units from the start (a few microseconds per kilobyte), with the answers recorded at each `[`.
+// Outside such arrays nothing is read but the `[` that opens one, which the rows tell
+// (RowEngine.startedRuleLives: an item of a marked rule began at it), so the JSON may sit in any
+// output (a structural tag, tool-call arguments). Inside, the items are scalars: strings,
+// escapes, numbers and literals are all there is to read. Rolling back replays the kept units
+// from the start (microseconds per kilobyte), with the answer recorded at each `[`.
 import type { CompiledGrammar } from './compiled-grammar.js';
 import type { RowEngine } from './row-engine.js';
 import { TOKEN_NORMAL, type TokenizerInfo } from './tokenizer/tokenizer-info.js';
@@ -16,36 +18,35 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
-const OPEN_OBJECT = 0x7b;
-const CLOSE_OBJECT = 0x7d;
 const COMMA = 0x2c;
 const isWhitespace = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d;
 
-// Where the reading is.
-const BETWEEN = 0; // between values (whitespace, separators, brackets)
+// Where the reading is, inside an array whose items must differ.
+const BETWEEN = 0; // between items (whitespace, commas)
 const IN_STRING = 1;
 const IN_ESCAPE = 2; // the byte after a backslash (a \u escape's hex digits read as plain bytes)
 const IN_SCALAR = 3; // a number, true, false or null
 
-/** A container being read; `seen` (an array whose items must differ): each item so far, by its key, and `written`: as written (for the way-out search). */
-interface Frame {
-  seen: Set<string> | null;
+/** An open array whose items must differ: each item so far, by its key (`seen`) and as written (`written`, for the way-out search). */
+interface DistinctItems {
+  seen: Set<string>;
   written: string[];
 }
 
-/** The lexical state: small, copied for every token a mask probes. */
+/** The reading: small, copied for every token a mask probes. */
 interface Reading {
+  /** The array whose items must differ that is open, or null: outside one nothing is read but a `[` the rows say opens one. */
+  array: DistinctItems | null;
   mode: number;
-  stack: Frame[];
-  /** The item being read belongs to an array whose items must differ: its bytes are kept. */
-  collecting: boolean;
+  /** An item is being read: its bytes are kept, at `itemStart` to `itemEnd` of the guard's buffer. */
+  inItem: boolean;
   itemStart: number;
   itemEnd: number;
-  /** Between items of such an array, after a comma: an item must come. */
+  /** After a comma: an item must come. */
   expectsItem: boolean;
 }
 
-/** A unit the matcher accepted: its bytes, and for each `[` among them that opened an array, whether the array's items must differ. */
+/** A unit the matcher accepted: its bytes, and for each `[` read outside an array, whether it opened one whose items must differ. */
 interface Unit {
   bytes: Uint8Array;
   opens: boolean[];
@@ -103,8 +104,8 @@ export class UniqueItemsGuard {
   private units: Unit[] = [];
   /** The bytes of items being read: the committed item's from 0, a probe's after it. */
   private buffer = new Uint8Array(256);
-  /** A probe's items completed in arrays it did not open (those arrays' sets are the committed state's). */
-  private probeItems: { frame: Frame; key: string }[] = [];
+  /** A probe's items, kept aside: the sets of the arrays it reads in are the committed reading's. */
+  private probeItems: { array: DistinctItems; key: string; written: string }[] = [];
   private budget = 0;
 
   private constructor(rules: Uint8Array) {
@@ -136,8 +137,7 @@ export class UniqueItemsGuard {
       opens.push(marked);
       return marked;
     };
-    this.probeItems.length = 0;
-    if (!this.read(copyOf(this.reading), bytes, opensAt, false)) return false;
+    if (!this.probe(copyOf(this.reading), bytes, opensAt)) return false;
     let next = 0;
     this.read(this.reading, bytes, () => opens[next++]!, true);
     this.units.push({ bytes: bytes.slice(), opens }); // a caller's bytes may change later
@@ -169,70 +169,62 @@ export class UniqueItemsGuard {
 
   /**
    * Clears the bit of every token the mask allows that would complete an item equal to an
-   * earlier one. Only tokens that can complete an item are read: inside an array whose items
-   * must differ, a token holding a `"` (in a string) or any token (between items); elsewhere
-   * only one holding a `[` (it could open such an array and write two items), counting every
-   * array it opens as one whose items must differ (the rows of a token not taken are unknown).
+   * earlier one, or leave only such items as ways on. Only tokens that can are read: inside an
+   * array whose items must differ, one holding a `"` (in a string) or any (between items and
+   * in a number); outside, one holding a `[`, which could open such an array and write two
+   * items in it (taken as opening one: the rows of a token not taken are unknown).
    */
   filterMask(mask: Uint32Array, info: TokenizerInfo, rows: RowEngine): void {
     const reading = this.reading;
-    const top = reading.stack[reading.stack.length - 1];
-    const inItems = top?.seen != null;
     const inString = reading.mode === IN_STRING || reading.mode === IN_ESCAPE;
-    const bits = indexOf(info);
-    const words = Math.min(mask.length, bits.quote.length);
+    const index = indexOf(info);
+    const words = Math.min(mask.length, index.quote.length);
     for (let w = 0; w < words; w++) {
       let candidates = mask[w]!;
-      if (inString) candidates &= inItems ? bits.quote[w]! : bits.quote[w]! & bits.open[w]!;
-      else if (!inItems) candidates &= bits.open[w]!;
+      if (!reading.array) candidates &= index.open[w]!;
+      else if (inString) candidates &= index.quote[w]!;
       while (candidates !== 0) {
         const bit = candidates & -candidates;
         candidates ^= bit;
         const id = (w << 5) + 31 - Math.clz32(bit);
-        if (info.kind[id] !== TOKEN_NORMAL) continue;
-        const bytes = info.bytes.subarray(info.offsets[id]!, info.offsets[id + 1]!);
-        this.probeItems.length = 0;
-        if (!this.read(copyOf(reading), bytes, () => true, false)) mask[w]! &= ~bit;
+        if (info.kind[id] === TOKEN_NORMAL && !this.probe(copyOf(reading), tokenBytes(info, id), () => true)) mask[w]! &= ~bit;
       }
     }
-    if (inItems) this.closeDeadEnds(mask, info, rows, top);
+    if (reading.array) this.closeDeadEnds(mask, info, rows, reading.array);
   }
 
   /**
    * Clears the bit of every token after which the item it leaves open can only end as one
    * written before (`"0` when 0 is taken and nothing longer is allowed; `"a` under the pattern
-   * ^[ab]$ once "a" and "b" are in): the output would have no way on. Such a token leaves
-   * the item's text a prefix of an earlier item's, so only those tokens are looked at: the
-   * pieces of the earlier items from where the reading is.
+   * ^[ab]$ once "a" and "b" are in), or after whose comma every item allowed is written: the
+   * output would have no way on. Such a token leaves the item's text a prefix of an earlier
+   * item's (the pieces of the earlier items from where the reading is), or holds a comma.
    */
-  private closeDeadEnds(mask: Uint32Array, info: TokenizerInfo, rows: RowEngine, frame: Frame): void {
+  private closeDeadEnds(mask: Uint32Array, info: TokenizerInfo, rows: RowEngine, array: DistinctItems): void {
     const reading = this.reading;
-    const { byBytes } = indexOf(info);
+    const { byBytes, comma, quote } = indexOf(info);
     const pieces = new Set<string>();
-    if (reading.collecting) {
-      const sofar = latin1(this.buffer.subarray(reading.itemStart, reading.itemEnd));
-      for (const earlier of frame.written) if (earlier.startsWith(sofar)) for (let j = sofar.length + 1; j <= earlier.length; j++) pieces.add(earlier.slice(sofar.length, j));
-    } else if (reading.mode === BETWEEN) {
-      // A token that opens an item (after optional space) and leaves it open.
-      for (const earlier of frame.written) {
+    if (reading.inItem) {
+      const sofar = this.itemText(reading);
+      for (const earlier of array.written) if (earlier.startsWith(sofar)) for (let j = sofar.length + 1; j <= earlier.length; j++) pieces.add(earlier.slice(sofar.length, j));
+    } else {
+      // A token that opens an item (after a space, a quote) and leaves it open.
+      for (const earlier of array.written) {
         for (const lead of ['"', ' "', '', ' ']) for (let j = lead.endsWith('"') ? 0 : 1; j <= earlier.length; j++) pieces.add(lead + earlier.slice(0, j));
       }
     }
     const ids: number[] = [];
     for (const piece of pieces) ids.push(...(byBytes.get(piece) ?? []));
-    // A token with a comma may ask for one more item where every item allowed is written (in
-    // a string, only one that also closes it).
-    const { comma, quote } = indexOf(info);
+    // In a string, a comma counts only in a token that also closes it.
     const inString = reading.mode === IN_STRING || reading.mode === IN_ESCAPE;
     for (let w = 0; w < mask.length && w < comma.length; w++) {
       for (let bits = mask[w]! & comma[w]! & (inString ? quote[w]! : ~0); bits !== 0; bits &= bits - 1) ids.push((w << 5) + 31 - Math.clz32(bits & -bits));
     }
     for (const id of ids) {
       if ((mask[id >>> 5]! & (1 << (id & 31))) === 0) continue;
-      const bytes = info.bytes.subarray(info.offsets[id]!, info.offsets[id + 1]!);
+      const bytes = tokenBytes(info, id);
       const after = copyOf(reading);
-      this.probeItems.length = 0;
-      if (!this.read(after, bytes, () => true, false) || !this.mayLeadNowhere(after)) continue;
+      if (!this.probe(after, bytes, () => true) || !this.mayLeadNowhere(after)) continue;
       const before = rows.rowCount;
       let pushed = true;
       for (let i = 0; i < bytes.length && pushed; i++) pushed = rows.pushByte(bytes[i]!);
@@ -252,16 +244,15 @@ export class UniqueItemsGuard {
   private canEndNew(r: Reading, rows: RowEngine): boolean {
     if (!this.mayLeadNowhere(r)) return true;
     const scannable = rows.scannableBytes(rows.rowCount - 1, new Uint8Array(256));
-    let onlySpace = !r.collecting;
+    let onlySpace = !r.inItem;
     for (let b = 0; b < 256 && onlySpace; b++) if (scannable[b] === 1 && !isWhitespace(b)) onlySpace = false;
     for (let b = 0; b < 256; b++) {
-      if (scannable[b] === 0 || (!r.collecting && isWhitespace(b) !== onlySpace)) continue;
+      if (scannable[b] === 0 || (!r.inItem && isWhitespace(b) !== onlySpace)) continue;
       if (--this.budget < 0) return true; // too long a search to settle: taken as open
       const before = rows.rowCount;
       if (!rows.pushByte(b)) continue;
       const next = copyOf(r);
-      const fresh = this.read(next, Uint8Array.of(b), () => true, false);
-      const found = fresh && (!next.collecting || this.canEndNew(next, rows));
+      const found = this.read(next, Uint8Array.of(b), () => true, false) && this.canEndNew(next, rows);
       rows.popRows(before);
       if (found) return true;
     }
@@ -270,60 +261,71 @@ export class UniqueItemsGuard {
 
   /** An item is to come, or one is open whose text begins an earlier item's: the way on needs a search. */
   private mayLeadNowhere(r: Reading): boolean {
-    if (!r.collecting) return r.expectsItem;
-    const frame = r.stack[r.stack.length - 1]!;
-    const sofar = latin1(this.buffer.subarray(r.itemStart, r.itemEnd));
-    return frame.written.some((earlier) => earlier.startsWith(sofar));
+    if (!r.array) return false;
+    if (!r.inItem) return r.expectsItem;
+    const sofar = this.itemText(r);
+    const array = r.array;
+    return array.written.some((earlier) => earlier.startsWith(sofar)) || this.probeItems.some((p) => p.array === array && p.written.startsWith(sofar));
+  }
+
+  private itemText(r: Reading): string {
+    return latin1(this.buffer.subarray(r.itemStart, r.itemEnd));
+  }
+
+  /** `read` for a token not taken: its items are kept aside. */
+  private probe(r: Reading, bytes: Uint8Array, opens: (i: number) => boolean): boolean {
+    this.probeItems.length = 0;
+    return this.read(r, bytes, opens, false);
   }
 
   /**
-   * Reads `bytes` into `r`; `opens(i)`: whether the array opened by byte `i` is one whose items
-   * must differ. False at the first item equal to an earlier one. `commit`: the items join their
-   * arrays' sets (else they are kept aside, for this read only).
+   * Reads `bytes` into `r`; `opens(i)`: whether the `[` at byte `i` opens an array whose items
+   * must differ. False at the first item equal to an earlier one. `commit`: the items join
+   * their arrays' sets (else they are kept aside, for this read only).
    */
   private read(r: Reading, bytes: Uint8Array, opens: (i: number) => boolean, commit: boolean): boolean {
     for (let i = 0; i < bytes.length; i++) {
       const b = bytes[i]!;
+      if (!r.array) {
+        if (b === OPEN_ARRAY && opens(i)) Object.assign(r, newReading(), { array: { seen: new Set(), written: [] } });
+        continue;
+      }
       if (r.mode === IN_SCALAR) {
         if (isScalarByte(b)) {
-          if (r.collecting) this.keep(r, b);
+          this.keep(r, b);
           continue;
         }
-        // The byte after a scalar ends it, and is read between values.
+        // The byte after a scalar ends it, and is read between items.
         r.mode = BETWEEN;
-        if (r.collecting && !this.complete(r, 'n', commit)) return false;
+        if (!this.complete(r, 'n', commit)) return false;
       }
       switch (r.mode) {
         case IN_STRING:
           if (b === QUOTE) {
             r.mode = BETWEEN;
-            if (r.collecting && !this.complete(r, 's', commit)) return false;
+            if (!this.complete(r, 's', commit)) return false;
           } else {
             if (b === BACKSLASH) r.mode = IN_ESCAPE;
-            if (r.collecting) this.keep(r, b);
+            this.keep(r, b);
           }
           continue;
         case IN_ESCAPE:
           r.mode = IN_STRING;
-          if (r.collecting) this.keep(r, b);
+          this.keep(r, b);
           continue;
-        case BETWEEN:
+        default:
           if (b === QUOTE || isScalarByte(b)) {
-            r.expectsItem = false;
             r.mode = b === QUOTE ? IN_STRING : IN_SCALAR;
-            r.collecting = r.stack[r.stack.length - 1]?.seen != null;
-            // A probe's item goes after the committed one, which later probes still need.
-            r.itemStart = r.itemEnd = commit || !this.reading.collecting ? 0 : this.reading.itemEnd;
-            if (r.collecting && b !== QUOTE) this.keep(r, b);
-          } else if (b === OPEN_ARRAY) {
-            r.stack.push({ seen: opens(i) ? new Set() : null, written: [] });
-          } else if (b === OPEN_OBJECT) {
-            r.stack.push({ seen: null, written: [] });
-          } else if (b === CLOSE_ARRAY || b === CLOSE_OBJECT) {
-            r.stack.pop();
+            r.inItem = true;
             r.expectsItem = false;
+            // A probe's item goes after the committed one, which later probes still need.
+            r.itemStart = r.itemEnd = commit || !this.reading.inItem ? 0 : this.reading.itemEnd;
+            if (b !== QUOTE) this.keep(r, b);
           } else if (b === COMMA) {
-            r.expectsItem = r.stack[r.stack.length - 1]?.seen != null;
+            r.expectsItem = true;
+          } else if (!isWhitespace(b)) {
+            // `]` closes the array; anything else (`{`, `[`) shows a probe's guess wrong: no such array.
+            r.array = null;
           }
       }
     }
@@ -341,29 +343,33 @@ export class UniqueItemsGuard {
 
   /** The item just read (`s`: a string's content, `n`: a number or literal): false if its array has it already. */
   private complete(r: Reading, kind: 's' | 'n', commit: boolean): boolean {
-    r.collecting = false;
-    const frame = r.stack[r.stack.length - 1]!;
+    r.inItem = false;
+    const array = r.array!;
     const raw = this.buffer.subarray(r.itemStart, r.itemEnd);
     const text = utf8.decode(raw);
     const key = kind === 's' ? 's' + decodeJsonString(text) : literalKey(text);
-    if (frame.seen!.has(key)) return false;
+    if (array.seen.has(key)) return false;
     if (commit) {
-      frame.seen!.add(key);
-      frame.written.push(latin1(raw));
+      array.seen.add(key);
+      array.written.push(latin1(raw));
       return true;
     }
-    if (this.probeItems.some((p) => p.frame === frame && p.key === key)) return false;
-    this.probeItems.push({ frame, key });
+    if (this.probeItems.some((p) => p.array === array && p.key === key)) return false;
+    this.probeItems.push({ array, key, written: latin1(raw) });
     return true;
   }
 }
 
 function newReading(): Reading {
-  return { mode: BETWEEN, stack: [], collecting: false, itemStart: 0, itemEnd: 0, expectsItem: false };
+  return { array: null, mode: BETWEEN, inItem: false, itemStart: 0, itemEnd: 0, expectsItem: false };
 }
 
 function copyOf(r: Reading): Reading {
-  return { ...r, stack: r.stack.slice() };
+  return { ...r };
+}
+
+function tokenBytes(info: TokenizerInfo, id: number): Uint8Array {
+  return info.bytes.subarray(info.offsets[id]!, info.offsets[id + 1]!);
 }
 
 /** A JSON string's content (between its quotes) as the text it stands for. */

@@ -35,7 +35,7 @@ export function jsonSchemaToGrammar(schema: unknown, options: JsonSchemaOptions 
 class SchemaConverter implements Lowering {
   readonly builder = new GrammarBuilder();
   readonly fmt: Formatting;
-  readonly options: { strictMode: boolean; anyOrder: boolean; openBareObjects: boolean; guardUniqueItems: boolean };
+  readonly options: { strictMode: boolean; anyOrder: boolean; openBareObjects: boolean };
   readonly root: Schema;
   readonly lookupRef: Lowering['lookupRef'];
   private readonly trailing: boolean;
@@ -53,13 +53,7 @@ class SchemaConverter implements Lowering {
     this.lookupRef = refResolver(root);
     this.trailing = options.trailingWhitespace ?? false;
     this.fmt = new Formatting(options);
-    this.options = {
-      strictMode: options.strictMode ?? true,
-      anyOrder: options.anyOrder ?? false,
-      openBareObjects: options.openBareObjects ?? false,
-      // The matcher's guard reads the output as JSON: the XML styles are not.
-      guardUniqueItems: (options.guardUniqueItems ?? true) && (options.style ?? 'json') === 'json',
-    };
+    this.options = { strictMode: options.strictMode ?? true, anyOrder: options.anyOrder ?? false, openBareObjects: options.openBareObjects ?? false };
   }
 
   convert(style: string): GrammarIR {

@@ -7,7 +7,7 @@ export type Schema = boolean | Record<string, unknown>;
 export interface Lowering {
   readonly builder: GrammarBuilder;
   readonly fmt: Formatting;
-  readonly options: Required<Pick<JsonSchemaOptions, 'strictMode' | 'anyOrder' | 'openBareObjects' | 'guardUniqueItems'>>;
+  readonly options: Required<Pick<JsonSchemaOptions, 'strictMode' | 'anyOrder' | 'openBareObjects'>>;
   /** The whole schema (references point into it; enum values are checked against it). */
   readonly root: Schema;
   /** A value of `schema` (found at `pointer`) nested `depth` containers deep. */

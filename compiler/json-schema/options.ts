@@ -34,11 +34,6 @@ export interface JsonSchemaOptions {
   openBareObjects?: boolean;
   /** Object properties in any order (keys may repeat or be missing; only the count is bounded). */
   anyOrder?: boolean;
-  /** `uniqueItems` over items no grammar can remember (free strings, numbers: a `Set[str]`)
-   * is held by the matcher, which refuses an item equal to an earlier one (default true).
-   * Only for JSON that is the whole output: structural tags and tool-call arguments, whose
-   * JSON sits inside other text, turn it off, and such arrays are refused there. */
-  guardUniqueItems?: boolean;
   /** How the top-level object is written (XML styles are for tool-call arguments). */
   style?: JsonSchemaStyle;
 }

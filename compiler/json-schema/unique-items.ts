@@ -3,9 +3,9 @@
 // array is written as a walk through the subsets of those values (the values used so far are
 // the state, the next item one not among them), so k values make 2^k states (one rule each),
 // and the list is kept short. No finite automaton remembers every free string or number
-// written (a `Set[str]`): there, where the JSON is the whole output, the array becomes a rule
-// marked `uniqueItems` and the matcher refuses an item equal to an earlier one
-// (unique-items-guard.ts). Items that can be objects or arrays are refused.
+// written (a `Set[str]`): there the array becomes a rule marked `uniqueItems` and the matcher
+// refuses an item equal to an earlier one (unique-items-guard.ts). Items that can be objects
+// or arrays are refused.
 import { alt, EMPTY, type Expr, NOTHING, seq } from '../ir.js';
 import { GrammarError } from '../errors.js';
 import { constValue, declaredValues, holdsValues, valuesAllowed } from './constants.js';
@@ -24,10 +24,7 @@ export const MAX_UNIQUE_VALUES = 8;
 export function distinctItems(ctx: Lowering, items: { schema: Schema; pointer: string }, at: string): { guard: boolean; values: unknown[] | null } {
   const values = finiteScalarValues(ctx, items) ?? null;
   if (values !== null && values.length <= MAX_UNIQUE_VALUES) return { guard: false, values };
-  if (ctx.options.guardUniqueItems && onlyScalars(ctx, items, 0)) return { guard: true, values };
-  if (!ctx.options.guardUniqueItems) {
-    throw GrammarError.at(at, `the keyword 'uniqueItems' can be enforced here only for items that take one of at most ${MAX_UNIQUE_VALUES} scalar values (an enum, consts, booleans): this JSON sits inside other output (a structural tag, tool-call arguments), where free strings and numbers cannot be kept distinct; send an array without it (a list rather than a set)`);
-  }
+  if (onlyScalars(ctx, items, 0)) return { guard: true, values };
   throw GrammarError.at(at, "the keyword 'uniqueItems' can be enforced only for items that are scalars (strings, numbers, booleans, null), and these items can be objects or arrays; send an array without it (a list rather than a set)");
 }
 

@@ -42,9 +42,6 @@ export function lowerEmbedded(lw: LowerContext, node: Of<'json_schema' | 'gramma
           anyWhitespace: true,
           strictMode: true,
           openBareObjects: true,
-          // Other text surrounds this JSON: the matcher's uniqueness guard, which reads the
-          // whole output as JSON, cannot hold uniqueItems here, so such arrays are refused.
-          guardUniqueItems: false,
           trailingWhitespace: node.insideTag,
           ...(node.maxWhitespace !== undefined ? { maxWhitespace: node.maxWhitespace } : {}),
           ...(node.maxWhitespaceCount !== undefined ? { maxWhitespaceCount: node.maxWhitespaceCount } : {}),

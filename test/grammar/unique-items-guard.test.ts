@@ -55,6 +55,20 @@ test('string level: an item equal to an earlier one (decoded, or the same number
   assert.ok(whole(doc('[]')));
 });
 
+test('inside tool-call markup (a structural tag) too: free text around, with quotes and brackets, is not read as items', () => {
+  const args = { type: 'json_schema', json_schema: { type: 'object', properties: { tags: { type: 'array', items: { type: 'string' }, uniqueItems: true } }, required: ['tags'] } };
+  const calls = { type: 'triggered_tags', triggers: ['<tool_call>'], tags: [{ begin: '<tool_call>{"name": "tag", "arguments": ', content: args, end: '}</tool_call>' }] };
+  const compiledTag = new GrammarCompiler().compile(Grammar.fromStructuralTag({ type: 'structural_tag', format: calls }));
+  const whole = (text: string): boolean => {
+    const m = new GrammarMatcher(compiledTag);
+    return m.acceptString(text) && m.isCompleted();
+  };
+  const call = (tags: string) => `<tool_call>{"name": "tag", "arguments": {"tags": ${tags}}}</tool_call>`;
+  assert.ok(whole(`Say "x" ["a", "a"] twice: ${call('["a", "b"]')} and again ${call('["a"]')}`), 'repeats in free text; each call its own array');
+  assert.not.ok(whole(`Say "x: ${call('["a", "a"]')}`), 'an unclosed quote in the text before does not hide the call');
+  assert.not.ok(whole(call('["a", "b", "a"]')));
+});
+
 test('rollback and fork keep the items read', () => {
   const compiled = new GrammarCompiler().compile(Grammar.fromJSONSchema(SETS));
   const m = new GrammarMatcher(compiled);
@@ -108,6 +122,19 @@ test('a token completing an earlier item is out of the mask and refused; so is o
 
 const textOf = (ids: number[]): string => Buffer.concat(ids.map((id) => Buffer.from(info.tokenBytes(id)))).toString('utf8');
 
+const ALL_IDS = Array.from({ length: info.vocabSize }, (_, id) => id);
+const STRUCTURAL = ALL_IDS.filter((id) => info.kind[id] === TOKEN_STOP || /^[\s"\[\],:0-9]+$/.test(Buffer.from(info.tokenBytes(id)).toString('latin1')));
+const SHORT = ALL_IDS.filter((id) => info.kind[id] !== TOKEN_STOP && info.tokenLength(id) > 0 && info.tokenLength(id) <= 2);
+
+test('once every item allowed is written, a comma asking for one more is out of the mask; the end is not', () => {
+  const small = new GrammarCompiler(info).compile(Grammar.fromJSONSchema({ type: 'array', items: { type: 'integer', minimum: 0, maximum: 3 }, uniqueItems: true }));
+  const [comma, close] = [tokenId(info, ',')!, tokenId(info, ']')!];
+  const full = fastMask(after(small, '[0, 2, 1, 3'), info);
+  assert.not.ok(has(full, comma));
+  assert.ok(has(full, close));
+  assert.ok(has(fastMask(after(small, '[0, 2, 1'), info), comma), 'one value is left');
+});
+
 test('random walks through the masks give outputs ajv validates: the arrays hold distinct items', () => {
   const validate = new Ajv().compile(SETS);
   let state = 12345;
@@ -116,13 +143,13 @@ test('random walks through the masks give outputs ajv validates: the arrays hold
     const m = new GrammarMatcher(compiled);
     const ids: number[] = [];
     for (let step = 0; step < 600 && !m.isTerminated(); step++) {
-      const allowed = allowedIds(fastMask(m, info));
-      assert.ok(allowed.length > 0, `walk ${walk}: a dead end after ${JSON.stringify(textOf(ids))}`);
+      const mask = fastMask(m, info);
       // Mostly tokens of the JSON's structure (or it would write one long string): quotes,
-      // brackets, separators, digits; else any short one.
-      const structural = allowed.filter((id) => info.kind[id] === TOKEN_STOP || /^[\s"\[\],:0-9]+$/.test(Buffer.from(info.tokenBytes(id)).toString('latin1')));
-      const short = allowed.filter((id) => info.tokenLength(id) <= 2);
-      const from = structural.length > 0 && (rand() < 0.4 || short.length === 0) ? structural : short.length > 0 ? short : allowed;
+      // brackets, separators, digits; else any short one; else any.
+      const structural = STRUCTURAL.filter((id) => has(mask, id));
+      const short = SHORT.filter((id) => has(mask, id));
+      const from = structural.length > 0 && (rand() < 0.4 || short.length === 0) ? structural : short.length > 0 ? short : allowedIds(mask);
+      assert.ok(from.length > 0, `walk ${walk}: a dead end after ${JSON.stringify(textOf(ids))}`);
       const id = from[Math.floor(rand() * from.length)]!;
       assert.ok(m.acceptToken(id), `walk ${walk}: the mask allowed ${id}`);
       if (info.kind[id] !== TOKEN_STOP) ids.push(id);

@@ -145,4 +145,23 @@ test('n > 1: each choice is parsed on its own', async ({ s }) => {
   assert.is(ids.size, 3, 'call ids are unique in the completion');
 });
 
+test('a tool taking sets (Set[str], Set[int]): every call writes distinct items', async ({ s }) => {
+  const label = {
+    type: 'object',
+    properties: {
+      codes: { type: 'array', items: { type: 'string', pattern: '^[ab]{1,2}$' }, uniqueItems: true, minItems: 3 },
+      days: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 7 }, uniqueItems: true, minItems: 3 },
+    },
+    required: ['codes', 'days'],
+    additionalProperties: false,
+  };
+  const valid = ajv.compile(label);
+  const labelTools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'label', parameters: label } }];
+  for (let seed = 1; seed <= 6; seed++) {
+    const choice = (await ask(s, { seed, tools: labelTools, tool_choice: 'required', parallel_tool_calls: false, max_tokens: 200 })).choices[0]!;
+    assert.is(choice.finish_reason, 'tool_calls', `seed ${seed}: ${JSON.stringify(choice.message)}`);
+    for (const call of functionCalls(choice.message)) assert.ok(valid(call.function.arguments), `seed ${seed}: ${JSON.stringify(call.function.arguments)} (${JSON.stringify(valid.errors)})`);
+  }
+});
+
 test.run();

@@ -61,7 +61,7 @@ test('duplicate and malformed names, wrong tool type', async ({ s }) => {
 });
 
 test('a parameters schema that does not compile is named down to the spot', async ({ s }) => {
-  const bad = { type: 'object', properties: { x: { type: 'array', items: { type: 'string' }, uniqueItems: true } } };
+  const bad = { type: 'object', properties: { x: { type: 'array', items: { type: 'object' }, uniqueItems: true } } };
   await expect400(s, { tools: [fn('a'), fn('b'), fn('c', bad)] }, 'tools[2].function.parameters/properties/x/uniqueItems');
   await expect400(s, { tools: [fn('a', { type: 'string' })] }, 'tools[0].function.parameters/type', /object/);
   // nullable at the root let the arguments be null: a required call vanished, or its markup leaked into the arguments.

@@ -47,8 +47,7 @@ export function toolSetupOf(request: ChatRequest, format: ToolFormat, answer?: G
   const offered = request.tools.map((tool, i): ToolDefinition => {
     const parameters = argumentsSchema(tool.function.parameters);
     try {
-      // As the tool-call tag will compile it (arguments sit inside the call's markup).
-      Grammar.fromJSONSchema(parameters, { guardUniqueItems: false, ...(format.args === 'json' ? {} : { style: format.args }) });
+      Grammar.fromJSONSchema(parameters, format.args === 'json' ? {} : { style: format.args });
     } catch (error) {
       if (!(error instanceof GrammarError)) throw error;
       const pointer = error.location.kind === 'pointer' ? error.location.pointer : '';
