@@ -212,6 +212,11 @@ export function scoredRows(vocabSize: number): number {
   return Math.max(16, Math.floor(SCORED_LOGITS_BYTES / (vocabSize * 4)));
 }
 
+/** Longest a sequence may grow, prompt and output together: the context window, within the shared KV budget. */
+export function lengthLimitOf(config: Pick<EngineConfig, 'contextWindowSize' | 'maxTotalSeqLength'>): number {
+  return Math.min(config.contextWindowSize, config.maxTotalSeqLength);
+}
+
 /**
  * The preset for the mode, then every explicit override on top; impossible combinations are
  * errors. `speculative`: drafts are verified, which takes logit rows beyond one per sequence.

@@ -6,6 +6,7 @@
 // too long for the context is.
 import type { EngineClient } from '../../engine/client/engine-client.js';
 import { EngineRequestError } from '../../engine/client/engine.js';
+import { lengthLimitOf } from '../../engine/engine-config.js';
 import type { GenerateRequest } from '../../engine/protocol.js';
 import type { ChatRequest } from './chat-request.js';
 
@@ -19,8 +20,7 @@ const isInstruction = (message: Message): boolean => message.role === 'system' |
  * the places a cut may start at, one tokenization a try.
  */
 export async function dropOldestToFit(request: ChatRequest, engine: EngineClient, render: (request: ChatRequest) => GenerateRequest): Promise<ChatRequest> {
-  const { config } = engine.info;
-  const limit = Math.min(config.contextWindowSize, config.maxTotalSeqLength);
+  const limit = lengthLimitOf(engine.info.config);
   const fits = async (candidate: ChatRequest): Promise<boolean> => {
     const generate = render(candidate);
     if (typeof generate.prompt !== 'string') return true;

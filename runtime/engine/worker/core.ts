@@ -6,7 +6,7 @@
 import type { LlamaContext } from '../../backend/context.js';
 import { DecodeError } from '../../backend/context.js';
 import type { Vocabulary } from '../../backend/vocabulary.js';
-import type { EngineConfig } from '../engine-config.js';
+import { type EngineConfig, lengthLimitOf } from '../engine-config.js';
 import { nowMicros } from '../clock.js';
 import type { EngineErrorInfo, EngineEvent, EngineStats, GenerateRequest, TraceEntry } from '../protocol.js';
 import { Admission, isAdmissionError } from './admission.js';
@@ -130,9 +130,9 @@ export class EngineCore {
     }
   }
 
-  /** Longest a sequence may grow: the context window, within the shared KV budget. */
+  /** Longest a sequence may grow (engine-config.ts lengthLimitOf). */
   get lengthLimit(): number {
-    return Math.min(this.config.contextWindowSize, this.config.maxTotalSeqLength);
+    return lengthLimitOf(this.config);
   }
 
   start(): void {
