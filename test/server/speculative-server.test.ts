@@ -69,6 +69,29 @@ test('tool calls, whole and streamed, are the plain server\'s', async ({ plain, 
   assert.ok(stats.acceptedDraftTokens > 0, 'the forced tool-call text was drafted and accepted');
 });
 
+test('uniqueItems held by the matcher (rolled back with every rejected draft) gives the plain server\'s answers, distinct items and all', async ({ plain, speculative }) => {
+  const schema = {
+    type: 'object',
+    properties: {
+      codes: { type: 'array', items: { type: 'string', pattern: '^[ab]{1,2}$' }, uniqueItems: true, minItems: 3 },
+      nums: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 9 }, uniqueItems: true, minItems: 3 },
+    },
+    required: ['codes', 'nums'],
+    additionalProperties: false,
+  };
+  const response_format = { type: 'json_schema' as const, json_schema: { name: 'sets', schema, strict: true } };
+  for (let seed = 1; seed <= 4; seed++) {
+    const request = { model: TINY_MODEL_ID, messages: [{ role: 'user' as const, content: repeated }], seed, max_tokens: 200, temperature: seed % 2 ? 0 : 1, response_format };
+    const expected = (await plain.client.chat.completions.create(request)).choices[0]!;
+    const whole = (await speculative.client.chat.completions.create(request)).choices[0]!;
+    assert.is(whole.message.content, expected.message.content, `seed ${seed}`);
+    assert.is(expected.finish_reason, 'stop', `seed ${seed}: ${expected.message.content}`);
+    const value = JSON.parse(expected.message.content!) as { codes: string[]; nums: number[] };
+    assert.is(new Set(value.codes).size, value.codes.length, expected.message.content!);
+    assert.is(new Set(value.nums).size, value.nums.length, expected.message.content!);
+  }
+});
+
 test("the local servers' sampling fields (penalties, DRY, XTC, truncation) give the plain server's answers, drafts and all", async ({ plain, speculative }) => {
   const fields = [
     { temperature: 0, repetition_penalty: 1.3, dry_multiplier: 0.8 },
