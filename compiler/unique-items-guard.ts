@@ -171,8 +171,8 @@ export class UniqueItemsGuard {
    * Clears the bit of every token the mask allows that would complete an item equal to an
    * earlier one, or leave only such items as ways on. Only tokens that can are read: inside an
    * array whose items must differ, one holding a `"` (in a string) or any (between items and
-   * in a number); outside, one holding a `[`, which could open such an array and write two
-   * items in it (taken as opening one: the rows of a token not taken are unknown).
+   * in a number); outside, one holding a `[` and a comma, which could open such an array and
+   * write two items in it (taken as opening one: the rows of a token not taken are unknown).
    */
   filterMask(mask: Uint32Array, info: TokenizerInfo, rows: RowEngine): void {
     const reading = this.reading;
@@ -181,7 +181,7 @@ export class UniqueItemsGuard {
     const words = Math.min(mask.length, index.quote.length);
     for (let w = 0; w < words; w++) {
       let candidates = mask[w]!;
-      if (!reading.array) candidates &= index.open[w]!;
+      if (!reading.array) candidates &= index.open[w]! & index.comma[w]!;
       else if (inString) candidates &= index.quote[w]!;
       while (candidates !== 0) {
         const bit = candidates & -candidates;
