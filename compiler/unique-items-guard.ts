@@ -52,7 +52,7 @@ interface Unit {
   opens: boolean[];
 }
 
-/** Per vocabulary: bitsets (mask layout) of the normal tokens holding a `"` and of those holding a `[`, and the normal tokens by their bytes (latin1). */
+/** Per vocabulary: bitsets (mask layout) of the normal tokens holding a `"`, a `[`, a comma; and the normal tokens by their bytes (latin1). */
 interface VocabularyIndex {
   quote: Uint32Array;
   open: Uint32Array;
@@ -74,7 +74,7 @@ function indexOf(info: TokenizerInfo): VocabularyIndex {
         else if (b === OPEN_ARRAY) index.open[id >>> 5]! |= 1 << (id & 31);
         else if (b === COMMA) index.comma[id >>> 5]! |= 1 << (id & 31);
       }
-      const key = latin1(info.bytes.subarray(info.offsets[id]!, info.offsets[id + 1]!));
+      const key = latin1(tokenBytes(info, id));
       const same = index.byBytes.get(key);
       if (same) same.push(id);
       else index.byBytes.set(key, [id]);
