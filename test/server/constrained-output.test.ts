@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Grammar, GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+import { DISTINCT_ITEMS_SCHEMA } from '../helpers/distinct-items-schema.js';
 
 const test = suite<{ s: TinyServer }>('constrained output');
 
@@ -69,14 +70,9 @@ test('uniqueItems over an Enum (as pydantic writes a set of one) is served and e
 
 test('uniqueItems over free strings and numbers (a Set[str], a Set[int]) is served and held by the matcher: every seed writes distinct items', async ({ s }) => {
   const schema = {
-    type: 'object',
-    properties: {
-      codes: { type: 'array', items: { type: 'string', pattern: '^[ab]{1,2}$' }, uniqueItems: true, minItems: 3 },
-      nums: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 9 }, uniqueItems: true, minItems: 3 },
-      tags: { type: 'array', items: { type: 'string', maxLength: 3 }, uniqueItems: true, maxItems: 4 },
-    },
-    required: ['codes', 'nums', 'tags'],
-    additionalProperties: false,
+    ...DISTINCT_ITEMS_SCHEMA,
+    properties: { ...DISTINCT_ITEMS_SCHEMA.properties, tags: { type: 'array', items: { type: 'string', maxLength: 3 }, uniqueItems: true, maxItems: 4 } },
+    required: [...DISTINCT_ITEMS_SCHEMA.required, 'tags'],
   };
   const valid = new Ajv().compile(schema);
   await eachSeedValidates(s, schema, valid, 6, 200);

@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { functionCalls } from '../tools/helpers.js';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+import { DISTINCT_ITEMS_SCHEMA } from '../helpers/distinct-items-schema.js';
 
 const test = suite<{ plain: TinyServer; speculative: TinyServer }>('speculative decoding over HTTP');
 
@@ -70,16 +71,7 @@ test('tool calls, whole and streamed, are the plain server\'s', async ({ plain, 
 });
 
 test('uniqueItems held by the matcher (rolled back with every rejected draft) gives the plain server\'s answers, distinct items and all', async ({ plain, speculative }) => {
-  const schema = {
-    type: 'object',
-    properties: {
-      codes: { type: 'array', items: { type: 'string', pattern: '^[ab]{1,2}$' }, uniqueItems: true, minItems: 3 },
-      nums: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 9 }, uniqueItems: true, minItems: 3 },
-    },
-    required: ['codes', 'nums'],
-    additionalProperties: false,
-  };
-  const response_format = { type: 'json_schema' as const, json_schema: { name: 'sets', schema, strict: true } };
+  const response_format = { type: 'json_schema' as const, json_schema: { name: 'sets', schema: DISTINCT_ITEMS_SCHEMA, strict: true } };
   for (let seed = 1; seed <= 4; seed++) {
     const request = { model: TINY_MODEL_ID, messages: [{ role: 'user' as const, content: repeated }], seed, max_tokens: 200, temperature: seed % 2 ? 0 : 1, response_format };
     const expected = (await plain.client.chat.completions.create(request)).choices[0]!;

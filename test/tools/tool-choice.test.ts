@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { functionCalls } from './helpers.js';
 import { startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+import { DISTINCT_ITEMS_SCHEMA } from '../helpers/distinct-items-schema.js';
 
 const test = suite<{ s: TinyServer }>('tool_choice end to end');
 
@@ -146,17 +147,8 @@ test('n > 1: each choice is parsed on its own', async ({ s }) => {
 });
 
 test('a tool taking sets (Set[str], Set[int]): every call writes distinct items', async ({ s }) => {
-  const label = {
-    type: 'object',
-    properties: {
-      codes: { type: 'array', items: { type: 'string', pattern: '^[ab]{1,2}$' }, uniqueItems: true, minItems: 3 },
-      days: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 7 }, uniqueItems: true, minItems: 3 },
-    },
-    required: ['codes', 'days'],
-    additionalProperties: false,
-  };
-  const valid = ajv.compile(label);
-  const labelTools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'label', parameters: label } }];
+  const valid = ajv.compile(DISTINCT_ITEMS_SCHEMA);
+  const labelTools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'label', parameters: DISTINCT_ITEMS_SCHEMA } }];
   for (let seed = 1; seed <= 6; seed++) {
     const choice = (await ask(s, { seed, tools: labelTools, tool_choice: 'required', parallel_tool_calls: false, max_tokens: 200 })).choices[0]!;
     assert.is(choice.finish_reason, 'tool_calls', `seed ${seed}: ${JSON.stringify(choice.message)}`);
