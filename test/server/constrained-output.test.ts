@@ -78,16 +78,19 @@ test('uniqueItems over free strings and numbers (a Set[str], a Set[int]) is serv
   await eachSeedValidates(s, schema, valid, 6, 200);
 });
 
-test('a uniqueItems array that needs more items than its items can differ in fails the choice (finish_reason error), never ends it as if complete', async ({ s }) => {
+test('a uniqueItems array that needs more items than its items can differ in fails the request as its own fault (400; the stream an error event), never ends it as if complete', async ({ s }) => {
   const digits = { type: 'array', items: { type: 'integer', minimum: 0, maximum: 3 }, uniqueItems: true, minItems: 5 };
   const body = { model: TINY_MODEL_ID, messages, max_tokens: 400, seed: 1, response_format: { type: 'json_schema', json_schema: { name: 'd', schema: digits } } };
   const whole = await post(`${s.url}/v1/chat/completions`, body);
-  assert.is(whole.status, 200);
-  assert.is(whole.json.choices[0].finish_reason, 'error', whole.json.choices[0].message.content);
-  const values = whole.json.choices[0].message.content.match(/\d/g) as string[];
-  assert.equal([...values].sort(), ['0', '1', '2', '3'], 'the four values, each once, before the dead end');
+  assert.is(whole.status, 400, JSON.stringify(whole.json));
+  assert.is(whole.json.error.type, 'invalid_request_error');
+  assert.match(whole.json.error.message, /the output format leaves no way on: every item its 'uniqueItems' arrays still need would repeat one already written/);
   const streamed = await fetch(`${s.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, stream: true }) });
-  assert.match(await streamed.text(), /"error":\{"message":"generation failed: the output format leaves no way on/);
+  const events = await streamed.text();
+  assert.match(events, /"error":\{"message":"generation failed: the output format leaves no way on[^"]*","type":"invalid_request_error"/);
+  // Before the error, the four values each once.
+  const written = [...events.matchAll(/"content":"([^"]*)"/g)].map((m) => m[1]).join('');
+  assert.equal(written.match(/\d/g)?.sort(), ['0', '1', '2', '3'], written);
 });
 
 test("OpenAPI's formats, as pydantic and OpenAPI-made tools write them, are served and enforced: outputs validate with ajv-formats", async ({ s }) => {

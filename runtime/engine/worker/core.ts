@@ -3,6 +3,7 @@
 // steps. Everything else is delegated: admission.ts (request -> state), scheduler.ts (what
 // runs), kv-manager.ts (cells and the prefix cache), model-runner.ts (the decode),
 // token-commit.ts (what a sampled token does).
+import { LmforgeError } from '../../../compiler/lmforge-error.js';
 import type { LlamaContext } from '../../backend/context.js';
 import { DecodeError } from '../../backend/context.js';
 import type { Vocabulary } from '../../backend/vocabulary.js';
@@ -457,7 +458,9 @@ export class EngineCore {
     state.failed = true;
     this.retire(state, 'failed');
     const message = error instanceof Error ? error.message : String(error);
-    this.events.push({ type: 'error', id: state.id, error: { code: 'internal_error', message: `generation failed: ${message}` } });
+    // A failure the request caused (a format it cannot meet) is told as its own, not as the server's.
+    const code = error instanceof LmforgeError && error.status === 400 ? 'invalid_request' : 'internal_error';
+    this.events.push({ type: 'error', id: state.id, error: { code, message: `generation failed: ${message}` } });
   }
 
   /** The one place a request leaves the engine. */

@@ -25,7 +25,8 @@ export class TokenCommitter {
     const grammar = sequence.grammar;
     if (!grammar) return false;
     grammar.refresh(); // a no-op unless the mask could not be prepared during the decode
-    if (grammar.deadEnd()) throw new SamplingError("the output format leaves no way on: every item its 'uniqueItems' arrays still need would repeat one already written");
+    // The request's own format cannot be met (more distinct items than its items allow): its fault, not the server's.
+    if (grammar.deadEnd()) throw new SamplingError("the output format leaves no way on: every item its 'uniqueItems' arrays still need would repeat one already written", { status: 400 });
     if (!grammar.onlyEndAllowed()) return false;
     this.finish(sequence, 'stop');
     return true;
