@@ -80,8 +80,8 @@ export function lowerArray(ctx: Lowering, parts: Part[], pointer: string, depth:
     const at = pointerJoin(unique.pointer, 'uniqueItems');
     if (length > 0) throw GrammarError.at(at, "the keyword 'uniqueItems' cannot be enforced beside leading items ('prefixItems')");
     const distinct = distinctItems(ctx, items, at);
-    if (!distinct.guard) return lowerUniqueArray(ctx, distinct.values!, { minItems, maxItems }, pointer, depth);
-    if (distinct.values && minItems > distinct.values.length) return emptyAt(pointer, `'minItems' is ${minItems}, but with 'uniqueItems' the items take only ${distinct.values.length} distinct values`);
+    if (!distinct.guard) return lowerUniqueArray(ctx, distinct.values, { minItems, maxItems }, pointer, depth);
+    if (distinct.most !== null && minItems > distinct.most) return emptyAt(pointer, `'minItems' is ${minItems}, but with 'uniqueItems' the items take at most ${distinct.most} distinct values`);
     guarded = true;
   }
   const base = ruleBase(pointer);

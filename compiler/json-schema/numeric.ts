@@ -61,13 +61,26 @@ export function integerFormats(parts: Part[]): { value: string; pointer: string 
   return keywordValues(parts, 'format', (v): v is string => typeof v === 'string' && Object.hasOwn(INTEGER_FORMATS, v));
 }
 
-export function lowerInteger(parts: Part[], pointer: string): Expr {
+/** The least and greatest integer the parts' bounds allow (null: unbounded on that side); formats and multipleOf aside. */
+function integerBounds(parts: Part[]): { min: bigint | null; max: bigint | null } {
   const { lo, hi } = boundsOf(parts);
   const floorOf = (x: number): bigint => BigInt(Math.floor(x));
   const ceilOf = (x: number): bigint => BigInt(Math.ceil(x));
-  let min = lo === null ? null : lo.strict ? floorOf(lo.value) + 1n : ceilOf(lo.value);
-  let max = hi === null ? null : hi.strict ? ceilOf(hi.value) - 1n : floorOf(hi.value);
-  if (min !== null && max !== null && min > max) return emptyAt(pointer, emptyRange(lo!, hi!, 'integer'));
+  return { min: lo === null ? null : lo.strict ? floorOf(lo.value) + 1n : ceilOf(lo.value), max: hi === null ? null : hi.strict ? ceilOf(hi.value) - 1n : floorOf(hi.value) };
+}
+
+/** How many integers the parts' bounds leave, at most (multipleOf and formats may leave fewer), or null when unbounded. */
+export function integersWithin(parts: Part[]): bigint | null {
+  const { min, max } = integerBounds(parts);
+  return min === null || max === null ? null : max < min ? 0n : max - min + 1n;
+}
+
+export function lowerInteger(parts: Part[], pointer: string): Expr {
+  let { min, max } = integerBounds(parts);
+  if (min !== null && max !== null && min > max) {
+    const { lo, hi } = boundsOf(parts);
+    return emptyAt(pointer, emptyRange(lo!, hi!, 'integer'));
+  }
   const formats = integerFormats(parts);
   for (const { value } of formats) {
     const range = INTEGER_FORMATS[value]!;

@@ -11,6 +11,7 @@ import { GrammarError } from '../errors.js';
 import { constValue, declaredValues, holdsValues, valuesAllowed } from './constants.js';
 import { emptyAt, type Lowering, type Schema } from './lowering.js';
 import { ruleBase } from './objects.js';
+import { integersWithin } from './numeric.js';
 import { commonTypes, conjunctionOf, partsOfConjunction, type Part } from './parts.js';
 
 /** The most distinct values a uniqueItems array's items may take: 2^8 subsets, 256 rules (10 values took 0.6 GB to compile every mask of SmolLM2's vocabulary, 8 took 0.28). */
@@ -18,13 +19,14 @@ export const MAX_UNIQUE_VALUES = 8;
 
 /**
  * How distinct `items` are held: by the grammar over their `values` (guard false), or by the
- * matcher's guard (values: the distinct values when they are a finite list, else null). Throws
- * at `at` (the uniqueItems keyword) where neither can.
+ * matcher's guard (`most`: how many distinct items there can be, when that is known: a finite
+ * list of values, a bounded range of integers; else null). Throws at `at` (the uniqueItems
+ * keyword) where neither can.
  */
-export function distinctItems(ctx: Lowering, items: { schema: Schema; pointer: string }, at: string): { guard: boolean; values: unknown[] | null } {
+export function distinctItems(ctx: Lowering, items: { schema: Schema; pointer: string }, at: string): { guard: false; values: unknown[] } | { guard: true; most: number | null } {
   const values = finiteScalarValues(ctx, items) ?? null;
   if (values !== null && values.length <= MAX_UNIQUE_VALUES) return { guard: false, values };
-  if (onlyScalars(ctx, items, 0)) return { guard: true, values };
+  if (onlyScalars(ctx, items, 0)) return { guard: true, most: values?.length ?? integersAllowed(ctx, items) };
   throw GrammarError.at(at, "the keyword 'uniqueItems' can be enforced only for items that are scalars (strings, numbers, booleans, null), and these items can be objects or arrays; send an array without it (a list rather than a set)");
 }
 
@@ -83,6 +85,17 @@ function finiteScalarValues(ctx: Lowering, items: { schema: Schema; pointer: str
 }
 
 const hasBranches = (p: Part): boolean => 'anyOf' in p.schema || 'oneOf' in p.schema;
+
+/** How many integers items of only integers may be, at most, when their bounds say (null otherwise). */
+function integersAllowed(ctx: Lowering, items: { schema: Schema; pointer: string }): number | null {
+  if (typeof items.schema !== 'object') return null;
+  const parts = partsOfConjunction(items.schema) ?? conjunctionOf(items.schema, items.pointer, (ref, at) => ctx.lookupRef(ref, at));
+  if (!Array.isArray(parts) || parts.some(hasBranches)) return null;
+  const types = commonTypes(parts);
+  if (types.length !== 1 || types[0] !== 'integer') return null;
+  const count = integersWithin(parts);
+  return count === null || count > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(count);
+}
 
 const SCALAR_TYPES = new Set(['null', 'boolean', 'integer', 'number', 'string']);
 /** How deep `onlyScalars` follows branches and references before it says no. */

@@ -50,6 +50,9 @@ test('assertions a grammar cannot enforce are named by pointer', () => {
   fails({ type: 'array', items: { contains: { const: 1 } } }, '/items/contains', /'contains'/);
   // Any items (strict mode would allow none here: only [], distinct).
   fails({ type: 'array', uniqueItems: true }, '/uniqueItems', /'uniqueItems'/, { strictMode: false });
+  // More distinct items than the items can take: an empty language before any output.
+  fails({ type: 'array', items: { enum: [1, 2, 3, 4, 5, 6, 7, 8, 9] }, uniqueItems: true, minItems: 10 }, '', /'minItems' is 10, but with 'uniqueItems' the items take at most 9 distinct values/);
+  fails({ type: 'array', items: { type: 'integer', minimum: 0, exclusiveMaximum: 10 }, uniqueItems: true, minItems: 11 }, '', /'minItems' is 11, but with 'uniqueItems' the items take at most 10 distinct values/);
   // Items that can be objects or arrays: the guard compares scalars only.
   fails({ type: 'array', items: { enum: [{ a: 1 }, { a: 2 }] }, uniqueItems: true }, '/uniqueItems', /only for items that are scalars/);
   fails({ type: 'array', items: { type: ['string', 'object'] }, uniqueItems: true }, '/uniqueItems', /only for items that are scalars/);
