@@ -74,7 +74,7 @@ function indexOf(info: TokenizerInfo): VocabularyIndex {
         else if (b === OPEN_ARRAY) index.open[id >>> 5]! |= 1 << (id & 31);
         else if (b === COMMA) index.comma[id >>> 5]! |= 1 << (id & 31);
       }
-      const key = latin1(tokenBytes(info, id));
+      const key = latin1(info.tokenBytes(id));
       const same = index.byBytes.get(key);
       if (same) same.push(id);
       else index.byBytes.set(key, [id]);
@@ -187,7 +187,7 @@ export class UniqueItemsGuard {
         const bit = candidates & -candidates;
         candidates ^= bit;
         const id = (w << 5) + 31 - Math.clz32(bit);
-        if (info.kind[id] === TOKEN_NORMAL && !this.probe(copyOf(reading), tokenBytes(info, id), () => true)) mask[w]! &= ~bit;
+        if (info.kind[id] === TOKEN_NORMAL && !this.probe(copyOf(reading), info.tokenBytes(id), () => true)) mask[w]! &= ~bit;
       }
     }
     if (reading.array) this.closeDeadEnds(mask, info, rows, reading.array);
@@ -222,7 +222,7 @@ export class UniqueItemsGuard {
     }
     for (const id of ids) {
       if ((mask[id >>> 5]! & (1 << (id & 31))) === 0) continue;
-      const bytes = tokenBytes(info, id);
+      const bytes = info.tokenBytes(id);
       const after = copyOf(reading);
       if (!this.probe(after, bytes, () => true) || !this.mayLeadNowhere(after)) continue;
       const before = rows.rowCount;
@@ -366,10 +366,6 @@ function newReading(): Reading {
 
 function copyOf(r: Reading): Reading {
   return { ...r };
-}
-
-function tokenBytes(info: TokenizerInfo, id: number): Uint8Array {
-  return info.bytes.subarray(info.offsets[id]!, info.offsets[id + 1]!);
 }
 
 /** A JSON string's content (between its quotes) as the text it stands for. */

@@ -65,8 +65,8 @@ export function lowerUniqueArray(ctx: Lowering, values: unknown[], range: { minI
 function finiteScalarValues(ctx: Lowering, items: { schema: Schema; pointer: string }): unknown[] | undefined {
   if (items.schema === true) return undefined;
   if (items.schema === false) return [];
-  const parts = partsOfConjunction(items.schema) ?? conjunctionOf(items.schema, items.pointer, (ref, at) => ctx.lookupRef(ref, at));
-  if (!Array.isArray(parts)) return [];
+  const parts = partsOf(ctx, items);
+  if (!parts) return [];
   const holder = parts.find(holdsValues);
   let values: unknown[];
   if (holder) {
@@ -84,13 +84,19 @@ function finiteScalarValues(ctx: Lowering, items: { schema: Schema; pointer: str
   return [...new Map(values.map((v) => [JSON.stringify(v), v])).values()];
 }
 
+/** The parts of a sub-schema (an object, not true or false: parts.ts), or null where one of them is false (no value). */
+function partsOf(ctx: Lowering, located: { schema: Schema; pointer: string }): Part[] | null {
+  const parts = partsOfConjunction(located.schema) ?? conjunctionOf(located.schema, located.pointer, (ref, at) => ctx.lookupRef(ref, at));
+  return Array.isArray(parts) ? parts : null;
+}
+
 const hasBranches = (p: Part): boolean => 'anyOf' in p.schema || 'oneOf' in p.schema;
 
 /** How many integers items of only integers may be, at most, when their bounds say (null otherwise). */
 function integersAllowed(ctx: Lowering, items: { schema: Schema; pointer: string }): number | null {
   if (typeof items.schema !== 'object') return null;
-  const parts = partsOfConjunction(items.schema) ?? conjunctionOf(items.schema, items.pointer, (ref, at) => ctx.lookupRef(ref, at));
-  if (!Array.isArray(parts) || parts.some(hasBranches)) return null;
+  const parts = partsOf(ctx, items);
+  if (!parts || parts.some(hasBranches)) return null;
   const types = commonTypes(parts);
   if (types.length !== 1 || types[0] !== 'integer') return null;
   const count = integersWithin(parts);
@@ -105,8 +111,8 @@ const MAX_SCALAR_DEPTH = 8;
 function onlyScalars(ctx: Lowering, located: { schema: Schema; pointer: string }, depth: number): boolean {
   if (located.schema === false) return true;
   if (located.schema === true || depth > MAX_SCALAR_DEPTH) return false;
-  const parts = partsOfConjunction(located.schema) ?? conjunctionOf(located.schema, located.pointer, (ref, at) => ctx.lookupRef(ref, at));
-  if (!Array.isArray(parts)) return true;
+  const parts = partsOf(ctx, located);
+  if (!parts) return true;
   if (parts.some(holdsValues)) return declaredValues(parts.find(holdsValues)!.schema).every((v) => v === null || typeof v !== 'object');
   if (commonTypes(parts).every((t) => SCALAR_TYPES.has(t))) return true;
   // A conjunction holds only scalars when one of its parts does: a part whose every branch does.
