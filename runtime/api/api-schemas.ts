@@ -254,12 +254,31 @@ export const continuousUsageRule: RequestRule = {
   then: { properties: { stream_options: { required: ['include_usage'], properties: { include_usage: { const: true } } } } },
 };
 
+/** vLLM's prompt_logprobs, on chat and text completions alike (prompt-logprobs.ts). */
+export const promptLogprobsProperty = {
+  type: ['integer', 'null'],
+  minimum: 0,
+  maximum: 20,
+  description:
+    "vLLM's addition: score the prompt. The response's prompt_logprobs (chat: at the top; text: on each choice) has one entry per prompt token, " +
+    'null for the first, then {"<token id>": {"logprob", "rank", "decoded_token"}} with the prompt\'s own token first and the k most likely tokens after it. ' +
+    "The model's own log-softmax: no logit_bias, penalty or format applies. A scored prompt is computed whole, never taken from the prefix cache. Not with stream: true.",
+} as const;
+
+export const promptLogprobsRule: RequestRule = {
+  'x-param': 'prompt_logprobs',
+  description: "'prompt_logprobs' is not available with 'stream': true (the scores come in the whole response, as vLLM's).",
+  if: sets('prompt_logprobs'),
+  then: { properties: { stream: { not: { const: true } } } },
+};
+
 const hasTools = { required: ['tools'], properties: { tools: { type: 'array', minItems: 1 } } };
 
 const chatRules: RequestRule[] = [
   { 'x-param': 'top_logprobs', description: "'top_logprobs' requires 'logprobs' to be true.", if: sets('top_logprobs'), then: { required: ['logprobs'], properties: { logprobs: { const: true } } } },
   streamOptionsRule,
   continuousUsageRule,
+  promptLogprobsRule,
   { 'x-param': 'tool_choice', description: "'tool_choice' is only allowed when 'tools' are given.", if: sets('tool_choice'), then: hasTools },
   { 'x-param': 'parallel_tool_calls', description: "'parallel_tool_calls' is only allowed when 'tools' are given.", if: sets('parallel_tool_calls'), then: hasTools },
 ];
@@ -286,6 +305,7 @@ export const chatCompletionRequestSchema = {
     ...sharedRequestProperties,
     logprobs: { type: ['boolean', 'null'], default: false },
     top_logprobs: { type: ['integer', 'null'], minimum: 0, maximum: 20, description: 'Requires logprobs: true.' },
+    prompt_logprobs: promptLogprobsProperty,
     max_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: 'Most tokens generated per choice.' },
     max_completion_tokens: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxTokens, description: "OpenAI's newer name for max_tokens; if both are given they must be equal." },
     tools: {
@@ -433,8 +453,27 @@ export const usageSchema = {
   required: ['prompt_tokens', 'completion_tokens', 'total_tokens', 'prompt_tokens_details'],
 } as const;
 
+/** A response's prompt_logprobs (promptLogprobsProperty), vLLM's shape. */
+export const promptLogprobsResponseSchema = {
+  type: 'array',
+  description: 'With prompt_logprobs: one entry per prompt token, null for the first; else token id to its score, the prompt\'s own token first, then the most likely tokens.',
+  items: {
+    anyOf: [
+      { type: 'null' },
+      {
+        type: 'object',
+        additionalProperties: {
+          type: 'object',
+          properties: { logprob: { type: 'number' }, rank: { type: 'integer', minimum: 1 }, decoded_token: { type: 'string' } },
+          required: ['logprob', 'rank', 'decoded_token'],
+        },
+      },
+    ],
+  },
+} as const;
+
 /** The fields every completion response and chunk has, chat or text; a stream's last chunk adds usage. */
-export function completionEnvelope(options: { description: string; object: string; choice: object; usage: 'required' | 'last chunk' }) {
+export function completionEnvelope(options: { description: string; object: string; choice: object; usage: 'required' | 'last chunk'; optional?: Record<string, object> }) {
   return {
     type: 'object',
     description: options.description,
@@ -449,6 +488,7 @@ export function completionEnvelope(options: { description: string; object: strin
         options.usage === 'required'
           ? usageSchema
           : { anyOf: [usageSchema, { type: 'null' }], description: 'With stream_options.include_usage: the usage in the last chunk, null in every other one (as OpenAI sends them).' },
+      ...options.optional,
     },
     required: ['id', 'object', 'created', 'model', 'system_fingerprint', 'choices', ...(options.usage === 'required' ? ['usage'] : [])],
   } as const;
@@ -474,6 +514,7 @@ function chatCompletionSchema(options: { description: string; object: string; me
       required: ['index', options.messageField, 'logprobs', 'finish_reason'],
     },
     usage: stream ? 'last chunk' : 'required',
+    ...(stream ? {} : { optional: { prompt_logprobs: promptLogprobsResponseSchema } }),
   });
 }
 

@@ -60,6 +60,12 @@ export interface GenerateRequest {
    * whole, never taken from the prefix cache (cached cells have no logits left).
    */
   promptLogprobs?: boolean;
+  /**
+   * With `promptLogprobs`: how many most likely tokens each prompt position lists (0 to
+   * MAX_TOP_LOGPROBS), where they are asked for apart from the output's (vLLM's
+   * `prompt_logprobs`); unset, `sampling.topLogprobs` (the legacy `echo`).
+   */
+  promptTopLogprobs?: number;
 }
 
 /** One timed engine event of a request, in microseconds since the epoch (Chrome trace format). */
@@ -80,10 +86,12 @@ export interface TokenLogprob {
   top: { token: number; logprob: number; bytes: number[] }[];
 }
 
-/** A prompt token as the model scored it: the first has no logprob (nothing comes before it) and no top list. */
+/** A prompt token as the model scored it: the first has no logprob (nothing comes before it), no rank and no top list. */
 export interface PromptTokenLogprob {
   token: number;
   logprob: number | null;
+  /** 1 + how many tokens the model found more likely there (vLLM's rank); `top`'s ranks are their places in it. */
+  rank: number | null;
   bytes: number[];
   top: { token: number; logprob: number; bytes: number[] }[];
 }

@@ -18,8 +18,11 @@ export class ModelLogprobs {
     this.w = new Float64Array(vocabSize);
   }
 
-  /** `token`'s logprob in the row, and the `top` (at most MAX_TOP_LOGPROBS) most likely tokens, descending, ties to the lower id. */
-  at(logits: Float32Array, token: number, top: number): { logprob: number; top: TopLogprob[] } {
+  /**
+   * `token`'s logprob in the row and its rank (1 + the tokens more likely there, as vLLM ranks),
+   * and the `top` (at most MAX_TOP_LOGPROBS) most likely tokens, descending, ties to the lower id.
+   */
+  at(logits: Float32Array, token: number, top: number): { logprob: number; rank: number; top: TopLogprob[] } {
     const size = this.vocabSize;
     if (logits.length !== size) throw new RangeError(`expected ${size} logits, got ${logits.length}`);
     const w = this.w;
@@ -29,9 +32,12 @@ export class ModelLogprobs {
     const logNormaliser = Math.log(sumExp(w, size, max));
     // A NaN logit makes the sum NaN (and never wins the max).
     if (!(logNormaliser === logNormaliser) || max === -Infinity) throw new SamplingError('the logits contain NaN or allow no token');
+    const own = w[token]!;
+    let rank = 1;
+    for (let i = 0; i < size; i++) if (w[i]! > own) rank++;
     const count = selectTopTokens(w, size, Math.min(Math.max(0, Math.floor(top)), MAX_TOP_LOGPROBS), this.topIds, this.topLogits);
     const entries: TopLogprob[] = new Array(count);
     for (let j = 0; j < count; j++) entries[j] = { token: this.topIds[j]!, logprob: this.topLogits[j]! - max - logNormaliser };
-    return { logprob: w[token]! - max - logNormaliser, top: entries };
+    return { logprob: own - max - logNormaliser, rank, top: entries };
   }
 }

@@ -51,6 +51,8 @@ engineSuite("a library caller's bad field fails that request alone, naming the f
     [{ prompt, seed: 1.5 }, 'seed', /seed must be a safe integer/],
     [{ prompt, n: 0 }, 'n', /n must be a whole number ≥ 1, got 0/],
     [{ prompt, promptLogprobs: 'yes' }, 'promptLogprobs', /promptLogprobs must be true or false, got "yes"/],
+    [{ prompt, promptTopLogprobs: 2 }, 'promptTopLogprobs', /needs promptLogprobs: true/],
+    [{ prompt, promptLogprobs: true, promptTopLogprobs: 21 }, 'promptTopLogprobs', /a whole number from 0 to 20, got 21/],
   ];
   for (const [request, param, message] of bad) {
     try {

@@ -35,7 +35,7 @@ function setup(options: Setup = {}) {
   const submit = (prompt: number[], n = 1, maxTokens = 4, promptLogprobs = false): RequestState => {
     const state = new RequestState(nextId++, { prompt, n, maxTokens, promptLogprobs }, prompt.length, 100_000, false);
     // As the engine starts a scored prompt's list: its first token, unscored.
-    if (promptLogprobs) state.promptLogprobs = [{ token: prompt[0]!, logprob: null, bytes: [], top: [] }];
+    if (promptLogprobs) state.promptLogprobs = [{ token: prompt[0]!, logprob: null, rank: null, bytes: [], top: [] }];
     for (let choice = 0; choice < n; choice++) {
       state.sequences.push(new Sequence(state, choice, Int32Array.from(prompt), undefined as never, undefined as never, undefined as never, undefined));
     }
@@ -54,7 +54,7 @@ function setup(options: Setup = {}) {
       // Prompt rows score the next prompt token (prompt-scoring.ts), the first of them the one after the list's last.
       const list = sequence.request.promptLogprobs;
       if (promptRows > 0) assert.is(start + count - logits, list!.length - 1, 'prompt rows begin at the first unscored position');
-      for (let k = 0; k < promptRows; k++) list!.push({ token: sequence.tokens[list!.length]!, logprob: -1, bytes: [], top: [] });
+      for (let k = 0; k < promptRows; k++) list!.push({ token: sequence.tokens[list!.length]!, logprob: -1, rank: 1, bytes: [], top: [] });
       if (logits === promptRows) continue;
       sequence.tokens.push(nextToken++);
       sequence.generated++;

@@ -27,6 +27,7 @@ const tools = [{ type: 'function', function: { name: 'f', parameters: { type: 'o
 const breaking: Record<string, Record<string, object>> = {
   '/v1/chat/completions': {
     top_logprobs: { ...chat, top_logprobs: 2 },
+    prompt_logprobs: { ...chat, stream: true, prompt_logprobs: 1 },
     stream_options: { ...chat, stream_options: { include_usage: true } },
     'stream_options.continuous_usage_stats': { ...chat, stream: true, stream_options: { continuous_usage_stats: true } },
     tool_choice: { ...chat, tool_choice: 'auto' },
@@ -45,6 +46,7 @@ const breaking: Record<string, Record<string, object>> = {
     stream_options: { ...text, stream_options: { include_usage: true } },
     'stream_options.continuous_usage_stats': { ...text, stream: true, stream_options: { continuous_usage_stats: true } },
     suffix: { ...text, suffix: 'after' },
+    prompt_logprobs: { ...text, stream: true, prompt_logprobs: 0 },
     max_tokens: { ...text, max_tokens: 0 },
   },
 };
@@ -120,6 +122,10 @@ test('answers have every field the response schemas require, whole and streamed'
   for (const [path, body] of [['/v1/chat/completions', { ...chat, logprobs: true, top_logprobs: 1 }], ['/v1/completions', { ...text, logprobs: 1 }]] as const) {
     const whole = await post(`${s.url}${path}`, body);
     assertFollows(responseSchema(openapi, path, 'application/json'), whole.json, `${path} whole`);
+    // A prompt of several tokens, so that scored entries are there to check.
+    const scored = await post(`${s.url}${path}`, { ...body, prompt_logprobs: 2, ...('prompt' in body ? { prompt: 'hi there, friend' } : {}) });
+    assertFollows(responseSchema(openapi, path, 'application/json'), scored.json, `${path} whole, with prompt_logprobs`);
+    assert.ok(JSON.stringify(scored.json).includes('"prompt_logprobs":[null,{'), JSON.stringify(scored.json));
     const stream = await post(`${s.url}${path}`, { ...body, stream: true, stream_options: { include_usage: true } });
     // Each event as OpenAPI describes an event stream: its data, a chunk as JSON text or the final [DONE].
     const eventSchema = openapi.paths[path].post.responses['200'].content['text/event-stream'].schema;

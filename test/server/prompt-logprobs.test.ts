@@ -201,6 +201,106 @@ test('the end token that finishes a choice closes its lists, echoed or not, whol
   assert.equal(chat.choices[0]!.logprobs!.content, []);
 });
 
+type VllmScore = { logprob: number; rank: number; decoded_token: string };
+
+/**
+ * A response's prompt_logprobs lists (at `path`) with each entry's keys in the order sent: JSON.parse
+ * would sort the integer-like token ids, so they are read with a mark in front.
+ */
+function vllmLists(text: string, path: (json: any) => unknown): ([number, VllmScore][] | null)[] {
+  const json = JSON.parse(text.replace(/"(\d+)":\{"logprob"/g, '"#$1":{"logprob"'));
+  return (path(json) as (Record<string, VllmScore> | null)[]).map((entry) => entry && Object.entries(entry).map(([key, score]): [number, VllmScore] => [Number(key.slice(1)), score]));
+}
+
+/** A decoded_token as the logprobs write token text: bytes that are no whole character as `bytes:\\x..` (the vocabulary's text has U+FFFD there). */
+function assertDecoded(decoded: string, text: string): void {
+  if (text.includes('\ufffd')) assert.match(decoded, /^bytes:(\\x[0-9a-f]{2})+$/);
+  else assert.is(decoded, text);
+}
+
+/** Each scored entry: the prompt's own token first, then the `k` most likely (itself not again), each with its rank; `echoed`'s scores the same. */
+function assertVllmLists(lists: ([number, VllmScore][] | null)[], prompt: readonly number[], k: number, echoed: Lists, tokenText: (id: number) => string): void {
+  assert.is(lists.length, prompt.length, 'one entry per prompt token');
+  assert.is(lists[0], null, 'nothing comes before the first token');
+  for (let i = 1; i < prompt.length; i++) {
+    const [first, ...others] = lists[i]!;
+    const [token, own] = first!;
+    assert.is(token, prompt[i], `position ${i}: the prompt's own token comes first`);
+    assert.ok(Math.abs(own.logprob - echoed.token_logprobs![i]!) <= TOLERANCE, `position ${i}: ${own.logprob} against the echo's ${echoed.token_logprobs![i]}`);
+    assertDecoded(own.decoded_token, tokenText(token));
+    // Ranked 1 to k, most likely first; the own token is among them exactly when its rank is.
+    assert.is(others.length, own.rank <= k ? k - 1 : k, `position ${i}: ${JSON.stringify(lists[i])}`);
+    let place = 1;
+    for (const [other, score] of others) {
+      if (place === own.rank) place++;
+      assert.is.not(other, token);
+      assert.is(score.rank, place++);
+      assertDecoded(score.decoded_token, tokenText(other));
+    }
+    const likelier = others.filter(([, score]) => score.logprob > own.logprob).length;
+    if (own.rank <= k) assert.is(likelier, own.rank - 1, `position ${i}`);
+    else assert.is(likelier, k, `position ${i}`);
+    for (let j = 1; j < others.length; j++) assert.ok(others[j]![1].logprob <= others[j - 1]![1].logprob);
+    // The echo's top list (2 and the token itself) holds the same most likely tokens (by their text).
+    const echoTop = Object.keys(echoed.top_logprobs![i]!);
+    for (const [, score] of others.filter(([, other]) => other.rank <= 2)) assert.ok(echoTop.includes(score.decoded_token), `position ${i}: ${score.decoded_token} in ${echoTop}`);
+  }
+}
+
+test("vLLM's prompt_logprobs on chat: the rendered conversation's tokens scored at the top of the response, apart from the choices' own top_logprobs", async ({ s }) => {
+  const messages = [{ role: 'user', content: 'The quick brown fox jumps' }];
+  const k = 4;
+  const response = await post(`${s.url}/v1/chat/completions`, { model, messages, max_tokens: 3, n: 2, logprobs: true, top_logprobs: 1, temperature: 0, prompt_logprobs: k });
+  assert.is(response.status, 200, response.text);
+  // The tiny model's template is ChatML: its text, tokenized, is the prompt the chat scored.
+  const rendered = await post(`${s.url}/tokenize`, { prompt: `<|im_start|>user\n${messages[0]!.content}<|im_end|>\n<|im_start|>assistant\n` });
+  const prompt: number[] = rendered.json.tokens;
+  assert.is(response.json.usage.prompt_tokens, prompt.length);
+  assert.is(response.json.usage.prompt_tokens_details.cached_tokens, 0, 'a scored prompt is computed whole');
+  const echoed = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 0, logprobs: 2 });
+  const texts = s.engine.info.tokenTexts;
+  assertVllmLists(vllmLists(response.text, (json) => json.prompt_logprobs), prompt, k, echoed.choices[0]!.logprobs!, (id) => texts[id]!);
+  assert.equal(Object.keys(response.json).slice(-2), ['usage', 'prompt_logprobs'], "vLLM's place for it");
+  for (const choice of response.json.choices) {
+    assert.is(choice.logprobs.content.length, 3);
+    for (const entry of choice.logprobs.content) assert.is(entry.top_logprobs.length, 1, 'the output keeps its own top_logprobs');
+    assert.not.ok('prompt_logprobs' in choice);
+  }
+  const plain = await post(`${s.url}/v1/chat/completions`, { model, messages, max_tokens: 1 });
+  assert.not.ok('prompt_logprobs' in plain.json, 'only when asked for');
+});
+
+test("vLLM's prompt_logprobs on completions: on every choice, alone (max_tokens 0 without echo) or beside echo's legacy lists, each with its own count", async ({ s }) => {
+  const prompt = ids(24, 6);
+  const echoed = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 0, logprobs: 3 });
+  const texts = s.engine.info.tokenTexts;
+  const alone = await post(`${s.url}/v1/completions`, { model, prompt, max_tokens: 0, prompt_logprobs: 3 });
+  assert.is(alone.status, 200, alone.text);
+  assert.equal([alone.json.choices[0].text, alone.json.choices[0].logprobs, alone.json.choices[0].finish_reason, alone.json.usage.completion_tokens], ['', null, 'length', 0]);
+  assertVllmLists(vllmLists(alone.text, (json) => json.choices[0].prompt_logprobs), prompt, 3, echoed.choices[0]!.logprobs!, (id) => texts[id]!);
+  const both = await post(`${s.url}/v1/completions`, { model, prompt, n: 2, max_tokens: 2, echo: true, logprobs: 1, prompt_logprobs: 5, seed: 3 });
+  assert.is(both.status, 200, both.text);
+  for (const [index, choice] of both.json.choices.entries()) {
+    assertVllmLists(vllmLists(both.text, (json) => json.choices[index].prompt_logprobs), prompt, 5, echoed.choices[0]!.logprobs!, (id) => texts[id]!);
+    // The legacy lists keep logprobs' count: 1 most likely, and the token itself.
+    for (const top of choice.logprobs.top_logprobs.slice(1)) assert.ok(Object.keys(top).length <= 2, JSON.stringify(top));
+    assert.is(choice.logprobs.tokens.length, 26);
+  }
+});
+
+test('prompt_logprobs is refused where it cannot be given: in a stream, above 20', async ({ s }) => {
+  for (const [path, body] of [
+    ['/v1/chat/completions', { model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1 }],
+    ['/v1/completions', { model, prompt: 'Hi there', max_tokens: 1 }],
+  ] as const) {
+    for (const bad of [{ stream: true, prompt_logprobs: 0 }, { prompt_logprobs: 21 }, { prompt_logprobs: -1 }, { prompt_logprobs: 1.5 }]) {
+      const refused = await post(`${s.url}${path}`, { ...body, ...bad });
+      assert.is(refused.status, 400, `${path} ${JSON.stringify(bad)}`);
+      assert.is(refused.json.error.param, 'prompt_logprobs', refused.text);
+    }
+  }
+});
+
 test('a server that samples in the graph scores prompts as one that samples on the host', async ({ s, device }) => {
   const request = { model, prompt: ids(40, 4), echo: true, max_tokens: 4, logprobs: 2, temperature: 0 };
   const [host, graph] = await Promise.all([s.client.completions.create(request), device.client.completions.create(request)]);

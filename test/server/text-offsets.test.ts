@@ -18,7 +18,7 @@ const finished: EngineEvent = { type: 'finished', id: 1, choice: 0, reason: 'sto
 
 /** The whole response's text and lists, folded from the chunks as the server folds them; and the chunks. */
 function run(events: EngineEvent[], echo?: string) {
-  const chunks = new TextCompletionChunks(frame, { n: 1, echoes: echo === undefined ? undefined : [echo], logprobs: true, prompts: 1 });
+  const chunks = new TextCompletionChunks(frame, { n: 1, echoes: echo === undefined ? undefined : [echo], logprobs: true, topLogprobs: 5, promptLogprobs: undefined, prompts: 1 });
   const whole = new TextCompletionResponse(frame, { choices: 1, logprobs: true });
   const streamed = events.flatMap((event) => [...chunks.chunksFor(event)]);
   for (const chunk of streamed) whole.add(chunk);

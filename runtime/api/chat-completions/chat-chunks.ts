@@ -5,6 +5,7 @@ import type { EngineEvent } from '../../engine/protocol.js';
 import { advance, chatLogprobs, finishReasonOf, toOpenAiLogprob, type ChatChoice, type ChatLogprobs, type ChatFinishReason, type MessageDelta } from './chat-choice.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
+import { promptLogprobsOf, type PromptLogprobs } from '../prompt-logprobs.js';
 import type { Usage } from '../usage.js';
 import { ReasoningTokens } from './reasoning-tokens.js';
 
@@ -25,6 +26,8 @@ export interface ChatChunk extends ChunkFrame {
   object: 'chat.completion.chunk';
   choices: ChatChunkChoice[];
   usage?: Usage;
+  /** prompt_logprobs asked for: on a chunk of its own, with no choices, once the prompt is scored (never streamed: the request rules refuse it there). */
+  prompt_logprobs?: PromptLogprobs;
 }
 
 export class ChatChunks implements ChunkBuilder<ChatChunk> {
@@ -43,7 +46,9 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
   }
 
   *chunksFor(event: EngineEvent): Iterable<ChatChunk> {
-    if (event.type === 'started') {
+    if (event.type === 'prompt_logprobs') {
+      yield { ...this.frame, object: 'chat.completion.chunk', choices: [], prompt_logprobs: promptLogprobsOf(event.tokens) };
+    } else if (event.type === 'started') {
       const content = this.callForced ? null : '';
       for (let index = 0; index < this.choices.length; index++) yield this.chunk({ index, delta: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: null });
     } else if (event.type === 'delta') {

@@ -31,6 +31,7 @@ export function toGenerateRequest(request: ChatRequest, context: CompletionConte
     // A template's own stops (plain turns have no end token) end the choice as the request's do.
     stop: [...(shared.stop ?? []), ...context.template.stop],
     ...(request.prediction ? { prediction: predictionText(request.prediction.content) } : {}),
+    ...(request.prompt_logprobs != null ? { promptLogprobs: true, promptTopLogprobs: request.prompt_logprobs } : {}),
   };
 }
 

@@ -26,6 +26,7 @@ export interface ChatRequest extends SamplingFields {
   presence_penalty?: number | null;
   logprobs?: boolean | null;
   top_logprobs?: number | null;
+  prompt_logprobs?: number | null;
   logit_bias?: Record<string, number> | null;
   max_tokens?: number | null;
   max_completion_tokens?: number | null;

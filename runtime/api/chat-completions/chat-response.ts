@@ -4,6 +4,7 @@ import type { ToolCallArguments } from './tool-calls.js';
 import type { ChatChunk } from './chat-chunks.js';
 import { chatLogprobs, type ChatFinishReason, type MessageDelta, type OpenAiLogprob } from './chat-choice.js';
 import type { ChunkFrame } from '../completion-chunk.js';
+import type { PromptLogprobs } from '../prompt-logprobs.js';
 import { responseOf, type ChunkFold } from '../whole-response.js';
 import type { Usage } from '../usage.js';
 
@@ -35,12 +36,14 @@ export interface ChatResponseOptions {
 
 export class ChatResponse implements ChunkFold<ChatChunk> {
   private readonly choices: ChoiceSoFar[];
+  private promptLogprobs: PromptLogprobs | undefined;
 
   constructor(private readonly frame: ChunkFrame, private readonly options: ChatResponseOptions) {
     this.choices = Array.from({ length: options.choices }, () => ({ content: '', reasoning: '', calls: [], logprobs: [], finish: undefined }));
   }
 
   add(chunk: ChatChunk): void {
+    if (chunk.prompt_logprobs) this.promptLogprobs = chunk.prompt_logprobs;
     for (const { index, delta: given, logprobs, finish_reason } of chunk.choices) {
       const choice = this.choices[index]!;
       const delta: MessageDelta = { ...given, content: given.content ?? undefined };
@@ -58,7 +61,9 @@ export class ChatResponse implements ChunkFold<ChatChunk> {
   }
 
   response(usage: Usage): object {
-    return responseOf(this.frame, 'chat.completion', this.choices, (choice) => ({ message: this.messageOf(choice), logprobs: this.options.logprobs ? chatLogprobs(choice.logprobs) : null }), usage);
+    const response = responseOf(this.frame, 'chat.completion', this.choices, (choice) => ({ message: this.messageOf(choice), logprobs: this.options.logprobs ? chatLogprobs(choice.logprobs) : null }), usage);
+    // vLLM's place for it: at the top, after usage.
+    return this.promptLogprobs ? { ...response, prompt_logprobs: this.promptLogprobs } : response;
   }
 
   private messageOf(choice: ChoiceSoFar): object {

@@ -30,11 +30,12 @@ export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset:
 }
 
 /**
- * The legacy lists of an echoed prompt's scored tokens. Each token is placed where its
- * characters show in the echoed text, or, where they do not (a BOS token the text does not
- * hold), at the place the text has reached.
+ * The legacy lists of an echoed prompt's scored tokens, `top` alternatives each (the tokens may
+ * carry more, for prompt_logprobs beside them). Each token is placed where its characters show in
+ * the echoed text, or, where they do not (a BOS token the text does not hold), at the place the
+ * text has reached.
  */
-export function promptLegacyLogprobs(tokens: readonly PromptTokenLogprob[], echo: string): LegacyLogprobs {
+export function promptLegacyLogprobs(tokens: readonly PromptTokenLogprob[], echo: string, top: number): LegacyLogprobs {
   const text = [...echo];
   const characters = new TokenCharacters();
   const out = emptyLegacyLogprobs();
@@ -44,7 +45,7 @@ export function promptLegacyLogprobs(tokens: readonly PromptTokenLogprob[], echo
     out.tokens.push(tokenText(token.bytes));
     out.token_logprobs.push(token.logprob);
     out.text_offset.push(cursor);
-    out.top_logprobs.push(token.logprob === null ? null : topOf({ ...token, logprob: token.logprob }));
+    out.top_logprobs.push(token.logprob === null ? null : topOf({ ...token, logprob: token.logprob, top: token.top.slice(0, top) }));
     if (chars.length > 0 && chars.every((c, i) => text[cursor + i] === c)) cursor += chars.length;
   }
   return out;

@@ -5,6 +5,7 @@
 import type { EngineEvent, FinishReason, TokenLogprob } from '../../engine/protocol.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
+import { promptLogprobsOf, type PromptLogprobs } from '../prompt-logprobs.js';
 import { appendLegacyLogprobs, codePointsIn, emptyLegacyLogprobs, legacyLogprobsOf, promptLegacyLogprobs, type LegacyLogprobs, TokenCharacters } from './legacy-logprobs.js';
 import type { Usage } from '../usage.js';
 
@@ -13,6 +14,8 @@ export interface TextChunkChoice {
   text: string;
   logprobs: LegacyLogprobs | null;
   finish_reason: FinishReason | null;
+  /** prompt_logprobs asked for: on the choice's first chunk (never streamed: the request rules refuse it there). */
+  prompt_logprobs?: PromptLogprobs;
 }
 
 export interface TextCompletionChunk extends ChunkFrame {
@@ -27,6 +30,8 @@ interface TextChoice {
   echoLength: number;
   /** The echoed prompt's scored tokens, sent with it (echo with logprobs); empty once sent, or without. */
   echoLogprobs: LegacyLogprobs;
+  /** The prompt's scores in vLLM's shape (prompt_logprobs), until the choice's first chunk takes them. */
+  promptLogprobs: PromptLogprobs | undefined;
   /** The text sent so far after the echo, a code point an entry. */
   sent: string[];
   /** Where in `sent` the next token's text starts. */
@@ -49,6 +54,10 @@ export interface TextChunkOptions {
   echoes: readonly string[] | undefined;
   /** Whether logprobs were asked for. */
   logprobs: boolean;
+  /** The alternatives each legacy list entry has (`logprobs`'s number). */
+  topLogprobs: number;
+  /** prompt_logprobs: the alternatives each of its entries lists; undefined when not asked for. */
+  promptLogprobs: number | undefined;
   prompts: number;
 }
 
@@ -58,16 +67,18 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
   constructor(private readonly frame: ChunkFrame, private readonly options: TextChunkOptions) {
     this.choices = Array.from({ length: options.prompts * options.n }, (_, index) => {
       const echo = options.echoes?.[Math.floor(index / options.n)] ?? '';
-      return { echo, echoLength: codePointsIn(echo), echoLogprobs: emptyLegacyLogprobs(), sent: [], cursor: 0, characters: new TokenCharacters(), waiting: [], finish: undefined };
+      return { echo, echoLength: codePointsIn(echo), echoLogprobs: emptyLegacyLogprobs(), promptLogprobs: undefined, sent: [], cursor: 0, characters: new TokenCharacters(), waiting: [], finish: undefined };
     });
   }
 
   *chunksFor(event: EngineEvent): Iterable<TextCompletionChunk> {
     if (event.type === 'prompt_logprobs') {
-      // The prompt's choices all echo it: event.choice is its first.
+      // The prompt's choices all share its scores: event.choice is its first.
       const prompt = Math.floor(event.choice / this.options.n);
-      const scored = promptLegacyLogprobs(event.tokens, this.options.echoes?.[prompt] ?? '');
-      for (let index = event.choice; index < event.choice + this.options.n; index++) this.choices[index]!.echoLogprobs = scored;
+      const { echoes, logprobs, topLogprobs, promptLogprobs } = this.options;
+      const echoed = echoes && logprobs ? promptLegacyLogprobs(event.tokens, echoes[prompt]!, topLogprobs) : emptyLegacyLogprobs();
+      const scored = promptLogprobs !== undefined ? promptLogprobsOf(event.tokens, promptLogprobs) : undefined;
+      for (let index = event.choice; index < event.choice + this.options.n; index++) Object.assign(this.choices[index]!, { echoLogprobs: echoed, promptLogprobs: scored });
     } else if (event.type === 'delta') {
       const choice = this.choices[event.choice]!;
       const echo = this.takeEcho(choice);
@@ -128,8 +139,12 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
     return echo;
   }
 
-  private chunk(choice: TextChunkChoice): TextCompletionChunk {
-    return { ...this.frame, object: 'text_completion', choices: [choice] };
+  /** A chunk of one choice, its prompt's scores on the first one (prompt_logprobs). */
+  private chunk(piece: TextChunkChoice): TextCompletionChunk {
+    const choice = this.choices[piece.index]!;
+    const scored = choice.promptLogprobs;
+    choice.promptLogprobs = undefined;
+    return { ...this.frame, object: 'text_completion', choices: [scored ? { ...piece, prompt_logprobs: scored } : piece] };
   }
 }
 

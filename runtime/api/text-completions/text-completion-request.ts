@@ -14,6 +14,7 @@ export interface TextCompletionRequest extends SharedRequestFields {
   max_tokens?: number | null;
   logprobs?: number | null;
   echo?: boolean | null;
+  prompt_logprobs?: number | null;
   best_of?: number | null;
   suffix?: string | null;
   stream?: boolean | null;

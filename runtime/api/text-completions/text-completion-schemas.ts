@@ -1,14 +1,15 @@
 // The JSON schemas of POST /v1/completions (OpenAI's legacy text completions): the request, the
 // response and a stream chunk. The sampling fields are the chat API's (api-schemas.ts).
-import { completionEnvelope, continuousUsageRule, sharedRequestProperties, streamOptionsRule } from '../api-schemas.js';
+import { completionEnvelope, continuousUsageRule, promptLogprobsProperty, promptLogprobsResponseSchema, promptLogprobsRule, sharedRequestProperties, streamOptionsRule } from '../api-schemas.js';
 import { REQUEST_LIMITS as LIMITS } from '../request-limits.js';
-import type { RequestRule } from '../request-rules.js';
+import { sets, type RequestRule } from '../request-rules.js';
 
 const tokenIds = { type: 'array', minItems: 1, items: { type: 'integer', minimum: 0 } } as const;
 
 const textCompletionRules: RequestRule[] = [
   streamOptionsRule,
   continuousUsageRule,
+  promptLogprobsRule,
   {
     'x-param': 'suffix',
     description: "'suffix' (text after the completion, for fill-in-the-middle) is not supported: send only a prompt, or use a model's own fill-in-the-middle tokens in it.",
@@ -17,9 +18,9 @@ const textCompletionRules: RequestRule[] = [
   },
   {
     'x-param': 'max_tokens',
-    description: "'max_tokens': 0 generates nothing: it is only allowed with 'echo': true, which returns the prompt (with 'logprobs', scored token by token).",
+    description: "'max_tokens': 0 generates nothing: it is only allowed with 'echo': true, which returns the prompt (with 'logprobs', scored token by token), or with 'prompt_logprobs', which scores it.",
     if: { required: ['max_tokens'], properties: { max_tokens: { const: 0 } } },
-    then: { required: ['echo'], properties: { echo: { const: true } } },
+    then: { anyOf: [{ required: ['echo'], properties: { echo: { const: true } } }, sets('prompt_logprobs')] },
   },
 ];
 
@@ -42,7 +43,7 @@ export const textCompletionRequestSchema = {
       minimum: 0,
       maximum: LIMITS.maxTokens,
       default: 16,
-      description: "Most tokens generated per choice (16 when not given, as OpenAI); 0, with 'echo', only returns the prompt (scoring it, with 'logprobs').",
+      description: "Most tokens generated per choice (16 when not given, as OpenAI); 0, with 'echo' or 'prompt_logprobs', generates nothing (the prompt returned or scored).",
     },
     logprobs: {
       type: ['integer', 'null'],
@@ -50,6 +51,7 @@ export const textCompletionRequestSchema = {
       maximum: 20,
       description: "Per token: its logprob and the logprobs of the this-many most likely tokens (the token itself is always among them). With 'echo', the prompt's tokens too, the first with null (nothing comes before it).",
     },
+    prompt_logprobs: promptLogprobsProperty,
     echo: { type: ['boolean', 'null'], default: false, description: "Put the prompt in front of the generated text (with 'logprobs', its tokens scored by the model)." },
     best_of: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.n, description: 'Accepted when it equals n (no choices are generated to be left out).' },
     suffix: { type: ['string', 'null'], description: 'Not supported; only null or "" are accepted.' },
@@ -85,6 +87,7 @@ function textCompletionSchema(options: { description: string; stream: boolean })
         text: { type: 'string' },
         logprobs: legacyLogprobsSchema,
         finish_reason: { enum: options.stream ? ['stop', 'length', null] : ['stop', 'length', 'error'] },
+        ...(options.stream ? {} : { prompt_logprobs: promptLogprobsResponseSchema }),
       },
       required: ['index', 'text', 'logprobs', 'finish_reason'],
     },

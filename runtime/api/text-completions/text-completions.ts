@@ -41,12 +41,14 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
       ...(grammar ? { grammar } : {}),
       // The echoed prompt's tokens come with their logprobs too, as OpenAI's legacy endpoint gives them.
       ...(echoes && logprobs ? { promptLogprobs: true } : {}),
+      // vLLM's prompt_logprobs, beside the echo's or alone: the engine lists the larger count, each list takes its own.
+      ...(request.prompt_logprobs != null ? { promptLogprobs: true, promptTopLogprobs: Math.max(request.prompt_logprobs, echoes ? (request.logprobs ?? 0) : 0) } : {}),
     },
     param: promptParam(request.prompt, i),
   }));
   const signal = abortWhenClosed(res);
   const frame = chunkFrame(completionId, context);
-  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, prompts: prompts.length }), {
+  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, topLogprobs: request.logprobs ?? 0, promptLogprobs: request.prompt_logprobs ?? undefined, prompts: prompts.length }), {
     traceId: completionId,
     context,
     meter,

@@ -17,7 +17,7 @@ export class PromptScoring {
 
   /** The list a request that scores its prompt starts with: its first token, which nothing comes before. */
   start(prompt: ArrayLike<number>): PromptTokenLogprob[] {
-    return [{ token: prompt[0]!, logprob: null, bytes: Array.from(this.vocabulary.piece(prompt[0]!)), top: [] }];
+    return [{ token: prompt[0]!, logprob: null, rank: null, bytes: Array.from(this.vocabulary.piece(prompt[0]!)), top: [] }];
   }
 
   /**
@@ -28,7 +28,7 @@ export class PromptScoring {
     const state: RequestState = entry.sequence.request;
     const list = state.promptLogprobs!;
     const tokens = entry.sequence.tokens;
-    const top = entry.sequence.sampler.params.topLogprobs;
+    const top = state.request.promptTopLogprobs ?? entry.sequence.sampler.params.topLogprobs;
     // The rows are the entry's last `logits` positions; the prompt rows come first among them.
     const first = entry.start + entry.count + entry.draft.length - entry.logits;
     for (let k = 0; k < entry.promptRows; k++) {
@@ -40,6 +40,7 @@ export class PromptScoring {
       list.push({
         token,
         logprob: scored.logprob,
+        rank: scored.rank,
         bytes: Array.from(this.vocabulary.piece(token)),
         top: scored.top.map((entry) => ({ token: entry.token, logprob: entry.logprob, bytes: Array.from(this.vocabulary.piece(entry.token)) })),
       });

@@ -1,13 +1,13 @@
 // The fields of a GenerateRequest the engine reads, checked for type and range before anything
 // is built from them; what depends on the engine (its vocabulary, its limits) Admission checks. The server's requests pass its own schema first; a library caller's
 // (Engine.generate) come here as they were written, and a bad one must fail that request alone.
-import { samplingParamProblem } from '../../sampling/sampling-params.js';
+import { MAX_TOP_LOGPROBS, samplingParamProblem } from '../../sampling/sampling-params.js';
 import type { GenerateRequest } from '../protocol.js';
 
 /** What is wrong with the request's fields, naming the field, or undefined. */
 export function requestFieldProblem(request: GenerateRequest): { param: string; message: string } | undefined {
   if (typeof request !== 'object' || request === null) return { param: 'request', message: 'a request must be an object with a prompt' };
-  const { prompt, n, maxTokens, stop, seed, sampling, prediction, promptLogprobs } = request;
+  const { prompt, n, maxTokens, stop, seed, sampling, prediction, promptLogprobs, promptTopLogprobs } = request;
   const tokenIds = (Array.isArray(prompt) || ArrayBuffer.isView(prompt)) && Array.prototype.every.call(prompt, (token: unknown) => Number.isInteger(token));
   if (typeof prompt !== 'string' && !tokenIds) return { param: 'prompt', message: 'prompt must be text or a list of token ids' };
   if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1)) return { param: 'n', message: `n must be a whole number ≥ 1, got ${JSON.stringify(n)}` };
@@ -15,6 +15,12 @@ export function requestFieldProblem(request: GenerateRequest): { param: string; 
     return { param: 'maxTokens', message: `maxTokens must be a whole number ≥ 0, got ${JSON.stringify(maxTokens)}` };
   }
   if (promptLogprobs !== undefined && typeof promptLogprobs !== 'boolean') return { param: 'promptLogprobs', message: `promptLogprobs must be true or false, got ${JSON.stringify(promptLogprobs)}` };
+  if (promptTopLogprobs !== undefined) {
+    if (promptLogprobs !== true) return { param: 'promptTopLogprobs', message: 'promptTopLogprobs needs promptLogprobs: true' };
+    if (!(Number.isInteger(promptTopLogprobs) && promptTopLogprobs >= 0 && promptTopLogprobs <= MAX_TOP_LOGPROBS)) {
+      return { param: 'promptTopLogprobs', message: `promptTopLogprobs must be a whole number from 0 to ${MAX_TOP_LOGPROBS}, got ${JSON.stringify(promptTopLogprobs)}` };
+    }
+  }
   if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string' && s.length > 0))) {
     return { param: 'stop', message: 'stop must be a list of non-empty strings' };
   }
