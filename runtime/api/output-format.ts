@@ -6,10 +6,10 @@ import { nowMicros } from '../engine/clock.js';
 import { GrammarCompileError } from '../grammar-service/grammar-compile-error.js';
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import type { CompletionContext } from './completion-context.js';
-import type { ErrorParamAt } from './response-format.js';
+import type { RequestedFormat } from './requested-format.js';
 
-/** Which request field a format came from, and the parameter its errors point into. */
-export type FormatSource = { field: 'tools' } | { field: 'response_format'; paramAt: ErrorParamAt };
+/** Which request field a format came from: the tools, or the field that asked for it (requested-format.ts). */
+export type FormatSource = { field: 'tools' } | RequestedFormat['source'];
 
 export class OutputFormatError extends LmforgeError {
   override name = 'OutputFormatError';
@@ -24,9 +24,9 @@ function answer(reason: GrammarCompileError, source: FormatSource): [string, Err
   if (reason.overloaded) return [reason.message, { status: 503, code: 'server_is_overloaded', userFacing: true }];
   const code = reason.timedOut ? 'grammar_timeout' : 'invalid_grammar';
   // The schemas were checked one by one; what is left is the tag as a whole (e.g. too slow).
-  if (source.field === 'tools') return [`The tools could not be compiled: ${reason.message}`, { status: 400, param: 'tools', code, userFacing: true }];
+  if (!('paramAt' in source)) return [`The tools could not be compiled: ${reason.message}`, { status: 400, param: 'tools', code, userFacing: true }];
   const param = source.paramAt(reason.pointer);
-  return [`Invalid response_format: ${reason.message}`, { status: 400, param, code, userFacing: true }];
+  return [`Invalid ${source.field}: ${reason.message}`, { status: 400, param, code, userFacing: true }];
 }
 
 /**

@@ -15,7 +15,7 @@ import type { CompletionContext } from '../completion-context.js';
 import { checkChoicesFit } from '../generate-fields.js';
 import { generationChunks } from '../generation.js';
 import { compileOutputFormat } from '../output-format.js';
-import { grammarErrorParam, grammarSpecOf } from '../response-format.js';
+import { requestedFormat } from '../requested-format.js';
 import { callIsForced, toolParserFor, toolSetupOf } from './tool-calls.js';
 import { dropOldestToFit } from './fit-conversation.js';
 
@@ -42,8 +42,9 @@ export async function chatGeneration(request: ChatRequest, serverContext: Comple
   const context = request.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
   const n = request.n ?? 1;
   checkChoicesFit(n, context.engine.info);
-  const answer = grammarSpecOf(request.response_format);
-  const tools = toolSetupOf(request, context.tools.format, answer);
+  const format = requestedFormat(request);
+  const answer = format?.spec;
+  const tools = toolSetupOf(request, context.tools.format, format);
   const render = (chat: ChatRequest) => toGenerateRequest(chat, context, completionId, tools);
   const generate = render(options.dropOldestToFit ? await dropOldestToFit(request, context.engine, render) : request);
   const think = thinkStartFor(generate, context);
@@ -51,13 +52,13 @@ export async function chatGeneration(request: ChatRequest, serverContext: Comple
   if (answer && tools?.spec) {
     // Beside tools, the format is compiled alone first, so that a fault in it is named at
     // response_format, not at tools (the compiled artifact is cached: the next request's is free).
-    await compileOutputFormat(context, completionId, { compiled: answer, reported: answer, source: { field: 'response_format', paramAt: grammarErrorParam(answer, request.response_format!) } });
+    await compileOutputFormat(context, completionId, { compiled: answer, reported: answer, source: format.source });
   }
   if (spec) {
     generate.grammar = await compileOutputFormat(context, completionId, {
       compiled: think === 'closed' ? spec : afterThinking(spec, think, thinkMarkersOf(context)),
       reported: spec,
-      source: tools?.spec ? { field: 'tools' } : { field: 'response_format', paramAt: grammarErrorParam(spec, request.response_format!) },
+      source: tools?.spec ? { field: 'tools' } : format!.source,
     });
   }
   const frame = chunkFrame(completionId, context);

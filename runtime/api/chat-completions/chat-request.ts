@@ -3,6 +3,7 @@ import type { IncomingMessage } from '../../chat-format/chat-messages.js';
 import { badRequest } from '../api-error.js';
 import { chatCompletionRequestSchema } from '../api-schemas.js';
 import { requestValidator } from '../request-validator.js';
+import type { FormatFields } from '../requested-format.js';
 import { withDefaultFormatType } from '../response-format.js';
 import { checkSamplingFields, type SamplingFields } from '../sampling-fields.js';
 
@@ -19,7 +20,7 @@ export interface NamedFunction {
 
 export type ChatMessage = IncomingMessage & { role: 'system' | 'developer' | 'user' | 'assistant' | 'tool' };
 
-export interface ChatRequest extends SamplingFields {
+export interface ChatRequest extends SamplingFields, FormatFields {
   messages: ChatMessage[];
   model: string;
   frequency_penalty?: number | null;
@@ -45,7 +46,6 @@ export interface ChatRequest extends SamplingFields {
   ignore_eos?: boolean;
   cache_prompt?: boolean;
   skip_special_tokens?: boolean;
-  response_format?: ({ type: string } & Record<string, unknown>) | null;
   prediction?: { type: 'content'; content: string | { type: 'text'; text: string }[] } | null;
 }
 

@@ -9,6 +9,7 @@ import type { ToolFormat } from '../../chat-format/tool-formats.js';
 import { formatNodeOf } from '../../chat-format/reasoning.js';
 import { badRequest } from '../api-error.js';
 import type { ChatRequest } from './chat-request.js';
+import type { RequestedFormat } from '../requested-format.js';
 
 /** How `function.arguments` is answered: an object (the spec) or OpenAI's JSON string. */
 export type ToolCallArguments = 'object' | 'string';
@@ -39,10 +40,10 @@ function allowedNames(request: ChatRequest): Set<string> | undefined {
 
 /**
  * undefined without tools; a 400 naming the spot when a parameters schema does not compile.
- * `answer` (the response_format's spec): under tool_choice auto, what an answer without calls
+ * `answer` (the request's output format): under tool_choice auto, what an answer without calls
  * must be; the other choices answer with calls only.
  */
-export function toolSetupOf(request: ChatRequest, format: ToolFormat, answer?: GrammarSpec): ToolSetup | undefined {
+export function toolSetupOf(request: ChatRequest, format: ToolFormat, answer?: RequestedFormat): ToolSetup | undefined {
   if (!request.tools || request.tools.length === 0) return undefined;
   const offered = request.tools.map((tool, i): ToolDefinition => {
     const parameters = argumentsSchema(tool.function.parameters);
@@ -60,10 +61,11 @@ export function toolSetupOf(request: ChatRequest, format: ToolFormat, answer?: G
   const tools = allowed ? offered.filter((tool) => allowed.has(tool.name)) : offered;
   const choice = choiceOf(request);
   const parallel = request.parallel_tool_calls ?? true;
-  const answerNode = answer && choice.mode === 'auto' ? formatNodeOf(answer) : undefined;
+  const answerNode = answer && choice.mode === 'auto' ? formatNodeOf(answer.spec) : undefined;
   // A format whose calls are bare JSON (`{"name": ...`) could not tell a JSON answer from a call.
   if (answerNode && format.trigger.startsWith('{')) {
-    throw badRequest(`'response_format' with tools and tool_choice 'auto' is not possible with this model: it writes its calls as bare JSON (${format.trigger}…), which a JSON answer could not be told apart from. Send tool_choice 'none' for the answer, or leave response_format out.`, 'response_format');
+    const field = answer!.source.field;
+    throw badRequest(`'${field}' with tools and tool_choice 'auto' is not possible with this model: it writes its calls as bare JSON (${format.trigger}…), which a JSON answer could not be told apart from. Send tool_choice 'none' for the answer, or leave ${field} out.`, field);
   }
   const spec: GrammarSpec | undefined = choice.mode === 'none' ? undefined : { kind: 'structural_tag', tag: toolCallTag(format, tools, choice, parallel, answerNode) };
   return { format, offered, tools, choice, parallel, spec };

@@ -4,11 +4,12 @@ import { badRequest } from '../api-error.js';
 import type { SharedRequestFields } from '../generate-fields.js';
 import { REQUEST_LIMITS } from '../request-limits.js';
 import { requestValidator } from '../request-validator.js';
+import type { FormatFields } from '../requested-format.js';
 import { withDefaultFormatType } from '../response-format.js';
 import { checkSamplingFields } from '../sampling-fields.js';
 import { textCompletionRequestSchema } from './text-completion-schemas.js';
 
-export interface TextCompletionRequest extends SharedRequestFields {
+export interface TextCompletionRequest extends SharedRequestFields, FormatFields {
   model: string;
   prompt: string | string[] | number[] | number[][];
   max_tokens?: number | null;
@@ -20,7 +21,6 @@ export interface TextCompletionRequest extends SharedRequestFields {
   stream?: boolean | null;
   stream_options?: { include_usage?: boolean | null; include_obfuscation?: boolean | null; continuous_usage_stats?: boolean | null } | null;
   user?: string | null;
-  response_format?: ({ type: string } & Record<string, unknown>) | null;
 }
 
 /** One prompt: text, or token ids. */

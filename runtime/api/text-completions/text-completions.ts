@@ -10,7 +10,7 @@ import { addsBos, checkChoicesFit, generateFieldsOf } from '../generate-fields.j
 import { generationChunks } from '../generation.js';
 import { compileOutputFormat } from '../output-format.js';
 import type { RequestMeter } from '../../telemetry/request-meter.js';
-import { grammarErrorParam, grammarSpecOf } from '../response-format.js';
+import { requestedFormat } from '../requested-format.js';
 import { abortWhenClosed, sendCompletion } from '../send-completion.js';
 import { checkTokenIds } from '../token-ids.js';
 import { TextCompletionChunks } from './text-completion-chunks.js';
@@ -28,8 +28,8 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   prompts.forEach((prompt, i) => {
     if (typeof prompt !== 'string') checkTokenIds(prompt, promptParam(request.prompt, i), info.vocabSize);
   });
-  const spec = grammarSpecOf(request.response_format);
-  const grammar = spec && (await compileOutputFormat(context, completionId, { compiled: spec, reported: spec, source: { field: 'response_format', paramAt: grammarErrorParam(spec, request.response_format!) } }));
+  const format = requestedFormat(request);
+  const grammar = format && (await compileOutputFormat(context, completionId, { compiled: format.spec, reported: format.spec, source: format.source }));
   const echoes = request.echo ? await Promise.all(prompts.map((prompt) => (typeof prompt === 'string' ? prompt : context.engine.detokenize(prompt)))) : undefined;
   const logprobs = request.logprobs != null;
   const shared = generateFieldsOf(request, { maxTokens: request.max_tokens ?? DEFAULT_MAX_TOKENS, logprobs, topLogprobs: request.logprobs ?? 0, traceId: completionId });
