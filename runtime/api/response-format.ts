@@ -31,7 +31,7 @@ export function grammarSpecOf(format: ({ type: string } & Record<string, unknown
   for (const key of Object.keys(format)) {
     if (key !== 'type' && !allowed.includes(key)) {
       // The older structural-tag form (structures + triggers) has a successor: say which.
-      const legacy = format.type === 'structural_tag' && (key === 'structures' || key === 'triggers') ? " That is the older form: write its tags as a 'triggered_tags' format (see the structural tag spec)." : '';
+      const legacy = format.type === 'structural_tag' ? legacyTagHint(key) : '';
       throw badRequest(`response_format of type '${format.type}' has no field '${key}'.${legacy}`, `response_format.${key}`);
     }
   }
@@ -92,8 +92,21 @@ function whitespaceOption(format: Record<string, unknown>): { options?: { maxWhi
   return { options: { maxWhitespace: value } };
 }
 
+/** The older structural-tag form (structures + triggers) has a successor: a field of it says which. */
+const legacyTagHint = (key: string): string => (key === 'structures' || key === 'triggers' ? " That is the older form: write its tags as a 'triggered_tags' format (see the structural tag spec)." : '');
+
+/** A structural tag sent as a value of its own (vLLM's structured_outputs.structural_tag): {"type": "structural_tag", "format": {...}}. */
+export function structuralTagOf(value: unknown, param: string): GrammarSpec {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badRequest(`${param} must be a structural tag: {"type": "structural_tag", "format": {...}}.`, param);
+  const tag = value as Record<string, unknown>;
+  for (const key of Object.keys(tag)) if (key !== 'type' && key !== 'format') throw badRequest(`${param} has no field '${key}'.${legacyTagHint(key)}`, `${param}.${key}`);
+  if (tag.type !== undefined && tag.type !== 'structural_tag') throw badRequest(`${param}.type must be 'structural_tag'.`, `${param}.type`);
+  if (typeof tag.format !== 'object' || tag.format === null || Array.isArray(tag.format)) throw badRequest(`${param} needs a 'format' object.`, `${param}.format`);
+  return { kind: 'structural_tag', tag: { type: 'structural_tag', format: tag.format } };
+}
+
 /** A schema given as an object or as its JSON text. */
-function parseSchema(value: unknown, param: string): unknown {
+export function parseSchema(value: unknown, param: string): unknown {
   if (typeof value === 'string') {
     try {
       return JSON.parse(value);

@@ -112,6 +112,11 @@ test('a model whose calls are bare JSON cannot take response_format beside tools
     assert.is(response.status, 400, response.text);
     assert.is(response.json.error.param, 'response_format');
     assert.match(response.json.error.message, /bare JSON/);
+    // vLLM's name for the same format is named as sent.
+    const guided = await post(`${llama.url}/v1/chat/completions`, { ...base, tools: [fn('a')], guided_json: { type: 'object' } });
+    assert.is(guided.status, 400, guided.text);
+    assert.is(guided.json.error.param, 'guided_json');
+    assert.match(guided.json.error.message, /^'guided_json' with tools .* leave guided_json out/);
   } finally {
     await llama.close();
   }
