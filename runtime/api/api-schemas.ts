@@ -336,6 +336,17 @@ export const chatCompletionRequestSchema = {
         '"none" (no calls), "auto" (text and/or calls; the default with tools), "required" (at least one call), {"type": "function", "function": {"name"}} (exactly that call, one of the tools) or {"type": "allowed_tools", "allowed_tools": {"mode": "auto" | "required", "tools": [{"type": "function", "function": {"name"}}, ...]}} (calls to those tools only; the prompt still lists every tool). Needs tools.',
     },
     parallel_tool_calls: { type: ['boolean', 'null'], default: true, description: 'false allows one call at most.' },
+    continue_final_message: {
+      type: ['boolean', 'null'],
+      default: false,
+      description: "vLLM's: true goes on writing the last message, which must be the assistant's with text (a prefill), instead of opening a new turn; the answer is the continuation alone. Not with tools or an output format.",
+    },
+    add_generation_prompt: { type: ['boolean', 'null'], default: true, description: "vLLM's: false only with continue_final_message: true." },
+    chat_template_kwargs: {
+      type: ['object', 'null'],
+      maxProperties: 64,
+      description: "vLLM's: more variables for the chat template (e.g. {\"enable_thinking\": false} for a template that reads it); a variable the template does not read changes nothing. messages, tools, add_generation_prompt, bos_token and eos_token are set by the server.",
+    },
     store: {
       enum: [false, null],
       description: 'false or null: this server stores no completions (OpenAI keeps them for later retrieval when true, which it cannot do).',

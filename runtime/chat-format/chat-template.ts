@@ -17,7 +17,12 @@ export class ChatTemplateError extends LmforgeError {
 interface RenderOptions {
   addGenerationPrompt?: boolean;
   tools?: unknown[];
+  /** More variables for the template (a request's chat_template_kwargs); the ones above and the special tokens are set apart from these. */
+  variables?: Readonly<Record<string, unknown>>;
 }
+
+/** The variables the renderer sets itself, which `variables` may not name. */
+export const RENDERER_VARIABLES: readonly string[] = ['messages', 'add_generation_prompt', 'bos_token', 'eos_token', 'tools'];
 
 export class ChatTemplate {
   private readonly template: Template;
@@ -106,6 +111,7 @@ export class ChatTemplate {
   private renderAsIs(messages: TemplateMessage[], options: RenderOptions): string {
     try {
       return this.template.render({
+        ...options.variables,
         messages,
         add_generation_prompt: options.addGenerationPrompt ?? true,
         bos_token: this.specialTokens.bos,

@@ -68,8 +68,9 @@ export async function chatGeneration(request: ChatRequest, serverContext: Comple
     parser: toolParserFor(tools, completionId, index),
     splitter: think === 'closed' ? undefined : new ReasoningSplitter(think, thinkMarkersOf(context)),
     ...(context.tools.format.markup ? { markup: new MarkupFilter(context.tools.format.markup) } : {}),
-    // Not under an output format: its language decides every byte, a leading space too.
-    ...(context.template.dropsAnswerLeadingSpace && !spec ? { leadingSpace: true } : {}),
+    // Not under an output format: its language decides every byte, a leading space too; nor in
+    // a continued message, where a space parts the continuation from the text before it.
+    ...(context.template.dropsAnswerLeadingSpace && !spec && request.continue_final_message !== true ? { leadingSpace: true } : {}),
   }));
   const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, (token) => context.engine.info.tokenTexts[token] ?? '', callForced), {
     traceId: completionId,

@@ -3,7 +3,8 @@ import type { IncomingMessage } from '../../chat-format/chat-messages.js';
 import { badRequest } from '../api-error.js';
 import { chatCompletionRequestSchema } from '../api-schemas.js';
 import { requestValidator } from '../request-validator.js';
-import type { FormatFields } from '../requested-format.js';
+import { requestedFormat, type FormatFields } from '../requested-format.js';
+import { RENDERER_VARIABLES } from '../../chat-format/chat-template.js';
 import { withDefaultFormatType } from '../response-format.js';
 import { checkSamplingFields, type SamplingFields } from '../sampling-fields.js';
 
@@ -47,6 +48,12 @@ export interface ChatRequest extends SamplingFields, FormatFields {
   cache_prompt?: boolean;
   skip_special_tokens?: boolean;
   prediction?: { type: 'content'; content: string | { type: 'text'; text: string }[] } | null;
+  /** vLLM's: go on writing the last (assistant) message instead of opening a new turn. */
+  continue_final_message?: boolean | null;
+  /** vLLM's: false only with continue_final_message (the default, true, opens the assistant's turn). */
+  add_generation_prompt?: boolean | null;
+  /** vLLM's: more variables for the chat template (`enable_thinking`, say). */
+  chat_template_kwargs?: Record<string, unknown> | null;
 }
 
 const validate = requestValidator<ChatRequest>(chatCompletionRequestSchema);
@@ -60,7 +67,34 @@ export function parseChatRequest(body: unknown): ChatRequest {
   checkSamplingFields(request);
   checkTools(request);
   checkToolReplies(request.messages);
+  checkTemplateFields(request);
   return request;
+}
+
+/**
+ * vLLM's chat-template fields: kwargs may not stand for what the renderer sets; a continued
+ * message is the assistant's, has text, and is not followed by a new turn's opener; and a
+ * prompt without the generation prompt is only a continued one (alone, the model would open its
+ * own turn, which this server reads as the end of the answer).
+ */
+function checkTemplateFields(request: ChatRequest): void {
+  for (const name of Object.keys(request.chat_template_kwargs ?? {})) {
+    if (RENDERER_VARIABLES.includes(name)) throw badRequest(`chat_template_kwargs.${name}: the server sets '${name}' for the template itself (from the request's own fields).`, `chat_template_kwargs.${name}`);
+  }
+  if (request.continue_final_message !== true) {
+    if (request.add_generation_prompt === false) {
+      throw badRequest("add_generation_prompt: false is taken only with continue_final_message: true (to go on with the last assistant message); alone, the model would open its own turn, which ends the answer here.", 'add_generation_prompt');
+    }
+    return;
+  }
+  if (request.add_generation_prompt === true) throw badRequest("add_generation_prompt: true opens a new assistant turn, and continue_final_message goes on with the last one: send add_generation_prompt: false, or leave it out.", 'add_generation_prompt');
+  const last = request.messages.length - 1;
+  const final = request.messages[last]!;
+  if (final.role !== 'assistant') throw badRequest(`continue_final_message needs the last message to be the assistant's (the text to continue); messages[${last}] is a '${final.role}' message.`, 'continue_final_message');
+  if (final.tool_calls?.length) throw badRequest(`continue_final_message continues text: messages[${last}] has tool_calls.`, 'continue_final_message');
+  if (request.tools?.length || requestedFormat(request)) {
+    throw badRequest('continue_final_message with tools or an output format is not taken: the format would hold the continuation alone, not the message it continues.', 'continue_final_message');
+  }
 }
 
 /**
