@@ -208,6 +208,20 @@ export const sharedRequestProperties = {
       { type: 'null' },
     ],
   },
+  stop_token_ids: {
+    type: ['array', 'null'],
+    items: { type: 'integer', minimum: 0 },
+    maxItems: LIMITS.stopTokenIds,
+    description: "vLLM's: token ids whose generation ends a choice (finish_reason stop); a control token's text is left out, another's is output.",
+  },
+  min_tokens: {
+    type: ['integer', 'null'],
+    minimum: 0,
+    maximum: LIMITS.maxTokens,
+    default: 0,
+    description:
+      "vLLM's: fewest tokens generated before a choice may end: until then no end-of-generation, turn-opening or stop_token_ids token is sampled and stop strings are not looked for (an output format's end, max_tokens and the context still end it). At most max_tokens.",
+  },
   stream: { type: ['boolean', 'null'], default: false },
   stream_options: {
     type: ['object', 'null'],

@@ -16,6 +16,8 @@ export interface SharedRequestFields extends SamplingFields {
   ignore_eos?: boolean;
   cache_prompt?: boolean;
   skip_special_tokens?: boolean;
+  stop_token_ids?: number[] | null;
+  min_tokens?: number | null;
 }
 
 export interface EndpointFields {
@@ -30,6 +32,8 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     n: request.n ?? 1,
     ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {}),
     stop: stopStringsOf(request.stop),
+    ...(request.stop_token_ids?.length ? { stopTokenIds: request.stop_token_ids } : {}),
+    ...(request.min_tokens ? { minTokens: request.min_tokens } : {}),
     ignoreEos: request.ignore_eos ?? false,
     skipSpecialTokens: request.skip_special_tokens ?? true,
     ...(request.cache_prompt === false ? { cachePrompt: false } : {}),

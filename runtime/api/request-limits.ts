@@ -12,6 +12,8 @@ export const REQUEST_LIMITS = {
   /** Stop strings, and characters in each. */
   stopStrings: 16,
   stopLength: 1024,
+  /** Tokens in stop_token_ids (vLLM's). */
+  stopTokenIds: 1024,
   /** Prompts in one text completion request (each gets n choices; all of them together at most `n`). */
   prompts: 128,
   /** Messages in the conversation. */

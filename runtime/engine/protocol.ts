@@ -22,6 +22,18 @@ export interface GenerateRequest {
    */
   maxTokens?: number;
   stop?: readonly string[];
+  /**
+   * Tokens whose generation ends the choice (vLLM's stop_token_ids), finish reason 'stop': a
+   * control token's text is left out, as an end token's is; another's is output.
+   */
+  stopTokenIds?: readonly number[];
+  /**
+   * Fewest tokens generated before the choice may end (vLLM's min_tokens): until then no token
+   * that would end it is sampled (end of generation, a turn opener, `stopTokenIds`) and stop
+   * strings are not looked for. An output format's end still ends the choice, and so do
+   * `maxTokens` and the context.
+   */
+  minTokens?: number;
   ignoreEos?: boolean;
   /**
    * false: the prompt is computed whole, never taken from other requests' KV cells (its own

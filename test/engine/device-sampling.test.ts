@@ -518,16 +518,18 @@ test('logprobs under sampling in the graph: drawn there, the chosen token\'s log
   assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
 });
 
-test('what still samples on the host: a grammar without mask links; nothing else, penalty windows past the vocabulary included', () => {
+test('what still samples on the host: a grammar without mask links, min_tokens; nothing else, penalty windows past the vocabulary included', () => {
   assert.is(hostOnlyReason(true, false), 'a grammar mask');
   assert.is(hostOnlyReason(true, true), undefined);
   assert.is(hostOnlyReason(false, false), undefined);
+  assert.is(hostOnlyReason(false, true, 3), 'min_tokens');
+  assert.is(hostOnlyReason(true, true, 0), undefined);
   // A context longer than the vocabulary: the penalties' window is the whole sequence (llama.cpp's
   // link with such a window: test/backend/graph-penalties.test.ts).
   const plain = { temperature: 0.8, topP: 0.9, frequencyPenalty: 0, presencePenalty: 0 } as SamplingParams;
   const everything = { ...plain, logprobs: true, topLogprobs: 5, topK: 40, minP: 0.05, typicalP: 0.9, topNSigma: 1.5, xtcProbability: 0.5, dryMultiplier: 0.8, repetitionPenalty: 1.1, frequencyPenalty: 0.5, logitBias: new Map([[5, 2]]) };
   const sampling = new DeviceSampling(undefined as never, undefined as never, undefined as never, 0);
-  const longContext = (params: SamplingParams) => ({ sampler: { params, vocabSize: 1000 }, request: { lengthLimit: 4096 }, grammar: undefined }) as unknown as Sequence;
+  const longContext = (params: SamplingParams) => ({ sampler: { params, vocabSize: 1000 }, request: { lengthLimit: 4096, request: {} }, grammar: undefined }) as unknown as Sequence;
   for (const params of [plain, { ...plain, frequencyPenalty: 0.5 }, { ...plain, repetitionPenalty: 1.2 }, everything]) {
     assert.ok(sampling.onDevice(longContext(params)), JSON.stringify(params, (_, v) => (v instanceof Map ? [...v] : v)));
   }

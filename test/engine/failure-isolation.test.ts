@@ -52,6 +52,10 @@ engineSuite("a library caller's bad field fails that request alone, naming the f
     [{ prompt, n: 0 }, 'n', /n must be a whole number ≥ 1, got 0/],
     [{ prompt, promptLogprobs: 'yes' }, 'promptLogprobs', /promptLogprobs must be true or false, got "yes"/],
     [{ prompt, promptTopLogprobs: 2 }, 'promptTopLogprobs', /needs promptLogprobs: true/],
+    [{ prompt, minTokens: 1.5 }, 'minTokens', /minTokens must be a whole number ≥ 0/],
+    [{ prompt, stopTokenIds: [1, 'x'] }, 'stopTokenIds', /a list of token ids/],
+    [{ prompt, stopTokenIds: [-1] }, 'stop_token_ids', /names token -1/],
+    [{ prompt, maxTokens: 2, minTokens: 3 }, 'min_tokens', /more than max_tokens/],
     [{ prompt, promptLogprobs: true, promptTopLogprobs: 21 }, 'promptTopLogprobs', /a whole number from 0 to 20, got 21/],
   ];
   for (const [request, param, message] of bad) {

@@ -104,7 +104,8 @@ export class Admission {
         return { code: 'invalid_request', param: 'response_format', message: `the compiled output format cannot be used: ${(error as Error).message}` };
       }
     }
-    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, this.turnOpenersOf(request.turnOpener));
+    const turnOpeners = this.turnOpenersOf(request.turnOpener);
+    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, turnOpeners, this.minTokensBan(request, turnOpeners));
     if (request.prediction !== undefined) {
       const room = Math.min(state.lengthLimit - prompt.length, request.maxTokens ?? Infinity);
       state.predicted = this.options.draftsPredictions ? this.predictionTokens(request.prediction, room) : [];
@@ -147,6 +148,12 @@ export class Admission {
     const n = request.n ?? 1;
     if (n > this.limits.maxNumSequence) {
       return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
+    }
+    for (const token of request.stopTokenIds ?? []) {
+      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'stop_token_ids', message: `stop_token_ids names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
+    }
+    if (request.minTokens !== undefined && request.maxTokens !== undefined && request.minTokens > request.maxTokens) {
+      return { code: 'invalid_request', param: 'min_tokens', message: `min_tokens (${request.minTokens}) is more than max_tokens (${request.maxTokens})` };
     }
     for (const token of request.sampling?.logitBias?.keys() ?? []) {
       if (!Number.isInteger(token) || token < 0 || token >= this.vocabulary.size) {
@@ -214,6 +221,25 @@ export class Admission {
     const cells = this.limits.sharedCells;
     if (cells === undefined || n === 1) return this.limits.lengthLimit;
     return Math.min(this.limits.lengthLimit, promptLength + Math.floor((cells - promptLength) / n));
+  }
+
+  /**
+   * With minTokens: the mask (sampling layout, a bit a token) of the tokens that may be sampled
+   * before that many are generated: all but those that would end the choice (end of generation
+   * and turn openers unless the request ignores them, its stop tokens). Undefined without.
+   */
+  private minTokensBan(request: GenerateRequest, turnOpeners: ReadonlySet<number>): Uint32Array | undefined {
+    if (!request.minTokens) return undefined;
+    const size = this.vocabulary.size;
+    const mask = new Uint32Array(Math.ceil(size / 32)).fill(0xffffffff);
+    if (size % 32 !== 0) mask[mask.length - 1] = (1 << (size % 32)) - 1;
+    const ban = (token: number) => (mask[token >>> 5]! &= ~(1 << (token & 31)));
+    if (!request.ignoreEos) {
+      for (const token of this.vocabulary.endOfGeneration) ban(token);
+      for (const token of turnOpeners) ban(token);
+    }
+    for (const token of request.stopTokenIds ?? []) ban(token);
+    return mask;
   }
 
   /** The control tokens (end-of-generation and protocol ones aside) in the text a template opens a turn with. */

@@ -346,12 +346,12 @@ export class EngineCore {
     if (this.committer.endIfGrammarComplete(sequence)) return;
     const profile = this.profile;
     if (!profile) {
-      this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.grammar?.mask));
+      this.committer.commit(sequence, sequence.sampler.sample(logits, sequence.allowedMask()));
       return;
     }
     // Sampling is timed apart from the commit that the enclosing lap charges.
     const start = performance.now();
-    const sampled = sequence.sampler.sample(logits, sequence.grammar?.mask);
+    const sampled = sequence.sampler.sample(logits, sequence.allowedMask());
     const sampling = performance.now() - start;
     profile.add('sample', sampling);
     profile.subtract('commit', sampling);

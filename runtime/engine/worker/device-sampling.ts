@@ -55,12 +55,15 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
 
 /**
  * Why a choice must sample on the host (its full logits row is read), or undefined when its chain
- * can run in the graph: only a grammar where no mask link can be made (`grammarOnDevice` false).
- * Every sampling stage has a link; penalty windows of any length among them (llama.cpp's link
- * keeps the window's distinct tokens, at most a vocabulary of them, whatever the window's length).
+ * can run in the graph: a grammar where no mask link can be made (`grammarOnDevice` false), and
+ * min_tokens (`minTokens` > 0), whose ban on the tokens that would end the choice lifts part-way
+ * (a chain's links are fixed; rare enough not to cost every chain a mask link). Every sampling
+ * stage has a link; penalty windows of any length among them (llama.cpp's link keeps the
+ * window's distinct tokens, at most a vocabulary of them, whatever the window's length).
  */
-export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean): string | undefined {
-  return hasGrammar && !grammarOnDevice ? 'a grammar mask' : undefined;
+export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean, minTokens = 0): string | undefined {
+  if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
+  return minTokens > 0 ? 'min_tokens' : undefined;
 }
 
 /** One link of a chain and the settings llama.cpp builds its part of the graph from (its state aside). */
@@ -347,7 +350,7 @@ export class DeviceSampling {
   private keyOf(sequence: Sequence): string | null {
     let key = this.keys.get(sequence);
     if (key === undefined) {
-      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined);
+      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined, sequence.request.request.minTokens);
       key = reason === undefined ? configurationKey(this.linksOf(sequence)) : null;
       this.keys.set(sequence, key);
     }

@@ -60,6 +60,27 @@ export class Sequence {
     const outputLeft = (this.request.request.maxTokens ?? Infinity) - this.generated - 1;
     return Math.min(outputLeft, this.request.lengthLimit - this.tokens.length - 1);
   }
+
+  /** Whether min_tokens still holds: no token that would end the choice may be sampled, no stop string is looked for. */
+  get belowMinTokens(): boolean {
+    return this.generated < (this.request.request.minTokens ?? 0);
+  }
+
+  /**
+   * The tokens this choice may sample next (a bitmask; undefined: any): its grammar's mask, and
+   * while min_tokens holds, without those that would end it.
+   */
+  allowedMask(): Uint32Array | undefined {
+    const grammarMask = this.grammar?.mask;
+    const ban = this.request.minTokensMask;
+    if (!ban || !this.belowMinTokens) return grammarMask;
+    if (!grammarMask) return ban;
+    const both = (this.bothMasks ??= new Uint32Array(ban.length));
+    for (let w = 0; w < ban.length; w++) both[w] = ban[w]! & (grammarMask[w] ?? 0);
+    return both;
+  }
+
+  private bothMasks: Uint32Array | undefined;
 }
 
 export class RequestState {
@@ -93,7 +114,14 @@ export class RequestState {
     readonly wantLogprobs: boolean,
     /** Control tokens that open a turn: generated outside a grammar, they end a choice. */
     readonly turnOpeners: ReadonlySet<number> = new Set(),
-  ) {}
+    /** GenerateRequest.minTokens: the tokens that may be sampled until that many are generated (Admission.minTokensBan). */
+    readonly minTokensMask?: Uint32Array,
+  ) {
+    this.stopTokens = new Set(request.stopTokenIds ?? []);
+  }
+
+  /** GenerateRequest.stopTokenIds. */
+  readonly stopTokens: ReadonlySet<number>;
 
   /** Prompt positions still to be scored: the logits at position p score token p + 1, so the last position scores none. */
   get promptUnscored(): boolean {

@@ -51,6 +51,12 @@ export class TokenCommitter {
       this.finishOnEndToken(sequence, sampled);
       return;
     }
+    // A stop token (stop_token_ids) ends the choice: a control one as an end token, unseen.
+    const stopToken = sequence.request.stopTokens.has(token);
+    if (stopToken && this.vocabulary.isControl(token)) {
+      this.finishOnEndToken(sequence, sampled);
+      return;
+    }
     grammar?.accept(token);
     sequence.tokens.push(token);
     sequence.sampler.accept(token);
@@ -60,10 +66,16 @@ export class TokenCommitter {
     // A media marker (Gemma's <start_of_image>) is markup as well, though typed user-defined.
     const markup = strayControl || (!grammar && this.vocabulary.isMediaMarker(token));
     const text = markup && request.skipSpecialTokens !== false ? NO_BYTES : piece;
-    const pushed = sequence.stopMatcher.push(sequence.decoder.push(text));
+    const decoded = sequence.decoder.push(text);
+    // Under min_tokens no stop string is looked for: the text goes out as it comes.
+    const pushed = sequence.belowMinTokens ? { emit: decoded, stopped: false } : sequence.stopMatcher.push(decoded);
     sequence.pendingText += pushed.emit;
     if (pushed.stopped) {
       sequence.finish = 'stop';
+      return;
+    }
+    if (stopToken) {
+      this.finish(sequence, 'stop');
       return;
     }
     // Where the grammar may end, see now whether it must: that saves a decode step.

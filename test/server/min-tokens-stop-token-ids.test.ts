@@ -1,0 +1,117 @@
+// vLLM's min_tokens and stop_token_ids, through the HTTP server and the official client on the
+// tiny model: min_tokens holds back every token that would end a choice (the end token, biased
+// to be all but certain, comes only after it) and every stop string until that many are
+// generated; a stop token ends the choice, output when it is text, left out when it is a
+// control token. The speculative server (drafts verified token by token) and the one sampling
+// in the graph (where min_tokens samples on the host) give the plain server's answers.
+import type OpenAI from 'openai';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
+
+const test = suite<{ s: TinyServer; speculative: TinyServer; device: TinyServer }>('min_tokens and stop_token_ids');
+
+test.before(async (context) => {
+  context.s = await startTinyServer();
+  context.speculative = await startTinyServer({ engine: { speculativeMode: 'ngram', overrides: { context_window_size: 512, spec_draft_length: 4 } } });
+  context.device = await startTinyServer({ engine: { sampling: 'device' } });
+});
+test.after(async ({ s, speculative, device }) => {
+  await s.close();
+  await speculative.close();
+  await device.close();
+});
+
+const model = TINY_MODEL_ID;
+const prompt = 'Once upon a time';
+
+/** A text completion with vLLM's fields beside the official client's own. */
+async function complete(s: TinyServer, fields: object): Promise<OpenAI.Completion> {
+  return s.client.completions.create({ model, prompt, temperature: 0, max_tokens: 12, ...fields } as never);
+}
+
+test('min_tokens: the end token (biased to be all but certain) comes only after that many tokens; min_tokens = max_tokens runs to the length', async ({ s }) => {
+  const eos = String(s.engine.info.endOfGeneration[0]!);
+  const biased = { logit_bias: { [eos]: 100 }, logprobs: 0 };
+  const none = await complete(s, biased);
+  assert.equal([none.choices[0]!.text, none.choices[0]!.finish_reason, none.usage!.completion_tokens], ['', 'stop', 1]);
+  for (const min of [1, 4, 7]) {
+    const held = await complete(s, { ...biased, min_tokens: min });
+    assert.is(held.choices[0]!.finish_reason, 'stop');
+    assert.is(held.usage!.completion_tokens, min + 1, 'min_tokens tokens, then the end token');
+    assert.is(held.choices[0]!.logprobs!.tokens!.length, min + 1, 'the end token closes the legacy lists');
+    // Greedy without the end token: the text is the unbiased greedy text's first tokens.
+    const free = await complete(s, { max_tokens: min, logprobs: 0 });
+    assert.is(held.choices[0]!.text, free.choices[0]!.text);
+  }
+  const full = await complete(s, { ...biased, min_tokens: 12 });
+  assert.equal([full.choices[0]!.finish_reason, full.usage!.completion_tokens], ['length', 12]);
+  // Chat: the turn's end and a turn opener are held back as well.
+  const chat = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], temperature: 0, max_tokens: 10, logit_bias: { [eos]: 100 }, min_tokens: 5 } as never);
+  assert.equal([chat.choices[0]!.finish_reason, chat.usage!.completion_tokens], ['stop', 6]);
+});
+
+test('min_tokens: no stop string is looked for until that many tokens are generated', async ({ s }) => {
+  const free = await complete(s, { logprobs: 0 });
+  const tokens = free.choices[0]!.logprobs!.tokens!;
+  const stop = tokens[1]!;
+  const early = await complete(s, { stop: [stop] });
+  assert.equal([early.choices[0]!.text, early.choices[0]!.finish_reason], [tokens[0], 'stop']);
+  const held = await complete(s, { stop: [stop], min_tokens: 3 });
+  assert.ok(held.choices[0]!.text.startsWith(tokens.slice(0, 3).join('')), 'the stop string inside the first 3 tokens is output');
+  assert.ok(held.usage!.completion_tokens >= 3);
+});
+
+test('stop_token_ids: a text token ends the choice and is output; a control token ends it unseen, ignore_eos or not; chat too', async ({ s }) => {
+  const free = await complete(s, { logprobs: 0 });
+  const texts = free.choices[0]!.logprobs!.tokens!;
+  const ids: number[] = (await post(`${s.url}/tokenize`, { prompt: free.choices[0]!.text })).json.tokens;
+  assert.is(ids.length, texts.length, 'the greedy text tokenizes back to its tokens');
+  const stopped = await complete(s, { stop_token_ids: [ids[3]!, 50_000] });
+  assert.equal([stopped.choices[0]!.text, stopped.choices[0]!.finish_reason, stopped.usage!.completion_tokens], [texts.slice(0, 4).join(''), 'stop', 4]);
+  const eos = s.engine.info.endOfGeneration[0]!;
+  const ignoring = await complete(s, { logit_bias: { [String(eos)]: 100 }, ignore_eos: true, max_tokens: 4 });
+  assert.equal([ignoring.choices[0]!.finish_reason, ignoring.usage!.completion_tokens], ['length', 4], 'ignore_eos: the end token is only text');
+  const ended = await complete(s, { logit_bias: { [String(eos)]: 100 }, ignore_eos: true, stop_token_ids: [eos], max_tokens: 4 });
+  assert.equal([ended.choices[0]!.text, ended.choices[0]!.finish_reason, ended.usage!.completion_tokens], ['', 'stop', 1]);
+  const chatFree = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], temperature: 0, max_tokens: 6, logprobs: true });
+  const chatIds = chatFree.choices[0]!.logprobs!.content!.map((entry) => entry.token);
+  const chatIdsOf: number[] = (await post(`${s.url}/tokenize`, { prompt: chatFree.choices[0]!.message.content })).json.tokens;
+  const chat = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], temperature: 0, max_tokens: 6, stop_token_ids: [chatIdsOf[1]] } as never);
+  assert.equal([chat.choices[0]!.message.content, chat.choices[0]!.finish_reason], [chatIds.slice(0, 2).join(''), 'stop']);
+});
+
+test('bad values are a 400 naming the field', async ({ s }) => {
+  const cases: [object, string][] = [
+    [{ min_tokens: 13 }, 'min_tokens'],
+    [{ min_tokens: -1 }, 'min_tokens'],
+    [{ stop_token_ids: [60_000] }, 'stop_token_ids'],
+    [{ stop_token_ids: [1.5] }, 'stop_token_ids[0]'],
+    [{ stop_token_ids: 'x' }, 'stop_token_ids'],
+  ];
+  for (const [fields, param] of cases) {
+    const response = await post(`${s.url}/v1/completions`, { model, prompt, max_tokens: 12, ...fields });
+    assert.is(response.status, 400, `${JSON.stringify(fields)}: ${response.text}`);
+    assert.is(response.json.error.param, param, response.text);
+  }
+});
+
+test('the speculative server and the one sampling in the graph give the plain server\'s answers', async ({ s, speculative, device }) => {
+  const repeated = Array.from({ length: 8 }, () => 'the quick brown fox jumps over the lazy dog').join(' ');
+  const eos = String(s.engine.info.endOfGeneration[0]!);
+  for (const fields of [
+    { min_tokens: 20, logit_bias: { [eos]: 3 } },
+    { min_tokens: 6, stop_token_ids: [262, 290], stop: [' the'] },
+    { temperature: 0.9, seed: 4, min_tokens: 10, stop_token_ids: [13] },
+  ]) {
+    const request = { prompt: repeated, max_tokens: 40, ...fields };
+    const expected = await complete(s, request);
+    for (const [name, server] of [['speculative', speculative], ['device', device]] as const) {
+      const answer = await complete(server, request);
+      assert.is(answer.choices[0]!.text, expected.choices[0]!.text, `${name}: ${JSON.stringify(fields)}`);
+      assert.is(answer.choices[0]!.finish_reason, expected.choices[0]!.finish_reason);
+    }
+  }
+});
+
+test.run();
