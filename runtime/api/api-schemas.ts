@@ -208,6 +208,7 @@ export const sharedRequestProperties = {
       { type: 'null' },
     ],
   },
+  include_stop_str_in_output: { type: ['boolean', 'null'], default: false, description: "vLLM's: true outputs the stop string that ended a choice (OpenAI's are cut from the text)." },
   stop_token_ids: {
     type: ['array', 'null'],
     items: { type: 'integer', minimum: 0 },

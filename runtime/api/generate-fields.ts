@@ -17,6 +17,7 @@ export interface SharedRequestFields extends SamplingFields {
   cache_prompt?: boolean;
   skip_special_tokens?: boolean;
   stop_token_ids?: number[] | null;
+  include_stop_str_in_output?: boolean | null;
   min_tokens?: number | null;
 }
 
@@ -32,6 +33,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     n: request.n ?? 1,
     ...(fields.maxTokens !== undefined ? { maxTokens: fields.maxTokens } : {}),
     stop: stopStringsOf(request.stop),
+    ...(request.include_stop_str_in_output && request.stop != null ? { outputStops: stopStringsOf(request.stop) } : {}),
     ...(request.stop_token_ids?.length ? { stopTokenIds: request.stop_token_ids } : {}),
     ...(request.min_tokens ? { minTokens: request.min_tokens } : {}),
     ignoreEos: request.ignore_eos ?? false,

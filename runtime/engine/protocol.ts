@@ -23,6 +23,11 @@ export interface GenerateRequest {
   maxTokens?: number;
   stop?: readonly string[];
   /**
+   * Of `stop`, those output when they end a choice (vLLM's include_stop_str_in_output: the
+   * request's own, not a template's); the others are cut from the text, as OpenAI's are.
+   */
+  outputStops?: readonly string[];
+  /**
    * Tokens whose generation ends the choice (vLLM's stop_token_ids), finish reason 'stop': a
    * control token's text is left out, as an end token's is; another's is output.
    */

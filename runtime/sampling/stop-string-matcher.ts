@@ -8,6 +8,9 @@
 // back), so a stop can only begin inside the held-back text or the new piece, and only those
 // need searching.
 //
+// A stop string in `kept` (vLLM's include_stop_str_in_output) is sent itself too, and only what
+// follows it in the same piece is cut.
+//
 // Several stops: the one that completes first in the text wins (the earliest end; at equal ends
 // the one starting earliest, i.e. the longest), and the output is cut where it starts. That is
 // what a character-by-character stream would do, so the result never depends on how the text
@@ -17,7 +20,7 @@
 export interface StopPush {
   /** Text that is safe to send now. */
   emit: string;
-  /** A stop string completed: `emit` is the text before it, and nothing more will come. */
+  /** A stop string completed: `emit` is the text before it (and it, when kept), and nothing more will come. */
   stopped: boolean;
 }
 
@@ -26,7 +29,11 @@ export class StopStringMatcher {
   #held = '';
   #stopped = false;
 
-  constructor(stops: readonly string[]) {
+  constructor(
+    stops: readonly string[],
+    /** Of the stops, those sent themselves when they complete (vLLM's include_stop_str_in_output). */
+    private readonly kept: ReadonlySet<string> = new Set(),
+  ) {
     // An empty stop would match everywhere; OpenAI rejects it, here it is simply ignored.
     this.#stops = stops.filter((s) => s.length > 0);
   }
@@ -42,6 +49,7 @@ export class StopStringMatcher {
 
     let cut = -1;
     let cutEnd = Infinity;
+    let winner = '';
     for (const stop of this.#stops) {
       const at = buffer.indexOf(stop);
       if (at < 0) continue;
@@ -49,12 +57,13 @@ export class StopStringMatcher {
       if (end < cutEnd || (end === cutEnd && at < cut)) {
         cut = at;
         cutEnd = end;
+        winner = stop;
       }
     }
     if (cut >= 0) {
       this.#stopped = true;
       this.#held = '';
-      return { emit: buffer.slice(0, cut), stopped: true };
+      return { emit: buffer.slice(0, this.kept.has(winner) ? cutEnd : cut), stopped: true };
     }
 
     const keep = this.#partialStopLength(buffer);

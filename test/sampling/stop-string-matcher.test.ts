@@ -62,6 +62,23 @@ test('text after a stop in the same piece is dropped, and nothing comes after st
   assert.is(m.flush(), '');
 });
 
+test('a kept stop (include_stop_str_in_output) is sent itself, what follows it in the piece is not; other stops are cut as before', () => {
+  const kept = (pieces: string[]) => {
+    const m = new StopStringMatcher(['</answer>', '\nUser:'], new Set(['</answer>']));
+    let out = '';
+    for (const piece of pieces) {
+      const r = m.push(piece);
+      out += r.emit;
+      if (r.stopped) return out;
+    }
+    return `${out}${m.flush()} (no stop)`;
+  };
+  assert.is(kept(chars('The result is 42</answer> and more')), 'The result is 42</answer>');
+  assert.is(kept(['The result is 42</ans', 'wer> and more']), 'The result is 42</answer>');
+  assert.is(kept(['42\nUser: next']), '42', 'a stop not kept (a template\'s) is cut');
+  assert.is(kept(['42</answer', ' no']), '42</answer no (no stop)');
+});
+
 test('overlapping stops and stops that are prefixes of each other', () => {
   // The stop completing first wins, whatever the pieces.
   assert.is(run(['abcd', 'bc'], ['xabcd']).out, 'xa');

@@ -120,7 +120,7 @@ export class Admission {
           prompt,
           new TokenSampler(sampling, this.vocabulary.size, rng, this.scratch, context),
           new Utf8StreamDecoder(),
-          new StopStringMatcher(request.stop ?? []),
+          new StopStringMatcher(request.stop ?? [], new Set(request.outputStops ?? [])),
           grammar ? new GrammarConstraint(grammar, this.tokenizerInfo()) : undefined,
         ),
       );

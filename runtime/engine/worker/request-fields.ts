@@ -24,6 +24,9 @@ export function requestFieldProblem(request: GenerateRequest): { param: string; 
   if (stop !== undefined && !(Array.isArray(stop) && stop.every((s) => typeof s === 'string' && s.length > 0))) {
     return { param: 'stop', message: 'stop must be a list of non-empty strings' };
   }
+  if (request.outputStops !== undefined && !(Array.isArray(request.outputStops) && request.outputStops.every((text) => typeof text === 'string'))) {
+    return { param: 'outputStops', message: 'outputStops must be a list of strings' };
+  }
   if (stopTokenIds !== undefined && !(Array.isArray(stopTokenIds) && stopTokenIds.every((token) => Number.isInteger(token)))) {
     return { param: 'stopTokenIds', message: 'stopTokenIds must be a list of token ids' };
   }

@@ -1,15 +1,15 @@
-// vLLM's min_tokens and stop_token_ids, through the HTTP server and the official client on the
+// vLLM's min_tokens, stop_token_ids and include_stop_str_in_output, through the HTTP server and the official client on the
 // tiny model: min_tokens holds back every token that would end a choice (the end token, biased
 // to be all but certain, comes only after it) and every stop string until that many are
 // generated; a stop token ends the choice, output when it is text, left out when it is a
-// control token. The speculative server (drafts verified token by token) and the one sampling
+// control token; include_stop_str_in_output outputs the stop string. The speculative server (drafts verified token by token) and the one sampling
 // in the graph (where min_tokens samples on the host) give the plain server's answers.
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
-const test = suite<{ s: TinyServer; speculative: TinyServer; device: TinyServer }>('min_tokens and stop_token_ids');
+const test = suite<{ s: TinyServer; speculative: TinyServer; device: TinyServer }>('vLLM stop fields');
 
 test.before(async (context) => {
   context.s = await startTinyServer();
@@ -79,6 +79,25 @@ test('stop_token_ids: a text token ends the choice and is output; a control toke
   const chatIdsOf: number[] = (await post(`${s.url}/tokenize`, { prompt: chatFree.choices[0]!.message.content })).json.tokens;
   const chat = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], temperature: 0, max_tokens: 6, stop_token_ids: [chatIdsOf[1]] } as never);
   assert.equal([chat.choices[0]!.message.content, chat.choices[0]!.finish_reason], [chatIds.slice(0, 2).join(''), 'stop']);
+});
+
+test('include_stop_str_in_output: the stop string that ended the choice is output, in text completions and chat; the template\'s own stops stay cut', async ({ s }) => {
+  const free = await complete(s, { logprobs: 0 });
+  const tokens = free.choices[0]!.logprobs!.tokens!;
+  const stop = tokens[2]!;
+  const cut = await complete(s, { stop: [stop] });
+  const kept = await complete(s, { stop: [stop], include_stop_str_in_output: true });
+  assert.is(cut.choices[0]!.text, tokens.slice(0, 2).join(''));
+  assert.equal([kept.choices[0]!.text, kept.choices[0]!.finish_reason], [tokens.slice(0, 3).join(''), 'stop']);
+  let streamed = '';
+  for await (const chunk of (await s.client.completions.create({ model, prompt, temperature: 0, max_tokens: 12, stop: [stop], include_stop_str_in_output: true, stream: true } as never)) as unknown as AsyncIterable<OpenAI.Completion>) {
+    streamed += chunk.choices[0]?.text ?? '';
+  }
+  assert.is(streamed, kept.choices[0]!.text);
+  const chatFree = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], temperature: 0, max_tokens: 6, logprobs: true });
+  const pieces = chatFree.choices[0]!.logprobs!.content!.map((entry) => entry.token);
+  const chat = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], temperature: 0, max_tokens: 6, stop: [pieces[1]!], include_stop_str_in_output: true } as never);
+  assert.is(chat.choices[0]!.message.content, pieces.slice(0, 2).join(''));
 });
 
 test('bad values are a 400 naming the field', async ({ s }) => {
