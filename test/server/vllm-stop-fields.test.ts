@@ -1,9 +1,10 @@
-// vLLM's min_tokens, stop_token_ids and include_stop_str_in_output, through the HTTP server and the official client on the
-// tiny model: min_tokens holds back every token that would end a choice (the end token, biased
-// to be all but certain, comes only after it) and every stop string until that many are
-// generated; a stop token ends the choice, output when it is text, left out when it is a
-// control token; include_stop_str_in_output outputs the stop string. The speculative server (drafts verified token by token) and the one sampling
-// in the graph (where min_tokens samples on the host) give the plain server's answers.
+// vLLM's min_tokens, stop_token_ids and include_stop_str_in_output, through the HTTP server and
+// the official client on the tiny model: min_tokens holds back every token that would end a
+// choice (the end token, biased to be all but certain, comes only after it) and every stop
+// string until that many are generated; a stop token ends the choice, output when it is text,
+// left out when it is a control token; include_stop_str_in_output outputs the stop string. The
+// speculative server (drafts verified token by token) and the one sampling in the graph (where
+// min_tokens samples on the host) give the plain server's answers.
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
