@@ -77,6 +77,30 @@ test('the loglikelihood request lm-evaluation-harness builds: the continuation\'
   first.logprobs.token_logprobs.slice(1, context.length).forEach((score: number, i: number) => assert.ok(Math.abs(score - second.logprobs.token_logprobs[i + 1]) <= 1e-2, `position ${i + 1}`));
 });
 
+test("vLLM's chat form: a conversation's tokens are those its chat completion computes (template, tools, continuation and generation prompt as sent)", async ({ s }) => {
+  const tokenize = async (body: object) => {
+    const reply = await post(`${s.url}/tokenize`, body);
+    assert.is(reply.status, 200, reply.text);
+    return reply.json as { count: number; tokens: number[]; token_strs: string[] | null };
+  };
+  const turns = (...parts: [string, string][]) => parts.map(([role, content]) => `<|im_start|>${role}\n${content}<|im_end|>\n`).join('');
+  const messages = [{ role: 'user', content: 'Hello there' }, { role: 'assistant', content: 'Hi! How can I help?' }, { role: 'user', content: 'Tell me a story.' }];
+  const history = turns(['user', 'Hello there'], ['assistant', 'Hi! How can I help?'], ['user', 'Tell me a story.']);
+  const asked = await tokenize({ messages, return_token_strs: true });
+  assert.equal(asked.tokens, (await tokenize({ prompt: `${history}<|im_start|>assistant\n` })).tokens);
+  assert.is(asked.token_strs!.join(''), `${history}<|im_start|>assistant\n`);
+  const chat = await s.client.chat.completions.create({ model, messages: messages as never, max_tokens: 1 });
+  assert.is(asked.count, chat.usage!.prompt_tokens);
+  assert.equal((await tokenize({ messages, add_generation_prompt: false })).tokens, (await tokenize({ prompt: history })).tokens);
+  const prefill = [...messages, { role: 'assistant', content: 'Once upon' }];
+  assert.equal((await tokenize({ messages: prefill, continue_final_message: true })).tokens, (await tokenize({ prompt: `${history}<|im_start|>assistant\nOnce upon` })).tokens);
+  const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+  const withTools = await tokenize({ messages, tools });
+  const toolChat = await s.client.chat.completions.create({ model, messages: messages as never, tools: tools as never, max_tokens: 1 });
+  assert.is(withTools.count, toolChat.usage!.prompt_tokens);
+  assert.ok(withTools.count > asked.count, 'the tools are in the prompt');
+});
+
 test('refusals name the field, with the right status', async ({ s }) => {
   const refused = async (path: string, body: object, status: number, param: string | null, pattern?: RegExp) => {
     const response = await post(`${s.url}${path}`, body);
@@ -92,6 +116,18 @@ test('refusals name the field, with the right status', async ({ s }) => {
   await refused('/detokenize', { tokens: [1, 60000] }, 400, 'tokens[1]', /vocabulary has tokens 0 to/);
   await refused('/detokenize', { tokens: [1, -1] }, 400, 'tokens[1]');
   await refused('/detokenize', { model: 'other', tokens: [1] }, 404, 'model');
+  for (const [body, param] of [
+    [{ prompt: text, messages: [{ role: 'user', content: 'x' }] }, 'messages'],
+    [{ prompt: text, chat_template_kwargs: { a: 1 } }, 'chat_template_kwargs'],
+    [{ messages: [{ role: 'user', content: 'x' }], add_special_tokens: false }, 'add_special_tokens'],
+    [{ messages: [{ role: 'tool', content: 'x' }] }, 'messages[0].tool_call_id'],
+    [{ messages: [{ role: 'user', content: 'x' }], continue_final_message: true }, 'continue_final_message'],
+    [{ messages: [{ role: 'user', content: 'x '.repeat(600) }] }, 'messages'],
+  ] as const) {
+    const refused = await post(`${s.url}/tokenize`, body);
+    assert.is(refused.status, 400, refused.text);
+    assert.is(refused.json.error.param, param, refused.text);
+  }
   // The server keeps serving.
   assert.is((await post(`${s.url}/tokenize`, { prompt: text })).status, 200);
 });

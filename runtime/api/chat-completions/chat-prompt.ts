@@ -15,7 +15,7 @@ import type { ToolSetup } from './tool-calls.js';
 export function toGenerateRequest(request: ChatRequest, context: CompletionContext, traceId: string, tools?: ToolSetup): GenerateRequest {
   const messages = toTemplateMessages(request.messages);
   const continuing = request.continue_final_message === true;
-  const options = { addGenerationPrompt: !continuing, ...(request.chat_template_kwargs ? { variables: request.chat_template_kwargs } : {}) };
+  const options = { addGenerationPrompt: !continuing && request.add_generation_prompt !== false, ...(request.chat_template_kwargs ? { variables: request.chat_template_kwargs } : {}) };
   const rendered = context.tools.templateKnowsTools
     ? context.template.render(messages, { ...options, ...(request.tools?.length ? { tools: toTemplateTools(request.tools) } : {}) })
     : context.template.render(withToolPrompt(messages, tools?.offered ?? [], context.tools.format), options);

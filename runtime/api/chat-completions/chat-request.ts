@@ -58,8 +58,12 @@ export interface ChatRequest extends SamplingFields, FormatFields {
 
 const validate = requestValidator<ChatRequest>(chatCompletionRequestSchema);
 
-/** Schema checks, then the rules that tie fields together (in the schema, and those it cannot express). */
-export function parseChatRequest(body: unknown): ChatRequest {
+/**
+ * Schema checks, then the rules that tie fields together (in the schema, and those it cannot
+ * express). `tokenizing`: the conversation is only tokenized (POST /tokenize), so a prompt without
+ * the generation prompt is fine alone.
+ */
+export function parseChatRequest(body: unknown, tokenizing = false): ChatRequest {
   const request = validate(withDefaultFormatType(body));
   if (request.max_tokens != null && request.max_completion_tokens != null && request.max_tokens !== request.max_completion_tokens) {
     throw badRequest("'max_tokens' and 'max_completion_tokens' disagree; send one of them.", 'max_completion_tokens');
@@ -67,7 +71,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   checkSamplingFields(request);
   checkTools(request);
   checkToolReplies(request.messages);
-  checkTemplateFields(request);
+  checkTemplateFields(request, tokenizing);
   return request;
 }
 
@@ -77,12 +81,12 @@ export function parseChatRequest(body: unknown): ChatRequest {
  * prompt without the generation prompt is only a continued one (alone, the model would open its
  * own turn, which this server reads as the end of the answer).
  */
-function checkTemplateFields(request: ChatRequest): void {
+function checkTemplateFields(request: ChatRequest, tokenizing: boolean): void {
   for (const name of Object.keys(request.chat_template_kwargs ?? {})) {
     if (RENDERER_VARIABLES.includes(name)) throw badRequest(`chat_template_kwargs.${name}: the server sets '${name}' for the template itself (from the request's own fields).`, `chat_template_kwargs.${name}`);
   }
   if (request.continue_final_message !== true) {
-    if (request.add_generation_prompt === false) {
+    if (request.add_generation_prompt === false && !tokenizing) {
       throw badRequest("add_generation_prompt: false is taken only with continue_final_message: true (to go on with the last assistant message); alone, the model would open its own turn, which ends the answer here.", 'add_generation_prompt');
     }
     return;

@@ -3,16 +3,29 @@
 // an evaluation harness needs no copy of the tokenizer (lm-evaluation-harness's
 // `local-completions` looks for /tokenizer_info and /tokenize and uses them when they answer).
 import type { CompletionContext } from '../completion-context.js';
+import { badRequest } from '../api-error.js';
+import { EngineRequestError } from '../../engine/client/engine.js';
+import { toGenerateRequest } from '../chat-completions/chat-prompt.js';
+import { parseChatRequest, type ChatRequest } from '../chat-completions/chat-request.js';
+import { toolSetupOf } from '../chat-completions/tool-calls.js';
 import { requestValidator } from '../request-validator.js';
 import { checkTokenIds } from '../token-ids.js';
 import { detokenizeRequestSchema, tokenizeRequestSchema } from './tokenizer-schemas.js';
 
 export interface TokenizeRequest {
   model?: string | null;
-  prompt: string;
+  prompt?: string;
   add_special_tokens?: boolean | null;
   return_token_strs?: boolean | null;
+  messages?: unknown[];
+  /** vLLM's chat form (messages, tools and the template fields), checked as a chat request is. */
+  chat?: ChatRequest;
 }
+
+const validateTokenize = requestValidator<TokenizeRequest>(tokenizeRequestSchema);
+
+/** The chat form's fields, checked as a chat completion checks them. */
+const CHAT_FIELDS = ['messages', 'tools', 'add_generation_prompt', 'continue_final_message', 'chat_template_kwargs'] as const;
 
 export interface DetokenizeRequest {
   model?: string | null;
@@ -26,9 +39,24 @@ export interface JsonEndpoint<Request extends { model?: string | null }> {
 }
 
 export const tokenizeEndpoint: JsonEndpoint<TokenizeRequest> = {
-  parse: requestValidator<TokenizeRequest>(tokenizeRequestSchema),
-  async answer(request, { engine }) {
-    const tokens = await engine.tokenize(request.prompt, request.add_special_tokens !== false);
+  parse(body) {
+    const request = validateTokenize(body);
+    if (request.prompt === undefined && request.messages === undefined) throw badRequest("Missing required parameter: 'prompt' (text), or 'messages' (a conversation).", 'prompt');
+    if (request.prompt !== undefined && request.messages !== undefined) throw badRequest("A tokenize request has a 'prompt' (text) or 'messages' (a conversation), not both.", 'messages');
+    if (request.messages === undefined) {
+      const stray = CHAT_FIELDS.find((field) => (request as Record<string, unknown>)[field] != null);
+      if (stray) throw badRequest(`'${stray}' goes with 'messages', not with a text 'prompt'.`, stray);
+      return request;
+    }
+    if (request.add_special_tokens != null) {
+      throw badRequest("'add_special_tokens' is for a text prompt: a conversation's tokens are those its chat completion computes, BOS as the template and the model put it.", 'add_special_tokens');
+    }
+    const fields = Object.fromEntries(CHAT_FIELDS.filter((field) => field in request).map((field) => [field, (request as Record<string, unknown>)[field]]));
+    return { ...request, chat: parseChatRequest({ model: request.model ?? '', ...fields }, true) };
+  },
+  async answer(request, context) {
+    const { engine } = context;
+    const tokens = request.chat ? await chatPromptTokens(request.chat, context) : await engine.tokenize(request.prompt!, request.add_special_tokens !== false);
     const texts = engine.info.tokenTexts;
     return {
       count: tokens.length,
@@ -38,6 +66,20 @@ export const tokenizeEndpoint: JsonEndpoint<TokenizeRequest> = {
     };
   },
 };
+
+/** The tokens of the prompt a chat completion computes from this conversation. */
+async function chatPromptTokens(chat: ChatRequest, serverContext: CompletionContext): Promise<number[]> {
+  // As chatGeneration picks it: with tools, the model's tool_use template where it has one.
+  const context = chat.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
+  const generate = toGenerateRequest(chat, context, 'tokenize', toolSetupOf(chat, context.tools.format));
+  try {
+    return Array.from(await context.engine.tokenize(generate.prompt as string, generate.addSpecial ?? false));
+  } catch (error) {
+    // Too long a prompt: the conversation is at fault, as a chat completion names it.
+    if (error instanceof EngineRequestError && error.info.param === 'prompt') throw new EngineRequestError({ ...error.info, param: 'messages' });
+    throw error;
+  }
+}
 
 export const detokenizeEndpoint: JsonEndpoint<DetokenizeRequest> = {
   parse: requestValidator<DetokenizeRequest>(detokenizeRequestSchema),

@@ -1,18 +1,26 @@
 // The JSON schemas of the tokenizer endpoints, as vLLM serves them (POST /tokenize, POST
 // /detokenize, GET /tokenizer_info): what evaluation harnesses and context-budgeting clients
 // call to count and split text the way the served model does.
+import { chatCompletionRequestSchema } from '../api-schemas.js';
+
 const model = { type: ['string', 'null'], description: 'The served model (optional; another model is a 404).' } as const;
+const chat = chatCompletionRequestSchema.properties;
 
 export const tokenizeRequestSchema = {
   type: 'object',
-  description: 'Tokenize Request: text in, the served model\'s tokens out.',
+  description:
+    "Tokenize Request: text in, the served model's tokens out; or, as vLLM's chat form, a conversation in and the tokens of the prompt a chat completion would compute from it (the chat template's rendering, tools and vLLM's template fields included). Exactly one of prompt and messages.",
   properties: {
     model,
     prompt: { type: 'string', description: 'Text as a prompt would hold it: special-token text such as "<|im_end|>" is that token.' },
-    add_special_tokens: { type: ['boolean', 'null'], default: true, description: 'Put the BOS token in front when the model adds one to a prompt.' },
+    add_special_tokens: { type: ['boolean', 'null'], default: true, description: 'Put the BOS token in front when the model adds one to a prompt (text only: a chat prompt has what a chat completion gives it).' },
     return_token_strs: { type: ['boolean', 'null'], default: false, description: "Also return each token's text." },
+    messages: chat.messages,
+    tools: chat.tools,
+    add_generation_prompt: chat.add_generation_prompt,
+    continue_final_message: chat.continue_final_message,
+    chat_template_kwargs: chat.chat_template_kwargs,
   },
-  required: ['prompt'],
   additionalProperties: false,
 } as const;
 
