@@ -215,6 +215,13 @@ export const sharedRequestProperties = {
     maxItems: LIMITS.stopTokenIds,
     description: "vLLM's: token ids whose generation ends a choice (finish_reason stop); a control token's text is left out, another's is output.",
   },
+  allowed_token_ids: {
+    type: ['array', 'null'],
+    items: { type: 'integer', minimum: 0 },
+    minItems: 1,
+    maxItems: LIMITS.allowedTokenIds,
+    description: "vLLM's: the only tokens a choice may generate (an end token among them, or it runs to max_tokens).",
+  },
   min_tokens: {
     type: ['integer', 'null'],
     minimum: 0,

@@ -19,6 +19,7 @@ export interface SharedRequestFields extends SamplingFields {
   stop_token_ids?: number[] | null;
   include_stop_str_in_output?: boolean | null;
   min_tokens?: number | null;
+  allowed_token_ids?: number[] | null;
 }
 
 export interface EndpointFields {
@@ -36,6 +37,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     ...(request.include_stop_str_in_output && request.stop != null ? { outputStops: stopStringsOf(request.stop) } : {}),
     ...(request.stop_token_ids?.length ? { stopTokenIds: request.stop_token_ids } : {}),
     ...(request.min_tokens ? { minTokens: request.min_tokens } : {}),
+    ...(request.allowed_token_ids ? { allowedTokenIds: request.allowed_token_ids } : {}),
     ignoreEos: request.ignore_eos ?? false,
     skipSpecialTokens: request.skip_special_tokens ?? true,
     ...(request.cache_prompt === false ? { cachePrompt: false } : {}),

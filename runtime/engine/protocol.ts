@@ -39,6 +39,8 @@ export interface GenerateRequest {
    * `maxTokens` and the context.
    */
   minTokens?: number;
+  /** The only tokens a choice may generate (vLLM's allowed_token_ids): an end token too, or it runs to its length. */
+  allowedTokenIds?: readonly number[];
   ignoreEos?: boolean;
   /**
    * false: the prompt is computed whole, never taken from other requests' KV cells (its own

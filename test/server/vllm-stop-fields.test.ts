@@ -1,10 +1,11 @@
-// vLLM's min_tokens, stop_token_ids and include_stop_str_in_output, through the HTTP server and
-// the official client on the tiny model: min_tokens holds back every token that would end a
-// choice (the end token, biased to be all but certain, comes only after it) and every stop
-// string until that many are generated; a stop token ends the choice, output when it is text,
-// left out when it is a control token; include_stop_str_in_output outputs the stop string. The
-// speculative server (drafts verified token by token) and the one sampling in the graph (where
-// min_tokens samples on the host) give the plain server's answers.
+// vLLM's min_tokens, stop_token_ids, include_stop_str_in_output and allowed_token_ids, through
+// the HTTP server and the official client on the tiny model: min_tokens holds back every token
+// that would end a choice (the end token, biased to be all but certain, comes only after it) and
+// every stop string until that many are generated; a stop token ends the choice, output when it
+// is text, left out when it is a control token; include_stop_str_in_output outputs the stop
+// string; allowed_token_ids are the only tokens generated. The speculative server (drafts
+// verified token by token) and the one sampling in the graph (where min_tokens and
+// allowed_token_ids sample on the host) give the plain server's answers.
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -101,6 +102,20 @@ test('include_stop_str_in_output: the stop string that ended the choice is outpu
   assert.is(chat.choices[0]!.message.content, pieces.slice(0, 2).join(''));
 });
 
+test('allowed_token_ids: only those tokens are generated, an end token only when among them; with min_tokens and a grammar too', async ({ s }) => {
+  const ids: number[] = (await post(`${s.url}/tokenize`, { prompt: ' red green blue' })).json.tokens;
+  const eos = s.engine.info.endOfGeneration[0]!;
+  for (let seed = 1; seed <= 4; seed++) {
+    const answer = await complete(s, { temperature: 1, seed, allowed_token_ids: ids, logprobs: 0 });
+    assert.equal([answer.choices[0]!.finish_reason, answer.usage!.completion_tokens], ['length', 12], 'no end token among them');
+    for (const token of answer.choices[0]!.logprobs!.tokens!) assert.ok([' red', ' green', ' blue'].includes(token), token);
+  }
+  const ending = await complete(s, { allowed_token_ids: [...ids, eos], logit_bias: { [String(eos)]: 100 }, min_tokens: 3, logprobs: 0 });
+  assert.equal([ending.choices[0]!.finish_reason, ending.usage!.completion_tokens], ['stop', 4]);
+  const constrained = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, seed: 2, allowed_token_ids: ids, guided_regex: '( red| blue)+' } as never);
+  assert.match(constrained.choices[0]!.message.content!, /^( red| blue)+$/);
+});
+
 test('bad values are a 400 naming the field', async ({ s }) => {
   const cases: [object, string][] = [
     [{ min_tokens: 13 }, 'min_tokens'],
@@ -108,6 +123,8 @@ test('bad values are a 400 naming the field', async ({ s }) => {
     [{ stop_token_ids: [60_000] }, 'stop_token_ids'],
     [{ stop_token_ids: [1.5] }, 'stop_token_ids[0]'],
     [{ stop_token_ids: 'x' }, 'stop_token_ids'],
+    [{ allowed_token_ids: [] }, 'allowed_token_ids'],
+    [{ allowed_token_ids: [60_000] }, 'allowed_token_ids'],
   ];
   for (const [fields, param] of cases) {
     const response = await post(`${s.url}/v1/completions`, { model, prompt, max_tokens: 12, ...fields });
@@ -123,6 +140,7 @@ test('the speculative server and the one sampling in the graph give the plain se
     { min_tokens: 20, logit_bias: { [eos]: 3 } },
     { min_tokens: 6, stop_token_ids: [262, 290], stop: [' the'] },
     { temperature: 0.9, seed: 4, min_tokens: 10, stop_token_ids: [13] },
+    { temperature: 0.9, seed: 5, allowed_token_ids: [262, 290, 286, 257, 13, 11, 50256] },
   ]) {
     const request = { prompt: repeated, max_tokens: 40, ...fields };
     const expected = await complete(s, request);

@@ -105,7 +105,7 @@ export class Admission {
       }
     }
     const turnOpeners = this.turnOpenersOf(request.turnOpener);
-    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, turnOpeners, this.minTokensBan(request, turnOpeners));
+    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, turnOpeners, this.minTokensBan(request, turnOpeners), this.allowedTokensMask(request));
     if (request.prediction !== undefined) {
       const room = Math.min(state.lengthLimit - prompt.length, request.maxTokens ?? Infinity);
       state.predicted = this.options.draftsPredictions ? this.predictionTokens(request.prediction, room) : [];
@@ -148,6 +148,9 @@ export class Admission {
     const n = request.n ?? 1;
     if (n > this.limits.maxNumSequence) {
       return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
+    }
+    for (const token of request.allowedTokenIds ?? []) {
+      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'allowed_token_ids', message: `allowed_token_ids names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
     }
     for (const token of request.stopTokenIds ?? []) {
       if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'stop_token_ids', message: `stop_token_ids names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
@@ -239,6 +242,14 @@ export class Admission {
       for (const token of turnOpeners) ban(token);
     }
     for (const token of request.stopTokenIds ?? []) ban(token);
+    return mask;
+  }
+
+  /** With allowedTokenIds: the mask (sampling layout) of those tokens. Undefined without. */
+  private allowedTokensMask(request: GenerateRequest): Uint32Array | undefined {
+    if (!request.allowedTokenIds) return undefined;
+    const mask = new Uint32Array(Math.ceil(this.vocabulary.size / 32));
+    for (const token of request.allowedTokenIds) mask[token >>> 5]! |= 1 << (token & 31);
     return mask;
   }
 

@@ -57,12 +57,14 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
  * Why a choice must sample on the host (its full logits row is read), or undefined when its chain
  * can run in the graph: a grammar where no mask link can be made (`grammarOnDevice` false), and
  * min_tokens (`minTokens` > 0), whose ban on the tokens that would end the choice lifts part-way
- * (a chain's links are fixed; rare enough not to cost every chain a mask link). Every sampling
+ * (a chain's links are fixed; rare enough not to cost every chain a mask link), and
+ * allowed_token_ids (`allowedTokens`), a mask no chain link holds. Every sampling
  * stage has a link; penalty windows of any length among them (llama.cpp's link keeps the
  * window's distinct tokens, at most a vocabulary of them, whatever the window's length).
  */
-export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean, minTokens = 0): string | undefined {
+export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean, minTokens = 0, allowedTokens = false): string | undefined {
   if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
+  if (allowedTokens) return 'allowed_token_ids';
   return minTokens > 0 ? 'min_tokens' : undefined;
 }
 
@@ -350,7 +352,8 @@ export class DeviceSampling {
   private keyOf(sequence: Sequence): string | null {
     let key = this.keys.get(sequence);
     if (key === undefined) {
-      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined, sequence.request.request.minTokens);
+      const { minTokens, allowedTokenIds } = sequence.request.request;
+      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined, minTokens, allowedTokenIds !== undefined);
       key = reason === undefined ? configurationKey(this.linksOf(sequence)) : null;
       this.keys.set(sequence, key);
     }

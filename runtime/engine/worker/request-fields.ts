@@ -7,7 +7,7 @@ import type { GenerateRequest } from '../protocol.js';
 /** What is wrong with the request's fields, naming the field, or undefined. */
 export function requestFieldProblem(request: GenerateRequest): { param: string; message: string } | undefined {
   if (typeof request !== 'object' || request === null) return { param: 'request', message: 'a request must be an object with a prompt' };
-  const { prompt, n, maxTokens, stop, seed, sampling, prediction, promptLogprobs, promptTopLogprobs, stopTokenIds, minTokens } = request;
+  const { prompt, n, maxTokens, stop, seed, sampling, prediction, promptLogprobs, promptTopLogprobs, stopTokenIds, minTokens, allowedTokenIds } = request;
   const tokenIds = (Array.isArray(prompt) || ArrayBuffer.isView(prompt)) && Array.prototype.every.call(prompt, (token: unknown) => Number.isInteger(token));
   if (typeof prompt !== 'string' && !tokenIds) return { param: 'prompt', message: 'prompt must be text or a list of token ids' };
   if (n !== undefined && !(Number.isSafeInteger(n) && n >= 1)) return { param: 'n', message: `n must be a whole number ≥ 1, got ${JSON.stringify(n)}` };
@@ -29,6 +29,9 @@ export function requestFieldProblem(request: GenerateRequest): { param: string; 
   }
   if (stopTokenIds !== undefined && !(Array.isArray(stopTokenIds) && stopTokenIds.every((token) => Number.isInteger(token)))) {
     return { param: 'stopTokenIds', message: 'stopTokenIds must be a list of token ids' };
+  }
+  if (allowedTokenIds !== undefined && !(Array.isArray(allowedTokenIds) && allowedTokenIds.length > 0 && allowedTokenIds.every((token) => Number.isInteger(token)))) {
+    return { param: 'allowedTokenIds', message: 'allowedTokenIds must be a non-empty list of token ids' };
   }
   if (minTokens !== undefined && !(Number.isSafeInteger(minTokens) && minTokens >= 0)) return { param: 'minTokens', message: `minTokens must be a whole number ≥ 0, got ${JSON.stringify(minTokens)}` };
   if (prediction !== undefined && typeof prediction !== 'string') return { param: 'prediction', message: 'prediction must be text' };

@@ -67,20 +67,22 @@ export class Sequence {
   }
 
   /**
-   * The tokens this choice may sample next (a bitmask; undefined: any): its grammar's mask, and
-   * while min_tokens holds, without those that would end it.
+   * The tokens this choice may sample next (a bitmask; undefined: any): those its grammar's mask
+   * and allowed_token_ids allow, and while min_tokens holds, not those that would end it.
    */
   allowedMask(): Uint32Array | undefined {
-    const grammarMask = this.grammar?.mask;
-    const ban = this.request.minTokensMask;
-    if (!ban || !this.belowMinTokens) return grammarMask;
-    if (!grammarMask) return ban;
-    const both = (this.bothMasks ??= new Uint32Array(ban.length));
-    for (let w = 0; w < ban.length; w++) both[w] = ban[w]! & (grammarMask[w] ?? 0);
-    return both;
+    if (!this.request.allowedTokensMask && !this.request.minTokensMask) return this.grammar?.mask;
+    const masks = [this.grammar?.mask, this.request.allowedTokensMask, this.belowMinTokens ? this.request.minTokensMask : undefined].filter((mask) => mask !== undefined);
+    if (masks.length <= 1) return masks[0];
+    // The request's masks are a vocabulary's width; a grammar's may be wider.
+    const width = Math.min(...masks.map((mask) => mask.length));
+    const all = (this.combinedMask ??= new Uint32Array(width));
+    all.set(masks[0]!.subarray(0, width));
+    for (const mask of masks.slice(1)) for (let w = 0; w < width; w++) all[w]! &= mask[w]!;
+    return all;
   }
 
-  private bothMasks: Uint32Array | undefined;
+  private combinedMask: Uint32Array | undefined;
 }
 
 export class RequestState {
@@ -116,6 +118,8 @@ export class RequestState {
     readonly turnOpeners: ReadonlySet<number> = new Set(),
     /** GenerateRequest.minTokens: the tokens that may be sampled until that many are generated (Admission.minTokensBan). */
     readonly minTokensMask?: Uint32Array,
+    /** GenerateRequest.allowedTokenIds as a mask. */
+    readonly allowedTokensMask?: Uint32Array,
   ) {
     this.stopTokens = new Set(request.stopTokenIds ?? []);
   }
