@@ -215,6 +215,11 @@ export const sharedRequestProperties = {
     maxItems: LIMITS.stopTokenIds,
     description: "vLLM's: token ids whose generation ends a choice (finish_reason stop); a control token's text is left out, another's is output.",
   },
+  return_tokens_as_token_ids: {
+    type: ['boolean', 'null'],
+    default: false,
+    description: "vLLM's: logprobs name each token (and each top alternative) 'token_id:<id>' instead of by its text: the exact token, where several share a text.",
+  },
   allowed_token_ids: {
     type: ['array', 'null'],
     items: { type: 'integer', minimum: 0 },

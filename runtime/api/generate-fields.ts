@@ -20,6 +20,7 @@ export interface SharedRequestFields extends SamplingFields {
   include_stop_str_in_output?: boolean | null;
   min_tokens?: number | null;
   allowed_token_ids?: number[] | null;
+  return_tokens_as_token_ids?: boolean | null;
 }
 
 export interface EndpointFields {

@@ -1,4 +1,4 @@
-// A token's text in logprobs, chat's and the legacy lists alike.
+// A token's text in logprobs, chat's and the legacy lists alike, or its id where the request asks.
 const wholeUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
@@ -12,3 +12,11 @@ export function tokenText(bytes: readonly number[]): string {
     return `bytes:${bytes.map((byte) => `\\x${byte.toString(16).padStart(2, '0')}`).join('')}`;
   }
 }
+
+/** How logprobs name a token: by its text (OpenAI's), or by its id (vLLM's return_tokens_as_token_ids). */
+export type TokenNaming = (token: { token: number; bytes: readonly number[] }) => string;
+
+export const nameByText: TokenNaming = (token) => tokenText(token.bytes);
+
+/** vLLM's `token_id:42`: the exact token, where several share a text or a text is part of a character. */
+export const nameById: TokenNaming = (token) => `token_id:${token.token}`;

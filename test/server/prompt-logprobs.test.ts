@@ -301,6 +301,34 @@ test('prompt_logprobs is refused where it cannot be given: in a stream, above 20
   }
 });
 
+test("vLLM's return_tokens_as_token_ids: logprobs name tokens token_id:<id>, the same tokens and scores as by text, chat and legacy lists alike", async ({ s }) => {
+  const idOf = (name: string) => {
+    assert.match(name, /^token_id:\d+$/);
+    return Number(name.slice('token_id:'.length));
+  };
+  // Each computed whole: a prompt from the prefix cache rounds otherwise (see seed in the README).
+  const chat = { model, messages: [{ role: 'user' as const, content: 'Tell me about foxes.' }], max_tokens: 6, temperature: 0, logprobs: true, top_logprobs: 2, cache_prompt: false } as never as OpenAI.ChatCompletionCreateParamsNonStreaming;
+  const byText = await s.client.chat.completions.create(chat);
+  const byId = await s.client.chat.completions.create({ ...chat, return_tokens_as_token_ids: true } as never);
+  const texts = s.engine.info.tokenTexts;
+  const [a, b] = [byText.choices[0]!.logprobs!.content!, byId.choices[0]!.logprobs!.content!];
+  assert.is(b.length, a.length);
+  b.forEach((entry, i) => {
+    assert.equal([entry.logprob, entry.bytes], [a[i]!.logprob, a[i]!.bytes]);
+    assert.equal(Buffer.from(texts[idOf(entry.token)]!), Buffer.from(a[i]!.token), `position ${i}`);
+    entry.top_logprobs.forEach((top, j) => assert.equal([top.logprob, top.bytes, idOf(top.token) >= 0], [a[i]!.top_logprobs[j]!.logprob, a[i]!.top_logprobs[j]!.bytes, true]));
+  });
+  assert.is(byId.choices[0]!.message.content, byText.choices[0]!.message.content, 'the text is the same');
+  const prompt = ids(10, 7);
+  const legacy = await s.client.completions.create({ model, prompt, echo: true, max_tokens: 3, logprobs: 2, temperature: 0, return_tokens_as_token_ids: true } as never);
+  const lists = legacy.choices[0]!.logprobs!;
+  assert.equal(lists.tokens!.slice(0, 10).map(idOf), prompt, "the echoed prompt's own ids");
+  lists.top_logprobs!.slice(1).forEach((top, i) => {
+    assert.ok(lists.tokens![i + 1]! in top!, 'the token is among its alternatives');
+    Object.keys(top!).forEach(idOf);
+  });
+});
+
 test('a server that samples in the graph scores prompts as one that samples on the host', async ({ s, device }) => {
   const request = { model, prompt: ids(40, 4), echo: true, max_tokens: 4, logprobs: 2, temperature: 0 };
   const [host, graph] = await Promise.all([s.client.completions.create(request), device.client.completions.create(request)]);

@@ -4,7 +4,7 @@ import type { ParsedDelta, ToolCallParser } from '../../chat-format/tool-call-pa
 import type { ReasoningSplitter } from '../../chat-format/reasoning.js';
 import type { MarkupFilter } from '../../chat-format/answer-markup.js';
 import type { FinishReason, TokenLogprob } from '../../engine/protocol.js';
-import { tokenText } from '../token-text.js';
+import { nameByText, type TokenNaming } from '../token-text.js';
 
 export interface ChatChoice {
   finish: FinishReason | undefined;
@@ -82,11 +82,11 @@ export function finishReasonOf(choice: ChatChoice): ChatFinishReason | undefined
   return choice.finish;
 }
 
-export function toOpenAiLogprob(entry: TokenLogprob): OpenAiLogprob {
+export function toOpenAiLogprob(entry: TokenLogprob, name: TokenNaming = nameByText): OpenAiLogprob {
   return {
-    token: tokenText(entry.bytes),
+    token: name(entry),
     logprob: entry.logprob,
     bytes: entry.bytes,
-    top_logprobs: entry.top.map((top) => ({ token: tokenText(top.bytes), logprob: top.logprob, bytes: top.bytes })),
+    top_logprobs: entry.top.map((top) => ({ token: name(top), logprob: top.logprob, bytes: top.bytes })),
   };
 }

@@ -6,6 +6,7 @@ import { advance, chatLogprobs, finishReasonOf, toOpenAiLogprob, type ChatChoice
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
 import { promptLogprobsOf, type PromptLogprobs } from '../prompt-logprobs.js';
+import { nameByText, type TokenNaming } from '../token-text.js';
 import type { Usage } from '../usage.js';
 import { ReasoningTokens } from './reasoning-tokens.js';
 
@@ -41,6 +42,8 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
     private readonly tokenText: (token: number) => string,
     /** tool_choice 'required' or a named function: the answer is a call, and its content null, as OpenAI's first chunk says. */
     private readonly callForced = false,
+    /** How logprobs name a token (return_tokens_as_token_ids: by id). */
+    private readonly name: TokenNaming = nameByText,
   ) {
     this.reasoning = choices.map((choice) => (choice.splitter ? new ReasoningTokens() : undefined));
   }
@@ -55,7 +58,7 @@ export class ChatChunks implements ChunkBuilder<ChatChunk> {
       const choice = this.choices[event.choice]!;
       const reasoning = this.reasoning[event.choice];
       const deltas = reasoning ? reasoning.observe(choice.splitter!, event.tokens, this.tokenText, () => advance(choice, event.text)) : advance(choice, event.text);
-      const logprobs = event.logprobs?.map(toOpenAiLogprob);
+      const logprobs = event.logprobs?.map((entry) => toOpenAiLogprob(entry, this.name));
       // Logprobs of tokens that show no text yet (part of a character, a possible stop string,
       // text the parsers hold back) still go out with their step, on a delta without text.
       if (deltas.length === 0 && logprobs) deltas.push({});

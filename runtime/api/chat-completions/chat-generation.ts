@@ -15,6 +15,7 @@ import type { CompletionContext } from '../completion-context.js';
 import { checkChoicesFit } from '../generate-fields.js';
 import { generationChunks } from '../generation.js';
 import { compileOutputFormat } from '../output-format.js';
+import { nameById, nameByText } from '../token-text.js';
 import { requestedFormat } from '../requested-format.js';
 import { callIsForced, toolParserFor, toolSetupOf } from './tool-calls.js';
 import { dropOldestToFit } from './fit-conversation.js';
@@ -72,7 +73,7 @@ export async function chatGeneration(request: ChatRequest, serverContext: Comple
     // a continued message, where a space parts the continuation from the text before it.
     ...(context.template.dropsAnswerLeadingSpace && !spec && request.continue_final_message !== true ? { leadingSpace: true } : {}),
   }));
-  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, (token) => context.engine.info.tokenTexts[token] ?? '', callForced), {
+  const chunks = generationChunks(context.engine.generate(generate, signal), new ChatChunks(frame, choices, (token) => context.engine.info.tokenTexts[token] ?? '', callForced, request.return_tokens_as_token_ids ? nameById : nameByText), {
     traceId: completionId,
     context,
     meter,

@@ -52,6 +52,8 @@ export interface ChatRequest extends SamplingFields, FormatFields {
   continue_final_message?: boolean | null;
   /** vLLM's: false only with continue_final_message (the default, true, opens the assistant's turn). */
   add_generation_prompt?: boolean | null;
+  /** vLLM's: logprobs name each token `token_id:<id>`. */
+  return_tokens_as_token_ids?: boolean | null;
   /** vLLM's: more variables for the chat template (`enable_thinking`, say). */
   chat_template_kwargs?: Record<string, unknown> | null;
 }

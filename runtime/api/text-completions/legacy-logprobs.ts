@@ -6,7 +6,7 @@
 // An echoed prompt's first token has null for its logprob and its top list, as OpenAI's has.
 import type { PromptTokenLogprob, TokenLogprob } from '../../engine/protocol.js';
 import { OrderedObject } from '../ordered-json.js';
-import { tokenText } from '../token-text.js';
+import { nameByText, type TokenNaming } from '../token-text.js';
 
 export interface LegacyLogprobs {
   tokens: string[];
@@ -17,14 +17,14 @@ export interface LegacyLogprobs {
 
 export const emptyLegacyLogprobs = (): LegacyLogprobs => ({ tokens: [], token_logprobs: [], top_logprobs: [], text_offset: [] });
 
-/** The legacy lists of tokens whose places in the choice's text are known. */
-export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset: number }[]): LegacyLogprobs {
+/** The legacy lists of tokens whose places in the choice's text are known; `name` names each token (by its text, or its id). */
+export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset: number }[], name: TokenNaming = nameByText): LegacyLogprobs {
   const out = emptyLegacyLogprobs();
   for (const { entry, offset } of placed) {
-    out.tokens.push(tokenText(entry.bytes));
+    out.tokens.push(name(entry));
     out.token_logprobs.push(entry.logprob);
     out.text_offset.push(offset);
-    out.top_logprobs.push(topOf(entry));
+    out.top_logprobs.push(topOf(entry, name));
   }
   return out;
 }
@@ -35,28 +35,28 @@ export function legacyLogprobsOf(placed: readonly { entry: TokenLogprob; offset:
  * the echoed text, or, where they do not (a BOS token the text does not hold), at the place the
  * text has reached.
  */
-export function promptLegacyLogprobs(tokens: readonly PromptTokenLogprob[], echo: string, top: number): LegacyLogprobs {
+export function promptLegacyLogprobs(tokens: readonly PromptTokenLogprob[], echo: string, top: number, name: TokenNaming = nameByText): LegacyLogprobs {
   const text = [...echo];
   const characters = new TokenCharacters();
   const out = emptyLegacyLogprobs();
   let cursor = 0;
   for (const token of tokens) {
     const chars = characters.next(token.bytes);
-    out.tokens.push(tokenText(token.bytes));
+    out.tokens.push(name(token));
     out.token_logprobs.push(token.logprob);
     out.text_offset.push(cursor);
-    out.top_logprobs.push(token.logprob === null ? null : topOf({ ...token, logprob: token.logprob, top: token.top.slice(0, top) }));
+    out.top_logprobs.push(token.logprob === null ? null : topOf({ ...token, logprob: token.logprob, top: token.top.slice(0, top) }, name));
     if (chars.length > 0 && chars.every((c, i) => text[cursor + i] === c)) cursor += chars.length;
   }
   return out;
 }
 
-/** A token's top list with the token itself; of two tokens that show the same text (a byte-fallback token as U+FFFD), the likelier one stays. */
-function topOf(entry: TokenLogprob): OrderedObject {
+/** A token's top list with the token itself; of two tokens named alike (the same text), the likelier one stays. */
+function topOf(entry: TokenLogprob, name: TokenNaming): OrderedObject {
   const top = new Map<string, number>();
-  for (const { bytes, logprob } of [...entry.top, entry]) {
-    const text = tokenText(bytes);
-    if (!top.has(text)) top.set(text, logprob);
+  for (const token of [...entry.top, entry]) {
+    const text = name(token);
+    if (!top.has(text)) top.set(text, token.logprob);
   }
   return new OrderedObject([...top]);
 }

@@ -5,6 +5,7 @@
 import type { EngineEvent, FinishReason, TokenLogprob } from '../../engine/protocol.js';
 import type { ChunkFrame } from '../completion-chunk.js';
 import type { ChunkBuilder } from '../generation.js';
+import type { TokenNaming } from '../token-text.js';
 import { promptLogprobsOf, type PromptLogprobs } from '../prompt-logprobs.js';
 import { appendLegacyLogprobs, codePointsIn, emptyLegacyLogprobs, legacyLogprobsOf, promptLegacyLogprobs, type LegacyLogprobs, TokenCharacters } from './legacy-logprobs.js';
 import type { Usage } from '../usage.js';
@@ -58,6 +59,8 @@ export interface TextChunkOptions {
   topLogprobs: number;
   /** prompt_logprobs: the alternatives each of its entries lists; undefined when not asked for. */
   promptLogprobs: number | undefined;
+  /** How the legacy lists name a token (return_tokens_as_token_ids: by id); by its text when not given. */
+  name?: TokenNaming;
   prompts: number;
 }
 
@@ -76,7 +79,7 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
       // The prompt's choices all share its scores: event.choice is its first.
       const prompt = Math.floor(event.choice / this.options.n);
       const { echoes, logprobs, topLogprobs, promptLogprobs } = this.options;
-      const echoed = echoes && logprobs ? promptLegacyLogprobs(event.tokens, echoes[prompt]!, topLogprobs) : emptyLegacyLogprobs();
+      const echoed = echoes && logprobs ? promptLegacyLogprobs(event.tokens, echoes[prompt]!, topLogprobs, this.options.name) : emptyLegacyLogprobs();
       const scored = promptLogprobs !== undefined ? promptLogprobsOf(event.tokens, promptLogprobs) : undefined;
       for (let index = event.choice; index < event.choice + this.options.n; index++) Object.assign(this.choices[index]!, { echoLogprobs: echoed, promptLogprobs: scored });
     } else if (event.type === 'delta') {
@@ -90,7 +93,7 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
       }
       const placed = this.place(choice, false);
       if (text === '' && placed.length === 0) return;
-      yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs ? joined(echo.logprobs, legacyLogprobsOf(placed)) : null, finish_reason: null });
+      yield this.chunk({ index: event.choice, text, logprobs: this.options.logprobs ? joined(echo.logprobs, legacyLogprobsOf(placed, this.options.name)) : null, finish_reason: null });
     } else if (event.type === 'finished') {
       const choice = this.choices[event.choice]!;
       choice.finish = event.reason;
@@ -98,7 +101,7 @@ export class TextCompletionChunks implements ChunkBuilder<TextCompletionChunk> {
       // harness reads a continuation's scores as token_logprobs[context:-1], the generated entry last.
       if (this.options.logprobs && event.endLogprob) choice.waiting.push({ entry: event.endLogprob, chars: choice.characters.next(event.endLogprob.bytes) });
       const echo = this.takeEcho(choice);
-      const left = joined(echo.logprobs, legacyLogprobsOf(this.place(choice, true)));
+      const left = joined(echo.logprobs, legacyLogprobsOf(this.place(choice, true), this.options.name));
       yield this.chunk({ index: event.choice, text: echo.text, logprobs: this.options.logprobs && left.tokens.length > 0 ? left : null, finish_reason: event.reason });
     }
   }

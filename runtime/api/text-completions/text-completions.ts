@@ -11,6 +11,7 @@ import { generationChunks } from '../generation.js';
 import { compileOutputFormat } from '../output-format.js';
 import type { RequestMeter } from '../../telemetry/request-meter.js';
 import { requestedFormat } from '../requested-format.js';
+import { nameById } from '../token-text.js';
 import { abortWhenClosed, sendCompletion } from '../send-completion.js';
 import { checkTokenIds } from '../token-ids.js';
 import { TextCompletionChunks } from './text-completion-chunks.js';
@@ -48,7 +49,7 @@ export async function completeText(request: TextCompletionRequest, res: ServerRe
   }));
   const signal = abortWhenClosed(res);
   const frame = chunkFrame(completionId, context);
-  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, topLogprobs: request.logprobs ?? 0, promptLogprobs: request.prompt_logprobs ?? undefined, prompts: prompts.length }), {
+  const chunks = generationChunks(generateAll(context.engine, requests, n, signal), new TextCompletionChunks(frame, { n, echoes, logprobs, topLogprobs: request.logprobs ?? 0, promptLogprobs: request.prompt_logprobs ?? undefined, prompts: prompts.length, ...(request.return_tokens_as_token_ids ? { name: nameById } : {}) }), {
     traceId: completionId,
     context,
     meter,
