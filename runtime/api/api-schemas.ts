@@ -4,7 +4,7 @@
 import { REQUEST_LIMITS as LIMITS } from './request-limits.js';
 import { sets, type RequestRule } from './request-rules.js';
 import { samplingFieldProperties } from './sampling-fields.js';
-import { vllmFormatProperties } from './vllm-structured-outputs.js';
+import { peerFormatProperties } from './peer-format-fields.js';
 
 // A part's `type` first: an image or audio part is told as such, at its entry, not as a bad `content`.
 // A refusal part is an assistant's (a rule below refuses it in other roles), as OpenAI takes them.
@@ -270,7 +270,7 @@ export const sharedRequestProperties = {
       '{"type": "json_schema", "json_schema": {"name", "schema", "strict"}}; {"type": "structural_tag", "format": {...}} (see the structural tag format); ' +
       'and as additions {"type": "grammar", "grammar": "EBNF text"} and {"type": "regex", "pattern": "ECMAScript regex"}.',
   },
-  ...vllmFormatProperties,
+  ...peerFormatProperties,
 } as const;
 
 export const streamOptionsRule: RequestRule = { 'x-param': 'stream_options', description: "'stream_options' is only allowed when 'stream' is true.", if: sets('stream_options'), then: { required: ['stream'], properties: { stream: { const: true } } } };

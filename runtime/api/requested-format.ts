@@ -1,11 +1,11 @@
 // The output format a request asks for, whichever way it is written: OpenAI's response_format,
-// or vLLM's structured_outputs and guided_ fields (vllm-structured-outputs.ts). One at most.
+// or vLLM's structured_outputs and guided_ fields (peer-format-fields.ts). One at most.
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import { badRequest } from './api-error.js';
 import { grammarErrorParam, grammarSpecOf, type ErrorParamAt } from './response-format.js';
-import { vllmFormatOf, type VllmFormatFields } from './vllm-structured-outputs.js';
+import { peerFormatOf, type PeerFormatFields } from './peer-format-fields.js';
 
-export interface FormatFields extends VllmFormatFields {
+export interface FormatFields extends PeerFormatFields {
   response_format?: ({ type: string } & Record<string, unknown>) | null;
 }
 
@@ -20,10 +20,10 @@ export interface RequestedFormat {
 
 /** undefined for free text; a 400 naming the field for a malformed format, or for two of them. */
 export function requestedFormat(request: FormatFields): RequestedFormat | undefined {
-  const vllm = vllmFormatOf(request);
+  const peer = peerFormatOf(request);
   const format = request.response_format;
   const spec = grammarSpecOf(format);
-  if (vllm && spec) throw badRequest(`'${vllm.field}' and 'response_format' each ask for an output format: send one.`, vllm.field);
-  if (vllm) return { spec: vllm.spec, source: { field: vllm.field, paramAt: vllm.paramAt } };
+  if (peer && spec) throw badRequest(`'${peer.field}' and 'response_format' each ask for an output format: send one.`, peer.field);
+  if (peer) return { spec: peer.spec, source: { field: peer.field, paramAt: peer.paramAt } };
   return spec && { spec, source: { field: 'response_format', paramAt: grammarErrorParam(spec, format!) } };
 }

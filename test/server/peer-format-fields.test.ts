@@ -9,10 +9,10 @@ import * as assert from 'uvu/assert';
 import { GrammarCompiler, GrammarMatcher } from '../../compiler/index.js';
 import { grammarFromSpec } from '../../runtime/grammar-service/grammar-spec.js';
 import { grammarSpecOf } from '../../runtime/api/response-format.js';
-import { vllmFormatOf } from '../../runtime/api/vllm-structured-outputs.js';
+import { peerFormatOf } from '../../runtime/api/peer-format-fields.js';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
-const test = suite<{ s: TinyServer }>('vllm structured outputs');
+const test = suite<{ s: TinyServer }>('peer format fields');
 
 test.before(async (context) => {
   context.s = await startTinyServer();
@@ -37,15 +37,15 @@ test('each field asks for the language of its response_format twin', () => {
     [{ structured_outputs: { structural_tag: tag } }, { type: 'structural_tag', format: tag.format }],
     [{ structured_outputs: { structural_tag: JSON.stringify({ format: tag.format }) } }, { type: 'structural_tag', format: tag.format }],
   ];
-  for (const [fields, format] of same) assert.equal(vllmFormatOf(fields)!.spec, grammarSpecOf(format as never), JSON.stringify(fields));
-  assert.is(vllmFormatOf({}), undefined);
-  assert.is(vllmFormatOf({ structured_outputs: null, guided_json: null }), undefined, 'null is "not set"');
+  for (const [fields, format] of same) assert.equal(peerFormatOf(fields)!.spec, grammarSpecOf(format as never), JSON.stringify(fields));
+  assert.is(peerFormatOf({}), undefined);
+  assert.is(peerFormatOf({ structured_outputs: null, guided_json: null }), undefined, 'null is "not set"');
 });
 
 test('a choice is exactly one of its strings, whatever characters they hold', () => {
   const choices = ['a.b', 'c|d', '(e)', '[f]*', 'g\\h', 'x/y', '^$', 'é ✓'];
   for (const fields of [{ guided_choice: choices }, { structured_outputs: { choice: choices } }]) {
-    const compiled = new GrammarCompiler().compile(grammarFromSpec(vllmFormatOf(fields)!.spec));
+    const compiled = new GrammarCompiler().compile(grammarFromSpec(peerFormatOf(fields)!.spec));
     const whole = (text: string) => {
       const matcher = new GrammarMatcher(compiled);
       return matcher.acceptString(text) && matcher.isCompleted();

@@ -20,7 +20,7 @@ export interface VllmStructuredOutputs {
   whitespace_pattern?: string | null;
 }
 
-export interface VllmFormatFields {
+export interface PeerFormatFields {
   structured_outputs?: VllmStructuredOutputs | null;
   guided_json?: unknown;
   guided_regex?: string | null;
@@ -33,12 +33,12 @@ export interface VllmFormatFields {
 /** The kinds of output structured_outputs names, each with its guided_ field. */
 const KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const;
 type Kind = (typeof KINDS)[number];
-const GUIDED: Partial<Record<Kind, keyof VllmFormatFields>> = { json: 'guided_json', regex: 'guided_regex', choice: 'guided_choice', grammar: 'guided_grammar' };
+const GUIDED: Partial<Record<Kind, keyof PeerFormatFields>> = { json: 'guided_json', regex: 'guided_regex', choice: 'guided_choice', grammar: 'guided_grammar' };
 
 const choiceList = { type: ['array', 'null'], minItems: 1, maxItems: 4096, items: { type: 'string' } } as const;
 
 /** Their request schemas (shared by chat and text completions). */
-export const vllmFormatProperties = {
+export const peerFormatProperties = {
   structured_outputs: {
     type: ['object', 'null'],
     properties: {
@@ -66,11 +66,11 @@ export const vllmFormatProperties = {
 } as const;
 
 /** The request's vLLM output format with the field its errors point into, or undefined; throws a 400 where two formats are asked for. */
-export function vllmFormatOf(request: VllmFormatFields): { spec: GrammarSpec; field: string; paramAt: ErrorParamAt } | undefined {
+export function peerFormatOf(request: PeerFormatFields): { spec: GrammarSpec; field: string; paramAt: ErrorParamAt } | undefined {
   const asked: [Kind, unknown, string][] = [];
   const outputs = request.structured_outputs;
   if (outputs) for (const kind of KINDS) if (outputs[kind] != null && outputs[kind] !== false) asked.push([kind, outputs[kind], `structured_outputs.${kind}`]);
-  for (const [kind, field] of Object.entries(GUIDED) as [Kind, keyof VllmFormatFields][]) if (request[field] != null) asked.push([kind, request[field], field]);
+  for (const [kind, field] of Object.entries(GUIDED) as [Kind, keyof PeerFormatFields][]) if (request[field] != null) asked.push([kind, request[field], field]);
   if (asked.length === 0) {
     if (outputs) throw badRequest(`structured_outputs needs one of ${KINDS.join(', ')}.`, 'structured_outputs');
     return undefined;
