@@ -1,8 +1,9 @@
-// vLLM's request fields for constrained output, so that clients written against vLLM run here
-// unchanged: `structured_outputs` (vLLM ≥ 0.10.2: one of json, regex, choice, grammar,
-// json_object, structural_tag) and the older `guided_json`, `guided_regex`, `guided_choice`,
-// `guided_grammar`. Each becomes the grammar a response_format would ask for; a request asks for
-// one output format at most, whichever way it is written.
+// Other servers' request fields for constrained output, so that clients written against them run
+// here unchanged: vLLM's `structured_outputs` (vLLM ≥ 0.10.2: one of json, regex, choice,
+// grammar, json_object, structural_tag) and its older `guided_json`, `guided_regex`,
+// `guided_choice`, `guided_grammar`; SGLang's `regex` and `ebnf`; llama-server's `grammar` (GBNF)
+// and `json_schema`. Each becomes the grammar a response_format would ask for; a request asks
+// for one output format at most, whichever way it is written.
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import { badRequest } from './api-error.js';
 import { parseSchema, structuralTagOf, type ErrorParamAt } from './response-format.js';
@@ -28,12 +29,28 @@ export interface PeerFormatFields {
   guided_grammar?: string | null;
   guided_decoding_backend?: string | null;
   guided_whitespace_pattern?: string | null;
+  /** SGLang's. */
+  regex?: string | null;
+  ebnf?: string | null;
+  /** llama-server's. */
+  grammar?: string | null;
+  json_schema?: unknown;
 }
 
-/** The kinds of output structured_outputs names, each with its guided_ field. */
+/** The kinds of output structured_outputs names. */
 const KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const;
 type Kind = (typeof KINDS)[number];
-const GUIDED: Partial<Record<Kind, keyof PeerFormatFields>> = { json: 'guided_json', regex: 'guided_regex', choice: 'guided_choice', grammar: 'guided_grammar' };
+/** The fields that each ask for one kind of output: vLLM's older guided_ ones, SGLang's, llama-server's. */
+const SINGLE_FIELDS: [keyof PeerFormatFields, Kind][] = [
+  ['guided_json', 'json'],
+  ['guided_regex', 'regex'],
+  ['guided_choice', 'choice'],
+  ['guided_grammar', 'grammar'],
+  ['regex', 'regex'],
+  ['ebnf', 'grammar'],
+  ['grammar', 'grammar'],
+  ['json_schema', 'json'],
+];
 
 const choiceList = { type: ['array', 'null'], minItems: 1, maxItems: 4096, items: { type: 'string' } } as const;
 
@@ -63,14 +80,18 @@ export const peerFormatProperties = {
   guided_grammar: { type: ['string', 'null'], description: "vLLM's older name for structured_outputs.grammar." },
   guided_decoding_backend: { type: ['string', 'null'], maxLength: 64, description: "vLLM's choice of grammar engine: accepted, and every constraint is enforced by this server's one." },
   guided_whitespace_pattern: { type: 'null', description: 'Not supported: only null.' },
+  regex: { type: ['string', 'null'], description: "SGLang's: the output matches this regular expression (as response_format's regex)." },
+  ebnf: { type: ['string', 'null'], description: "SGLang's: the output follows this EBNF grammar (as response_format's grammar)." },
+  grammar: { type: ['string', 'null'], description: "llama-server's: the output follows this GBNF grammar (as response_format's grammar)." },
+  json_schema: { type: ['object', 'boolean', 'null'], description: "llama-server's: the output is a JSON value this schema accepts (as response_format's json_schema)." },
 } as const;
 
-/** The request's vLLM output format with the field its errors point into, or undefined; throws a 400 where two formats are asked for. */
+/** The output format the request asks for in a peer's fields, with the field its errors point into, or undefined; throws a 400 where two formats are asked for. */
 export function peerFormatOf(request: PeerFormatFields): { spec: GrammarSpec; field: string; paramAt: ErrorParamAt } | undefined {
   const asked: [Kind, unknown, string][] = [];
   const outputs = request.structured_outputs;
   if (outputs) for (const kind of KINDS) if (outputs[kind] != null && outputs[kind] !== false) asked.push([kind, outputs[kind], `structured_outputs.${kind}`]);
-  for (const [kind, field] of Object.entries(GUIDED) as [Kind, keyof PeerFormatFields][]) if (request[field] != null) asked.push([kind, request[field], field]);
+  for (const [field, kind] of SINGLE_FIELDS) if (request[field] != null) asked.push([kind, request[field], field]);
   if (asked.length === 0) {
     if (outputs) throw badRequest(`structured_outputs needs one of ${KINDS.join(', ')}.`, 'structured_outputs');
     return undefined;

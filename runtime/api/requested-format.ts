@@ -1,5 +1,6 @@
 // The output format a request asks for, whichever way it is written: OpenAI's response_format,
-// or vLLM's structured_outputs and guided_ fields (peer-format-fields.ts). One at most.
+// or another server's fields: vLLM's structured_outputs and guided_ ones, SGLang's, llama-server's
+// (peer-format-fields.ts). One at most.
 import type { GrammarSpec } from '../grammar-service/grammar-spec.js';
 import { badRequest } from './api-error.js';
 import { grammarErrorParam, grammarSpecOf, type ErrorParamAt } from './response-format.js';

@@ -1,5 +1,6 @@
-// vLLM's fields for constrained output (structured_outputs, and the older guided_json,
-// guided_regex, guided_choice, guided_grammar), as clients written against vLLM send them:
+// Other servers' fields for constrained output (vLLM's structured_outputs and older guided_json,
+// guided_regex, guided_choice, guided_grammar; SGLang's regex and ebnf; llama-server's grammar
+// and json_schema), as clients written against those servers send them:
 // each asks for the same language as its response_format twin, the answers follow it (chat and
 // text completions, the official client, the tiny random-weight model), and a request that asks
 // for two formats, or for what is not done here, gets a 400 naming the field.
@@ -36,6 +37,10 @@ test('each field asks for the language of its response_format twin', () => {
     [{ guided_grammar: 'root ::= "x"+' }, { type: 'grammar', grammar: 'root ::= "x"+' }],
     [{ structured_outputs: { structural_tag: tag } }, { type: 'structural_tag', format: tag.format }],
     [{ structured_outputs: { structural_tag: JSON.stringify({ format: tag.format }) } }, { type: 'structural_tag', format: tag.format }],
+    [{ regex: '[a-c]+' }, { type: 'regex', pattern: '[a-c]+' }],
+    [{ ebnf: 'root ::= "x"+' }, { type: 'grammar', grammar: 'root ::= "x"+' }],
+    [{ grammar: 'root ::= "x"+' }, { type: 'grammar', grammar: 'root ::= "x"+' }],
+    [{ json_schema: schema }, { type: 'json_schema', json_schema: { name: 'x', schema } }],
   ];
   for (const [fields, format] of same) assert.equal(peerFormatOf(fields)!.spec, grammarSpecOf(format as never), JSON.stringify(fields));
   assert.is(peerFormatOf({}), undefined);
@@ -86,6 +91,11 @@ test('answers follow each field, in chat and in text completions (the official c
     }
     for (const text of await answers(s, path, { guided_grammar: 'root ::= "<" [a-z]{1,5} ">"', guided_decoding_backend: 'xgrammar' })) assert.match(text, /^<[a-z]{1,5}>$/);
     for (const text of await answers(s, path, { structured_outputs: { structural_tag: tag, disable_fallback: true } })) assert.match(text, /^n=[0-9]{2}$/);
+    // SGLang's and llama-server's fields.
+    for (const text of await answers(s, path, { regex: '(cat|dog)s?' }, 2)) assert.match(text, /^(cat|dog)s?$/);
+    for (const text of await answers(s, path, { ebnf: 'root ::= "[" [0-9] "]"' }, 2)) assert.match(text, /^\[[0-9]\]$/);
+    for (const text of await answers(s, path, { grammar: 'root ::= ("a" | "b"){2,3}' }, 2)) assert.match(text, /^[ab]{2,3}$/);
+    for (const text of await answers(s, path, { json_schema: schema }, 2)) assert.ok(valid(JSON.parse(text)), text);
   }
 });
 
@@ -108,6 +118,9 @@ test('two formats, an empty structured_outputs, what is not done here and a bad 
     [{ guided_regex: '(' }, 'guided_regex', /^Invalid guided_regex: /],
     [{ guided_grammar: '  ' }, 'guided_grammar', /needs EBNF text/],
     [{ structured_outputs: { structural_tag: { structures: [], triggers: [] } } }, 'structured_outputs.structural_tag.structures', /older form/],
+    [{ regex: 'a', grammar: 'root ::= "a"' }, 'grammar', /'grammar' and 'regex' each ask/],
+    [{ json_schema: schema, response_format: { type: 'json_object' } }, 'json_schema', /'json_schema' and 'response_format'/],
+    [{ json_schema: { type: 'frob' } }, 'json_schema/type', /^Invalid json_schema: /],
   ];
   for (const [fields, param, message] of cases) {
     for (const [path, body] of [['/v1/chat/completions', { model, messages, max_tokens: 4 }], ['/v1/completions', { model, prompt: 'x', max_tokens: 4 }]] as const) {
