@@ -220,6 +220,12 @@ export const sharedRequestProperties = {
     default: false,
     description: "vLLM's: logprobs name each token (and each top alternative) 'token_id:<id>' instead of by its text: the exact token, where several share a text.",
   },
+  bad_words: {
+    type: ['array', 'null'],
+    items: { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },
+    maxItems: LIMITS.badWords,
+    description: "vLLM's: words never generated: each is tokenized as written and after a space, and the token that would complete either is not sampled.",
+  },
   allowed_token_ids: {
     type: ['array', 'null'],
     items: { type: 'integer', minimum: 0 },

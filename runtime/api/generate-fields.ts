@@ -20,6 +20,7 @@ export interface SharedRequestFields extends SamplingFields {
   include_stop_str_in_output?: boolean | null;
   min_tokens?: number | null;
   allowed_token_ids?: number[] | null;
+  bad_words?: string[] | null;
   return_tokens_as_token_ids?: boolean | null;
 }
 
@@ -39,6 +40,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     ...(request.stop_token_ids?.length ? { stopTokenIds: request.stop_token_ids } : {}),
     ...(request.min_tokens ? { minTokens: request.min_tokens } : {}),
     ...(request.allowed_token_ids ? { allowedTokenIds: request.allowed_token_ids } : {}),
+    ...(request.bad_words?.length ? { badWords: request.bad_words } : {}),
     ignoreEos: request.ignore_eos ?? false,
     skipSpecialTokens: request.skip_special_tokens ?? true,
     ...(request.cache_prompt === false ? { cachePrompt: false } : {}),

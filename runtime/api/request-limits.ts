@@ -14,6 +14,8 @@ export const REQUEST_LIMITS = {
   stopLength: 1024,
   /** Tokens in stop_token_ids (vLLM's). */
   stopTokenIds: 1024,
+  /** Words in bad_words (vLLM's), each of at most stopLength characters. */
+  badWords: 1024,
   /** Tokens in allowed_token_ids (vLLM's): a vocabulary's worth. */
   allowedTokenIds: 262_144,
   /** Prompts in one text completion request (each gets n choices; all of them together at most `n`). */

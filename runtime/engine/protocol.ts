@@ -41,6 +41,12 @@ export interface GenerateRequest {
   minTokens?: number;
   /** The only tokens a choice may generate (vLLM's allowed_token_ids): an end token too, or it runs to its length. */
   allowedTokenIds?: readonly number[];
+  /**
+   * Words never to be generated (vLLM's bad_words): each is tokenized as written and with a
+   * leading space, and the last token of either is not sampled where the output's last tokens
+   * are the rest of it (a one-token word never).
+   */
+  badWords?: readonly string[];
   ignoreEos?: boolean;
   /**
    * false: the prompt is computed whole, never taken from other requests' KV cells (its own

@@ -518,12 +518,13 @@ test('logprobs under sampling in the graph: drawn there, the chosen token\'s log
   assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
 });
 
-test('what still samples on the host: a grammar without mask links, min_tokens, allowed_token_ids; nothing else, penalty windows past the vocabulary included', () => {
+test('what still samples on the host: a grammar without mask links, min_tokens, allowed_token_ids, bad_words; nothing else, penalty windows past the vocabulary included', () => {
   assert.is(hostOnlyReason(true, false), 'a grammar mask');
   assert.is(hostOnlyReason(true, true), undefined);
   assert.is(hostOnlyReason(false, false), undefined);
   assert.is(hostOnlyReason(false, true, 3), 'min_tokens');
   assert.is(hostOnlyReason(false, true, 0, true), 'allowed_token_ids');
+  assert.is(hostOnlyReason(false, true, 0, false, true), 'bad_words');
   assert.is(hostOnlyReason(true, true, 0), undefined);
   // A context longer than the vocabulary: the penalties' window is the whole sequence (llama.cpp's
   // link with such a window: test/backend/graph-penalties.test.ts).

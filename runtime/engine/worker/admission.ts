@@ -105,7 +105,7 @@ export class Admission {
       }
     }
     const turnOpeners = this.turnOpenersOf(request.turnOpener);
-    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, turnOpeners, this.minTokensBan(request, turnOpeners), this.allowedTokensMask(request));
+    const state = new RequestState(id, request, prompt.length, this.choiceLengthLimit(prompt.length, n), sampling.logprobs, turnOpeners, this.minTokensBan(request, turnOpeners), this.allowedTokensMask(request), this.badWordTokens(request));
     if (request.prediction !== undefined) {
       const room = Math.min(state.lengthLimit - prompt.length, request.maxTokens ?? Infinity);
       state.predicted = this.options.draftsPredictions ? this.predictionTokens(request.prediction, room) : [];
@@ -243,6 +243,26 @@ export class Admission {
     }
     for (const token of request.stopTokenIds ?? []) ban(token);
     return mask;
+  }
+
+  /**
+   * With badWords: each word's tokens as written and after a space, so that it is kept out at the
+   * start of the text and mid-sentence (vLLM keeps the spaced form only where it has as many
+   * tokens as the other: "Dolphin" as two tokens and " Dolphin" as one would pass there). Only
+   * these spellings are held back: the same text in other tokens is not. Undefined without.
+   */
+  private badWordTokens(request: GenerateRequest): Int32Array[] | undefined {
+    if (!request.badWords?.length) return undefined;
+    const sequences: Int32Array[] = [];
+    for (const word of request.badWords) {
+      const bare = word.trimStart();
+      if (bare === '') continue;
+      const plain = this.vocabulary.tokenize(bare, { parseSpecial: false });
+      if (plain.length > 0) sequences.push(plain);
+      const spaced = this.vocabulary.tokenize(` ${bare}`, { parseSpecial: false });
+      if (spaced.length > 0 && (spaced.length !== plain.length || spaced.some((token, i) => token !== plain[i]))) sequences.push(spaced);
+    }
+    return sequences;
   }
 
   /** With allowedTokenIds: the mask (sampling layout) of those tokens. Undefined without. */

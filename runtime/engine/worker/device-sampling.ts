@@ -58,13 +58,14 @@ export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
  * can run in the graph: a grammar where no mask link can be made (`grammarOnDevice` false), and
  * min_tokens (`minTokens` > 0), whose ban on the tokens that would end the choice lifts part-way
  * (a chain's links are fixed; rare enough not to cost every chain a mask link), and
- * allowed_token_ids (`allowedTokens`), a mask no chain link holds. Every sampling
+ * allowed_token_ids and bad_words (`allowedTokens`, `badWords`), masks no chain link holds. Every sampling
  * stage has a link; penalty windows of any length among them (llama.cpp's link keeps the
  * window's distinct tokens, at most a vocabulary of them, whatever the window's length).
  */
-export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean, minTokens = 0, allowedTokens = false): string | undefined {
+export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean, minTokens = 0, allowedTokens = false, badWords = false): string | undefined {
   if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
   if (allowedTokens) return 'allowed_token_ids';
+  if (badWords) return 'bad_words';
   return minTokens > 0 ? 'min_tokens' : undefined;
 }
 
@@ -352,8 +353,8 @@ export class DeviceSampling {
   private keyOf(sequence: Sequence): string | null {
     let key = this.keys.get(sequence);
     if (key === undefined) {
-      const { minTokens, allowedTokenIds } = sequence.request.request;
-      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined, minTokens, allowedTokenIds !== undefined);
+      const { minTokens, allowedTokenIds, badWords } = sequence.request.request;
+      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined, minTokens, allowedTokenIds !== undefined, (badWords?.length ?? 0) > 0);
       key = reason === undefined ? configurationKey(this.linksOf(sequence)) : null;
       this.keys.set(sequence, key);
     }

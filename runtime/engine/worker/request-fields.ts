@@ -30,6 +30,9 @@ export function requestFieldProblem(request: GenerateRequest): { param: string; 
   if (stopTokenIds !== undefined && !(Array.isArray(stopTokenIds) && stopTokenIds.every((token) => Number.isInteger(token)))) {
     return { param: 'stopTokenIds', message: 'stopTokenIds must be a list of token ids' };
   }
+  if (request.badWords !== undefined && !(Array.isArray(request.badWords) && request.badWords.every((word) => typeof word === 'string'))) {
+    return { param: 'badWords', message: 'badWords must be a list of strings' };
+  }
   if (allowedTokenIds !== undefined && !(Array.isArray(allowedTokenIds) && allowedTokenIds.length > 0 && allowedTokenIds.every((token) => Number.isInteger(token)))) {
     return { param: 'allowedTokenIds', message: 'allowedTokenIds must be a non-empty list of token ids' };
   }

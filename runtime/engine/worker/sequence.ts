@@ -71,15 +71,36 @@ export class Sequence {
    * and allowed_token_ids allow, and while min_tokens holds, not those that would end it.
    */
   allowedMask(): Uint32Array | undefined {
-    if (!this.request.allowedTokensMask && !this.request.minTokensMask) return this.grammar?.mask;
-    const masks = [this.grammar?.mask, this.request.allowedTokensMask, this.belowMinTokens ? this.request.minTokensMask : undefined].filter((mask) => mask !== undefined);
-    if (masks.length <= 1) return masks[0];
-    // The request's masks are a vocabulary's width; a grammar's may be wider.
-    const width = Math.min(...masks.map((mask) => mask.length));
+    const { allowedTokensMask, minTokensMask, badWords } = this.request;
+    if (!allowedTokensMask && !minTokensMask && !badWords) return this.grammar?.mask;
+    const masks = [this.grammar?.mask, allowedTokensMask, this.belowMinTokens ? minTokensMask : undefined].filter((mask) => mask !== undefined);
+    const banned = badWords ? this.badWordEnds(badWords) : [];
+    if (masks.length <= 1 && banned.length === 0) return masks[0];
+    // The request's masks are the vocabulary's width; a grammar's may be wider.
+    const width = Math.ceil(this.sampler.vocabSize / 32);
     const all = (this.combinedMask ??= new Uint32Array(width));
-    all.set(masks[0]!.subarray(0, width));
-    for (const mask of masks.slice(1)) for (let w = 0; w < width; w++) all[w]! &= mask[w]!;
+    if (masks.length === 0) {
+      all.fill(0xffffffff);
+    } else {
+      all.set(masks[0]!.subarray(0, width));
+      for (const mask of masks.slice(1)) for (let w = 0; w < width; w++) all[w]! &= mask[w]!;
+    }
+    for (const token of banned) all[token >>> 5]! &= ~(1 << (token & 31));
     return all;
+  }
+
+  /** The bad words' last tokens that the next token would complete: the output ends with the rest of the word (one-token words always). */
+  private badWordEnds(words: readonly Int32Array[]): number[] {
+    const output = this.tokens.length - this.promptLength;
+    const ends: number[] = [];
+    for (const word of words) {
+      const rest = word.length - 1;
+      if (rest > output) continue;
+      let follows = true;
+      for (let i = 0; i < rest && follows; i++) follows = this.tokens[this.tokens.length - rest + i] === word[i];
+      if (follows) ends.push(word[rest]!);
+    }
+    return ends;
   }
 
   private combinedMask: Uint32Array | undefined;
@@ -120,6 +141,8 @@ export class RequestState {
     readonly minTokensMask?: Uint32Array,
     /** GenerateRequest.allowedTokenIds as a mask. */
     readonly allowedTokensMask?: Uint32Array,
+    /** GenerateRequest.badWords as token sequences (Admission.badWordTokens). */
+    readonly badWords?: readonly Int32Array[],
   ) {
     this.stopTokens = new Set(request.stopTokenIds ?? []);
   }

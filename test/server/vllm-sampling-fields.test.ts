@@ -1,17 +1,18 @@
-// vLLM's min_tokens, stop_token_ids, include_stop_str_in_output and allowed_token_ids, through
-// the HTTP server and the official client on the tiny model: min_tokens holds back every token
-// that would end a choice (the end token, biased to be all but certain, comes only after it) and
-// every stop string until that many are generated; a stop token ends the choice, output when it
-// is text, left out when it is a control token; include_stop_str_in_output outputs the stop
-// string; allowed_token_ids are the only tokens generated. The speculative server (drafts
-// verified token by token) and the one sampling in the graph (where min_tokens and
-// allowed_token_ids sample on the host) give the plain server's answers.
+// vLLM's min_tokens, stop_token_ids, include_stop_str_in_output, allowed_token_ids and
+// bad_words, through the HTTP server and the official client on the tiny model: min_tokens holds
+// back every token that would end a choice (the end token, biased to be all but certain, comes
+// only after it) and every stop string until that many are generated; a stop token ends the
+// choice, output when it is text, left out when it is a control token;
+// include_stop_str_in_output outputs the stop string; allowed_token_ids are the only tokens
+// generated; bad_words are not written. The speculative server (drafts verified token by token)
+// and the one sampling in the graph (where these masks sample on the host) give the plain
+// server's answers.
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { post, startTinyServer, TINY_MODEL_ID, type TinyServer } from '../helpers/tiny-server.js';
 
-const test = suite<{ s: TinyServer; speculative: TinyServer; device: TinyServer }>('vLLM stop fields');
+const test = suite<{ s: TinyServer; speculative: TinyServer; device: TinyServer }>('vLLM sampling fields');
 
 test.before(async (context) => {
   context.s = await startTinyServer();
@@ -116,6 +117,27 @@ test('allowed_token_ids: only those tokens are generated, an end token only when
   assert.match(constrained.choices[0]!.message.content!, /^( red| blue)+$/);
 });
 
+test('bad_words: a word is kept out as written and mid-sentence; a word of several tokens loses only its last, after the others', async ({ s }) => {
+  const free = await complete(s, { logprobs: 0 });
+  const tokens = free.choices[0]!.logprobs!.tokens!;
+  const ids = async (text: string): Promise<number[]> => (await post(`${s.url}/tokenize`, { prompt: text })).json.tokens;
+  // A word the output spells as one spaced token.
+  const word = tokens.findIndex((token, i) => i > 0 && /^ [A-Za-z]+$/.test(token));
+  assert.ok(word > 0, JSON.stringify(tokens));
+  const without = await complete(s, { bad_words: [tokens[word]!.trim()], logprobs: 0 });
+  const after = without.choices[0]!.logprobs!.tokens!;
+  assert.equal(after.slice(0, word), tokens.slice(0, word), 'the same output up to the word');
+  assert.ok(!after.includes(tokens[word]!), JSON.stringify(after));
+  // Two words: the first is still written, the second is not after it.
+  const pair = `${tokens[word]!}${tokens[word + 1]!}`.trim();
+  const pairIds = await ids(` ${pair}`);
+  const cut = await complete(s, { bad_words: [pair], logprobs: 0 });
+  const cutTokens = cut.choices[0]!.logprobs!.tokens!;
+  const cutIds = await ids(cut.choices[0]!.text);
+  for (let i = 0; i + pairIds.length <= cutIds.length; i++) assert.not.equal(cutIds.slice(i, i + pairIds.length), pairIds, `the pair at ${i}: ${JSON.stringify(cutTokens)}`);
+  assert.is(cutTokens[word], tokens[word], "the pair's first word is still written");
+});
+
 test('bad values are a 400 naming the field', async ({ s }) => {
   const cases: [object, string][] = [
     [{ min_tokens: 13 }, 'min_tokens'],
@@ -124,6 +146,7 @@ test('bad values are a 400 naming the field', async ({ s }) => {
     [{ stop_token_ids: [1.5] }, 'stop_token_ids[0]'],
     [{ stop_token_ids: 'x' }, 'stop_token_ids'],
     [{ allowed_token_ids: [] }, 'allowed_token_ids'],
+    [{ bad_words: [''] }, 'bad_words[0]'],
     [{ allowed_token_ids: [60_000] }, 'allowed_token_ids'],
   ];
   for (const [fields, param] of cases) {
@@ -141,6 +164,7 @@ test('the speculative server and the one sampling in the graph give the plain se
     { min_tokens: 6, stop_token_ids: [262, 290], stop: [' the'] },
     { temperature: 0.9, seed: 4, min_tokens: 10, stop_token_ids: [13] },
     { temperature: 0.9, seed: 5, allowed_token_ids: [262, 290, 286, 257, 13, 11, 50256] },
+    { temperature: 0.8, seed: 6, bad_words: ['the', 'quick brown', 'fox jumps over'] },
   ]) {
     const request = { prompt: repeated, max_tokens: 40, ...fields };
     const expected = await complete(s, request);
