@@ -2,7 +2,8 @@
 // output: client.chat.completions.parse with pydantic models, for 50 seeds. An output either
 // parses into its model or ran out of tokens inside its own content (this 135M model can list
 // names or steps for 1,000 tokens): it never runs on as whitespace after (or instead of) the
-// value, and never holds a value pydantic refuses.
+// value, and never holds a value pydantic refuses. And vLLM's request fields, as the same SDK's
+// users send them to vLLM.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
@@ -20,10 +21,11 @@ test.after(async (context) => {
 });
 
 const script = fileURLToPath(new URL('../python/parse_pydantic.py', import.meta.url));
+const vllmFieldsScript = fileURLToPath(new URL('../python/vllm_fields.py', import.meta.url));
 
-function runPython(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runPython(args: string[], path = script): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('python3', [script, ...args], { env: { ...process.env, PYTHONPATH: pythonSdkDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', [path, ...args], { env: { ...process.env, PYTHONPATH: pythonSdkDir }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -55,6 +57,14 @@ test('client.chat.completions.parse with pydantic models: 50 seeds end in JSON t
   }
   const parsed = results.filter((result) => result.ok).length;
   console.log(`  ${parsed}/50 parsed; the rest ran out of tokens inside their strings or lists`);
+});
+
+test("vLLM's fields as its users send them (extra_body) and read them (model_extra): guided_json, choice, min_tokens, prompt_logprobs, return_tokens_as_token_ids, continue_final_message", async ({ s }) => {
+  const { code, stdout, stderr } = await runPython([`${s.url}/v1`, 'smollm2'], vllmFieldsScript);
+  const checks = stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line));
+  assert.equal(checks.map((check) => check.check), ['guided_json', 'choice', 'min_tokens', 'prompt_logprobs', 'return_tokens_as_token_ids', 'continue_final_message'], stderr);
+  for (const check of checks) assert.ok(check.ok, JSON.stringify(check));
+  assert.is(code, 0, stderr);
 });
 
 /** JSON text with every string literal (finished or not) replaced by "": what the grammar's whitespace bound covers. */
