@@ -220,6 +220,11 @@ export const sharedRequestProperties = {
     default: false,
     description: "vLLM's: logprobs name each token (and each top alternative) 'token_id:<id>' instead of by its text: the exact token, where several share a text.",
   },
+  truncate_prompt_tokens: {
+    anyOf: [{ type: 'integer', minimum: 1, maximum: LIMITS.maxTokens }, { const: -1 }, { type: 'null' }],
+    description:
+      "vLLM's: keep only the prompt's last k tokens (a chat's rendered conversation, template text and all; BOS included); -1 as many as leave room for max_tokens. usage.prompt_tokens counts those kept.",
+  },
   bad_words: {
     type: ['array', 'null'],
     items: { type: 'string', minLength: 1, maxLength: LIMITS.stopLength },

@@ -21,6 +21,7 @@ export interface SharedRequestFields extends SamplingFields {
   min_tokens?: number | null;
   allowed_token_ids?: number[] | null;
   bad_words?: string[] | null;
+  truncate_prompt_tokens?: number | null;
   return_tokens_as_token_ids?: boolean | null;
 }
 
@@ -41,6 +42,7 @@ export function generateFieldsOf(request: SharedRequestFields, fields: EndpointF
     ...(request.min_tokens ? { minTokens: request.min_tokens } : {}),
     ...(request.allowed_token_ids ? { allowedTokenIds: request.allowed_token_ids } : {}),
     ...(request.bad_words?.length ? { badWords: request.bad_words } : {}),
+    ...(request.truncate_prompt_tokens != null ? { truncatePromptTokens: request.truncate_prompt_tokens } : {}),
     ignoreEos: request.ignore_eos ?? false,
     skipSpecialTokens: request.skip_special_tokens ?? true,
     ...(request.cache_prompt === false ? { cachePrompt: false } : {}),

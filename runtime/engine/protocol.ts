@@ -13,6 +13,12 @@ export interface GenerateRequest {
   prompt: string | readonly number[];
   /** Add the model's BOS token in front of a text prompt when the model wants one. */
   addSpecial?: boolean;
+  /**
+   * Keep only the prompt's last this-many tokens (vLLM's truncate_prompt_tokens: left
+   * truncation, the BOS token with the rest); -1: as many as leave room for maxTokens (for one
+   * token without it).
+   */
+  truncatePromptTokens?: number;
   /** Number of choices; they share the prompt's KV cells. */
   n?: number;
   /**

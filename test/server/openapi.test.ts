@@ -47,6 +47,7 @@ const breaking: Record<string, Record<string, object>> = {
     'stream_options.continuous_usage_stats': { ...text, stream: true, stream_options: { continuous_usage_stats: true } },
     suffix: { ...text, suffix: 'after' },
     prompt_logprobs: { ...text, stream: true, prompt_logprobs: 0 },
+    truncate_prompt_tokens: { ...text, echo: true, truncate_prompt_tokens: 5 },
     max_tokens: { ...text, max_tokens: 0 },
   },
 };

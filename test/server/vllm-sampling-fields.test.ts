@@ -1,12 +1,12 @@
-// vLLM's min_tokens, stop_token_ids, include_stop_str_in_output, allowed_token_ids and
-// bad_words, through the HTTP server and the official client on the tiny model: min_tokens holds
-// back every token that would end a choice (the end token, biased to be all but certain, comes
-// only after it) and every stop string until that many are generated; a stop token ends the
-// choice, output when it is text, left out when it is a control token;
+// vLLM's min_tokens, stop_token_ids, include_stop_str_in_output, allowed_token_ids, bad_words
+// and truncate_prompt_tokens, through the HTTP server and the official client on the tiny model:
+// min_tokens holds back every token that would end a choice (the end token, biased to be all but
+// certain, comes only after it) and every stop string until that many are generated; a stop
+// token ends the choice, output when it is text, left out when it is a control token;
 // include_stop_str_in_output outputs the stop string; allowed_token_ids are the only tokens
-// generated; bad_words are not written. The speculative server (drafts verified token by token)
-// and the one sampling in the graph (where these masks sample on the host) give the plain
-// server's answers.
+// generated; bad_words are not written; truncate_prompt_tokens keeps a prompt's last tokens. The
+// speculative server (drafts verified token by token) and the one sampling in the graph (where
+// these masks sample on the host) give the plain server's answers.
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -136,6 +136,26 @@ test('bad_words: a word is kept out as written and mid-sentence; a word of sever
   const cutIds = await ids(cut.choices[0]!.text);
   for (let i = 0; i + pairIds.length <= cutIds.length; i++) assert.not.equal(cutIds.slice(i, i + pairIds.length), pairIds, `the pair at ${i}: ${JSON.stringify(cutTokens)}`);
   assert.is(cutTokens[word], tokens[word], "the pair's first word is still written");
+});
+
+test('truncate_prompt_tokens: the last k tokens of a prompt far longer than the context, as their ids would run; -1 leaves room for max_tokens; chat and token ids too', async ({ s }) => {
+  const text = Array.from({ length: 3000 }, (_, i) => `word${i % 97} and, then `).join('');
+  const truncated = await complete(s, { prompt: text, max_tokens: 6, truncate_prompt_tokens: 100 });
+  assert.is(truncated.usage!.prompt_tokens, 100);
+  // The reference: the same last 100 tokens, from a piece of the text short enough to tokenize.
+  const lastIds: number[] = (await post(`${s.url}/tokenize`, { prompt: text.slice(-900) })).json.tokens.slice(-100);
+  const reference = await complete(s, { prompt: lastIds, max_tokens: 6 });
+  assert.is(truncated.choices[0]!.text, reference.choices[0]!.text);
+  const fitted = await complete(s, { prompt: text, max_tokens: 10, truncate_prompt_tokens: -1 });
+  assert.is(fitted.usage!.prompt_tokens, 512 - 10, 'the context (512) less max_tokens');
+  const chat = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: text }], max_tokens: 2, truncate_prompt_tokens: 50 } as never);
+  assert.is(chat.usage!.prompt_tokens, 50);
+  assert.is((await complete(s, { prompt: lastIds, max_tokens: 2, truncate_prompt_tokens: 30 })).usage!.prompt_tokens, 30);
+  assert.is((await complete(s, { prompt: lastIds, max_tokens: 2, truncate_prompt_tokens: 300 })).usage!.prompt_tokens, 100, 'a shorter prompt is kept whole');
+  for (const [fields, param] of [[{ truncate_prompt_tokens: 0 }, 'truncate_prompt_tokens'], [{ truncate_prompt_tokens: -2 }, 'truncate_prompt_tokens'], [{ truncate_prompt_tokens: 5, echo: true }, 'truncate_prompt_tokens']] as const) {
+    const refused = await post(`${s.url}/v1/completions`, { model, prompt, max_tokens: 2, ...fields });
+    assert.equal([refused.status, refused.json.error.param], [400, param], refused.text);
+  }
 });
 
 test('bad values are a 400 naming the field', async ({ s }) => {

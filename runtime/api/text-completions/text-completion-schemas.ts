@@ -17,6 +17,12 @@ const textCompletionRules: RequestRule[] = [
     then: false,
   },
   {
+    'x-param': 'truncate_prompt_tokens',
+    description: "'truncate_prompt_tokens' with 'echo': true is not taken: the echo would be the whole prompt while the model saw its last tokens.",
+    if: { allOf: [sets('truncate_prompt_tokens'), { required: ['echo'], properties: { echo: { const: true } } }] },
+    then: false,
+  },
+  {
     'x-param': 'max_tokens',
     description: "'max_tokens': 0 generates nothing: it is only allowed with 'echo': true, which returns the prompt (with 'logprobs', scored token by token), or with 'prompt_logprobs', which scores it.",
     if: { required: ['max_tokens'], properties: { max_tokens: { const: 0 } } },

@@ -90,8 +90,10 @@ export class Admission {
     if (problem) return { code: 'invalid_request', ...problem };
     const limitProblem = this.limitProblem(request);
     if (limitProblem) return limitProblem;
-    const prompt = typeof request.prompt === 'string' ? this.tokenizeWithin(request.prompt, request.addSpecial ?? false) : Int32Array.from(request.prompt);
-    if (!(prompt instanceof Int32Array)) return prompt;
+    const keep = this.keptPromptTokens(request);
+    const tokenized = typeof request.prompt === 'string' ? (keep === undefined ? this.tokenizeWithin(request.prompt, request.addSpecial ?? false) : this.tokenizeTail(request.prompt, request.addSpecial ?? false, keep)) : Int32Array.from(request.prompt);
+    if (!(tokenized instanceof Int32Array)) return tokenized;
+    const prompt = keep !== undefined && tokenized.length > keep ? tokenized.subarray(tokenized.length - keep) : tokenized;
     const n = request.n ?? 1;
     const promptProblem = this.promptProblem(prompt, request.maxTokens);
     if (promptProblem) return promptProblem;
@@ -164,6 +166,28 @@ export class Admission {
       }
     }
     return undefined;
+  }
+
+  /** How many prompt tokens truncatePromptTokens keeps, or undefined without it. */
+  private keptPromptTokens(request: GenerateRequest): number | undefined {
+    const asked = request.truncatePromptTokens;
+    if (asked === undefined) return undefined;
+    return asked === -1 ? Math.max(1, this.limits.lengthLimit - (request.maxTokens ?? 1)) : asked;
+  }
+
+  /**
+   * The text's tokens, at least its last `keep` of them (truncatePromptTokens): a text far
+   * longer than the context is tokenized from a suffix that surely holds `keep` tokens and more
+   * (no token spells more than longestPieceBytes bytes), whose first PREFIX_SLACK_TOKENS are
+   * dropped, where the cut may have split a word: tokenizing megabytes would hold every running
+   * request's next step. Tokenizers decide a token from the text around it, so past the slack
+   * the suffix's tokens are the whole text's.
+   */
+  private tokenizeTail(text: string, addSpecial: boolean, keep: number): Int32Array {
+    const chars = (keep + PREFIX_SLACK_TOKENS) * this.vocabulary.longestPieceBytes;
+    if (text.length <= chars) return this.vocabulary.tokenize(text, { addSpecial, parseSpecial: true });
+    const tail = this.vocabulary.tokenize(text.slice(text.length - chars), { parseSpecial: true });
+    return tail.subarray(Math.min(PREFIX_SLACK_TOKENS, Math.max(0, tail.length - keep)));
   }
 
   /**

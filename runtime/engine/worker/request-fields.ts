@@ -30,6 +30,10 @@ export function requestFieldProblem(request: GenerateRequest): { param: string; 
   if (stopTokenIds !== undefined && !(Array.isArray(stopTokenIds) && stopTokenIds.every((token) => Number.isInteger(token)))) {
     return { param: 'stopTokenIds', message: 'stopTokenIds must be a list of token ids' };
   }
+  const truncate = request.truncatePromptTokens;
+  if (truncate !== undefined && !(Number.isSafeInteger(truncate) && (truncate >= 1 || truncate === -1))) {
+    return { param: 'truncatePromptTokens', message: `truncatePromptTokens must be a whole number ≥ 1, or -1, got ${JSON.stringify(truncate)}` };
+  }
   if (request.badWords !== undefined && !(Array.isArray(request.badWords) && request.badWords.every((word) => typeof word === 'string'))) {
     return { param: 'badWords', message: 'badWords must be a list of strings' };
   }
