@@ -152,6 +152,8 @@ test('truncate_prompt_tokens: the last k tokens of a prompt far longer than the 
   assert.is(chat.usage!.prompt_tokens, 50);
   assert.is((await complete(s, { prompt: lastIds, max_tokens: 2, truncate_prompt_tokens: 30 })).usage!.prompt_tokens, 30);
   assert.is((await complete(s, { prompt: lastIds, max_tokens: 2, truncate_prompt_tokens: 300 })).usage!.prompt_tokens, 100, 'a shorter prompt is kept whole');
+  const beyond = await post(`${s.url}/v1/completions`, { model, prompt: text, max_tokens: 2, truncate_prompt_tokens: 100_000 });
+  assert.equal([beyond.status, beyond.json.error.code, beyond.json.error.param], [400, 'context_length_exceeded', 'prompt'], 'more than the context keeps no room for output');
   for (const [fields, param] of [[{ truncate_prompt_tokens: 0 }, 'truncate_prompt_tokens'], [{ truncate_prompt_tokens: -2 }, 'truncate_prompt_tokens'], [{ truncate_prompt_tokens: 5, echo: true }, 'truncate_prompt_tokens']] as const) {
     const refused = await post(`${s.url}/v1/completions`, { model, prompt, max_tokens: 2, ...fields });
     assert.equal([refused.status, refused.json.error.param], [400, param], refused.text);

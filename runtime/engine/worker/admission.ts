@@ -172,22 +172,28 @@ export class Admission {
   private keptPromptTokens(request: GenerateRequest): number | undefined {
     const asked = request.truncatePromptTokens;
     if (asked === undefined) return undefined;
-    return asked === -1 ? Math.max(1, this.limits.lengthLimit - (request.maxTokens ?? 1)) : asked;
+    // More than the context keeps what the context allows, which then leaves no room for output
+    // (the same refusal), but tokenizes no more of a long text than that.
+    return asked === -1 ? Math.max(1, this.limits.lengthLimit - (request.maxTokens ?? 1)) : Math.min(asked, this.limits.lengthLimit);
   }
 
   /**
    * The text's tokens, at least its last `keep` of them (truncatePromptTokens): a text far
-   * longer than the context is tokenized from a suffix that surely holds `keep` tokens and more
-   * (no token spells more than longestPieceBytes bytes), whose first PREFIX_SLACK_TOKENS are
-   * dropped, where the cut may have split a word: tokenizing megabytes would hold every running
-   * request's next step. Tokenizers decide a token from the text around it, so past the slack
-   * the suffix's tokens are the whole text's.
+   * longer than the context is tokenized from growing suffixes (sized as tokenizeWithin sizes
+   * its prefixes) until one holds `keep` tokens and PREFIX_SLACK_TOKENS more, which are dropped
+   * where the cut may have split a word: tokenizing megabytes would hold every running request's
+   * next step. Tokenizers decide a token from the text around it, so past the slack the suffix's
+   * tokens are the whole text's.
    */
   private tokenizeTail(text: string, addSpecial: boolean, keep: number): Int32Array {
-    const chars = (keep + PREFIX_SLACK_TOKENS) * this.vocabulary.longestPieceBytes;
-    if (text.length <= chars) return this.vocabulary.tokenize(text, { addSpecial, parseSpecial: true });
-    const tail = this.vocabulary.tokenize(text.slice(text.length - chars), { parseSpecial: true });
-    return tail.subarray(Math.min(PREFIX_SLACK_TOKENS, Math.max(0, tail.length - keep)));
+    const wanted = keep + PREFIX_SLACK_TOKENS;
+    let chars = wanted * 8;
+    for (;;) {
+      if (chars >= text.length) return this.vocabulary.tokenize(text, { addSpecial, parseSpecial: true });
+      const tail = this.vocabulary.tokenize(text.slice(text.length - chars), { parseSpecial: true });
+      if (tail.length >= wanted) return tail.subarray(PREFIX_SLACK_TOKENS);
+      chars = Math.max(chars * 2, Math.ceil(wanted * (chars / Math.max(tail.length, 1)) * 1.25));
+    }
   }
 
   /**
