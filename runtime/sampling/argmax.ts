@@ -1,6 +1,6 @@
 // Greedy choice over a logits row, with or without a grammar's bitmask: the sampler's fast
 // path, and what a draft model proposes.
-import { SamplingError } from './sampling-error.js';
+import { NO_TOKEN_ALLOWED, SamplingError } from './sampling-error.js';
 import { simdArgmax, simdArgmaxAvailable } from './simd-argmax.js';
 
 const NO_TOKEN_POSSIBLE = 'no token is possible: every logit is -Infinity';
@@ -76,6 +76,6 @@ export function maskedArgmax(logits: Float32Array, allowed: Uint32Array): number
       }
     }
   }
-  if (argmax < 0) throw new SamplingError('no token is allowed: the grammar mask and logit bias exclude the whole vocabulary');
+  if (argmax < 0) throw new SamplingError(NO_TOKEN_ALLOWED, { status: 400 });
   return argmax;
 }

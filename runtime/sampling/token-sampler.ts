@@ -20,7 +20,7 @@
 import { MAX_TOP_LOGPROBS, type SamplingParams } from './sampling-params.js';
 import type { SamplingScratch } from './sampling-scratch.js';
 import type { SeededRng } from './seeded-rng.js';
-import { SamplingError } from './sampling-error.js';
+import { NO_TOKEN_ALLOWED, SamplingError } from './sampling-error.js';
 import { expNonPositive, sumExp } from './fast-exp.js';
 import { NUCLEUS_PREFILTER, keepNucleus, keepNucleusAmong } from './nucleus.js';
 import { selectTopTokens } from './top-tokens.js';
@@ -232,11 +232,9 @@ export class TokenSampler {
     // A NaN logit never wins a comparison, so look for one explicitly (cheap next to the copy).
     if (hasNaN(w, size)) throw new SamplingError('the logits contain NaN');
     if (argmax < 0) {
-      throw new SamplingError(
-        allowed !== undefined
-          ? 'no token is allowed: the grammar mask and logit bias exclude the whole vocabulary'
-          : 'no token is possible: every logit is -Infinity or NaN',
-      );
+      // Only what the request sends can leave no token allowed: its fault, not the server's.
+      if (allowed !== undefined) throw new SamplingError(NO_TOKEN_ALLOWED, { status: 400 });
+      throw new SamplingError('no token is possible: every logit is -Infinity or NaN');
     }
 
     const token = this.#greedy ? argmax : this.#draw(w, size, max);

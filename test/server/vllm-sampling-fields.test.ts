@@ -115,6 +115,10 @@ test('allowed_token_ids: only those tokens are generated, an end token only when
   assert.equal([ending.choices[0]!.finish_reason, ending.usage!.completion_tokens], ['stop', 4]);
   const constrained = await s.client.chat.completions.create({ model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 8, seed: 2, allowed_token_ids: ids, guided_regex: '( red| blue)+' } as never);
   assert.match(constrained.choices[0]!.message.content!, /^( red| blue)+$/);
+  // Masks that leave nothing: the request's own fault, a 400 (not a server error).
+  const nothing = await post(`${s.url}/v1/chat/completions`, { model, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4, allowed_token_ids: ids, guided_regex: '[0-9]+' });
+  assert.equal([nothing.status, nothing.json.error.type], [400, 'invalid_request_error'], nothing.text);
+  assert.match(nothing.json.error.message, /no token is allowed: the output format, logit_bias, allowed_token_ids and bad_words together exclude/);
 });
 
 test('bad_words: a word is kept out as written and mid-sentence; a word of several tokens loses only its last, after the others', async ({ s }) => {
