@@ -40,6 +40,7 @@ export interface PeerFormatFields {
 /** The kinds of output structured_outputs names. */
 const KINDS = ['json', 'regex', 'choice', 'grammar', 'json_object', 'structural_tag'] as const;
 type Kind = (typeof KINDS)[number];
+
 /** The fields that each ask for one kind of output: vLLM's older guided_ ones, SGLang's, llama-server's. */
 const SINGLE_FIELDS: [keyof PeerFormatFields, Kind][] = [
   ['guided_json', 'json'],
