@@ -151,18 +151,20 @@ export class Admission {
     if (n > this.limits.maxNumSequence) {
       return { code: 'invalid_request', param: 'n', message: `n=${n} is not possible: this server decodes at most ${this.limits.maxNumSequence} ${this.limits.maxNumSequence === 1 ? 'sequence' : 'sequences'} together (max_num_sequence)` };
     }
-    for (const token of request.allowedTokenIds ?? []) {
-      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'allowed_token_ids', message: `allowed_token_ids names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
-    }
-    for (const token of request.stopTokenIds ?? []) {
-      if (token < 0 || token >= this.vocabulary.size) return { code: 'invalid_request', param: 'stop_token_ids', message: `stop_token_ids names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
-    }
+    const outside = this.outsideVocabulary('allowed_token_ids', request.allowedTokenIds) ?? this.outsideVocabulary('stop_token_ids', request.stopTokenIds);
+    if (outside) return outside;
     if (request.minTokens !== undefined && request.maxTokens !== undefined && request.minTokens > request.maxTokens) {
       return { code: 'invalid_request', param: 'min_tokens', message: `min_tokens (${request.minTokens}) is more than max_tokens (${request.maxTokens})` };
     }
-    for (const token of request.sampling?.logitBias?.keys() ?? []) {
-      if (!Number.isInteger(token) || token < 0 || token >= this.vocabulary.size) {
-        return { code: 'invalid_request', param: 'logit_bias', message: `logit_bias names token ${token}, but the vocabulary has tokens 0 to ${this.vocabulary.size - 1}` };
+    return this.outsideVocabulary('logit_bias', request.sampling?.logitBias?.keys());
+  }
+
+  /** The refusal of the first token id in `tokens` that this vocabulary lacks, naming `param`; undefined when all are in it. */
+  private outsideVocabulary(param: string, tokens: Iterable<number> | undefined): EngineErrorInfo | undefined {
+    const size = this.vocabulary.size;
+    for (const token of tokens ?? []) {
+      if (!Number.isInteger(token) || token < 0 || token >= size) {
+        return { code: 'invalid_request', param, message: `${param} names token ${token}, but the vocabulary has tokens 0 to ${size - 1}` };
       }
     }
     return undefined;
