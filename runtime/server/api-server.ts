@@ -310,8 +310,9 @@ export class ApiServer {
 
   /** A JSON body in, a JSON answer out (the tokenizer endpoints): a completion's checks (body, model, readiness) and errors, nothing streamed. */
   private answerJson<R extends { model?: string | null }>(req: IncomingMessage, res: ServerResponse, endpoint: JsonEndpoint<R>): Promise<void> {
-    return this.serveRequest(res, () => ({ prompt: 'prompt' }), async () => {
-      const request = endpoint.parse(await readJsonBody(req, this.options.maxBodyBytes));
+    let request: R | undefined;
+    return this.serveRequest(res, () => ({ prompt: (request && endpoint.promptField?.(request)) ?? 'prompt' }), async () => {
+      request = endpoint.parse(await readJsonBody(req, this.options.maxBodyBytes));
       if (request.model != null && !this.serves(request.model)) throw this.unknownModel(request.model);
       this.json(res, 200, await endpoint.answer(request, this.readyContext()));
     });

@@ -34,13 +34,17 @@ export interface ChatGenerationOptions {
   dropOldestToFit?: boolean;
 }
 
+/** The context a chat request is rendered in: with tools, the model's tool_use template, when it has one to use. */
+export function chatContextFor(request: Pick<ChatRequest, 'tools'>, serverContext: CompletionContext): CompletionContext {
+  return request.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
+}
+
 /**
  * Throws before any chunk for what can be refused up front (a template that cannot render the
  * conversation, a format that does not compile, too many choices): still an HTTP error.
  */
 export async function chatGeneration(request: ChatRequest, serverContext: CompletionContext, completionId: string, meter: RequestMeter, signal: AbortSignal, options: ChatGenerationOptions = {}): Promise<ChatGeneration> {
-  // A request with tools is written in the model's tool_use template, when it has one to use.
-  const context = request.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
+  const context = chatContextFor(request, serverContext);
   const n = request.n ?? 1;
   checkChoicesFit(n, context.engine.info);
   const format = requestedFormat(request);

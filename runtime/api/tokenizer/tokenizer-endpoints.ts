@@ -4,7 +4,7 @@
 // `local-completions` looks for /tokenizer_info and /tokenize and uses them when they answer).
 import type { CompletionContext } from '../completion-context.js';
 import { badRequest } from '../api-error.js';
-import { EngineRequestError } from '../../engine/client/engine.js';
+import { chatContextFor } from '../chat-completions/chat-generation.js';
 import { toGenerateRequest } from '../chat-completions/chat-prompt.js';
 import { parseChatRequest, type ChatRequest } from '../chat-completions/chat-request.js';
 import { toolSetupOf } from '../chat-completions/tool-calls.js';
@@ -36,6 +36,8 @@ export interface DetokenizeRequest {
 export interface JsonEndpoint<Request extends { model?: string | null }> {
   parse(body: unknown): Request;
   answer(request: Request, context: CompletionContext): Promise<object>;
+  /** How this request names what the engine calls its prompt (`messages` for a conversation); `prompt` without. */
+  promptField?(request: Request): string;
 }
 
 export const tokenizeEndpoint: JsonEndpoint<TokenizeRequest> = {
@@ -54,6 +56,8 @@ export const tokenizeEndpoint: JsonEndpoint<TokenizeRequest> = {
     const fields = Object.fromEntries(CHAT_FIELDS.filter((field) => field in request).map((field) => [field, (request as Record<string, unknown>)[field]]));
     return { ...request, chat: parseChatRequest({ model: request.model ?? '', ...fields }, true) };
   },
+  // Too long a conversation is the conversation's fault, as a chat completion names it.
+  promptField: (request) => (request.chat ? 'messages' : 'prompt'),
   async answer(request, context) {
     const { engine } = context;
     const tokens = request.chat ? await chatPromptTokens(request.chat, context) : await engine.tokenize(request.prompt!, request.add_special_tokens !== false);
@@ -69,16 +73,9 @@ export const tokenizeEndpoint: JsonEndpoint<TokenizeRequest> = {
 
 /** The tokens of the prompt a chat completion computes from this conversation. */
 async function chatPromptTokens(chat: ChatRequest, serverContext: CompletionContext): Promise<number[]> {
-  // As chatGeneration picks it: with tools, the model's tool_use template where it has one.
-  const context = chat.tools?.length && serverContext.withTools ? { ...serverContext, ...serverContext.withTools } : serverContext;
+  const context = chatContextFor(chat, serverContext);
   const generate = toGenerateRequest(chat, context, 'tokenize', toolSetupOf(chat, context.tools.format));
-  try {
-    return Array.from(await context.engine.tokenize(generate.prompt as string, generate.addSpecial ?? false));
-  } catch (error) {
-    // Too long a prompt: the conversation is at fault, as a chat completion names it.
-    if (error instanceof EngineRequestError && error.info.param === 'prompt') throw new EngineRequestError({ ...error.info, param: 'messages' });
-    throw error;
-  }
+  return Array.from(await context.engine.tokenize(generate.prompt as string, generate.addSpecial ?? false));
 }
 
 export const detokenizeEndpoint: JsonEndpoint<DetokenizeRequest> = {
