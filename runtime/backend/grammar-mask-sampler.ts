@@ -12,7 +12,9 @@
 // (its 16-bit chunks: vocabulary / 4 bytes a sequence a step, 12.3 KiB for GPT-2's 50,257
 // tokens), and one ggml_get_rows from a constant table of 65,536 rows × 16 floats of 0 / -inf
 // (4 MiB, one per buffer type, shared by every mask sampler) expands them into an additive
-// mask, added to the logits. A sequence without a grammar has no mask link, and costs nothing.
+// mask, added to the logits. The engine gives a link to every sequence whose tokens a mask may
+// hold back (a grammar, allowed_token_ids, min_tokens, bad_words: engine/worker/device-sampling.ts);
+// one without has no mask link, and costs nothing.
 // The same mask applies on the host path (the `apply` of llama_token_data_array), so a chain
 // works whichever part of it llama.cpp runs on the device.
 //

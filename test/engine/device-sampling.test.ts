@@ -6,7 +6,7 @@
 // request's temperature after top_k, top_p and min_p.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EngineStartError, type Engine } from '../../runtime/engine/client/engine.js';
+import { EngineRequestError, EngineStartError, type Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest, TokenLogprob } from '../../runtime/engine/protocol.js';
 import type { SamplingParams } from '../../runtime/sampling/sampling-params.js';
 import { defaultModelPath } from '../../fixtures/paths.js';
@@ -219,6 +219,46 @@ test('preempted sequences continue their chains (penalties, generator) on the id
   }
 });
 
+
+test('min_tokens, allowed_token_ids and bad_words mask in the graph: greedy is the host\'s, 1 and 4 at once; seeded draws keep to the mask there; a mask that allows nothing fails as on the host', async ({ host, device }) => {
+  const eos = device.info.endOfGeneration[0]!;
+  const plain = await onlyChoice(host, { prompt: prompts[0]!, maxTokens: 12, sampling: { temperature: 0 } });
+  // Two tokens the plain output writes, as a word to keep out: the mask must steer around them.
+  const word = await device.detokenize(plain.slice(2, 4));
+  const endsFirst = new Map([[eos, 100]]);
+  const variants: { fields: Partial<GenerateRequest>; holds: (tokens: number[]) => boolean }[] = [
+    // The end token biased to be all but certain: it comes right after min_tokens.
+    { fields: { minTokens: 6, sampling: { temperature: 0, logitBias: endsFirst } }, holds: (tokens) => tokens.length === 6 },
+    { fields: { allowedTokenIds: WORDS, sampling: { temperature: 0 } }, holds: (tokens) => tokens.every((token) => WORDS.includes(token)) },
+    { fields: { badWords: [word], sampling: { temperature: 0 } }, holds: (tokens) => JSON.stringify(tokens) !== JSON.stringify(plain) },
+    { fields: { minTokens: 4, allowedTokenIds: [...WORDS, eos], badWords: ['the'], sampling: { temperature: 0, logitBias: endsFirst } }, holds: (tokens) => tokens.length === 4 && !tokens.includes(262) },
+  ];
+  for (const { fields, holds } of variants) {
+    for (const width of [1, 4]) {
+      const requests = prompts.slice(0, width).map((prompt) => ({ prompt, maxTokens: 12, ...fields }));
+      const onDevice = await tokensOf(device, requests);
+      const what = `${JSON.stringify(fields, (_, v) => (v instanceof Map ? [...v] : v))}, ${width} at once`;
+      assert.equal(onDevice, await tokensOf(host, requests), what);
+      assert.ok(onDevice.every(([tokens]) => holds(tokens!)), `${what}: ${JSON.stringify(onDevice)}`);
+    }
+  }
+  // Drawn in the graph (llama.cpp's generator: other tokens than the host's for the same seed), within the mask.
+  const seeded = [0, 1, 2, 3, 4, 5, 6, 7].map((seed) => ({ prompt: prompts[seed % 4]!, maxTokens: 10, seed, allowedTokenIds: WORDS, badWords: ['the'], sampling: { temperature: 1 } }));
+  const [drawn, onHost] = [await tokensOf(device, seeded), await tokensOf(host, seeded)];
+  for (const [tokens] of drawn) assert.ok(tokens!.every((token) => WORDS.includes(token) && token !== 262), `${tokens}`);
+  const drawnElsewhere = drawn.filter((choices, r) => JSON.stringify(choices) !== JSON.stringify(onHost[r])).length;
+  assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
+  // " the" is the only token allowed, and a bad word: no token is left, the request's fault on both paths.
+  for (const engine of [host, device]) {
+    const failed = await runToEnd(engine, { prompt: prompts[0]!, maxTokens: 4, allowedTokenIds: [262], badWords: ['the'], sampling: { temperature: 0 } }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    assert.instance(failed, EngineRequestError);
+    assert.is((failed as EngineRequestError).info.code, 'invalid_request');
+    assert.match((failed as Error).message, /no token is allowed/);
+  }
+});
 
 test('chains stay on their ids: requests configured alike re-plan the graph once, and each starts afresh (penalties, seed, prompt window)', async () => {
   const engine = await tinyEngine({ overrides: { ...limits, max_num_sequence: 4 }, sampling: 'device' });
@@ -518,20 +558,16 @@ test('logprobs under sampling in the graph: drawn there, the chosen token\'s log
   assert.ok(drawnElsewhere >= 4, `${drawnElsewhere} of 8 requests drew other tokens than the host`);
 });
 
-test('what still samples on the host: a grammar without mask links, min_tokens, allowed_token_ids, bad_words; nothing else, penalty windows past the vocabulary included', () => {
-  assert.is(hostOnlyReason(true, false), 'a grammar mask');
+test('what still samples on the host: a token mask without mask links; nothing else, penalty windows past the vocabulary included', () => {
+  assert.is(hostOnlyReason(true, false), 'a token mask');
   assert.is(hostOnlyReason(true, true), undefined);
   assert.is(hostOnlyReason(false, false), undefined);
-  assert.is(hostOnlyReason(false, true, 3), 'min_tokens');
-  assert.is(hostOnlyReason(false, true, 0, true), 'allowed_token_ids');
-  assert.is(hostOnlyReason(false, true, 0, false, true), 'bad_words');
-  assert.is(hostOnlyReason(true, true, 0), undefined);
   // A context longer than the vocabulary: the penalties' window is the whole sequence (llama.cpp's
   // link with such a window: test/backend/graph-penalties.test.ts).
   const plain = { temperature: 0.8, topP: 0.9, frequencyPenalty: 0, presencePenalty: 0 } as SamplingParams;
   const everything = { ...plain, logprobs: true, topLogprobs: 5, topK: 40, minP: 0.05, typicalP: 0.9, topNSigma: 1.5, xtcProbability: 0.5, dryMultiplier: 0.8, repetitionPenalty: 1.1, frequencyPenalty: 0.5, logitBias: new Map([[5, 2]]) };
   const sampling = new DeviceSampling(undefined as never, undefined as never, undefined as never, 0);
-  const longContext = (params: SamplingParams) => ({ sampler: { params, vocabSize: 1000 }, request: { lengthLimit: 4096, request: {} }, grammar: undefined }) as unknown as Sequence;
+  const longContext = (params: SamplingParams) => ({ sampler: { params, vocabSize: 1000 }, request: { lengthLimit: 4096, request: {} }, grammar: undefined, masked: false }) as unknown as Sequence;
   for (const params of [plain, { ...plain, frequencyPenalty: 0.5 }, { ...plain, repetitionPenalty: 1.2 }, everything]) {
     assert.ok(sampling.onDevice(longContext(params)), JSON.stringify(params, (_, v) => (v instanceof Map ? [...v] : v)));
   }

@@ -5,8 +5,8 @@
 // token ends the choice, output when it is text, left out when it is a control token;
 // include_stop_str_in_output outputs the stop string; allowed_token_ids are the only tokens
 // generated; bad_words are not written; truncate_prompt_tokens keeps a prompt's last tokens. The
-// speculative server (drafts verified token by token) and the one sampling in the graph (where
-// these masks sample on the host) give the plain server's answers.
+// speculative server (drafts verified token by token) gives the plain server's answers, and the one
+// sampling in the graph (the masks a link of its chain) its greedy answers.
 import type OpenAI from 'openai';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -182,23 +182,42 @@ test('bad values are a 400 naming the field', async ({ s }) => {
   }
 });
 
-test('the speculative server and the one sampling in the graph give the plain server\'s answers', async ({ s, speculative, device }) => {
+test('the speculative server gives the plain server\'s answers; the one sampling in the graph too where greedy, and keeps to the masks where it draws', async ({ s, speculative, device }) => {
   const repeated = Array.from({ length: 8 }, () => 'the quick brown fox jumps over the lazy dog').join(' ');
   const eos = String(s.engine.info.endOfGeneration[0]!);
+  const allowed = [262, 290, 286, 257, 13, 11, 50256];
+  const badWords = ['the', 'quick brown', 'fox jumps over'];
   for (const fields of [
     { min_tokens: 20, logit_bias: { [eos]: 3 } },
     { min_tokens: 6, stop_token_ids: [262, 290], stop: [' the'] },
+    { allowed_token_ids: allowed },
+    { bad_words: badWords },
     { temperature: 0.9, seed: 4, min_tokens: 10, stop_token_ids: [13] },
-    { temperature: 0.9, seed: 5, allowed_token_ids: [262, 290, 286, 257, 13, 11, 50256] },
-    { temperature: 0.8, seed: 6, bad_words: ['the', 'quick brown', 'fox jumps over'] },
+    { temperature: 0.9, seed: 5, allowed_token_ids: allowed },
+    { temperature: 0.8, seed: 6, bad_words: badWords },
   ]) {
     const request = { prompt: repeated, max_tokens: 40, ...fields };
     const expected = await complete(s, request);
-    for (const [name, server] of [['speculative', speculative], ['device', device]] as const) {
+    const servers = 'seed' in fields ? [['speculative', speculative] as const] : ([['speculative', speculative], ['device', device]] as const);
+    for (const [name, server] of servers) {
       const answer = await complete(server, request);
       assert.is(answer.choices[0]!.text, expected.choices[0]!.text, `${name}: ${JSON.stringify(fields)}`);
       assert.is(answer.choices[0]!.finish_reason, expected.choices[0]!.finish_reason);
     }
+  }
+  // Drawn in the graph, with llama.cpp's generator (other text than the host's for a seed): the masks hold there.
+  const theTokens: number[] = [];
+  for (const text of ['the', ' the']) theTokens.push(...((await post(`${device.url}/tokenize`, { prompt: text })).json.tokens as number[]));
+  assert.is(theTokens.length, 2);
+  for (const seed of [1, 2, 3]) {
+    const held = await complete(device, { prompt: repeated, max_tokens: 40, temperature: 0.9, seed, min_tokens: 10, stop_token_ids: [13] });
+    assert.ok(held.usage!.completion_tokens >= 10, `seed ${seed}: ${held.usage!.completion_tokens} tokens`);
+    const only = await complete(device, { prompt: repeated, max_tokens: 40, temperature: 0.9, seed, allowed_token_ids: allowed, logprobs: 0, return_tokens_as_token_ids: true });
+    for (const token of only.choices[0]!.logprobs!.tokens!) assert.ok(allowed.includes(Number(token.slice('token_id:'.length))), `seed ${seed}: ${token}`);
+    // A one-token word, as written and after a space: neither token is drawn.
+    const clean = await complete(device, { prompt: repeated, max_tokens: 40, temperature: 1.5, seed, bad_words: ['the'], logprobs: 0, return_tokens_as_token_ids: true });
+    const drawn = clean.choices[0]!.logprobs!.tokens!;
+    assert.ok(drawn.length > 0 && !drawn.some((token) => theTokens.includes(Number(token.slice('token_id:'.length)))), `seed ${seed}: ${drawn}`);
   }
 });
 

@@ -23,8 +23,9 @@ import { Speculation, type SettledEntry } from './speculative/speculation.js';
 import type { DraftProposer } from './speculative/proposers/proposer.js';
 import type { SpeculativeMode } from '../speculative-modes.js';
 import { verifyDraft } from './speculative/verify.js';
-import { DeviceSampling, type DeviceLinks, type GrammarMaskFactory } from './device-sampling.js';
+import { DeviceSampling, type DeviceLinks, type TokenMaskFactory } from './device-sampling.js';
 import type { SampledToken } from '../../sampling/token-sampler.js';
+import { checkAllowed } from '../../sampling/sampling-error.js';
 import { PromptScoring } from './prompt-scoring.js';
 
 /** Why a request leaves the engine; only finished and cancelled ones leave their cells to the cache. */
@@ -77,8 +78,8 @@ export class EngineCore {
        * sequence and step, so it cannot be combined with speculation.
        */
       sampling?: 'device' | 'host';
-      /** Makes grammar mask links, so that constrained requests sample on the device too (sampling 'device'). */
-      grammarMasks?: GrammarMaskFactory;
+      /** Makes token mask links, so that masked requests (a grammar, allowed_token_ids, min_tokens, bad_words) sample on the device too (sampling 'device'). */
+      tokenMasks?: TokenMaskFactory;
       /** lmforge's own sampler links: outputs, the logprobs tap, truncations (needed for sampling 'device'). */
       deviceLinks?: DeviceLinks;
     } = {},
@@ -127,7 +128,7 @@ export class EngineCore {
     if (options.sampling === 'device') {
       if (this.speculation) throw new Error('sampling on the device verifies no drafts: turn speculation off or sample on the host');
       if (!options.deviceLinks) throw new Error('sampling on the device needs lmforge\'s sampler links');
-      this.deviceSampling = new DeviceSampling(context.model.api, context, options.deviceLinks, this.kv.slotCount, options.grammarMasks);
+      this.deviceSampling = new DeviceSampling(context.model.api, context, options.deviceLinks, this.kv.slotCount, options.tokenMasks);
     }
   }
 
@@ -363,6 +364,8 @@ export class EngineCore {
     // As on the host: a grammar that allows only its end ends the output; the drawn token (an end token) is dropped.
     this.deviceSampling!.verify(sequence);
     if (this.committer.endIfGrammarComplete(sequence)) return;
+    // Its mask, as the chain's mask link had it: never fail open on a token outside it.
+    checkAllowed(sequence.allowedMask(), sampled.token, sequence.sampler.vocabSize);
     this.committer.commit(sequence, sampled);
     this.deviceSampling!.accept(sequence, sampled.token);
   }

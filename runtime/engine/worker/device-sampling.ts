@@ -4,10 +4,13 @@
 // backend/sampled-outputs-sampler.ts); its logits row never reaches JavaScript. Everything else
 // keeps the host path (sampling/token-sampler.ts): see hostOnlyReason.
 //
-// A grammar's mask is the chain's first link (backend/grammar-mask-sampler.ts): before each
-// decode, prepare sets the sequence's current mask (the grammar's state after its last
-// committed token), so the mask must be ready before the decode, not prepared during it. The
-// grammar itself (accepting the committed token, ending when only an end is allowed) stays here.
+// A token mask is the chain's first link (backend/grammar-mask-sampler.ts), for a sequence whose
+// tokens a mask may hold back: its grammar's, allowed_token_ids, min_tokens' ban on the tokens
+// that would end it, bad_words (Sequence.allowedMask combines them). Before each decode, prepare
+// sets the sequence's current mask (after its last committed token), so the mask must be ready
+// before the decode, not prepared during it. A mask that has lifted (min_tokens reached, no
+// bad word begun) allows every token. The grammar itself (accepting the committed token, ending
+// when only an end is allowed) stays here.
 //
 // A chain stays attached to its sequence id when its sequence leaves: giving llama.cpp a chain
 // or taking one away makes it re-plan its graph from scratch (sched_reserve: a new scheduler,
@@ -26,7 +29,7 @@
 // while, so until the prefix cache is full each new request takes an id never used, and without
 // the copies each of them re-planned the graph (on an H200, 128 requests over 64 running and 64
 // recycling ids: one re-plan an arrival). Only chains whose idle copies upload nothing sizeable a
-// step are copied so: not a grammar's mask, penalties' windows or DRY's pairs.
+// step are copied so: not a token mask, penalties' windows or DRY's pairs.
 //
 // The chain follows TokenSampler's order and conventions: logit_bias → repetition penalty →
 // frequency/presence penalties → DRY → temperature → top_n_sigma → top_k → typical_p → top_p →
@@ -50,28 +53,23 @@ import { dryEnabled } from '../../sampling/token-sampler.js';
 import type { StepEntry } from './scheduler.js';
 import type { Sequence } from './sequence.js';
 
-/** Makes a grammar mask link for a vocabulary of `vocabSize` tokens. */
-export type GrammarMaskFactory = (vocabSize: number) => GrammarMaskSampler;
+/** Makes a token mask link for a vocabulary of `vocabSize` tokens. */
+export type TokenMaskFactory = (vocabSize: number) => GrammarMaskSampler;
 
 /**
  * Why a choice must sample on the host (its full logits row is read), or undefined when its chain
- * can run in the graph: a grammar where no mask link can be made (`grammarOnDevice` false), and
- * min_tokens (`minTokens` > 0), whose ban on the tokens that would end the choice lifts part-way
- * (a chain's links are fixed; rare enough not to cost every chain a mask link), and
- * allowed_token_ids and bad_words (`allowedTokens`, `badWords`), masks no chain link holds. Every sampling
- * stage has a link; penalty windows of any length among them (llama.cpp's link keeps the
- * window's distinct tokens, at most a vocabulary of them, whatever the window's length).
+ * can run in the graph: only a mask (`masked`: Sequence.masked) where no mask link can be made
+ * (`masksOnDevice` false). Every sampling stage has a link; penalty windows of any length among
+ * them (llama.cpp's link keeps the window's distinct tokens, at most a vocabulary of them,
+ * whatever the window's length).
  */
-export function hostOnlyReason(hasGrammar: boolean, grammarOnDevice: boolean, minTokens = 0, allowedTokens = false, badWords = false): string | undefined {
-  if (hasGrammar && !grammarOnDevice) return 'a grammar mask';
-  if (allowedTokens) return 'allowed_token_ids';
-  if (badWords) return 'bad_words';
-  return minTokens > 0 ? 'min_tokens' : undefined;
+export function hostOnlyReason(masked: boolean, masksOnDevice: boolean): string | undefined {
+  return masked && !masksOnDevice ? 'a token mask' : undefined;
 }
 
 /** One link of a chain and the settings llama.cpp builds its part of the graph from (its state aside). */
 type Link =
-  | { kind: 'grammar_mask' }
+  | { kind: 'token_mask' }
   | { kind: 'logit_bias'; biases: [number, number][] }
   | { kind: 'dry'; capacity: number }
   | { kind: 'penalties'; window: number; repeat: number; frequency: number; presence: number; countsPrompt: boolean }
@@ -88,11 +86,11 @@ type Link =
   | { kind: 'outputs'; topLogprobs: number | null };
 
 /** The links of a sequence's chain, in order. */
-export function chainLinks(params: Readonly<SamplingParams>, hasGrammar: boolean, lengthLimit: number, vocabSize: number): Link[] {
+export function chainLinks(params: Readonly<SamplingParams>, masked: boolean, lengthLimit: number, vocabSize: number): Link[] {
   const links: Link[] = [];
   // First, as on the host (token-sampler.ts masks before temperature and truncation): no
   // stage before it turns a masked token's -inf into anything else.
-  if (hasGrammar) links.push({ kind: 'grammar_mask' });
+  if (masked) links.push({ kind: 'token_mask' });
   if (params.logitBias && params.logitBias.size > 0) links.push({ kind: 'logit_bias', biases: [...params.logitBias] });
   // Two penalty stages, because their windows differ: the repetition penalty's covers the
   // prompt too (its last repeat_last_n tokens, -1: all), OpenAI's penalties only the output.
@@ -146,7 +144,7 @@ function drawLinks(params: Readonly<SamplingParams>, vocabSize: number): Link[] 
  * than a few bytes a step (a grammar's mask, a penalty window's ids and counts, and DRY's pairs do).
  */
 export function idleCopiesAreCheap(links: readonly Link[]): boolean {
-  return links.every(({ kind }) => kind !== 'grammar_mask' && kind !== 'penalties' && kind !== 'dry');
+  return links.every(({ kind }) => kind !== 'token_mask' && kind !== 'penalties' && kind !== 'dry');
 }
 
 /** What two chains must share for one to take over the other's place in the graph. */
@@ -161,7 +159,7 @@ export interface DeviceLinks {
   sparseBias: SparseBiasLinks;
 }
 
-/** A chain and its mask link (the first, for a constrained sequence's configuration). */
+/** A chain and its mask link (the first, for a masked sequence's configuration). */
 interface Chain {
   chain: SamplerHandle;
   mask: GrammarMaskSampler | undefined;
@@ -194,8 +192,8 @@ export class DeviceSampling {
     private readonly links: DeviceLinks,
     /** Sequence ids the context has (running and recycling): where idle copies may wait. */
     private readonly slotCount: number,
-    /** Grammar mask links; without it, constrained sequences sample on the host. */
-    private readonly createMask?: GrammarMaskFactory,
+    /** Token mask links; without it, masked sequences sample on the host. */
+    private readonly createMask?: TokenMaskFactory,
   ) {}
 
   /** Whether this sequence's tokens are chosen in the graph. */
@@ -216,8 +214,8 @@ export class DeviceSampling {
 
   /**
    * Before a decode: every entry that asks for logits has its chain attached to its sequence
-   * id, or none when it samples on the host, and a constrained one's mask set from its
-   * grammar's current state.
+   * id, or none when it samples on the host, and a masked one's mask set from its current
+   * state (its grammar's, its tokens so far).
    */
   prepare(entries: readonly StepEntry[]): boolean[] {
     this.release();
@@ -234,9 +232,8 @@ export class DeviceSampling {
       if (held?.owner !== sequence) held = this.takeOver(sequence, key, held);
       // A request that failed (its grammar too, perhaps) is not sampled: its mask is left as it was.
       if (held.mask && !ended(sequence)) {
-        const grammar = sequence.grammar!;
-        grammar.refresh(); // a no-op unless the sequence is new since the engine refreshed masks
-        held.mask.setMask(grammar.mask);
+        sequence.grammar?.refresh(); // a no-op unless the sequence is new since the engine refreshed masks
+        held.mask.setMask(sequence.allowedMask() ?? null);
       }
       return true;
     });
@@ -353,8 +350,7 @@ export class DeviceSampling {
   private keyOf(sequence: Sequence): string | null {
     let key = this.keys.get(sequence);
     if (key === undefined) {
-      const { minTokens, allowedTokenIds, badWords } = sequence.request.request;
-      const reason = hostOnlyReason(sequence.grammar !== undefined, this.createMask !== undefined, minTokens, allowedTokenIds !== undefined, (badWords?.length ?? 0) > 0);
+      const reason = hostOnlyReason(sequence.masked, this.createMask !== undefined);
       key = reason === undefined ? configurationKey(this.linksOf(sequence)) : null;
       this.keys.set(sequence, key);
     }
@@ -362,7 +358,7 @@ export class DeviceSampling {
   }
 
   private linksOf(sequence: Sequence): Link[] {
-    return chainLinks(sequence.sampler.params, sequence.grammar !== undefined, sequence.request.lengthLimit, sequence.sampler.vocabSize);
+    return chainLinks(sequence.sampler.params, sequence.masked, sequence.request.lengthLimit, sequence.sampler.vocabSize);
   }
 
   /** A new, unattached chain for the sequence: its links, the prompt in a repetition window, its seed. */
@@ -378,7 +374,7 @@ export class DeviceSampling {
     const randomness = deviceRandomness(sequence);
     for (const link of this.linksOf(sequence)) {
       switch (link.kind) {
-        case 'grammar_mask':
+        case 'token_mask':
           mask = this.createMask!(vocabSize);
           addOwn(mask.sampler);
           break;

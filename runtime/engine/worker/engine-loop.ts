@@ -144,7 +144,7 @@ async function init(options: EngineInitOptions): Promise<EngineInfo> {
     ...(devices.every((device) => device.kind === 'cpu') ? { promptStepFloor: CPU_PROMPT_STEP_FLOOR, splitSteps: true } : {}),
     speculation: { mode: speculativeMode, draftLength: options.overrides.spec_draft_length ?? 0, ...(proposer ? { proposer } : {}) },
     sampling,
-    grammarMasks: (vocabSize) => createGrammarMaskSampler(library.path, vocabSize),
+    tokenMasks: (vocabSize) => createGrammarMaskSampler(library.path, vocabSize),
     ...(sampling === 'device' ? { deviceLinks: { outputs: sampledOutputLinks(library.path), truncations: graphTruncationLinks(library.path), sparseBias: sparseBiasLinks(library.path) } } : {}),
   });
   core.start();

@@ -66,6 +66,12 @@ export class Sequence {
     return this.generated < (this.request.request.minTokens ?? 0);
   }
 
+  /** Whether a mask may hold back some of its tokens: its grammar's, allowed_token_ids, min_tokens, bad_words (allowedMask). */
+  get masked(): boolean {
+    const { allowedTokensMask, minTokensMask, badWords } = this.request;
+    return this.grammar !== undefined || allowedTokensMask !== undefined || minTokensMask !== undefined || (badWords?.length ?? 0) > 0;
+  }
+
   /**
    * The tokens this choice may sample next (a bitmask; undefined: any): those its grammar's mask
    * and allowed_token_ids allow, and while min_tokens holds, not those that would end it.
