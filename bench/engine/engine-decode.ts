@@ -8,7 +8,7 @@ import type { Engine } from '../../runtime/engine/client/engine.js';
 import type { GenerateRequest } from '../../runtime/engine/protocol.js';
 import type { DecodeRun } from './bare-decode.js';
 
-/** `sampling` (default greedy) and `seed` (each sequence gets seed + its index) shape every request. */
+/** `sampling` (default greedy), `seed` (each sequence gets seed + its index) and `fields` (more of the request's fields) shape every request. */
 export async function engineDecode(
   engine: Engine,
   prompt: GenerateRequest['prompt'],
@@ -16,6 +16,7 @@ export async function engineDecode(
   maxTokens: number,
   sampling: GenerateRequest['sampling'] = { temperature: 0 },
   seed?: number,
+  fields: Partial<GenerateRequest> = {},
 ): Promise<DecodeRun> {
   const received = new Array<number>(width).fill(0);
   let started = 0;
@@ -23,7 +24,7 @@ export async function engineDecode(
   let tokensBefore = -1;
   let end = 0;
   const run = async (i: number) => {
-    for await (const event of engine.generate({ prompt, maxTokens, ignoreEos: true, sampling, ...(seed !== undefined ? { seed: seed + i } : {}) })) {
+    for await (const event of engine.generate({ ...fields, prompt, maxTokens, ignoreEos: true, sampling, ...(seed !== undefined ? { seed: seed + i } : {}) })) {
       if (event.type !== 'delta' || event.tokens.length === 0) continue;
       if (received[i] === 0 && ++started === width) {
         windowStart = performance.now();
