@@ -226,12 +226,16 @@ test('min_tokens, allowed_token_ids and bad_words mask in the graph: greedy is t
   // Two tokens the plain output writes, as a word to keep out: the mask must steer around them.
   const word = await device.detokenize(plain.slice(2, 4));
   const endsFirst = new Map([[eos, 100]]);
+  // " the", " a", " and", " of" (WORDS' first four), any number of them; allowed_token_ids keeps the first three.
+  const threeWords = await device.compileGrammar({ kind: 'regex', pattern: '( the| a| and| of)+' });
   const variants: { fields: Partial<GenerateRequest>; holds: (tokens: number[]) => boolean }[] = [
     // The end token biased to be all but certain: it comes right after min_tokens.
     { fields: { minTokens: 6, sampling: { temperature: 0, logitBias: endsFirst } }, holds: (tokens) => tokens.length === 6 },
     { fields: { allowedTokenIds: WORDS, sampling: { temperature: 0 } }, holds: (tokens) => tokens.every((token) => WORDS.includes(token)) },
     { fields: { badWords: [word], sampling: { temperature: 0 } }, holds: (tokens) => JSON.stringify(tokens) !== JSON.stringify(plain) },
     { fields: { minTokens: 4, allowedTokenIds: [...WORDS, eos], badWords: ['the'], sampling: { temperature: 0, logitBias: endsFirst } }, holds: (tokens) => tokens.length === 4 && !tokens.includes(262) },
+    // Beside a grammar, whose mask is wider than the vocabulary: the two masks combined.
+    { fields: { allowedTokenIds: WORDS.slice(0, 3), grammar: threeWords, sampling: { temperature: 0 } }, holds: (tokens) => tokens.length === 12 && tokens.every((token) => WORDS.slice(0, 3).includes(token)) },
   ];
   for (const { fields, holds } of variants) {
     for (const width of [1, 4]) {
