@@ -6,7 +6,13 @@
 //
 // Invariant: emitted text never ends with the beginning of a stop string (that suffix is held
 // back), so a stop can only begin inside the held-back text or the new piece, and only those
-// need searching.
+// need searching; and the held-back text holds no whole stop string that counts, so only a stop
+// that ends in the new piece is one.
+//
+// A piece pushed with `mayStop` false (vLLM's min_tokens: no stop until that many tokens) ends
+// nothing: a stop string it completes is text. Its end is still held back where a stop may
+// begin, so that a stop string begun there and completed by a later piece ends the output before
+// it, as any other.
 //
 // A stop string in `kept` (vLLM's include_stop_str_in_output) is sent itself too, and only what
 // follows it in the same piece is cut.
@@ -42,16 +48,18 @@ export class StopStringMatcher {
     return this.#stopped;
   }
 
-  push(text: string): StopPush {
+  push(text: string, mayStop = true): StopPush {
     if (this.#stopped) return { emit: '', stopped: true };
     if (this.#stops.length === 0) return { emit: text, stopped: false };
+    const held = this.#held.length;
     const buffer = this.#held + text;
 
     let cut = -1;
     let cutEnd = Infinity;
     let winner = '';
-    for (const stop of this.#stops) {
-      const at = buffer.indexOf(stop);
+    for (const stop of mayStop ? this.#stops : []) {
+      // Only a stop that ends in the new piece (the held text's own ended nothing when pushed).
+      const at = buffer.indexOf(stop, Math.max(0, held - stop.length + 1));
       if (at < 0) continue;
       const end = at + stop.length;
       if (end < cutEnd || (end === cutEnd && at < cut)) {

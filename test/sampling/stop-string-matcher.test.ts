@@ -4,11 +4,12 @@ import fc from 'fast-check';
 import { StopStringMatcher } from '../../runtime/sampling/index.js';
 
 /** Feeds pieces; returns everything emitted (plus the flush if no stop) and whether it stopped. */
-function run(stops: string[], pieces: string[]): { out: string; stopped: boolean; emits: string[] } {
+function run(stops: string[], pieces: string[], quiet = 0): { out: string; stopped: boolean; emits: string[] } {
   const m = new StopStringMatcher(stops);
   const emits: string[] = [];
-  for (const piece of pieces) {
-    const r = m.push(piece);
+  for (const [i, piece] of pieces.entries()) {
+    // The first `quiet` pieces may not stop (min_tokens).
+    const r = m.push(piece, i >= quiet);
     emits.push(r.emit);
     if (r.stopped) return { out: emits.join(''), stopped: true, emits };
   }
@@ -18,9 +19,9 @@ function run(stops: string[], pieces: string[]): { out: string; stopped: boolean
 
 const chars = (s: string) => Array.from(s);
 
-/** Reference: scan the whole text for the first position where any stop ends. */
-function oracle(stops: string[], text: string): { out: string; stopped: boolean } {
-  for (let end = 1; end <= text.length; end++) {
+/** Reference: scan the whole text for the first position where any stop ends (past its first `free` characters, which stop nothing). */
+function oracle(stops: string[], text: string, free = 0): { out: string; stopped: boolean } {
+  for (let end = free + 1; end <= text.length; end++) {
     let start = -1;
     for (const stop of stops) {
       if (stop.length > 0 && end >= stop.length && text.slice(end - stop.length, end) === stop) {
@@ -100,6 +101,15 @@ test('no stops, empty stops and unicode', () => {
   assert.is(run(['停'], chars('你好停下')).out, '你好');
 });
 
+test('pieces that may not stop (min_tokens): a stop they complete is text; one they begin and a later piece completes ends the output before it', () => {
+  assert.equal(run(['\n\n'], ['a\n\nb', 'c'], 1), { out: 'a\n\nbc', stopped: false, emits: ['a\n\nb', 'c', ''] });
+  // Begun in the quiet pieces, completed after them: the output ends before it, none of it sent.
+  assert.equal(run(['\n\n'], ['a', '\n', '\n', 'b'], 2), { out: 'a', stopped: true, emits: ['a', '', ''] });
+  // "bc" ended in the quiet piece and stops nothing; "abcd", completed after it, does.
+  assert.is(run(['abcd', 'bc'], ['xabc', 'd'], 1).out, 'x');
+  assert.is(run(['abcd', 'bc'], ['xabc', 'e'], 1).out, 'xabce');
+});
+
 test('property: equals the whole-text oracle for every split of the text', () => {
   const alphabet = fc.constantFrom('a', 'b', 'c', '<', '/');
   const str = (min: number, max: number) =>
@@ -125,6 +135,21 @@ test('property: equals the whole-text oracle for every split of the text', () =>
       },
     ),
     { numRuns: 2000, seed: 20240601 },
+  );
+});
+
+test('property: with quiet first pieces, equals the oracle that looks for stops ending past them', () => {
+  const alphabet = fc.constantFrom('a', 'b', 'c', '<', '/');
+  const str = (min: number, max: number) => fc.array(alphabet, { minLength: min, maxLength: max }).map((a) => a.join(''));
+  fc.assert(
+    fc.property(fc.array(str(1, 4), { minLength: 1, maxLength: 3 }), fc.array(str(0, 5), { minLength: 1, maxLength: 8 }), fc.nat(8), (stops, pieces, quiet) => {
+      const free = pieces.slice(0, quiet).join('').length;
+      const got = run(stops, pieces, quiet);
+      const want = oracle(stops, pieces.join(''), free);
+      assert.is(got.out, want.out);
+      assert.is(got.stopped, want.stopped);
+    }),
+    { numRuns: 2000, seed: 20261201 },
   );
 });
 

@@ -54,7 +54,7 @@ test('min_tokens: the end token (biased to be all but certain) comes only after 
   assert.equal([chat.choices[0]!.finish_reason, chat.usage!.completion_tokens], ['stop', 6]);
 });
 
-test('min_tokens: no stop string is looked for until that many tokens are generated', async ({ s }) => {
+test('min_tokens: no stop string ends a choice until that many tokens are generated; one begun before and completed then does', async ({ s }) => {
   const free = await complete(s, { logprobs: 0 });
   const tokens = free.choices[0]!.logprobs!.tokens!;
   const stop = tokens[1]!;
@@ -63,6 +63,10 @@ test('min_tokens: no stop string is looked for until that many tokens are genera
   const held = await complete(s, { stop: [stop], min_tokens: 3 });
   assert.ok(held.choices[0]!.text.startsWith(tokens.slice(0, 3).join('')), 'the stop string inside the first 3 tokens is output');
   assert.ok(held.usage!.completion_tokens >= 3);
+  // Begun in the second token (inside min_tokens 3), completed by the third: the output ends before it.
+  const across = tokens[1]! + tokens[2]!;
+  const straddled = await complete(s, { stop: [across], min_tokens: 3 });
+  assert.equal([straddled.choices[0]!.text, straddled.choices[0]!.finish_reason, straddled.usage!.completion_tokens], [tokens[0], 'stop', 3]);
 });
 
 test('stop_token_ids: a text token ends the choice and is output; a control token ends it unseen, ignore_eos or not; chat too', async ({ s }) => {

@@ -67,8 +67,8 @@ export class TokenCommitter {
     const markup = strayControl || (!grammar && this.vocabulary.isMediaMarker(token));
     const text = markup && request.skipSpecialTokens !== false ? NO_BYTES : piece;
     const decoded = sequence.decoder.push(text);
-    // Under min_tokens no stop string is looked for: the text goes out as it comes.
-    const pushed = sequence.belowMinTokens ? { emit: decoded, stopped: false } : sequence.stopMatcher.push(decoded);
+    // Under min_tokens no stop string ends the output; one begun there and completed after it does.
+    const pushed = sequence.stopMatcher.push(decoded, !sequence.belowMinTokens);
     sequence.pendingText += pushed.emit;
     if (pushed.stopped) {
       sequence.finish = 'stop';
