@@ -52,11 +52,15 @@ interface Unit {
   opens: boolean[];
 }
 
-/** Per vocabulary: bitsets (mask layout) of the normal tokens holding a `"`, a `[`, a comma; and the normal tokens by their bytes (latin1). */
+/**
+ * Per vocabulary: bitsets (mask layout) of the normal tokens holding a `"`, a `[`, a comma, and
+ * of those made of scalar bytes alone (`12`, `true`, `e`); and the normal tokens by their bytes (latin1).
+ */
 interface VocabularyIndex {
   quote: Uint32Array;
   open: Uint32Array;
   comma: Uint32Array;
+  scalarOnly: Uint32Array;
   byBytes: Map<string, number[]>;
 }
 const indexByVocabulary = new WeakMap<TokenizerInfo, VocabularyIndex>();
@@ -65,15 +69,18 @@ function indexOf(info: TokenizerInfo): VocabularyIndex {
   let index = indexByVocabulary.get(info);
   if (!index) {
     const words = info.normalMask.length;
-    index = { quote: new Uint32Array(words), open: new Uint32Array(words), comma: new Uint32Array(words), byBytes: new Map() };
+    index = { quote: new Uint32Array(words), open: new Uint32Array(words), comma: new Uint32Array(words), scalarOnly: new Uint32Array(words), byBytes: new Map() };
     for (let id = 0; id < info.numTokens; id++) {
       if (info.kind[id] !== TOKEN_NORMAL) continue;
+      let scalarOnly = true;
       for (let i = info.offsets[id]!, to = info.offsets[id + 1]!; i < to; i++) {
         const b = info.bytes[i]!;
         if (b === QUOTE) index.quote[id >>> 5]! |= 1 << (id & 31);
         else if (b === OPEN_ARRAY) index.open[id >>> 5]! |= 1 << (id & 31);
         else if (b === COMMA) index.comma[id >>> 5]! |= 1 << (id & 31);
+        scalarOnly &&= isScalarByte(b);
       }
+      if (scalarOnly) index.scalarOnly[id >>> 5]! |= 1 << (id & 31);
       const key = latin1(info.tokenBytes(id));
       const same = index.byBytes.get(key);
       if (same) same.push(id);
@@ -170,9 +177,10 @@ export class UniqueItemsGuard {
   /**
    * Clears the bit of every token the mask allows that would complete an item equal to an
    * earlier one, or leave only such items as ways on. Only tokens that can are read: inside an
-   * array whose items must differ, one holding a `"` (in a string) or any (between items and
-   * in a number); outside, one holding a `[` and a comma, which could open such an array and
-   * write two items in it (taken as opening one: the rows of a token not taken are unknown).
+   * array whose items must differ, one holding a `"` (in a string) or a byte no number or
+   * literal holds (between items and in a number: scalar bytes alone only open or extend one);
+   * outside, one holding a `[` and a comma, which could open such an array and write two items
+   * in it (taken as opening one: the rows of a token not taken are unknown).
    */
   filterMask(mask: Uint32Array, info: TokenizerInfo, rows: RowEngine): void {
     const reading = this.reading;
@@ -183,6 +191,7 @@ export class UniqueItemsGuard {
       let candidates = mask[w]!;
       if (!reading.array) candidates &= index.open[w]! & index.comma[w]!;
       else if (inString) candidates &= index.quote[w]!;
+      else candidates &= ~index.scalarOnly[w]!;
       while (candidates !== 0) {
         const bit = candidates & -candidates;
         candidates ^= bit;
