@@ -27,7 +27,12 @@ src=$home/backends/src/llama.cpp-$version
 model_dir=$home/models/SmolLM2-135M-Instruct-Q4_1
 model=$model_dir/SmolLM2-135M-Instruct.Q4_1.gguf
 [[ -f $model ]] || die "no default model at $model: run lmforge pull first"
-[[ -d $src/.git ]] || die "no llama.cpp checkout at $src: run lmforge backend build cuda once (it clones it), or git clone the bundle there"
+if [[ ! -d $src/.git ]]; then
+  # The pinned tree, cloned from the git bundle node-llama-cpp publishes on npm (llama-source.ts).
+  say "no llama.cpp checkout at $src: cloning the pinned bundle"
+  (cd "$repo" && npx tsx -e "import('./runtime/backend/llama-source.ts').then((m) => m.pinnedLlamaSource('$home/backends/src', '$src')).then(console.log)") ||
+    die "could not check out the pinned llama.cpp at $src"
+fi
 limit=$((60 * 1000 * 1000))
 
 rm -rf "$kit/call1" "$kit/call2" "$kit/call3" "$kit/stage"
