@@ -58,7 +58,10 @@ test('the same call streamed: argument deltas that make the final arguments, the
   assert.is(deltas, call.arguments);
   assert.ok(validate(JSON.parse(call.arguments)), call.arguments);
   const wholeCall = whole.output.find((item) => item.type === 'function_call');
-  assert.is(call.arguments, wholeCall?.type === 'function_call' ? wholeCall.arguments : undefined);
+  // The same call, compared as values: the second request takes its prompt from the prefix
+  // cache, computed in other batches (README, "Reproducibility"), and under load that has flipped
+  // the model's near-tie between compact and indented JSON.
+  assert.equal(JSON.parse(call.arguments), JSON.parse(wholeCall?.type === 'function_call' ? wholeCall.arguments : 'null'));
 });
 
 test.run();
