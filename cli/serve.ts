@@ -13,6 +13,7 @@ import { numberAsTyped } from './option-values.js';
 import { MAX_THREADS, MAX_TIMER_MS } from '../runtime/server/check-server-options.js';
 import { LMFORGE_VERSION } from '../runtime/version.js';
 import { DEFAULT_GRAMMAR_CACHE_MAX_BYTES, defaultGrammarCacheDir } from '../compiler/node.js';
+import { DEFAULT_RESPONSES_STORE_BYTES } from '../runtime/api/responses/response-store.js';
 import { REASONING_MODES, type ReasoningMode } from '../runtime/chat-format/reasoning.js';
 import { isToolFormatKey, TOOL_FORMAT_KEYS, type ToolFormatKey } from '../runtime/chat-format/tool-formats.js';
 import { BUILTIN_TEMPLATE_NAMES } from '../runtime/chat-format/builtin-templates.js';
@@ -47,6 +48,7 @@ export interface ServeFlags {
   watchdogTimeout: number | string;
   /** Bytes; cac's default is DEFAULT_GRAMMAR_CACHE_MAX_BYTES. */
   grammarCacheMaxBytes?: number | string;
+  responsesStoreMaxBytes?: number | string;
   toolFormat?: string;
   toolCallArguments: string;
   reasoning: string;
@@ -89,6 +91,7 @@ export function registerServe(cli: CAC): void {
     .option('--drain-seconds <n>', 'On SIGINT/SIGTERM, how long running requests may take to finish', { default: 30 })
     .option('--grammar-timeout <seconds>', 'Deadline for compiling one response_format; slower ones get a 400', { default: 10 })
     .option('--grammar-cache-max-bytes <n>', `Bytes of compiled response formats kept on disk ($LMFORGE_HOME/grammars, shared with other servers and compile-grammar); past it the least recently used are removed (0: memory only)`, { default: DEFAULT_GRAMMAR_CACHE_MAX_BYTES })
+    .option('--responses-store-max-bytes <n>', 'Bytes of Responses API responses kept in memory for previous_response_id and GET /v1/responses/{id}; past it the oldest go (0: none stored)', { default: DEFAULT_RESPONSES_STORE_BYTES })
     .option('--watchdog-timeout <seconds>', 'An engine that holds requests and finishes no step for this long (a hung native call) is ended and another started; its requests get 503 engine_failed (0: never)', { default: 300 })
     .option('--tool-format <key>', `Tool-call format instead of the one detected from the chat template: ${TOOL_FORMAT_KEYS.join(', ')}`)
     .option('--tool-call-arguments <form>', 'function.arguments of tool calls as an object (the spec) or as a JSON string (OpenAI)', { default: 'object' })
@@ -293,6 +296,7 @@ export function checkServeFlags(flags: ServeFlags, env: NodeJS.ProcessEnv = proc
     grammarTimeoutMs: positiveNumber(flags.grammarTimeout, '--grammar-timeout') * 1000,
     watchdogMs: secondsOrZero(flags.watchdogTimeout, '--watchdog-timeout') * 1000,
     grammarCacheMaxBytes: byteCount(flags.grammarCacheMaxBytes ?? DEFAULT_GRAMMAR_CACHE_MAX_BYTES, '--grammar-cache-max-bytes', 'compiled formats kept in memory only'),
+    responsesStoreMaxBytes: byteCount(flags.responsesStoreMaxBytes ?? DEFAULT_RESPONSES_STORE_BYTES, '--responses-store-max-bytes', 'no response is stored'),
   };
 }
 
@@ -351,6 +355,7 @@ async function serve(modelSpec: string, flags: ServeFlags): Promise<void> {
     grammarTimeoutMs: checked.grammarTimeoutMs,
     watchdogMs: checked.watchdogMs,
     grammarCacheMaxBytes: checked.grammarCacheMaxBytes,
+    responsesStoreMaxBytes: checked.responsesStoreMaxBytes,
     onListening: ({ url, address, modelPath }) => {
       if (checked.apiKeys.length === 0 && !isLoopbackAddress(address.address)) {
         console.warn(`lmforge: warning: listening on ${flags.host} (${address.address}) without an API key: anyone who can reach this address can use the model; pass --api-key KEY or set LMFORGE_API_KEY`);

@@ -9,6 +9,7 @@ import type { ServerMetrics } from '../telemetry/metrics.js';
 import type { RequestMeter } from '../telemetry/request-meter.js';
 import type { ToolCallArguments } from './chat-completions/tool-calls.js';
 import type { TraceBuffer } from '../telemetry/trace-buffer.js';
+import type { ResponseStore } from './responses/response-store.js';
 
 export interface CompletionContext {
   engine: EngineClient;
@@ -23,6 +24,8 @@ export interface CompletionContext {
   reasoning: boolean;
   /** For requests with tools, the conventions of the model's tool_use template, when it is used (template-choice.ts). */
   withTools?: ChatConventions;
+  /** The Responses API's stored responses (response-store.ts). */
+  responseStore: ResponseStore;
 }
 
 /** How the model's chat is written: the template, its tool-call format, whether the model thinks. */

@@ -20,6 +20,7 @@ import { ServerMetrics } from '../telemetry/metrics.js';
 import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.js';
 import { textCompletions } from '../api/text-completions/text-completions.js';
 import { responses } from '../api/responses/responses.js';
+import { DEFAULT_RESPONSES_STORE_BYTES, ResponseStore } from '../api/responses/response-store.js';
 import { toApiError, type PromptNaming } from '../api/to-api-error.js';
 import { detokenizeEndpoint, tokenizeEndpoint, tokenizerInfo, type JsonEndpoint } from '../api/tokenizer/tokenizer-endpoints.js';
 import { stepProfileReport } from '../telemetry/step-profile-report.js';
@@ -41,6 +42,8 @@ export interface ApiServerOptions extends ConversationOptions {
   version: string;
   /** Serve the web chat page at `/` (default true; --no-ui turns it off). */
   ui?: boolean;
+  /** Bytes of stored Responses API responses kept in memory (response-store.ts; default 64 MiB); 0 stores none. */
+  responsesStoreMaxBytes?: number;
 }
 
 type Phase = 'loading' | 'ready' | 'draining';
@@ -68,9 +71,11 @@ export class ApiServer {
   private readonly apiKeys: ApiKeys;
   /** This server's Prometheus metrics (GET /metrics). */
   readonly metrics = new ServerMetrics();
+  private readonly responseStore: ResponseStore;
 
   constructor(private readonly options: ApiServerOptions) {
     this.cors = new CorsPolicy(options.cors);
+    this.responseStore = new ResponseStore(options.responsesStoreMaxBytes ?? DEFAULT_RESPONSES_STORE_BYTES);
     this.apiKeys = new ApiKeys(options.apiKeys ?? [], options.ui !== false);
     const keyed = { apiKeys: this.apiKeys.required };
     this.tracer = options.tracing ? new TraceBuffer() : undefined;
@@ -116,6 +121,8 @@ export class ApiServer {
     app.post('/v1/chat/completions', (req, res) => void this.complete(req, res, chatCompletions));
     app.post('/v1/completions', (req, res) => void this.complete(req, res, textCompletions));
     app.post('/v1/responses', (req, res) => void this.complete(req, res, responses));
+    read('/v1/responses/:id', (req, res) => this.storedResponse(req, res, false));
+    app.delete('/v1/responses/:id', (req, res) => this.storedResponse(req, res, true));
     app.post('/tokenize', (req, res) => void this.answerJson(req, res, tokenizeEndpoint));
     app.post('/detokenize', (req, res) => void this.answerJson(req, res, detokenizeEndpoint));
     read('/tokenizer_info', (_req, res) => {
@@ -201,6 +208,7 @@ export class ApiServer {
       metrics: this.metrics,
       fingerprint: systemFingerprint(this.options.version, info.library, info.devices, info.sampling),
       tracer: this.tracer,
+      responseStore: this.responseStore,
     };
     this.phase = 'ready';
   }
@@ -273,6 +281,20 @@ export class ApiServer {
     }
     if (this.serves(model)) this.json(res, 200, this.modelObject());
     else sendError(res, this.unknownModel(model));
+  }
+
+  /** GET (`remove` false) or DELETE a stored response; one not stored is a 404 naming it. */
+  private storedResponse(req: Request, res: ServerResponse, remove: boolean): void {
+    const id = req.params.id!;
+    const stored = this.responseStore.get(id);
+    if (!stored) {
+      sendError(res, new ApiError(404, `No response with id '${id}' is stored here: it was answered with store: false, deleted, or the oldest stored responses made room for newer ones (--responses-store-max-bytes).`, 'invalid_request_error', 'response_id', 'not_found'));
+    } else if (remove) {
+      this.responseStore.delete(id);
+      this.json(res, 200, { id, object: 'response', deleted: true });
+    } else {
+      this.json(res, 200, stored.response);
+    }
   }
 
   private async sendMetrics(res: ServerResponse): Promise<void> {

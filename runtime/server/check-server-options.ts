@@ -16,7 +16,7 @@ import type { ServerOptions } from './server-options.js';
 /** Every option createServer reads: any other key is a typo (`apiKey` would serve without a key). */
 const OPTION_NAMES = [
   'model', 'host', 'port', 'servedModelName', 'apiKeys', 'cors', 'maxRequestBytes', 'tracing', 'profileSteps', 'toolFormat', 'toolCallArguments',
-  'reasoning', 'chatTemplate', 'ui', 'device', 'modelLib', 'mode', 'overrides', 'kvLayout', 'sampling', 'threads', 'maxQueuedRequests',
+  'reasoning', 'chatTemplate', 'ui', 'device', 'modelLib', 'mode', 'overrides', 'kvLayout', 'sampling', 'threads', 'maxQueuedRequests', 'responsesStoreMaxBytes',
   'speculativeMode', 'draftModel', 'grammarTimeoutMs', 'watchdogMs', 'grammarCacheDir', 'grammarCacheMaxBytes', 'onListening',
 ] as const satisfies readonly (keyof ServerOptions)[];
 // A new option must be added to the list: this fails to compile while one is missing.
@@ -92,6 +92,7 @@ export function checkServerOptions(options: ServerOptions): GivenTemplate | unde
   for (const key of ['tracing', 'profileSteps', 'ui'] as const) given(key, (value) => typeof value === 'boolean', 'true or false');
   for (const key of ['modelLib', 'draftModel', 'grammarCacheDir'] as const) given(key, isText, 'a path');
   given('grammarCacheMaxBytes', (value) => Number.isSafeInteger(value) && (value as number) >= 0, 'a whole number of bytes ≥ 0 (0: compiled formats kept in memory only)');
+  given('responsesStoreMaxBytes', (value) => Number.isSafeInteger(value) && (value as number) >= 0, 'a whole number of bytes ≥ 0 (0: no response is stored)');
   given('onListening', (value) => typeof value === 'function', 'a function');
   // Which devices exist is the engine's to say (Engine.create refuses an unknown one, before it starts a process).
   given('device', isText, 'a device such as auto, cpu or cuda:1');

@@ -59,6 +59,7 @@ export async function createServer(options: ServerOptions): Promise<LmforgeServe
     reasoning: options.reasoning ?? 'auto',
     ...(chatTemplate ? { chatTemplate } : {}),
     ui: options.ui !== false,
+    ...(options.responsesStoreMaxBytes !== undefined ? { responsesStoreMaxBytes: options.responsesStoreMaxBytes } : {}),
   });
   const address = await http.listen(options.host ?? '127.0.0.1', options.port ?? 8000);
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;

@@ -9,13 +9,13 @@ import {
   modelSchema,
 } from '../api/api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
-import { responseObjectSchema, responseSseEventSchema, responseStreamEventSchema } from '../api/responses/responses-response-schema.js';
+import { deletedResponseSchema, responseObjectSchema, responseSseEventSchema, responseStreamEventSchema } from '../api/responses/responses-response-schema.js';
 import { responsesRequestSchema } from '../api/responses/responses-request-schema.js';
 import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from '../api/text-completions/text-completion-schemas.js';
 import { detokenizeRequestSchema, detokenizeResponseSchema, tokenizeRequestSchema, tokenizeResponseSchema, tokenizerInfoSchema } from '../api/tokenizer/tokenizer-schemas.js';
 
 export interface Endpoint {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   /** `{name}` stands for one path parameter (which may hold an encoded `/`). */
   path: string;
   summary: string;
@@ -63,11 +63,23 @@ export const ENDPOINTS: readonly Endpoint[] = [
     method: 'POST',
     path: '/v1/responses',
     summary:
-      "OpenAI's Responses API, stateless: the conversation in input (messages, function calls and their outputs), answered as one response object, or with stream: true as a text/event-stream of named events (response.created ... response.completed). Nothing is stored: previous_response_id, conversation and background are refused (400).",
+      "OpenAI's Responses API: the conversation in input (messages, function calls and their outputs), after a stored response's with previous_response_id, answered as one response object, or with stream: true as a text/event-stream of named events (response.created ... response.completed). Responses are kept in memory unless store is false (the newest within --responses-store-max-bytes). conversation and background are refused (400).",
     request: responsesRequestSchema,
     response: responseObjectSchema,
     stream: responseStreamEventSchema,
     namedEvent: responseSseEventSchema,
+  },
+  {
+    method: 'GET',
+    path: '/v1/responses/{response_id}',
+    summary: 'A stored response, as it was answered. One not stored (store: false), deleted, or gone to make room for newer ones is a 404.',
+    response: responseObjectSchema,
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/responses/{response_id}',
+    summary: 'Deletes a stored response: previous_response_id and GET no longer find it. One not stored is a 404.',
+    response: deletedResponseSchema,
   },
   {
     method: 'POST',

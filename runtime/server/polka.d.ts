@@ -10,6 +10,7 @@ declare module 'polka' {
     get(pattern: string, ...handlers: Handler[]): Polka;
     head(pattern: string, ...handlers: Handler[]): Polka;
     post(pattern: string, ...handlers: Handler[]): Polka;
+    delete(pattern: string, ...handlers: Handler[]): Polka;
     options(pattern: string, ...handlers: Handler[]): Polka;
   }
   export default function polka(options?: {

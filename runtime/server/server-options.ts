@@ -61,6 +61,8 @@ export interface ServerOptions {
   threads?: number;
   /** Requests that may wait for a free sequence; beyond it requests get 503 (default 1024). */
   maxQueuedRequests?: number;
+  /** Bytes of Responses API responses kept in memory for previous_response_id and GET /v1/responses/{id} (default 64 MiB; 0: none stored). */
+  responsesStoreMaxBytes?: number;
   /** Speculative decoding: disable (default), ngram, small_draft, eagle or medusa with `draftModel`. */
   speculativeMode?: SpeculativeMode;
   /** The draft model for small_draft (found like `model`), the EAGLE-3 GGUF for eagle, or the heads GGUF for medusa. */

@@ -22,7 +22,7 @@ const chunk = (delta: ChatChunkChoice['delta'], extra: Partial<ChatChunkChoice> 
 const logprob = (token: string) => ({ token, logprob: -0.5, bytes: [...Buffer.from(token)], top_logprobs: [] });
 
 function run(chunks: ChatChunk[], logprobs = false): { events: ResponseStreamEvent[]; response: Response } {
-  const builder = new ResponseEvents(responseSettings({ model: 'm', input: 'hi' }, 'resp_abc', 'm'), logprobs);
+  const builder = new ResponseEvents(responseSettings({ model: 'm', input: 'hi' }, 'resp_abc', 'm', false), logprobs);
   const events = [...builder.opening(), ...chunks.flatMap((c) => builder.add(c)), ...builder.closing(usageOf(3, 9, 0))] as unknown as ResponseStreamEvent[];
   let snapshot: Response | undefined;
   for (const event of events) snapshot = accumulateResponse(event, snapshot);

@@ -1,7 +1,8 @@
 // POST /v1/responses through the official `openai` client (client.responses.create and .stream),
 // on the tiny model: text whole and streamed (the same text), instructions as the system
 // message, forced tool calls and their second turn, json_schema output, the output limit, the
-// refusals of what a stateless server cannot do, and answers that follow /openapi.json.
+// refusals of what this server cannot do, and answers that follow /openapi.json (stored
+// responses and previous_response_id: responses-store.test.ts).
 import { Ajv } from 'ajv';
 import type { ResponseInputItem, ResponseStreamEvent } from 'openai/resources/responses/responses';
 import { suite } from 'uvu';
@@ -48,7 +49,7 @@ test('a whole response: one message with the text, the output limit as incomplet
   assert.equal(response.incomplete_details, { reason: 'max_output_tokens' });
   assert.is(response.error, null);
   assert.equal(response.metadata, { run: 'a' });
-  assert.is((response as { store?: boolean }).store, false, 'nothing is stored, whatever was asked');
+  assert.is((response as { store?: boolean }).store, true, 'kept, as asked (responses-store.test.ts)');
   assert.is(response.max_output_tokens, 10);
   assert.is(response.temperature, 0);
   assert.is(response.output.length, 1);
@@ -212,12 +213,11 @@ test('include message.output_text.logprobs: each output_text carries its tokens,
   assert.is((plainPart as { logprobs?: unknown }).logprobs, undefined, 'no logprobs without include');
 });
 
-test('what a stateless server cannot do, and what it does not serve, is a 400 naming the field; an unknown model a 404', async ({ s }) => {
+test('what this server cannot do, and what it does not serve, is a 400 naming the field; an unknown model a 404', async ({ s }) => {
   const ok = { model, input: 'hi', max_output_tokens: 2 };
   const cases: [string, object, RegExp?][] = [
-    ['previous_response_id', { ...ok, previous_response_id: 'resp_1' }, /keeps no responses; send the whole conversation in input/],
-    ['conversation', { ...ok, conversation: 'conv_1' }, /whole conversation in input/],
-    ['background', { ...ok, background: true }, /keeps no responses/],
+    ['conversation', { ...ok, conversation: 'conv_1' }, /send the conversation in input, or go on from a stored response with previous_response_id/],
+    ['background', { ...ok, background: true }, /nothing runs in the background here/],
     ['tools[0].type', { ...ok, tools: [{ type: 'web_search' }] }, /function tools are the only kind served/],
     ['tools[1].type', { ...ok, tools: [...tools, { type: 'mcp', server_label: 'x' }] }],
     ['input[0].content[1].type', { ...ok, input: [{ role: 'user', content: [{ type: 'input_text', text: 'look' }, { type: 'input_image', image_url: 'https://x/y.png' }] }] }, /no images/],
@@ -244,7 +244,7 @@ test('what a stateless server cannot do, and what it does not serve, is a 400 na
   }
   const unknown = assertEnvelope(await post(`${s.url}/v1/responses`, { ...ok, model: 'gpt-4o' }), 404);
   assert.is(unknown.param, 'model');
-  // Accepted and unused: store, reasoning, service_tier, prompt_cache_key, safety_identifier, truncation 'disabled', stream_options.
+  // Accepted and unused: reasoning, service_tier, prompt_cache_key, safety_identifier, truncation 'disabled', stream_options (store: responses-store.test.ts).
   const accepted = await post(`${s.url}/v1/responses`, { ...ok, store: true, reasoning: { effort: 'low', summary: 'auto' }, service_tier: 'auto', prompt_cache_key: 'k', safety_identifier: 'u', truncation: 'disabled', background: false, parallel_tool_calls: false, tools, tool_choice: 'auto' });
   assert.is(accepted.status, 200, accepted.text);
 });

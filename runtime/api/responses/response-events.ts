@@ -26,6 +26,8 @@ interface OpenItem {
 }
 
 export class ResponseEvents {
+  /** The response as the last event carries it, once `closing` has run. */
+  final: Record<string, unknown> | undefined;
   private sequence = 0;
   private readonly output: object[] = [];
   private open: OpenItem | undefined;
@@ -75,6 +77,7 @@ export class ResponseEvents {
     } else {
       events.push(this.event('response.completed', { response: this.response('completed', usage ?? null) }));
     }
+    this.final = events.at(-1)!.response as Record<string, unknown>;
     return events;
   }
 

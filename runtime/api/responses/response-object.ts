@@ -24,8 +24,8 @@ export function responseUsageOf(usage: Usage): ResponseUsage {
   };
 }
 
-/** What a response says besides its status, output and usage: its name, and the request's settings. */
-export function responseSettings(request: ResponsesRequest, id: string, model: string): Record<string, unknown> {
+/** What a response says besides its status, output and usage: its name, and the request's settings (`stored`: whether the server keeps it). */
+export function responseSettings(request: ResponsesRequest, id: string, model: string, stored: boolean): Record<string, unknown> {
   return {
     id,
     object: 'response',
@@ -37,13 +37,12 @@ export function responseSettings(request: ResponsesRequest, id: string, model: s
     max_tool_calls: null,
     metadata: request.metadata ?? {},
     parallel_tool_calls: request.parallel_tool_calls ?? true,
-    previous_response_id: null,
+    previous_response_id: request.previous_response_id ?? null,
     prompt_cache_key: request.prompt_cache_key ?? null,
     reasoning: { effort: request.reasoning?.effort ?? null, summary: request.reasoning?.summary ?? null },
     safety_identifier: request.safety_identifier ?? null,
     service_tier: 'default',
-    // Nothing is kept, whatever the request asked.
-    store: false,
+    store: stored,
     temperature: request.temperature ?? 1,
     text: { format: request.text?.format ?? { type: 'text' } },
     tool_choice: request.tool_choice ?? 'auto',

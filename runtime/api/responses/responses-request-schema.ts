@@ -199,8 +199,7 @@ const textFormat = {
  * refused as an unsupported parameter (request-validator.ts), naming the field.
  */
 export const UNSUPPORTED_RESPONSES_FIELDS: Readonly<Record<string, string>> = {
-  previous_response_id: 'this server keeps no responses; send the whole conversation in input',
-  conversation: 'this server keeps no conversations; send the whole conversation in input',
+  conversation: 'this server keeps no conversation objects; send the conversation in input, or go on from a stored response with previous_response_id',
   prompt: 'this server keeps no prompt templates; send the instructions and input',
   max_tool_calls: "limit calls with 'parallel_tool_calls': false or 'tool_choice'",
   'text.verbosity': "it is for OpenAI's GPT-5 models; ask for a length in the prompt or with max_output_tokens",
@@ -208,7 +207,7 @@ export const UNSUPPORTED_RESPONSES_FIELDS: Readonly<Record<string, string>> = {
 
 export const responsesRequestSchema = {
   type: 'object',
-  description: 'Responses API request (stateless: nothing is stored)',
+  description: 'Responses API request (responses are kept in memory for previous_response_id unless store is false)',
   properties: {
     model: { type: 'string', description: 'Model to use: the id GET /v1/models lists, or the MODEL argument or path the server was started with.' },
     input: {
@@ -253,15 +252,16 @@ export const responsesRequestSchema = {
       additionalProperties: false,
       description: 'Accepted and unused: a thinking model here thinks as its template says, and its thinking comes back whole as a reasoning item, not summarised.',
     },
-    background: { type: ['boolean', 'null'], description: 'false or null only: this server keeps no responses to come back for.' },
-    store: { type: ['boolean', 'null'], description: 'Accepted and unused: this server stores nothing (the response says store: false).' },
+    background: { type: ['boolean', 'null'], description: 'false or null only: nothing runs in the background here.' },
+    store: { type: ['boolean', 'null'], default: true, description: 'true (default): the response is kept in memory (the newest within the server\'s --responses-store-max-bytes budget) for previous_response_id and GET /v1/responses/{id}; false: not kept.' },
+    previous_response_id: { type: ['string', 'null'], maxLength: LIMITS.shortString, description: 'A stored response to go on from: its conversation and its output come before input (its instructions do not).' },
     user: { type: ['string', 'null'], maxLength: LIMITS.shortString },
     metadata: {
       type: ['object', 'null'],
       maxProperties: 16,
       propertyNames: { maxLength: 64, description: 'a key of at most 64 characters' },
       additionalProperties: { type: 'string', maxLength: 512 },
-      description: 'Up to 16 string pairs (keys of 64 characters, values of 512): echoed in the response, and kept nowhere.',
+      description: 'Up to 16 string pairs (keys of 64 characters, values of 512): echoed in the response (and kept with it when stored).',
     },
     service_tier: { type: ['string', 'null'], maxLength: 64, description: "OpenAI's processing tier; accepted, and every request is served alike here." },
     prompt_cache_key: { type: ['string', 'null'], maxLength: LIMITS.shortString, description: 'Accepted and unused: the prefix cache here finds shared prefixes by their tokens.' },

@@ -47,6 +47,8 @@ export interface ResponsesRequest {
   reasoning?: { effort?: string | null; summary?: string | null } | null;
   background?: boolean | null;
   store?: boolean | null;
+  /** A stored response to go on from: its conversation and its output come before `input`. */
+  previous_response_id?: string | null;
   user?: string | null;
   metadata?: Record<string, string> | null;
   service_tier?: string | null;
@@ -59,10 +61,16 @@ const validate = requestValidator<ResponsesRequest>(responsesRequestSchema);
 export function parseResponsesRequest(body: unknown): ResponsesRequest {
   const request = validate(body);
   if (request.background === true) {
-    throw badRequest('background is not supported: this server keeps no responses to come back for; send the request without it (or stream it).', 'background', 'unsupported_parameter');
+    throw badRequest('background is not supported: nothing runs in the background here; send the request without it (or stream it).', 'background', 'unsupported_parameter');
   }
   checkTools(request);
-  checkCallOutputs(request.input);
+  // Going on from a stored response, the input may answer its calls: checked with them (responses.ts).
+  if (request.previous_response_id == null) {
+    if (typeof request.input !== 'string' && request.input.every((item) => item.type === 'reasoning')) {
+      throw badRequest('input has no message to answer: reasoning items alone are left out of the prompt.', 'input');
+    }
+    checkCallOutputs(request.input, 0);
+  }
   return request;
 }
 
@@ -90,22 +98,26 @@ function checkTools(request: ResponsesRequest): void {
 /**
  * As OpenAI's: every function_call_output answers an earlier function_call by its call_id, and
  * every call is answered (a template would otherwise show the model a call that never returned).
+ * The items before `first` are a stored conversation's (previous_response_id), the rest the
+ * request's `input`, which the errors name.
  */
-function checkCallOutputs(input: ResponsesRequest['input']): void {
-  if (typeof input === 'string') return;
-  if (input.every((item) => item.type === 'reasoning')) throw badRequest('input has no message to answer: reasoning items alone are left out of the prompt.', 'input');
+export function checkCallOutputs(items: ResponsesRequest['input'], first: number): void {
+  if (typeof items === 'string') return;
+  const where = (i: number) => (i >= first ? `input[${i - first}]` : 'previous_response_id');
   const calls = new Map<string, number>();
   const answered = new Set<string>();
-  input.forEach((item, i) => {
+  items.forEach((item, i) => {
     if (item.type === 'function_call') {
-      if (calls.has(item.call_id)) throw badRequest(`input[${i}].call_id '${item.call_id}' is the id of an earlier function_call; call ids must be unique.`, `input[${i}].call_id`);
+      if (calls.has(item.call_id)) throw badRequest(`${where(i)}.call_id '${item.call_id}' is the id of an earlier function_call; call ids must be unique.`, `${where(i)}.call_id`);
       calls.set(item.call_id, i);
     } else if (item.type === 'function_call_output') {
-      if (!calls.has(item.call_id)) throw badRequest(`input[${i}].call_id '${item.call_id}' answers no function_call before it.`, `input[${i}].call_id`);
+      if (!calls.has(item.call_id)) throw badRequest(`${where(i)}.call_id '${item.call_id}' answers no function_call before it.`, `${where(i)}.call_id`);
       answered.add(item.call_id);
     }
   });
   for (const [id, i] of calls) {
-    if (!answered.has(id)) throw badRequest(`input[${i}]: the function_call '${id}' has no function_call_output with its call_id; send its output after it.`, `input[${i}]`);
+    if (answered.has(id)) continue;
+    if (i < first) throw badRequest(`The previous response's function_call '${id}' has no function_call_output with its call_id in input; send its output.`, 'input');
+    throw badRequest(`${where(i)}: the function_call '${id}' has no function_call_output with its call_id; send its output after it.`, where(i));
   }
 }

@@ -51,9 +51,16 @@ const usage = {
   required: ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'],
 } as const;
 
+/** DELETE /v1/responses/{response_id}'s answer. */
+export const deletedResponseSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, object: { const: 'response' }, deleted: { const: true } },
+  required: ['id', 'object', 'deleted'],
+} as const;
+
 export const responseObjectSchema = {
   type: 'object',
-  description: 'Response (stream: false; and in the created, in_progress, completed, incomplete and failed events). The request\'s settings are echoed with their defaults; store is always false.',
+  description: 'Response (stream: false; GET /v1/responses/{response_id}; and in the created, in_progress, completed, incomplete and failed events). The request\'s settings are echoed with their defaults; store says whether the server keeps it.',
   properties: {
     id: { type: 'string' },
     object: { const: 'response' },
@@ -73,7 +80,8 @@ export const responseObjectSchema = {
     text: { type: 'object' },
     tool_choice: {},
     tools: { type: 'array' },
-    store: { const: false },
+    store: { type: 'boolean' },
+    previous_response_id: { type: ['string', 'null'] },
   },
   required: ['id', 'object', 'created_at', 'status', 'error', 'incomplete_details', 'model', 'output', 'usage', 'parallel_tool_calls', 'tool_choice', 'tools', 'temperature', 'top_p'],
 } as const;
