@@ -21,6 +21,7 @@ import { BodyAbortedError, BodyTooLargeError, readJsonBody } from './read-body.j
 import { textCompletions } from '../api/text-completions/text-completions.js';
 import { responses } from '../api/responses/responses.js';
 import { DEFAULT_RESPONSES_STORE_BYTES, ResponseStore } from '../api/responses/response-store.js';
+import { inputItemsPage } from '../api/responses/input-items.js';
 import { toApiError, type PromptNaming } from '../api/to-api-error.js';
 import { detokenizeEndpoint, tokenizeEndpoint, tokenizerInfo, type JsonEndpoint } from '../api/tokenizer/tokenizer-endpoints.js';
 import { stepProfileReport } from '../telemetry/step-profile-report.js';
@@ -123,6 +124,18 @@ export class ApiServer {
     app.post('/v1/responses', (req, res) => void this.complete(req, res, responses));
     read('/v1/responses/:id', (req, res) => this.storedResponse(req, res, false));
     app.delete('/v1/responses/:id', (req, res) => this.storedResponse(req, res, true));
+    read('/v1/responses/:id/input_items', (req, res) => {
+      const stored = this.responseStore.get(req.params.id!);
+      if (!stored) return sendError(res, this.notStored(req.params.id!));
+      // A wrong query is a 400 here: a throw from a route would take the server down.
+      let page: object;
+      try {
+        page = inputItemsPage(stored.input, req.query);
+      } catch (error) {
+        return sendError(res, toApiError(error));
+      }
+      this.json(res, 200, page);
+    });
     app.post('/tokenize', (req, res) => void this.answerJson(req, res, tokenizeEndpoint));
     app.post('/detokenize', (req, res) => void this.answerJson(req, res, detokenizeEndpoint));
     read('/tokenizer_info', (_req, res) => {
@@ -288,13 +301,17 @@ export class ApiServer {
     const id = req.params.id!;
     const stored = this.responseStore.get(id);
     if (!stored) {
-      sendError(res, new ApiError(404, `No response with id '${id}' is stored here: it was answered with store: false, deleted, or the oldest stored responses made room for newer ones (--responses-store-max-bytes).`, 'invalid_request_error', 'response_id', 'not_found'));
+      sendError(res, this.notStored(id));
     } else if (remove) {
       this.responseStore.delete(id);
       this.json(res, 200, { id, object: 'response', deleted: true });
     } else {
       this.json(res, 200, stored.response);
     }
+  }
+
+  private notStored(id: string): ApiError {
+    return new ApiError(404, `No response with id '${id}' is stored here: it was answered with store: false, deleted, or the oldest stored responses made room for newer ones (--responses-store-max-bytes).`, 'invalid_request_error', 'response_id', 'not_found');
   }
 
   private async sendMetrics(res: ServerResponse): Promise<void> {

@@ -9,7 +9,7 @@ import {
   modelSchema,
 } from '../api/api-schemas.js';
 import { OPEN_PATHS } from './auth.js';
-import { deletedResponseSchema, responseObjectSchema, responseSseEventSchema, responseStreamEventSchema } from '../api/responses/responses-response-schema.js';
+import { deletedResponseSchema, inputItemListSchema, responseObjectSchema, responseSseEventSchema, responseStreamEventSchema } from '../api/responses/responses-response-schema.js';
 import { responsesRequestSchema } from '../api/responses/responses-request-schema.js';
 import { textCompletionChunkSchema, textCompletionRequestSchema, textCompletionResponseSchema } from '../api/text-completions/text-completion-schemas.js';
 import { detokenizeRequestSchema, detokenizeResponseSchema, tokenizeRequestSchema, tokenizeResponseSchema, tokenizerInfoSchema } from '../api/tokenizer/tokenizer-schemas.js';
@@ -76,6 +76,13 @@ export const ENDPOINTS: readonly Endpoint[] = [
     response: responseObjectSchema,
   },
   {
+    method: 'GET',
+    path: '/v1/responses/{response_id}/input_items',
+    summary:
+      'The items a stored response was generated from (the stored conversation before it and its own input), each with an id: newest first unless order=asc, limit at a time (1 to 100, default 20), after an item id for the next page; {object: "list", data, first_id, last_id, has_more}.',
+    response: inputItemListSchema,
+  },
+  {
     method: 'DELETE',
     path: '/v1/responses/{response_id}',
     summary: 'Deletes a stored response: previous_response_id and GET no longer find it. One not stored is a 404.',
@@ -122,8 +129,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
 const pathParameters = (path: string) => [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-/** A path template as a pattern: `{name}` takes any non-empty text, `/` included (a model name may hold one). */
-const templatePattern = (path: string) => new RegExp(`^${path.split(/\{\w+\}/).map(escapeRegExp).join('.+')}$`);
+/** A path template as a pattern: `{name}` takes one non-empty segment, `{model}` any text, `/` included (a model name may hold one). */
+const templatePattern = (path: string) => new RegExp(`^${path.split(/(\{\w+\})/).map((part) => (part === '{model}' ? '.+' : /^\{\w+\}$/.test(part) ? '[^/]+' : escapeRegExp(part))).join('')}$`);
 const PATTERNS = new Map(ENDPOINTS.map((endpoint) => [endpoint, templatePattern(endpoint.path)]));
 
 /** The endpoints whose path template a request path matches (several methods may share one). */

@@ -2,7 +2,7 @@
 // the tiny model: previous_response_id goes on from a stored response exactly as if its
 // conversation and output were sent again in input (the same prompt tokens and greedy text),
 // without its instructions; a call in its output is answered by a function_call_output in the
-// next input; GET and DELETE /v1/responses/{id}; store: false keeps nothing; the store's byte
+// next input; GET and DELETE /v1/responses/{id} and its input_items; store: false keeps nothing; the store's byte
 // budget lets the oldest go; and what is not stored is a 404 naming the field.
 import type { ResponseInputItem } from 'openai/resources/responses/responses';
 import { suite } from 'uvu';
@@ -79,6 +79,37 @@ test('GET returns the stored response as answered, streamed ones too; DELETE rem
   assert.is((await request(s, 'GET', `/v1/responses/${unkept.id}`)).status, 404);
   const after = await post(`${s.url}/v1/responses`, { ...greedy, input: 'hi', previous_response_id: unkept.id });
   assert.match(refused(after, 404, 'previous_response_id', 'previous_response_not_found'), /not found/);
+});
+
+test('input_items: the items a response was generated from, each with an id, newest first, in pages; the official client pages through them', async ({ s }) => {
+  const first = await s.client.responses.create({ ...greedy, input: [{ role: 'user', content: 'One.' }, { role: 'user', content: [{ type: 'input_text', text: 'Two.' }] }] });
+  const second = await s.client.responses.create({ ...greedy, input: 'Three.', previous_response_id: first.id });
+  const all = (await request(s, 'GET', `/v1/responses/${second.id}/input_items?order=asc&limit=100`)).json;
+  // One, Two, the first reply (its own id), Three.
+  assert.equal(all.data.map((item: any) => [item.type, item.role, item.content[0].type, item.content[0].text]), [
+    ['message', 'user', 'input_text', 'One.'],
+    ['message', 'user', 'input_text', 'Two.'],
+    ['message', 'assistant', 'output_text', first.output_text],
+    ['message', 'user', 'input_text', 'Three.'],
+  ]);
+  assert.is(all.data[2].id, first.output[0]!.id);
+  assert.is(new Set(all.data.map((item: any) => item.id)).size, 4);
+  assert.equal([all.first_id, all.last_id, all.has_more], [all.data[0].id, all.data[3].id, false]);
+  // The same items listed by the first response keep their ids.
+  const earlier = (await request(s, 'GET', `/v1/responses/${first.id}/input_items?order=asc`)).json;
+  assert.equal(earlier.data, all.data.slice(0, 2));
+  // Newest first by default; pages of 3 after an id.
+  const page = (await request(s, 'GET', `/v1/responses/${second.id}/input_items?limit=3`)).json;
+  assert.equal([page.data.map((item: any) => item.id), page.has_more], [all.data.slice(1).reverse().map((item: any) => item.id), true]);
+  const next = (await request(s, 'GET', `/v1/responses/${second.id}/input_items?limit=3&after=${page.last_id}`)).json;
+  assert.equal([next.data.map((item: any) => item.id), next.has_more], [[all.data[0].id], false]);
+  const listed: string[] = [];
+  for await (const item of s.client.responses.inputItems.list(second.id, { limit: 2 })) listed.push(item.id!);
+  assert.equal(listed, all.data.map((item: any) => item.id).reverse());
+  for (const [query, param] of [['limit=0', 'limit'], ['limit=101', 'limit'], ['order=up', 'order'], ['after=nope', 'after'], ['include=x', 'include'], ['limit=1&limit=2', 'limit']] as const) {
+    refused(await request(s, 'GET', `/v1/responses/${second.id}/input_items?${query}`), 400, param);
+  }
+  refused(await request(s, 'GET', '/v1/responses/resp_nope/input_items'), 404, 'response_id', 'not_found');
 });
 
 test('a function call in the stored output is answered by a function_call_output in the next input; one left unanswered is a 400', async ({ s }) => {

@@ -51,6 +51,19 @@ const usage = {
   required: ['input_tokens', 'input_tokens_details', 'output_tokens', 'output_tokens_details', 'total_tokens'],
 } as const;
 
+/** GET /v1/responses/{response_id}/input_items's answer: a page of the items, each with an id. */
+export const inputItemListSchema = {
+  type: 'object',
+  properties: {
+    object: { const: 'list' },
+    data: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, type: { type: 'string' } }, required: ['id', 'type'] } },
+    first_id: { type: ['string', 'null'] },
+    last_id: { type: ['string', 'null'] },
+    has_more: { type: 'boolean' },
+  },
+  required: ['object', 'data', 'first_id', 'last_id', 'has_more'],
+} as const;
+
 /** DELETE /v1/responses/{response_id}'s answer. */
 export const deletedResponseSchema = {
   type: 'object',

@@ -15,6 +15,7 @@ import { asResponsesError } from './responses-param.js';
 import { checkCallOutputs, parseResponsesRequest, type InputItem, type ResponsesRequest } from './responses-request.js';
 import type { ResponseStore } from './response-store.js';
 import { ApiError, badRequest } from '../api-error.js';
+import { withItemIds } from './input-items.js';
 import { toChatRequest } from './responses-to-chat.js';
 import { sendResponse } from './send-response.js';
 
@@ -24,7 +25,8 @@ export async function completeResponse(request: ResponsesRequest, res: ServerRes
     throw badRequest('store: true, but this server keeps no responses (started with --responses-store-max-bytes 0); send store: false, or leave it out.', 'store');
   }
   const stored = request.store !== false && store.enabled;
-  const input = conversationOf(request, store);
+  // Each item with an id, as stored and as input_items lists it (input-items.ts).
+  const input = withItemIds(conversationOf(request, store));
   const chat = toChatRequest({ ...request, input });
   try {
     const { chunks } = await chatGeneration(chat, context, id, meter, abortWhenClosed(res), { dropOldestToFit: request.truncation === 'auto' });
