@@ -126,15 +126,9 @@ export class ApiServer {
     app.delete('/v1/responses/:id', (req, res) => this.storedResponse(req, res, true));
     read('/v1/responses/:id/input_items', (req, res) => {
       const stored = this.responseStore.get(req.params.id!);
-      if (!stored) return sendError(res, this.notStored(req.params.id!));
-      // A wrong query is a 400 here: a throw from a route would take the server down.
-      let page: object;
-      try {
-        page = inputItemsPage(stored.input, req.query);
-      } catch (error) {
-        return sendError(res, toApiError(error));
-      }
-      this.json(res, 200, page);
+      if (!stored) sendError(res, this.notStored(req.params.id!));
+      // A wrong query throws its 400, answered where every request's handling is caught (below).
+      else this.json(res, 200, inputItemsPage(stored.input, req.query));
     });
     app.post('/tokenize', (req, res) => void this.answerJson(req, res, tokenizeEndpoint));
     app.post('/detokenize', (req, res) => void this.answerJson(req, res, detokenizeEndpoint));
@@ -170,7 +164,15 @@ export class ApiServer {
       });
     }
     if (options.profileSteps) read('/debug/step-profile', (_req, res, next) => void this.sendStepProfile(res).catch(next));
-    this.server.on('request', app.handler);
+    // polka 0.5 does not catch a handler's synchronous throw: uncaught, it would end the process.
+    this.server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      try {
+        app.handler(req, res);
+      } catch (error) {
+        if (!res.headersSent) sendError(res, toApiError(error));
+        else res.destroy();
+      }
+    });
   }
 
   /** Starts listening; rejects with a one-line error when the address is taken. */
